@@ -1,0 +1,215 @@
+/*
+ * kkmeans.h — kernel k-means clustering at scale: the whole public C API (C99).
+ *
+ * Life cycle (zstd style): create → set parameters → fit → assign / query → destroy.
+ *
+ *   kkm_model *m = NULL;
+ *   if (kkm_create(&m) != KKM_OK) ...;
+ *   kkm_set_params(m, "k=10 method=nystrom kernel=rbf gamma=auto");
+ *   if (kkm_fit(m, X, n, d, NULL) != KKM_OK) fprintf(stderr, "%s\n", kkm_last_error());
+ *   kkm_assign(m, Y, n_new, d, labels, NULL);
+ *   kkm_destroy(m);
+ *
+ * Conventions that hold for every function below unless its comment says otherwise:
+ *  - Every function returns a kkm_status. On failure a message naming what is wrong
+ *    (parameter, row, column, expected range) is stored for the calling thread and can be
+ *    read with kkm_last_error().
+ *  - Matrices are dense, row-major (C order): element (i, j) of an n×d matrix is X[i*d + j].
+ *  - The caller owns every buffer it passes in or out. The library copies what it keeps and
+ *    never returns a pointer into its own storage (the only pointers it returns are to
+ *    static, immutable strings).
+ *  - Thread safety: distinct models may be used from distinct threads freely. On one model,
+ *    kkm_assign, kkm_assign_f64, kkm_transform and every getter may run concurrently (a fitted
+ *    model is immutable); kkm_set_param(s), kkm_fit and kkm_destroy must not run concurrently
+ *    with any other call on the same model.
+ *  - A failed kkm_fit leaves the model exactly as it was before the call.
+ *  - No exception, signal or abort crosses this boundary; no global state is modified
+ *    (BLAS/OpenMP thread counts are passed per call).
+ */
+#ifndef KKMEANS_H
+#define KKMEANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define KKM_API __declspec(dllexport)
+#else
+#define KKM_API __attribute__((visibility("default")))
+#endif
+
+/* Status codes. The numbers are part of the ABI and never change. */
+typedef enum kkm_status {
+    KKM_OK = 0,
+    KKM_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a bad size, an unknown key, a value out of range */
+    KKM_ERR_INVALID_DATA = 2,     /* NaN/Inf in the data, negative weights, zero-variance data for gamma=auto */
+    KKM_ERR_NOT_FITTED = 3,       /* the call needs a fitted model */
+    KKM_ERR_OUT_OF_MEMORY = 4,    /* the estimate exceeds max_memory_mb, or an allocation failed */
+    KKM_ERR_IO = 5,               /* a file could not be read or written */
+    KKM_ERR_FORMAT = 6,           /* a model file or buffer is malformed */
+    KKM_ERR_CANCELLED = 7,        /* a progress callback asked to stop */
+    KKM_ERR_INTERNAL = 8          /* a bug: please report it with the message */
+} kkm_status;
+
+/* Opaque model handle. */
+typedef struct kkm_model kkm_model;
+
+/* ---------------------------------------------------------------- library info */
+
+/* Version string "MAJOR.MINOR.PATCH". Static storage; never NULL. Thread-safe. */
+KKM_API const char *kkm_version(void);
+
+/* Short English name of a status ("invalid argument", ...). Static storage; never NULL,
+ * "unknown status" for numbers not listed above. Thread-safe. */
+KKM_API const char *kkm_status_string(kkm_status status);
+
+/* The message of the last failed call made by the calling thread ("" if none).
+ * Thread-local storage, valid until the thread's next kkm_* call. Never NULL. */
+KKM_API const char *kkm_last_error(void);
+
+/* ---------------------------------------------------------------- create / destroy */
+
+/* Creates a model with every parameter at its default and stores it in *out.
+ * The caller owns the model and releases it with kkm_destroy. On failure *out is NULL.
+ * Errors: INVALID_ARGUMENT (out is NULL), OUT_OF_MEMORY. Thread-safe. */
+KKM_API kkm_status kkm_create(kkm_model **out);
+
+/* Releases a model and everything it holds. NULL is a no-op. */
+KKM_API void kkm_destroy(kkm_model *model);
+
+/* ---------------------------------------------------------------- parameters */
+
+/* Sets one parameter from its text value, e.g. ("k", "10"), ("gamma", "auto").
+ * Keys and enumerated values are case-sensitive; see the parameter table (README or
+ * kkm_param_info). Errors: INVALID_ARGUMENT naming the key and its accepted range for an
+ * unknown key, a malformed or out-of-range value; the parameter is unchanged then.
+ * Takes effect at the next kkm_fit; a fitted model keeps assigning with the parameters it
+ * was fitted with. */
+KKM_API kkm_status kkm_set_param(kkm_model *model, const char *key, const char *value);
+
+/* Sets several parameters from "key=value key=value ..." (separated by spaces, tabs,
+ * newlines or commas). All-or-nothing: if any pair is invalid, none is applied. */
+KKM_API kkm_status kkm_set_params(kkm_model *model, const char *params);
+
+/* Writes the value of one parameter, NUL-terminated, into buf (capacity len bytes).
+ * On a fitted model, a parameter set to "auto" (gamma, m) reports the value the last fit
+ * resolved it to, e.g. "0.0123". If out_len is not NULL it receives the length the value
+ * needs, excluding the NUL. Errors: INVALID_ARGUMENT for an unknown key, or when len is too
+ * small (then buf holds a truncated, NUL-terminated prefix if len > 0). */
+KKM_API kkm_status kkm_get_param(const kkm_model *model, const char *key, char *buf, size_t len,
+                                 size_t *out_len);
+
+/* Number of parameters in the table. Thread-safe. */
+KKM_API int32_t kkm_param_count(void);
+
+/* Describes parameter number index (0 ≤ index < kkm_param_count()). Each non-NULL output
+ * receives a pointer to a static string: name, type ("int", "float", "enum", "int|auto",
+ * "float|auto"), default value, accepted range or values, and a one-line description.
+ * Pass NULL for outputs you do not need. Errors: INVALID_ARGUMENT (index out of range).
+ * Thread-safe. */
+KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type,
+                                  const char **default_value, const char **range,
+                                  const char **doc);
+
+/* ---------------------------------------------------------------- fit */
+
+/* Fits the model on n rows of d float32 features (row-major). weights: n non-negative
+ * finite sample weights, or NULL for all ones (at least one must be positive).
+ * With kernel=precomputed, X is the n×n kernel matrix (d must equal n).
+ * The data are copied where the fitted model needs them (exact keeps the training rows,
+ * nystrom keeps the landmarks); X may be freed after the call.
+ * Errors: INVALID_ARGUMENT (NULL model or X, n or d ≤ 0, k > n, parameters that conflict),
+ * INVALID_DATA (NaN/Inf in X, naming row and column; bad weights; zero variance with
+ * gamma=auto), OUT_OF_MEMORY (the method's estimated peak exceeds max_memory_mb; the
+ * message gives both), INTERNAL. On any error the model is unchanged. */
+KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t d,
+                           const float *weights);
+
+/* As kkm_fit for float64 input. Computation runs in float32 (kernel blocks and GEMMs) with
+ * float64 eigen-decompositions and reductions; the input is converted block by block. */
+KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d,
+                               const double *weights);
+
+/* ---------------------------------------------------------------- assign */
+
+/* Assigns n new rows (d must equal the training d; with kernel=precomputed X holds the
+ * n×n_train kernel values against the training points) to the nearest fitted centre.
+ * labels: n int32 outputs in [0, k). distances: NULL, or n outputs receiving the squared
+ * feature-space distance to that centre (not available with kernel=precomputed, which does
+ * not give K(x,x): pass NULL there). Safe to call concurrently on one fitted model.
+ * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d), INVALID_DATA (NaN/Inf),
+ * NOT_FITTED. */
+KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d,
+                              int32_t *labels, float *distances);
+
+/* As kkm_assign for float64 input and distances. */
+KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64_t n, int64_t d,
+                                  int32_t *labels, double *distances);
+
+/* Feature map of an approximate method (nystrom): writes n × feature_dim float32 features
+ * (row-major) of the rows of X into out, whose capacity is out_len floats. The features
+ * are those the clustering ran on: their squared distances approximate kernel distances.
+ * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
+ * smaller than n*feature_dim; wrong d). */
+KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
+                                 float *out, int64_t out_len);
+
+/* ---------------------------------------------------------------- fitted results */
+
+/* Number of training rows of the last fit. Errors: NOT_FITTED. */
+KKM_API kkm_status kkm_get_n_train(const kkm_model *model, int64_t *n);
+
+/* Number of input columns d the model was fitted on. Errors: NOT_FITTED. */
+KKM_API kkm_status kkm_get_n_features(const kkm_model *model, int64_t *d);
+
+/* Number of clusters k of the fitted model. Errors: NOT_FITTED. */
+KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
+
+/* Copies the n_train training labels (0-based) into labels (capacity len). Errors:
+ * NOT_FITTED, INVALID_ARGUMENT (len < n_train). */
+KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64_t len);
+
+/* Objective of the fit: the weighted sum over training rows of the squared feature-space
+ * distance to the row's cluster mean (scikit-learn's inertia_, R's tot.withinss). For exact
+ * it is the kernel k-means objective; for nystrom it is measured in the Nyström feature
+ * space. Divide by the total weight for the papers' mean. Errors: NOT_FITTED. */
+KKM_API kkm_status kkm_get_objective(const kkm_model *model, double *objective);
+
+/* Lloyd iterations run by the best restart. Errors: NOT_FITTED. */
+KKM_API kkm_status kkm_get_iterations(const kkm_model *model, int32_t *iterations);
+
+/* Dimension of the feature space of an approximate method (0 for exact). Errors:
+ * NOT_FITTED. */
+KKM_API kkm_status kkm_get_feature_dim(const kkm_model *model, int64_t *dim);
+
+/* Cluster weights (number of training rows, or sum of their weights) per cluster: k
+ * doubles into sizes (capacity len). Errors: NOT_FITTED, INVALID_ARGUMENT (len < k). */
+KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, int64_t len);
+
+/* Wall-clock seconds of the last fit's stages, as "stage=seconds" pairs separated by
+ * spaces (e.g. "gamma=0.01 landmarks=0.00 features=1.20 cluster=0.80"), NUL-terminated into
+ * buf (capacity len); out_len as in kkm_get_param. Errors: NOT_FITTED, INVALID_ARGUMENT. */
+KKM_API kkm_status kkm_get_timings(const kkm_model *model, char *buf, size_t len,
+                                   size_t *out_len);
+
+/* ---------------------------------------------------------------- evaluation */
+
+/* Adjusted Rand index between two labelings of n items (labels are any int32 values).
+ * 1 for identical partitions, about 0 for independent ones. Thread-safe. */
+KKM_API kkm_status kkm_adjusted_rand_index(const int32_t *a, const int32_t *b, int64_t n,
+                                           double *out);
+
+/* Normalized mutual information (arithmetic-mean normalisation, as scikit-learn's default)
+ * between two labelings of n items. Thread-safe. */
+KKM_API kkm_status kkm_normalized_mutual_info(const int32_t *a, const int32_t *b, int64_t n,
+                                              double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KKMEANS_H */

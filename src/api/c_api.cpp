@@ -1,0 +1,357 @@
+// The ABI boundary: every entry point checks its pointers, then runs inside
+// KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
+// message. No exception crosses this file.
+#include <cstring>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+
+#include "api/last_error.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/params.h"
+#include "core/validate.h"
+#include "eval/metrics.h"
+#include "kkmeans.h"
+#include "model/model.h"
+
+struct kkm_model {
+    kkm::ParamSet params;
+    std::shared_ptr<const kkm::FittedModel> fitted;
+};
+
+namespace {
+
+kkm_status report(kkm_status status, const std::string& message) noexcept {
+    kkm::set_last_error(message);
+    return status;
+}
+
+#define KKM_API_BEGIN try {
+#define KKM_API_END                                                                       \
+    }                                                                                     \
+    catch (const kkm::Error& e) {                                                         \
+        return report(e.status(), e.what());                                              \
+    }                                                                                     \
+    catch (const std::bad_alloc&) {                                                       \
+        return report(KKM_ERR_OUT_OF_MEMORY, "out of memory (an allocation failed)");     \
+    }                                                                                     \
+    catch (const std::exception& e) {                                                     \
+        return report(KKM_ERR_INTERNAL, std::string("internal error: ") + e.what());      \
+    }                                                                                     \
+    catch (...) {                                                                         \
+        return report(KKM_ERR_INTERNAL, "internal error: unknown exception");             \
+    }                                                                                     \
+    return KKM_OK;
+
+const kkm::FittedModel& fitted(const kkm_model* model) {
+    kkm::require_pointer(model, "model");
+    if (!model->fitted) kkm::fail(KKM_ERR_NOT_FITTED, "the model is not fitted: call kkm_fit first");
+    return *model->fitted;
+}
+
+void copy_string(const std::string& value, char* buf, size_t len, size_t* out_len) {
+    if (out_len != nullptr) *out_len = value.size();
+    if (buf == nullptr && len == 0) return;  // size query
+    kkm::require_pointer(buf, "buf");
+    if (len > 0) {
+        const size_t n = std::min(len - 1, value.size());
+        std::memcpy(buf, value.data(), n);
+        buf[n] = '\0';
+    }
+    if (len <= value.size()) {
+        kkm::invalid_argument("buffer of " + std::to_string(len) + " bytes is too small: " +
+                              std::to_string(value.size() + 1) + " bytes needed");
+    }
+}
+
+std::string format_double(double v) {
+    std::ostringstream os;
+    os.precision(10);
+    os << v;
+    return os.str();
+}
+
+/// Value of a parameter, with "auto" replaced by what the last fit resolved it to.
+std::string displayed_param(const kkm_model* model, const char* key) {
+    const std::string& value = model->params.get(key);
+    if (value != "auto" || !model->fitted) return value;
+    const int index = kkm::find_param(key);
+    const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
+    const kkm::FitReport& r = model->fitted->report();
+    if (name == "gamma" && r.gamma > 0) return format_double(r.gamma);
+    if (name == "m" && r.m > 0) return std::to_string(r.m);
+    return value;
+}
+
+kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights) {
+    KKM_API_BEGIN
+    kkm::require_finite(X, "X");
+    const kkm::Params params = model->params.typed();
+    std::shared_ptr<const kkm::FittedModel> result = kkm::fit_model(params, X, weights);
+    model->fitted = std::move(result);
+    KKM_API_END
+}
+
+void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d,
+                        const void* out, const char* out_name) {
+    kkm::require_pointer(X, "X");
+    kkm::require_pointer(out, out_name);
+    kkm::require_shape(n, d);
+    if (d != f.input_dim()) {
+        kkm::invalid_argument("X has d=" + std::to_string(d) + " columns but the model was fitted on d=" +
+                              std::to_string(f.input_dim()) +
+                              (f.params().kernel == kkm::KernelType::precomputed
+                                   ? " (kernel=precomputed: one column per training point)"
+                                   : ""));
+    }
+}
+
+int assign_threads(const kkm::FittedModel& f) { return kkm::resolve_threads(f.params().threads); }
+
+}  // namespace
+
+extern "C" {
+
+const char* kkm_version(void) { return KKM_VERSION_STRING; }
+
+const char* kkm_status_string(kkm_status status) {
+    switch (status) {
+        case KKM_OK: return "ok";
+        case KKM_ERR_INVALID_ARGUMENT: return "invalid argument";
+        case KKM_ERR_INVALID_DATA: return "invalid data";
+        case KKM_ERR_NOT_FITTED: return "not fitted";
+        case KKM_ERR_OUT_OF_MEMORY: return "out of memory";
+        case KKM_ERR_IO: return "i/o error";
+        case KKM_ERR_FORMAT: return "format error";
+        case KKM_ERR_CANCELLED: return "cancelled";
+        case KKM_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+kkm_status kkm_create(kkm_model** out) {
+    KKM_API_BEGIN
+    kkm::require_pointer(out, "out");
+    *out = nullptr;
+    auto model = std::make_unique<kkm_model>();
+    *out = model.release();
+    KKM_API_END
+}
+
+void kkm_destroy(kkm_model* model) { delete model; }
+
+kkm_status kkm_set_param(kkm_model* model, const char* key, const char* value) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(key, "key");
+    kkm::require_pointer(value, "value");
+    model->params.set(key, value);
+    KKM_API_END
+}
+
+kkm_status kkm_set_params(kkm_model* model, const char* params) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(params, "params");
+    model->params.set_many(params);
+    KKM_API_END
+}
+
+kkm_status kkm_get_param(const kkm_model* model, const char* key, char* buf, size_t len,
+                         size_t* out_len) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(key, "key");
+    copy_string(displayed_param(model, key), buf, len, out_len);
+    KKM_API_END
+}
+
+int32_t kkm_param_count(void) { return static_cast<int32_t>(kkm::param_table().size()); }
+
+kkm_status kkm_param_info(int32_t index, const char** name, const char** type,
+                          const char** default_value, const char** range, const char** doc) {
+    KKM_API_BEGIN
+    const auto& table = kkm::param_table();
+    if (index < 0 || index >= static_cast<int32_t>(table.size())) {
+        kkm::invalid_argument("parameter index " + std::to_string(index) + " out of range [0, " +
+                              std::to_string(table.size()) + ")");
+    }
+    const kkm::ParamSpec& s = table[static_cast<size_t>(index)];
+    if (name) *name = s.name;
+    if (type) *type = s.type;
+    if (default_value) *default_value = s.default_value;
+    if (range) *range = s.range;
+    if (doc) *doc = s.doc;
+    KKM_API_END
+}
+
+kkm_status kkm_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const float* weights) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(X, "X");
+    kkm::require_shape(n, d);
+    return fit_checked(model, kkm::ConstMatrix{X, n, d}, kkm::checked_weights(weights, n));
+    KKM_API_END
+}
+
+kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d,
+                       const double* weights) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(X, "X");
+    kkm::require_shape(n, d);
+    const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
+    return fit_checked(model, converted.view(), kkm::checked_weights(weights, n));
+    KKM_API_END
+}
+
+kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t d,
+                      int32_t* labels, float* distances) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    check_assign_input(f, X, n, d, labels, "labels");
+    const kkm::ConstMatrix view{X, n, d};
+    kkm::require_finite(view, "X");
+    f.assign(view, labels, distances, assign_threads(f));
+    KKM_API_END
+}
+
+kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, int64_t d,
+                          int32_t* labels, double* distances) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    check_assign_input(f, X, n, d, labels, "labels");
+    const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
+    std::vector<float> dist(distances != nullptr ? static_cast<size_t>(n) : 0);
+    f.assign(converted.view(), labels, distances != nullptr ? dist.data() : nullptr, assign_threads(f));
+    for (size_t i = 0; i < dist.size(); ++i) distances[i] = dist[i];
+    KKM_API_END
+}
+
+kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out,
+                         int64_t out_len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    check_assign_input(f, X, n, d, out, "out");
+    if (f.feature_dim() == 0) f.transform(kkm::ConstMatrix{X, n, d}, out, 1);  // throws: no map
+    if (out_len / f.feature_dim() < n) {
+        kkm::invalid_argument("out holds " + std::to_string(out_len) + " floats but n x feature_dim = " +
+                              std::to_string(n) + " x " + std::to_string(f.feature_dim()) + " are needed");
+    }
+    const kkm::ConstMatrix view{X, n, d};
+    kkm::require_finite(view, "X");
+    f.transform(view, out, assign_threads(f));
+    KKM_API_END
+}
+
+kkm_status kkm_get_n_train(const kkm_model* model, int64_t* n) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(n, "n");
+    *n = f.n_train();
+    KKM_API_END
+}
+
+kkm_status kkm_get_n_features(const kkm_model* model, int64_t* d) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(d, "d");
+    *d = f.input_dim();
+    KKM_API_END
+}
+
+kkm_status kkm_get_k(const kkm_model* model, int32_t* k) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(k, "k");
+    *k = static_cast<int32_t>(f.params().k);
+    KKM_API_END
+}
+
+kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(labels, "labels");
+    if (len < f.n_train()) {
+        kkm::invalid_argument("labels holds " + std::to_string(len) + " values but n_train=" +
+                              std::to_string(f.n_train()) + " are needed");
+    }
+    std::copy(f.report().labels.begin(), f.report().labels.end(), labels);
+    KKM_API_END
+}
+
+kkm_status kkm_get_objective(const kkm_model* model, double* objective) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(objective, "objective");
+    *objective = f.report().objective;
+    KKM_API_END
+}
+
+kkm_status kkm_get_iterations(const kkm_model* model, int32_t* iterations) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(iterations, "iterations");
+    *iterations = f.report().iterations;
+    KKM_API_END
+}
+
+kkm_status kkm_get_feature_dim(const kkm_model* model, int64_t* dim) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(dim, "dim");
+    *dim = f.feature_dim();
+    KKM_API_END
+}
+
+kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(sizes, "sizes");
+    if (len < f.params().k) {
+        kkm::invalid_argument("sizes holds " + std::to_string(len) + " values but k=" +
+                              std::to_string(f.params().k) + " are needed");
+    }
+    std::copy(f.report().mass.begin(), f.report().mass.end(), sizes);
+    KKM_API_END
+}
+
+kkm_status kkm_get_timings(const kkm_model* model, char* buf, size_t len, size_t* out_len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(4);
+    double total = 0;
+    for (const auto& [stage, seconds] : f.report().timings) {
+        os << stage << '=' << seconds << ' ';
+        total += seconds;
+    }
+    os << "total=" << total;
+    copy_string(os.str(), buf, len, out_len);
+    KKM_API_END
+}
+
+kkm_status kkm_adjusted_rand_index(const int32_t* a, const int32_t* b, int64_t n, double* out) {
+    KKM_API_BEGIN
+    kkm::require_pointer(a, "a");
+    kkm::require_pointer(b, "b");
+    kkm::require_pointer(out, "out");
+    if (n <= 0) kkm::invalid_argument("n must be > 0, got " + std::to_string(n));
+    *out = kkm::adjusted_rand_index(a, b, n);
+    KKM_API_END
+}
+
+kkm_status kkm_normalized_mutual_info(const int32_t* a, const int32_t* b, int64_t n, double* out) {
+    KKM_API_BEGIN
+    kkm::require_pointer(a, "a");
+    kkm::require_pointer(b, "b");
+    kkm::require_pointer(out, "out");
+    if (n <= 0) kkm::invalid_argument("n must be > 0, got " + std::to_string(n));
+    *out = kkm::normalized_mutual_info(a, b, n);
+    KKM_API_END
+}
+
+}  // extern "C"

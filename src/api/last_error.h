@@ -1,0 +1,11 @@
+// The thread-local message behind kkm_last_error().
+#pragma once
+
+#include <string>
+
+namespace kkm {
+
+void set_last_error(const std::string& message) noexcept;
+void clear_last_error() noexcept;
+
+}  // namespace kkm

@@ -1,0 +1,156 @@
+#include "cluster/exact.h"
+
+#include <omp.h>
+
+#include <limits>
+
+#include "core/linalg.h"
+#include "core/parallel.h"
+
+namespace kkm {
+namespace {
+
+double weight_at(const std::vector<float>& w, int64_t i) {
+    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
+}
+
+}  // namespace
+
+KernelRows::KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t block_rows, int)
+    : basis_(&basis), train_(train), n_(train.rows), block_rows_(block_rows) {}
+
+KernelRows::KernelRows(ConstMatrix matrix, int64_t block_rows)
+    : stored_(matrix.data), n_(matrix.rows), block_rows_(block_rows) {}
+
+const float* KernelRows::rows(int64_t begin, int64_t count, float* scratch) const {
+    if (stored_ != nullptr) return stored_ + begin * n_;
+    basis_->evaluate(train_.slice(begin, count), scratch, n_);
+    return scratch;
+}
+
+void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
+                  int32_t* labels, float* dist) {
+    const int64_t n = c.Z.rows, k = c.Z.cols;
+    std::vector<float> g(static_cast<size_t>(count * k));
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n,
+                  c.Z.values.data(), k, 0.0f, g.data(), k, 1);
+    for (int64_t i = 0; i < count; ++i) {
+        double best = std::numeric_limits<double>::infinity();
+        int32_t arg = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            const double m = c.mass[static_cast<size_t>(j)];
+            if (!(m > 0)) continue;
+            const double d = -2.0 * g[static_cast<size_t>(i * k + j)] / m + c.self_dot[static_cast<size_t>(j)];
+            if (d < best) {
+                best = d;
+                arg = static_cast<int32_t>(j);
+            }
+        }
+        labels[i] = arg;
+        const double full = best + (self != nullptr ? self[i] : 0.0);
+        dist[i] = static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
+    }
+}
+
+ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag,
+                       const std::vector<float>& weights, int64_t k, int threads)
+    : rows_(rows), diag_(std::move(diag)), weights_(weights), k_(k), threads_(threads),
+      scratch_(static_cast<size_t>(threads)) {}
+
+float* ExactLloyd::scratch() {
+    if (rows_.stored()) return nullptr;
+    auto& buffer = scratch_[static_cast<size_t>(omp_get_thread_num())];
+    buffer.resize(static_cast<size_t>(rows_.block_rows() * rows_.size()));
+    return buffer.data();
+}
+
+Matrix ExactLloyd::kernel_times(const Matrix& Z) {
+    const int64_t n = rows_.size(), step = rows_.block_rows();
+    Matrix G(n, k_);
+    parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
+        const int64_t begin = b * step, count = std::min(step, n - begin);
+        const float* K = rows_.rows(begin, count, scratch());
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k_, n, 1.0f, K, n,
+                      Z.values.data(), k_, 0.0f, G.row(begin), k_, 1);
+    });
+    return G;
+}
+
+DualCentres ExactLloyd::centres(const std::vector<int32_t>& labels) {
+    const int64_t n = rows_.size();
+    DualCentres c;
+    c.Z = Matrix(n, k_);
+    for (int64_t a = 0; a < n; ++a) c.Z.row(a)[labels[static_cast<size_t>(a)]] = static_cast<float>(weight_at(weights_, a));
+    c.mass = cluster_weights(labels, weights_, k_);
+    const Matrix G = kernel_times(c.Z);
+    c.self_dot.assign(static_cast<size_t>(k_), 0.0);
+    for (int64_t a = 0; a < n; ++a) {
+        const int32_t j = labels[static_cast<size_t>(a)];
+        c.self_dot[static_cast<size_t>(j)] += weight_at(weights_, a) * G.row(a)[j];
+    }
+    for (int64_t j = 0; j < k_; ++j) {
+        const double m = c.mass[static_cast<size_t>(j)];
+        c.self_dot[static_cast<size_t>(j)] = m > 0 ? c.self_dot[static_cast<size_t>(j)] / (m * m) : 0.0;
+    }
+    return c;
+}
+
+double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                            std::vector<float>& dist) {
+    const DualCentres c = centres(labels);
+    const int64_t n = rows_.size(), step = rows_.block_rows();
+    const int64_t nblocks = block_count(n, step);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * step, count = std::min(step, n - begin);
+        const float* K = rows_.rows(begin, count, scratch());
+        dual_nearest(K, count, diag_.data() + begin, c, next.data() + begin, dist.data() + begin);
+        double s = 0;
+        for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * dist[static_cast<size_t>(i)];
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double total = 0;
+    for (double v : partial) total += v;
+    return total;
+}
+
+double ExactLloyd::objective(const std::vector<int32_t>& labels) {
+    const int64_t n = rows_.size(), step = rows_.block_rows();
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const int64_t nblocks = block_count(n, step);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * step, count = std::min(step, n - begin);
+        const float* K = rows_.rows(begin, count, scratch());
+        double s = 0;
+        for (int64_t i = 0; i < count; ++i) {
+            const int64_t a = begin + i;
+            const int32_t j = labels[static_cast<size_t>(a)];
+            const float* row = K + i * n;
+            double same = 0;
+            for (int64_t t = 0; t < n; ++t) {
+                if (labels[static_cast<size_t>(t)] == j) same += weight_at(weights_, t) * row[t];
+            }
+            const double wa = weight_at(weights_, a);
+            if (!(wa > 0)) continue;
+            s += wa * diag_[static_cast<size_t>(a)] - wa * same / mass[static_cast<size_t>(j)];
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double total = 0;
+    for (double v : partial) total += v;
+    return total;
+}
+
+SquaredDistanceToPoint ExactLloyd::distance_oracle() {
+    return [this](int64_t c, float* out) {
+        const float* K = rows_.rows(c, 1, scratch());
+        const float kcc = diag_[static_cast<size_t>(c)];
+        for (int64_t i = 0; i < rows_.size(); ++i) {
+            const float d = diag_[static_cast<size_t>(i)] + kcc - 2.0f * K[i];
+            out[i] = d > 0.0f ? d : 0.0f;
+        }
+    };
+}
+
+}  // namespace kkm

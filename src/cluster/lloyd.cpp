@@ -1,0 +1,167 @@
+#include "cluster/lloyd.h"
+
+#include <limits>
+
+#include "core/linalg.h"
+#include "core/parallel.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+constexpr int64_t kChunks = 32;  // fixed reduction order, independent of threads
+
+double weight_at(const std::vector<float>& w, int64_t i) {
+    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
+}
+
+}  // namespace
+
+std::vector<float> row_squared_norms(ConstMatrix M) {
+    std::vector<float> out(static_cast<size_t>(M.rows));
+    for (int64_t i = 0; i < M.rows; ++i) {
+        const float* r = M.row(i);
+        float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+        for (int64_t j = 0; j < M.cols; ++j) s += r[j] * r[j];
+        out[static_cast<size_t>(i)] = s;
+    }
+    return out;
+}
+
+void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
+                      const std::vector<float>& cnorms, const std::vector<char>& alive,
+                      int32_t* labels, float* dist) {
+    const int64_t k = C.rows;
+    std::vector<float> dots(static_cast<size_t>(F.rows * k));
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, F.rows, k, F.cols, 1.0f, F.data, F.cols,
+                  C.values.data(), C.cols, 0.0f, dots.data(), k, 1);
+    for (int64_t i = 0; i < F.rows; ++i) {
+        float best = std::numeric_limits<float>::infinity();
+        int32_t arg = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            if (!alive[static_cast<size_t>(j)]) continue;
+            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] -
+                            2.0f * dots[static_cast<size_t>(i * k + j)];
+            if (d < best) {
+                best = d;
+                arg = static_cast<int32_t>(j);
+            }
+        }
+        labels[i] = arg;
+        dist[i] = best > 0.0f ? best : 0.0f;
+    }
+}
+
+FeatureLloyd::FeatureLloyd(ConstMatrix F, const std::vector<float>& weights, int64_t k, int threads)
+    : F_(F), weights_(weights), k_(k), threads_(threads), norms_(row_squared_norms(F)) {}
+
+std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labels) const {
+    const int64_t r = F_.cols;
+    const int64_t per_chunk = block_count(F_.rows, kChunks);
+    std::vector<double> partial(static_cast<size_t>(kChunks * k_ * r), 0.0);
+    parallel_blocks(threads_, kChunks, [&](int64_t c) {
+        double* acc = partial.data() + c * k_ * r;
+        const int64_t end = std::min(F_.rows, (c + 1) * per_chunk);
+        for (int64_t i = c * per_chunk; i < end; ++i) {
+            const double w = weight_at(weights_, i);
+            double* dst = acc + labels[static_cast<size_t>(i)] * r;
+            const float* src = F_.row(i);
+#pragma omp simd
+            for (int64_t j = 0; j < r; ++j) dst[j] += w * src[j];
+        }
+    });
+    std::vector<double> sums(static_cast<size_t>(k_ * r), 0.0);
+    for (int64_t c = 0; c < kChunks; ++c) {
+        const double* acc = partial.data() + c * k_ * r;
+        for (int64_t t = 0; t < k_ * r; ++t) sums[static_cast<size_t>(t)] += acc[t];
+    }
+    return sums;
+}
+
+Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
+    const std::vector<double> sums = centroid_sums(labels);
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    Matrix C(k_, F_.cols);
+    for (int64_t j = 0; j < k_; ++j) {
+        const double m = mass[static_cast<size_t>(j)];
+        for (int64_t t = 0; t < F_.cols; ++t) {
+            C.row(j)[t] = m > 0 ? static_cast<float>(sums[static_cast<size_t>(j * F_.cols + t)] / m) : 0.0f;
+        }
+    }
+    return C;
+}
+
+double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                              std::vector<float>& dist) {
+    const Matrix C = centroids(labels);
+    const std::vector<float> cnorms = row_squared_norms(C.view());
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    std::vector<char> alive(static_cast<size_t>(k_));
+    for (int64_t j = 0; j < k_; ++j) alive[static_cast<size_t>(j)] = mass[static_cast<size_t>(j)] > 0;
+    const int64_t nblocks = block_count(F_.rows, kRowBlock);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F_.rows - begin);
+        nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive, next.data() + begin,
+                         dist.data() + begin);
+        double s = 0;
+        for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * dist[static_cast<size_t>(i)];
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double total = 0;
+    for (double v : partial) total += v;
+    return total;
+}
+
+double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
+    const std::vector<double> sums = centroid_sums(labels);
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const int64_t r = F_.cols;
+    std::vector<double> means(sums.size());
+    for (int64_t j = 0; j < k_; ++j) {
+        for (int64_t t = 0; t < r; ++t) {
+            const double m = mass[static_cast<size_t>(j)];
+            means[static_cast<size_t>(j * r + t)] = m > 0 ? sums[static_cast<size_t>(j * r + t)] / m : 0.0;
+        }
+    }
+    const int64_t nblocks = block_count(F_.rows, kRowBlock);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, end = std::min(F_.rows, begin + kRowBlock);
+        double s = 0;
+        for (int64_t i = begin; i < end; ++i) {
+            const double* c = means.data() + labels[static_cast<size_t>(i)] * r;
+            const float* f = F_.row(i);
+            double d = 0;
+            for (int64_t t = 0; t < r; ++t) {
+                const double diff = f[t] - c[t];
+                d += diff * diff;
+            }
+            s += weight_at(weights_, i) * d;
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double total = 0;
+    for (double v : partial) total += v;
+    return total;
+}
+
+SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
+    return [this](int64_t c, float* out) {
+        const float* fc = F_.row(c);
+        const int64_t nblocks = block_count(F_.rows, kRowBlock * 16);
+        parallel_blocks(threads_, nblocks, [&](int64_t b) {
+            const int64_t begin = b * kRowBlock * 16, end = std::min(F_.rows, begin + kRowBlock * 16);
+            for (int64_t i = begin; i < end; ++i) {
+                const float* f = F_.row(i);
+                float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+                for (int64_t t = 0; t < F_.cols; ++t) s += (f[t] - fc[t]) * (f[t] - fc[t]);
+                out[i] = s;
+            }
+        });
+    };
+}
+
+}  // namespace kkm

@@ -1,0 +1,49 @@
+// Linear (weighted) k-means on explicit features: distances through GEMM blocks, centroid
+// sums combined in a fixed chunk order so results never depend on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cluster/lloyd_driver.h"
+#include "cluster/seeding.h"
+#include "core/matrix.h"
+
+namespace kkm {
+
+class FeatureLloyd final : public LloydProblem {
+public:
+    /// F: n×r features (not copied: must outlive this object). weights: empty or n values.
+    FeatureLloyd(ConstMatrix F, const std::vector<float>& weights, int64_t k, int threads);
+
+    int64_t size() const override { return F_.rows; }
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                    std::vector<float>& dist) override;
+    double objective(const std::vector<int32_t>& labels) override;
+
+    /// Weighted means of the clusters (rows of clusters without weight are zero).
+    Matrix centroids(const std::vector<int32_t>& labels) const;
+    /// Oracle for seeding: exact squared distances between feature rows.
+    SquaredDistanceToPoint distance_oracle() const;
+
+private:
+    std::vector<double> centroid_sums(const std::vector<int32_t>& labels) const;
+
+    ConstMatrix F_;
+    const std::vector<float>& weights_;
+    int64_t k_;
+    int threads_;
+    std::vector<float> norms_;
+};
+
+/// For each row of F: the nearest of the centroids whose `alive` flag is set, and the squared
+/// distance to it (clamped at 0). fnorms, cnorms: squared norms of the rows of F and of the
+/// centroids. Single-threaded.
+void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
+                      const std::vector<float>& cnorms, const std::vector<char>& alive,
+                      int32_t* labels, float* dist);
+
+/// Row squared norms.
+std::vector<float> row_squared_norms(ConstMatrix M);
+
+}  // namespace kkm

@@ -1,0 +1,68 @@
+#include "cluster/lloyd_driver.h"
+
+#include <cstddef>
+#include <limits>
+
+namespace kkm {
+namespace {
+
+/// Gives every empty cluster the farthest point whose own cluster keeps another member.
+/// Returns true if anything moved.
+bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
+                         const std::vector<float>& weights, int64_t k) {
+    std::vector<int64_t> counts(static_cast<size_t>(k), 0);
+    for (int32_t l : labels) ++counts[static_cast<size_t>(l)];
+    bool moved = false;
+    for (int64_t j = 0; j < k; ++j) {
+        if (counts[static_cast<size_t>(j)] > 0) continue;
+        int64_t far = -1;
+        for (size_t i = 0; i < labels.size(); ++i) {
+            const bool positive = weights.empty() || weights[i] > 0;
+            if (!positive || counts[static_cast<size_t>(labels[i])] < 2) continue;
+            if (far < 0 || dist[i] > dist[static_cast<size_t>(far)]) far = static_cast<int64_t>(i);
+        }
+        if (far < 0) break;  // fewer movable points than clusters: leave the rest empty
+        --counts[static_cast<size_t>(labels[static_cast<size_t>(far)])];
+        labels[static_cast<size_t>(far)] = static_cast<int32_t>(j);
+        dist[static_cast<size_t>(far)] = 0.0f;
+        counts[static_cast<size_t>(j)] = 1;
+        moved = true;
+    }
+    return moved;
+}
+
+}  // namespace
+
+std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
+                                    const std::vector<float>& weights, int64_t k) {
+    std::vector<double> w(static_cast<size_t>(k), 0.0);
+    for (size_t i = 0; i < labels.size(); ++i) {
+        w[static_cast<size_t>(labels[i])] += weights.empty() ? 1.0 : static_cast<double>(weights[i]);
+    }
+    return w;
+}
+
+LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
+                      const std::vector<float>& weights, const LloydOptions& options) {
+    const size_t n = static_cast<size_t>(problem.size());
+    std::vector<int32_t> next(n);
+    std::vector<float> dist(n);
+    double previous = std::numeric_limits<double>::infinity();
+    LloydResult result;
+    fill_empty_clusters(labels, dist, weights, options.k);
+    for (int64_t it = 1; it <= options.max_iter; ++it) {
+        const double objective = problem.reassign(labels, next, dist);
+        result.iterations = static_cast<int32_t>(it);
+        const bool relocated = fill_empty_clusters(next, dist, weights, options.k);
+        const bool unchanged = !relocated && next == labels;
+        labels.swap(next);
+        if (unchanged) break;
+        if (!relocated && previous - objective < options.tol * objective) break;
+        previous = objective;
+    }
+    result.objective = problem.objective(labels);
+    result.labels = std::move(labels);
+    return result;
+}
+
+}  // namespace kkm

@@ -1,0 +1,109 @@
+#include "cluster/seeding.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kkm {
+namespace {
+
+double weight_at(const std::vector<float>& w, int64_t i) {
+    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
+}
+
+/// Index drawn with probability ∝ mass[i] (cumulative sums in double, in index order).
+int64_t draw_proportional(const std::vector<double>& cumulative, Rng& rng) {
+    const double total = cumulative.back();
+    if (!(total > 0)) return static_cast<int64_t>(rng.below(cumulative.size()));
+    const double r = rng.uniform() * total;
+    auto it = std::upper_bound(cumulative.begin(), cumulative.end(), r);
+    if (it == cumulative.end()) --it;
+    return static_cast<int64_t>(it - cumulative.begin());
+}
+
+std::vector<double> cumulative_mass(const std::vector<float>& w, const std::vector<float>& d) {
+    std::vector<double> c(d.size());
+    double s = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+        s += weight_at(w, static_cast<int64_t>(i)) * (d.empty() ? 1.0 : static_cast<double>(d[i]));
+        c[i] = s;
+    }
+    return c;
+}
+
+/// Merges centre number `index` (distances `dist`) into the running nearest assignment.
+void absorb(Seeding& s, std::vector<float>& closest, const std::vector<float>& dist, int32_t index) {
+    for (size_t i = 0; i < closest.size(); ++i) {
+        if (dist[i] < closest[i]) {
+            closest[i] = dist[i];
+            s.labels[i] = index;
+        }
+    }
+}
+
+double potential(const std::vector<float>& w, const std::vector<float>& closest,
+                 const std::vector<float>& candidate) {
+    double p = 0;
+    for (size_t i = 0; i < closest.size(); ++i) {
+        p += weight_at(w, static_cast<int64_t>(i)) * std::min(closest[i], candidate[i]);
+    }
+    return p;
+}
+
+Seeding seed_kmeanspp(int64_t n, int64_t k, const std::vector<float>& w,
+                      const SquaredDistanceToPoint& distance_to, Rng& rng) {
+    Seeding s;
+    s.labels.assign(static_cast<size_t>(n), 0);
+    std::vector<float> closest(static_cast<size_t>(n)), candidate(static_cast<size_t>(n)),
+        best(static_cast<size_t>(n));
+    const std::vector<float> unit(static_cast<size_t>(n), 1.0f);
+    s.centres.push_back(draw_proportional(cumulative_mass(w, unit), rng));
+    distance_to(s.centres[0], closest.data());
+    const int trials = 2 + static_cast<int>(std::log(static_cast<double>(k)));
+    for (int64_t c = 1; c < k; ++c) {
+        const std::vector<double> cumulative = cumulative_mass(w, closest);
+        double best_potential = 0;
+        int64_t best_index = -1;
+        for (int t = 0; t < trials; ++t) {
+            const int64_t id = draw_proportional(cumulative, rng);
+            distance_to(id, candidate.data());
+            const double p = potential(w, closest, candidate);
+            if (best_index < 0 || p < best_potential) {
+                best_potential = p;
+                best_index = id;
+                best.swap(candidate);
+            }
+        }
+        s.centres.push_back(best_index);
+        absorb(s, closest, best, static_cast<int32_t>(c));
+    }
+    return s;
+}
+
+Seeding seed_random(int64_t n, int64_t k, const SquaredDistanceToPoint& distance_to, Rng& rng) {
+    Seeding s;
+    // Floyd's algorithm: k distinct indices, then in draw order.
+    std::vector<int64_t> chosen;
+    for (int64_t j = n - k; j < n; ++j) {
+        const int64_t t = static_cast<int64_t>(rng.below(static_cast<uint64_t>(j + 1)));
+        chosen.push_back(std::find(chosen.begin(), chosen.end(), t) == chosen.end() ? t : j);
+    }
+    s.centres = chosen;
+    s.labels.assign(static_cast<size_t>(n), 0);
+    std::vector<float> closest(static_cast<size_t>(n)), dist(static_cast<size_t>(n));
+    distance_to(s.centres[0], closest.data());
+    for (int64_t c = 1; c < k; ++c) {
+        distance_to(s.centres[static_cast<size_t>(c)], dist.data());
+        absorb(s, closest, dist, static_cast<int32_t>(c));
+    }
+    return s;
+}
+
+}  // namespace
+
+Seeding seed_centres(Init init, int64_t n, int64_t k, const std::vector<float>& weights,
+                     const SquaredDistanceToPoint& distance_to, Rng& rng) {
+    if (init == Init::random) return seed_random(n, k, distance_to, rng);
+    return seed_kmeanspp(n, k, weights, distance_to, rng);
+}
+
+}  // namespace kkm

@@ -1,0 +1,27 @@
+// Seeding of k centres among the data points, in any feature space reachable through a
+// squared-distance oracle: greedy k-means++ (scikit-learn's variant: 2 + ⌊ln k⌋ candidates
+// per step, the one lowering the potential most wins) or k distinct random points.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/params.h"
+#include "core/rng.h"
+
+namespace kkm {
+
+/// Fills out[i] = squared feature-space distance between point i and point c, for all i.
+using SquaredDistanceToPoint = std::function<void(int64_t c, float* out)>;
+
+struct Seeding {
+    std::vector<int64_t> centres;  ///< k point indices
+    std::vector<int32_t> labels;   ///< nearest centre of every point
+};
+
+/// weights: empty (all ones) or n values ≥ 0 with a positive sum.
+Seeding seed_centres(Init init, int64_t n, int64_t k, const std::vector<float>& weights,
+                     const SquaredDistanceToPoint& distance_to, Rng& rng);
+
+}  // namespace kkm

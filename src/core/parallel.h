@@ -1,0 +1,43 @@
+// Threading helpers: a thread count passed per call (never global state), and a parallel
+// loop over fixed blocks that captures the first exception thrown inside the OpenMP region
+// and rethrows it after the region (no exception may leave an OpenMP region).
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+
+namespace kkm {
+
+/// Resolves the `threads` parameter: 0 means every core OpenMP reports.
+inline int resolve_threads(int64_t requested) {
+    if (requested > 0) return static_cast<int>(requested);
+    return std::max(1, omp_get_num_procs());
+}
+
+/// Number of blocks of `block` items covering n items.
+inline int64_t block_count(int64_t n, int64_t block) { return (n + block - 1) / block; }
+
+/// Runs fn(b) for every block index b in [0, nblocks) on `threads` threads. Blocks are
+/// independent, so the results never depend on the thread count. The first exception
+/// thrown by any block is rethrown here after all threads have finished.
+template <class Fn>
+void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
+    std::exception_ptr error;
+    std::mutex error_mutex;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && nblocks > 1)
+    for (int64_t b = 0; b < nblocks; ++b) {
+        try {
+            fn(b);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+        }
+    }
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace kkm

@@ -1,0 +1,223 @@
+#include "core/params.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace kkm {
+namespace {
+
+constexpr double kIntMax = 2147483647.0;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<ParamSpec> build_table() {
+    // name, aliases, type, default, range, doc, min, max, min_exclusive, max_exclusive, choices
+    return {
+        {"k", "n_clusters centers", "int", "8", "[1, 2147483647]",
+         "number of clusters", 1, kIntMax, false, false, nullptr},
+        {"method", "", "enum", "nystrom", "exact|nystrom",
+         "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018)",
+         0, 0, false, false, "exact|nystrom"},
+        {"kernel", "", "enum", "rbf", "rbf|laplacian|polynomial|linear|cosine|precomputed",
+         "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
+         "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
+         0, 0, false, false, "rbf|laplacian|polynomial|linear|cosine|precomputed"},
+        {"gamma", "", "float|auto", "auto", "(0, inf) or auto",
+         "kernel scale; auto: rbf 1/(2 sigma^2), sigma^2 = mean pairwise squared distance "
+         "(Wang, Gittens & Mahoney eq. 5); laplacian 1/(mean pairwise L1 distance); polynomial 1/d",
+         0, kInf, true, false, nullptr},
+        {"degree", "", "int", "3", "[1, 20]", "degree of the polynomial kernel", 1, 20, false,
+         false, nullptr},
+        {"coef0", "", "float", "1", "(-inf, inf)", "constant term of the polynomial kernel", -kInf,
+         kInf, false, false, nullptr},
+        {"m", "landmarks n_components", "int|auto", "auto", "[1, n] or auto",
+         "Nystrom landmarks; auto = min(n, max(k, ceil(4 sqrt(n))))", 1, 9.2e18, false, false, nullptr},
+        {"nystrom_rcond", "", "float", "1e-06", "[0, 1)",
+         "eigenvalues of K_LL below nystrom_rcond * largest are dropped (their directions are "
+         "float32 round-off)",
+         0, 1, false, true, nullptr},
+        {"init", "", "enum", "kmeans++", "kmeans++|random",
+         "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
+         "random points",
+         0, 0, false, false, "kmeans++|random"},
+        {"n_init", "nstart", "int", "1", "[1, 1000]",
+         "restarts from independent seedings; the lowest objective wins", 1, 1000, false, false, nullptr},
+        {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart",
+         1, 1e6, false, false, nullptr},
+        {"tol", "", "float", "0.0001", "[0, 1)",
+         "stop when the objective improves by less than tol * objective (or no label changes)", 0, 1,
+         false, true, nullptr},
+        {"seed", "random_state", "int", "0", "[0, 9007199254740991]",
+         "seed of every random choice (results are identical for any thread count)", 0,
+         9007199254740991.0, false, false, nullptr},
+        {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores", 0, 1024,
+         false, false, nullptr},
+        {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
+         "budget for the fit's working set in MiB; exact stores K when it fits, else recomputes rows",
+         1, 1073741824.0, false, false, nullptr},
+    };
+}
+
+bool parse_number(std::string_view text, bool integer, double& out) {
+    if (text.empty()) return false;
+    std::string s(text);
+    errno = 0;
+    char* end = nullptr;
+    if (integer) {
+        const long long v = std::strtoll(s.c_str(), &end, 10);
+        if (errno != 0 || end != s.c_str() + s.size()) return false;
+        out = static_cast<double>(v);
+        return true;
+    }
+    const double v = std::strtod(s.c_str(), &end);
+    if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+    out = v;
+    return true;
+}
+
+std::string format_number(double v, bool integer) {
+    std::ostringstream os;
+    if (integer) {
+        os << static_cast<long long>(v);
+    } else {
+        os.precision(std::numeric_limits<double>::max_digits10 - 2);
+        os << v;
+    }
+    return os.str();
+}
+
+[[noreturn]] void bad_value(const ParamSpec& spec, std::string_view value, const char* why) {
+    invalid_argument("parameter '" + std::string(spec.name) + "': value '" + std::string(value) +
+                     "' " + why + "; accepted: " + spec.range);
+}
+
+bool is_choice(const char* choices, std::string_view value) {
+    std::string_view all(choices);
+    size_t start = 0;
+    while (start <= all.size()) {
+        size_t bar = all.find('|', start);
+        if (bar == std::string_view::npos) bar = all.size();
+        if (all.substr(start, bar - start) == value) return true;
+        start = bar + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& param_table() {
+    static const std::vector<ParamSpec> table = build_table();
+    return table;
+}
+
+int find_param(std::string_view key) {
+    const auto& table = param_table();
+    for (size_t i = 0; i < table.size(); ++i) {
+        if (key == table[i].name) return static_cast<int>(i);
+    }
+    for (size_t i = 0; i < table.size(); ++i) {
+        std::istringstream aliases(table[i].aliases);
+        std::string alias;
+        while (aliases >> alias) {
+            if (key == alias) return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+std::string canonical_value(int index, std::string_view value) {
+    const ParamSpec& spec = param_table().at(static_cast<size_t>(index));
+    const std::string_view type(spec.type);
+    if (spec.choices != nullptr) {
+        if (!is_choice(spec.choices, value)) bad_value(spec, value, "is not one of the choices");
+        return std::string(value);
+    }
+    if (type.ends_with("|auto") && value == "auto") return "auto";
+    const bool integer = type.starts_with("int");
+    double v = 0;
+    if (!parse_number(value, integer, v)) {
+        bad_value(spec, value, integer ? "is not an integer" : "is not a finite number");
+    }
+    const bool below = spec.min_exclusive ? v <= spec.min : v < spec.min;
+    const bool above = spec.max_exclusive ? v >= spec.max : v > spec.max;
+    if (below || above) {
+        bad_value(spec, value, "is out of range");
+    }
+    return format_number(v, integer);
+}
+
+ParamSet::ParamSet() {
+    for (const auto& spec : param_table()) values_.emplace_back(spec.default_value);
+}
+
+void ParamSet::set(std::string_view key, std::string_view value) {
+    const int index = find_param(key);
+    if (index < 0) {
+        std::string names;
+        for (const auto& spec : param_table()) names += std::string(names.empty() ? "" : ", ") + spec.name;
+        invalid_argument("unknown parameter '" + std::string(key) + "'; known parameters: " + names);
+    }
+    values_[static_cast<size_t>(index)] = canonical_value(index, value);
+}
+
+void ParamSet::set_many(std::string_view text) {
+    ParamSet next = *this;
+    size_t pos = 0;
+    auto is_sep = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; };
+    while (pos < text.size()) {
+        while (pos < text.size() && is_sep(text[pos])) ++pos;
+        size_t end = pos;
+        while (end < text.size() && !is_sep(text[end])) ++end;
+        if (end == pos) break;
+        const std::string_view pair = text.substr(pos, end - pos);
+        const size_t eq = pair.find('=');
+        if (eq == std::string_view::npos || eq == 0) {
+            invalid_argument("malformed parameter '" + std::string(pair) +
+                             "': expected key=value (pairs separated by spaces or commas)");
+        }
+        next.set(pair.substr(0, eq), pair.substr(eq + 1));
+        pos = end;
+    }
+    *this = std::move(next);
+}
+
+const std::string& ParamSet::get(std::string_view key) const {
+    const int index = find_param(key);
+    if (index < 0) invalid_argument("unknown parameter '" + std::string(key) + "'");
+    return values_[static_cast<size_t>(index)];
+}
+
+Params ParamSet::typed() const {
+    auto num = [this](const char* key) { return std::strtod(get(key).c_str(), nullptr); };
+    auto integer = [this](const char* key) { return std::strtoll(get(key).c_str(), nullptr, 10); };
+    auto is_auto = [this](const char* key) { return get(key) == "auto"; };
+    Params p;
+    p.k = integer("k");
+    p.method = get("method") == "exact" ? Method::exact : Method::nystrom;
+    const std::string& kernel = get("kernel");
+    p.kernel = kernel == "rbf"          ? KernelType::rbf
+               : kernel == "laplacian"  ? KernelType::laplacian
+               : kernel == "polynomial" ? KernelType::polynomial
+               : kernel == "linear"     ? KernelType::linear
+               : kernel == "cosine"     ? KernelType::cosine
+                                        : KernelType::precomputed;
+    p.gamma = is_auto("gamma") ? 0.0 : num("gamma");
+    p.degree = integer("degree");
+    p.coef0 = num("coef0");
+    p.m = is_auto("m") ? 0 : integer("m");
+    p.nystrom_rcond = num("nystrom_rcond");
+    p.init = get("init") == "random" ? Init::random : Init::kmeanspp;
+    p.n_init = integer("n_init");
+    p.max_iter = integer("max_iter");
+    p.tol = num("tol");
+    p.seed = static_cast<uint64_t>(integer("seed"));
+    p.threads = integer("threads");
+    p.max_memory_mb = integer("max_memory_mb");
+    return p;
+}
+
+}  // namespace kkm

@@ -1,0 +1,95 @@
+// Parameters: one table (name, type, default, range, doc) is the single source of truth for
+// parsing, validation, kkm_get_param, kkm_param_info and the README table. Values are kept
+// as canonical text in a ParamSet; a fit reads them into the typed Params struct.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kkm {
+
+enum class Method { exact, nystrom };
+enum class KernelType { rbf, laplacian, polynomial, linear, cosine, precomputed };
+enum class Init { kmeanspp, random };
+
+/// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
+/// (a unit test checks that they do).
+struct Params {
+    /// Number of clusters.
+    int64_t k = 8;
+    /// Algorithm: exact kernel k-means (n×n kernel) or Nyström landmarks.
+    Method method = Method::nystrom;
+    /// Kernel function.
+    KernelType kernel = KernelType::rbf;
+    /// Kernel scale; 0 means auto (resolved at fit from the data).
+    double gamma = 0.0;
+    /// Degree of the polynomial kernel.
+    int64_t degree = 3;
+    /// Constant term of the polynomial kernel.
+    double coef0 = 1.0;
+    /// Number of Nyström landmarks; 0 means auto = min(n, max(k, ceil(4·sqrt(n)))).
+    int64_t m = 0;
+    /// Relative eigenvalue cut-off for K_LL: eigenvalues below rcond·λ_max are dropped.
+    double nystrom_rcond = 1e-6;
+    /// Seeding of the centres.
+    Init init = Init::kmeanspp;
+    /// Restarts from independent seedings; the best objective is kept.
+    int64_t n_init = 1;
+    /// Maximum Lloyd iterations per restart.
+    int64_t max_iter = 100;
+    /// Stop when the objective improves by less than tol · objective.
+    double tol = 1e-4;
+    /// Seed of every random choice.
+    uint64_t seed = 0;
+    /// Threads (0 = all cores).
+    int64_t threads = 0;
+    /// Memory budget in MiB for the fit's working set.
+    int64_t max_memory_mb = 4096;
+};
+
+/// Static description of one parameter (one row of the table).
+struct ParamSpec {
+    const char* name;
+    const char* aliases;  ///< space-separated alternative keys, "" if none
+    const char* type;     ///< "int", "float", "enum", "int|auto", "float|auto"
+    const char* default_value;
+    const char* range;    ///< human-readable accepted range or values
+    const char* doc;
+    double min;           ///< numeric lower bound
+    double max;           ///< numeric upper bound
+    bool min_exclusive;   ///< lower bound is exclusive
+    bool max_exclusive;   ///< upper bound is exclusive
+    const char* choices;  ///< enum values separated by '|', nullptr for numbers
+};
+
+/// The table.
+const std::vector<ParamSpec>& param_table();
+
+/// Index of a parameter by name or alias, or -1.
+int find_param(std::string_view key);
+
+/// Validates `value` for parameter `index` and returns its canonical text.
+/// Throws kkm::Error(KKM_ERR_INVALID_ARGUMENT) naming the key and the accepted range.
+std::string canonical_value(int index, std::string_view value);
+
+/// Current values of every parameter, as canonical text.
+class ParamSet {
+public:
+    ParamSet();
+    /// Sets one key (name or alias); throws on an unknown key or an invalid value.
+    void set(std::string_view key, std::string_view value);
+    /// Sets "key=value key=value ..." all-or-nothing.
+    void set_many(std::string_view text);
+    /// Canonical text of a key (name or alias); throws on an unknown key.
+    const std::string& get(std::string_view key) const;
+    /// The typed view used by a fit.
+    Params typed() const;
+
+private:
+    std::vector<std::string> values_;
+};
+
+}  // namespace kkm

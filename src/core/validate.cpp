@@ -1,0 +1,81 @@
+#include "core/validate.h"
+
+#include <cfloat>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace kkm {
+namespace {
+
+[[noreturn]] void bad_value(const char* name, int64_t row, int64_t col, double value) {
+    invalid_data(std::string(name) + " has a non-finite value (" + std::to_string(value) +
+                 ") at row " + std::to_string(row) + ", column " + std::to_string(col) +
+                 " (0-based)");
+}
+
+template <class T>
+std::vector<float> check_weights_impl(const T* w, int64_t n) {
+    std::vector<float> out;
+    if (w == nullptr) return out;
+    out.resize(static_cast<size_t>(n));
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(w[i]);
+        if (!std::isfinite(v) || v < 0 || v > FLT_MAX) {
+            invalid_data("weights[" + std::to_string(i) + "] = " + std::to_string(v) +
+                         ": weights must be finite and >= 0");
+        }
+        out[static_cast<size_t>(i)] = static_cast<float>(v);
+        total += v;
+    }
+    if (!(total > 0)) invalid_data("weights: all weights are zero; at least one must be positive");
+    return out;
+}
+
+}  // namespace
+
+void require_pointer(const void* ptr, const char* name) {
+    if (ptr == nullptr) invalid_argument(std::string(name) + " is NULL");
+}
+
+void require_shape(int64_t n, int64_t d) {
+    if (n <= 0) invalid_argument("n (number of rows) must be > 0, got " + std::to_string(n));
+    if (d <= 0) invalid_argument("d (number of columns) must be > 0, got " + std::to_string(d));
+}
+
+void require_finite(ConstMatrix X, const char* name) {
+    for (int64_t i = 0; i < X.rows; ++i) {
+        const float* r = X.row(i);
+        bool ok = true;
+#pragma omp simd reduction(&& : ok)
+        for (int64_t j = 0; j < X.cols; ++j) ok = ok && std::isfinite(r[j]);
+        if (ok) continue;
+        for (int64_t j = 0; j < X.cols; ++j) {
+            if (!std::isfinite(r[j])) bad_value(name, i, j, r[j]);
+        }
+    }
+}
+
+std::vector<float> checked_weights(const float* w, int64_t n) { return check_weights_impl(w, n); }
+std::vector<float> checked_weights(const double* w, int64_t n) { return check_weights_impl(w, n); }
+
+Matrix to_float32(const double* X, int64_t n, int64_t d, const char* name) {
+    Matrix out(n, d);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < d; ++j) {
+            const double v = X[i * d + j];
+            if (!std::isfinite(v)) bad_value(name, i, j, v);
+            if (std::fabs(v) > FLT_MAX) {
+                invalid_data(std::string(name) + " value " + std::to_string(v) + " at row " +
+                             std::to_string(i) + ", column " + std::to_string(j) +
+                             " is beyond the float32 range");
+            }
+            out.row(i)[j] = static_cast<float>(v);
+        }
+    }
+    return out;
+}
+
+}  // namespace kkm

@@ -1,0 +1,69 @@
+#include "features/nystrom.h"
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.h"
+#include "core/linalg.h"
+#include "core/parallel.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+/// P = U_r Λ_r^-½ for the eigenpairs above the cut-off.
+Matrix whitening_projection(const std::vector<float>& kll, int64_t m, double rcond) {
+    std::vector<double> A(static_cast<size_t>(m * m)), w(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < m; ++j) {
+            A[static_cast<size_t>(i * m + j)] =
+                0.5 * (static_cast<double>(kll[static_cast<size_t>(i * m + j)]) + kll[static_cast<size_t>(j * m + i)]);
+        }
+    }
+    linalg::dsyevd(m, A.data(), w.data());
+    const double top = w[static_cast<size_t>(m - 1)];
+    if (!(top > 0)) {
+        invalid_data("the landmark kernel matrix K_LL has no positive eigenvalue (is the kernel "
+                     "positive semi-definite, and are the data not all zero?)");
+    }
+    int64_t r = 0;
+    while (r < m && w[static_cast<size_t>(m - 1 - r)] > rcond * top) ++r;
+    Matrix P(m, r);
+    for (int64_t c = 0; c < r; ++c) {
+        const int64_t e = m - 1 - c;
+        const double scale = 1.0 / std::sqrt(w[static_cast<size_t>(e)]);
+        for (int64_t i = 0; i < m; ++i) P.row(i)[c] = static_cast<float>(A[static_cast<size_t>(i * m + e)] * scale);
+    }
+    return P;
+}
+
+}  // namespace
+
+NystromMap::NystromMap(KernelBasis basis, ConstMatrix landmark_rows, double rcond)
+    : basis_(std::move(basis)) {
+    const int64_t m = basis_.size();
+    std::vector<float> kll(static_cast<size_t>(m * m));
+    basis_.evaluate(landmark_rows, kll.data(), m);
+    P_ = whitening_projection(kll, m, rcond);
+}
+
+void NystromMap::transform_block(ConstMatrix X, float* out, float* scratch) const {
+    const int64_t m = basis_.size(), r = P_.cols;
+    basis_.evaluate(X, scratch, m);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, X.rows, r, m, 1.0f, scratch, m,
+                  P_.values.data(), r, 0.0f, out, r, 1);
+}
+
+void NystromMap::transform(ConstMatrix X, float* out, int threads) const {
+    const int64_t m = basis_.size(), r = P_.cols;
+    std::vector<std::vector<float>> scratch(static_cast<size_t>(threads));
+    parallel_blocks(threads, block_count(X.rows, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, X.rows - begin);
+        auto& buffer = scratch[static_cast<size_t>(omp_get_thread_num())];
+        buffer.resize(static_cast<size_t>(kRowBlock * m));
+        transform_block(X.slice(begin, count), out + begin * r, buffer.data());
+    });
+}
+
+}  // namespace kkm

@@ -1,0 +1,34 @@
+// Nyström feature map (Calandriello & Rosasco 2018, Algorithm 1):
+// features(x) = Λ^-½ Uᵀ k_L(x), with K_LL = U Λ Uᵀ over the m landmarks. Eigenvalues below
+// rcond · λ_max are dropped: their directions are float32 round-off, and Λ^-½ would amplify
+// them. Then ‖features(x) − features(y)‖² approximates the kernel distance.
+#pragma once
+
+#include <cstdint>
+
+#include "core/matrix.h"
+#include "kernels/kernel_basis.h"
+
+namespace kkm {
+
+class NystromMap {
+public:
+    /// landmark_rows: the landmarks as input rows (m × basis.input_dim()), so that
+    /// K_LL = basis.evaluate(landmark_rows).
+    NystromMap(KernelBasis basis, ConstMatrix landmark_rows, double rcond);
+
+    int64_t dim() const { return P_.cols; }
+    const KernelBasis& basis() const { return basis_; }
+    const Matrix& projection() const { return P_; }
+
+    /// out (X.rows × dim(), row-major) = K(X, L) · P, in parallel row blocks.
+    void transform(ConstMatrix X, float* out, int threads) const;
+    /// Single-threaded transform of one block (scratch: X.rows × m floats).
+    void transform_block(ConstMatrix X, float* out, float* scratch) const;
+
+private:
+    KernelBasis basis_;
+    Matrix P_;  ///< m × r, columns U_i / sqrt(λ_i) in decreasing λ order
+};
+
+}  // namespace kkm

@@ -1,0 +1,40 @@
+#include "kernels/kernel_basis.h"
+
+#include "core/error.h"
+
+namespace kkm {
+
+KernelBasis::KernelBasis(const Kernel& kernel, Matrix points)
+    : kernel_(kernel), points_(std::move(points)) {
+    aux_ = kernel_->row_aux(points_.view());
+    size_ = points_.rows;
+    input_dim_ = points_.cols;
+}
+
+KernelBasis::KernelBasis(std::vector<int64_t> columns, int64_t n_train)
+    : columns_(std::move(columns)) {
+    size_ = static_cast<int64_t>(columns_.size());
+    input_dim_ = n_train;
+}
+
+void KernelBasis::evaluate(ConstMatrix rows, float* out, int64_t ldo) const {
+    if (kernel_) {
+        kernel_->block(rows, points_.view(), aux_, out, ldo);
+        return;
+    }
+    for (int64_t i = 0; i < rows.rows; ++i) {
+        const float* r = rows.row(i);
+        float* o = out + i * ldo;
+        for (int64_t j = 0; j < size_; ++j) o[j] = r[columns_[static_cast<size_t>(j)]];
+    }
+}
+
+void KernelBasis::self(ConstMatrix rows, float* out) const {
+    if (!kernel_) {
+        invalid_argument("k(x, x) of new rows is unknown with kernel=precomputed (only kernel "
+                         "values against the training points are given); pass distances=NULL");
+    }
+    kernel_->diagonal(rows, out);
+}
+
+}  // namespace kkm

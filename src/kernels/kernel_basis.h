@@ -1,0 +1,47 @@
+// K(·, r_j) against a fixed reference set r_1..r_m: the landmarks of Nyström, or every
+// training point of exact kernel k-means. With kernel=precomputed the inputs are kernel
+// rows against the training points and the reference set is a set of column indices.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/matrix.h"
+#include "kernels/kernel.h"
+
+namespace kkm {
+
+class KernelBasis {
+public:
+    /// Reference points (copied). Inputs must have points.cols columns.
+    KernelBasis(const Kernel& kernel, Matrix points);
+    /// Precomputed kernel: reference j is training column columns[j]; inputs must have
+    /// n_train columns.
+    KernelBasis(std::vector<int64_t> columns, int64_t n_train);
+
+    int64_t size() const { return size_; }
+    /// Number of columns an input row must have.
+    int64_t input_dim() const { return input_dim_; }
+    bool precomputed() const { return !kernel_.has_value(); }
+
+    /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded.
+    void evaluate(ConstMatrix rows, float* out, int64_t ldo) const;
+
+    /// k(x, x) of each input row; throws for a precomputed kernel (it is not known).
+    void self(ConstMatrix rows, float* out) const;
+
+    const Matrix& points() const { return points_; }
+    const std::vector<int64_t>& columns() const { return columns_; }
+
+private:
+    std::optional<Kernel> kernel_;
+    Matrix points_;
+    std::vector<float> aux_;
+    std::vector<int64_t> columns_;
+    int64_t size_ = 0;
+    int64_t input_dim_ = 0;
+};
+
+}  // namespace kkm

@@ -1,0 +1,86 @@
+// A fitted model: immutable once built, so concurrent assign calls are safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster/exact.h"
+#include "core/matrix.h"
+#include "core/params.h"
+#include "features/nystrom.h"
+
+namespace kkm {
+
+/// What a fit reports back (scikit-learn / stats::kmeans style).
+struct FitReport {
+    std::vector<int32_t> labels;       ///< training labels
+    double objective = 0;              ///< Σ w_i ‖φ(x_i) − μ_{c(i)}‖²
+    int32_t iterations = 0;            ///< Lloyd iterations of the best restart
+    std::vector<double> mass;          ///< total weight per cluster
+    double gamma = 0;                  ///< gamma used (resolved when auto; 0 if unused)
+    int64_t m = 0;                     ///< landmarks used (0 for exact)
+    std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
+};
+
+class FittedModel {
+public:
+    FittedModel(Params params, int64_t n_train, int64_t d, FitReport report)
+        : params_(std::move(params)), n_train_(n_train), d_(d), report_(std::move(report)) {}
+    virtual ~FittedModel() = default;
+
+    const Params& params() const { return params_; }
+    int64_t n_train() const { return n_train_; }
+    int64_t input_dim() const { return d_; }
+    const FitReport& report() const { return report_; }
+
+    /// Nearest centre (and squared distance, if dist is not NULL) of each row of X.
+    virtual void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const = 0;
+    /// Dimension of the explicit feature space (0 when there is none).
+    virtual int64_t feature_dim() const = 0;
+    /// Features of the rows of X (X.rows × feature_dim()).
+    virtual void transform(ConstMatrix X, float* out, int threads) const = 0;
+
+private:
+    Params params_;
+    int64_t n_train_;
+    int64_t d_;
+    FitReport report_;
+};
+
+/// Fits a model; throws kkm::Error on bad input or parameters. weights: empty or n values.
+std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
+                                       const std::vector<float>& weights);
+
+/// Exact kernel k-means: centres are implicit weighted sums over the training points.
+class ExactModel final : public FittedModel {
+public:
+    ExactModel(Params params, int64_t d, FitReport report, KernelBasis basis, DualCentres centres);
+    void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    int64_t feature_dim() const override { return 0; }
+    void transform(ConstMatrix X, float* out, int threads) const override;
+
+private:
+    KernelBasis basis_;
+    DualCentres centres_;
+};
+
+/// Nyström: explicit features and centroids in R^r.
+class NystromModel final : public FittedModel {
+public:
+    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, NystromMap map,
+                 Matrix centroids);
+    void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    int64_t feature_dim() const override { return map_.dim(); }
+    void transform(ConstMatrix X, float* out, int threads) const override;
+
+private:
+    NystromMap map_;
+    Matrix centroids_;
+    std::vector<float> cnorms_;
+    std::vector<char> alive_;
+};
+
+}  // namespace kkm

@@ -1,0 +1,214 @@
+// Helpers shared by the GoogleTest suites that go through the public C API only
+// (test_api_errors.cpp, test_api_behaviour.cpp). Nothing here sees the library's internals.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kkmeans.h"
+
+namespace kkm_test {
+
+// ------------------------------------------------------------------ model handle
+
+struct ModelDeleter {
+    void operator()(kkm_model* m) const noexcept { kkm_destroy(m); }
+};
+using Model = std::unique_ptr<kkm_model, ModelDeleter>;
+
+// Creates a model and applies `params` (fails the test if either step fails).
+inline Model make_model(const char* params = "") {
+    kkm_model* raw = nullptr;
+    const kkm_status s = kkm_create(&raw);
+    EXPECT_EQ(s, KKM_OK) << kkm_last_error();
+    Model m(raw);
+    if (m && params != nullptr && params[0] != '\0') {
+        const kkm_status p = kkm_set_params(m.get(), params);
+        EXPECT_EQ(p, KKM_OK) << "set_params(\"" << params << "\"): " << kkm_last_error();
+    }
+    return m;
+}
+
+// Value of a parameter as text ("<error>" if get_param fails).
+inline std::string get_param(const kkm_model* m, const char* key) {
+    char buf[256];
+    if (kkm_get_param(m, key, buf, sizeof buf, nullptr) != KKM_OK) return "<error>";
+    return buf;
+}
+
+// The parameter table's accepted range / default of a key ("" if not found).
+inline std::string param_range(const std::string& key) {
+    for (int32_t i = 0; i < kkm_param_count(); ++i) {
+        const char* name = nullptr;
+        const char* range = nullptr;
+        if (kkm_param_info(i, &name, nullptr, nullptr, &range, nullptr) == KKM_OK && name != nullptr &&
+            key == name) {
+            return range != nullptr ? range : "";
+        }
+    }
+    return "";
+}
+inline std::string param_default(const std::string& key) {
+    for (int32_t i = 0; i < kkm_param_count(); ++i) {
+        const char* name = nullptr;
+        const char* def = nullptr;
+        if (kkm_param_info(i, &name, nullptr, &def, nullptr, nullptr) == KKM_OK && name != nullptr &&
+            key == name) {
+            return def != nullptr ? def : "";
+        }
+    }
+    return "";
+}
+
+// ------------------------------------------------------------------ messages
+
+// What an error message must contain.
+struct Word {
+    enum Kind { substring, whole_word, no_case };
+    std::string text;
+    Kind kind = substring;
+    Word(const char* t) : text(t) {}  // NOLINT: implicit on purpose (plain strings = substrings)
+    Word(std::string t, Kind k) : text(std::move(t)), kind(k) {}
+};
+// `text` delimited by non-alphanumeric characters (or the ends): W("n") matches "n = 0" but not "number".
+inline Word W(const std::string& text) { return Word(text, Word::whole_word); }
+// Case-insensitive substring: I("null") matches "NULL" and "null".
+inline Word I(const std::string& text) { return Word(text, Word::no_case); }
+
+inline bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+inline bool contains(const std::string& msg, const Word& w) {
+    switch (w.kind) {
+        case Word::substring:
+            return msg.find(w.text) != std::string::npos;
+        case Word::no_case: {
+            std::string a = msg;
+            std::string b = w.text;
+            for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return a.find(b) != std::string::npos;
+        }
+        case Word::whole_word: {
+            for (size_t pos = msg.find(w.text); pos != std::string::npos;
+                 pos = msg.find(w.text, pos + 1)) {
+                const bool left = pos == 0 || !is_word_char(msg[pos - 1]);
+                const size_t end = pos + w.text.size();
+                const bool right = end >= msg.size() || !is_word_char(msg[end]);
+                if (left && right) return true;
+            }
+            return false;
+        }
+    }
+    return false;
+}
+
+// EXPECT_TRUE(Fails(kkm_call(...), KKM_ERR_..., {"word", W("k"), I("null")})):
+// the call returned `want` and kkm_last_error() contains every word.
+inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want,
+                                        std::initializer_list<Word> words = {}) {
+    const std::string msg = kkm_last_error();  // copy before any other kkm_* call
+    if (got != want) {
+        return ::testing::AssertionFailure()
+               << "status " << static_cast<int>(got) << " (" << kkm_status_string(got) << "), expected "
+               << static_cast<int>(want) << " (" << kkm_status_string(want) << "); message: \"" << msg
+               << "\"";
+    }
+    if (msg.empty()) return ::testing::AssertionFailure() << "status is right but the message is empty";
+    for (const Word& w : words) {
+        if (!contains(msg, w)) {
+            const char* how = w.kind == Word::whole_word ? "the word" : w.kind == Word::no_case
+                                                                          ? "(any case)"
+                                                                          : "the text";
+            return ::testing::AssertionFailure()
+                   << "message \"" << msg << "\" lacks " << how << " '" << w.text << "'";
+        }
+    }
+    return ::testing::AssertionSuccess() << "message: \"" << msg << "\"";
+}
+
+// EXPECT_TRUE(Ok(kkm_call(...))) with the message on failure.
+inline ::testing::AssertionResult Ok(kkm_status got) {
+    if (got == KKM_OK) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "status " << static_cast<int>(got) << " ("
+                                         << kkm_status_string(got) << "): \"" << kkm_last_error()
+                                         << "\"";
+}
+
+// ------------------------------------------------------------------ data
+
+struct Dataset {
+    int64_t n = 0;
+    int64_t d = 0;
+    std::vector<float> X;     // n × d, row-major
+    std::vector<double> X64;  // the same values in double
+    std::vector<int32_t> truth;
+};
+
+inline void finish(Dataset& ds) {
+    ds.X64.assign(ds.X.begin(), ds.X.end());
+}
+
+// k Gaussian blobs in d dimensions, centres 10 apart along the diagonal, sd `noise`.
+inline Dataset blobs(int64_t n_per, int64_t d, int32_t k, uint32_t seed, double noise = 0.5) {
+    Dataset ds;
+    ds.n = n_per * k;
+    ds.d = d;
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> N(0.0, noise);
+    for (int32_t c = 0; c < k; ++c) {
+        for (int64_t i = 0; i < n_per; ++i) {
+            for (int64_t j = 0; j < d; ++j) {
+                const double centre = 10.0 * c * ((j + c) % 2 == 0 ? 1.0 : -1.0);
+                ds.X.push_back(static_cast<float>(centre + N(gen)));
+            }
+            ds.truth.push_back(c);
+        }
+    }
+    finish(ds);
+    return ds;
+}
+
+// Two concentric rings in 2-D (radii 1 and 3, Gaussian noise `noise` per coordinate).
+inline Dataset rings(int64_t n_per, uint32_t seed, double noise = 0.1) {
+    Dataset ds;
+    ds.n = 2 * n_per;
+    ds.d = 2;
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> angle(0.0, 2.0 * std::numbers::pi);
+    std::normal_distribution<double> N(0.0, noise);
+    for (int ring = 0; ring < 2; ++ring) {
+        const double r = ring == 0 ? 1.0 : 3.0;
+        for (int64_t i = 0; i < n_per; ++i) {
+            const double a = angle(gen);
+            ds.X.push_back(static_cast<float>(r * std::cos(a) + N(gen)));
+            ds.X.push_back(static_cast<float>(r * std::sin(a) + N(gen)));
+            ds.truth.push_back(ring);
+        }
+    }
+    finish(ds);
+    return ds;
+}
+
+// Uniform points in [0, 1]^d: no cluster structure, so seeds matter.
+inline Dataset uniform(int64_t n, int64_t d, uint32_t seed) {
+    Dataset ds;
+    ds.n = n;
+    ds.d = d;
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> U(0.0, 1.0);
+    for (int64_t i = 0; i < n * d; ++i) ds.X.push_back(static_cast<float>(U(gen)));
+    ds.truth.assign(static_cast<size_t>(n), 0);
+    finish(ds);
+    return ds;
+}
+
+}  // namespace kkm_test

@@ -1,0 +1,140 @@
+// kkmeans fit: cluster a CSV or raw float32 file and print a summary.
+#include <array>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+#include "data_io.h"
+#include "model.h"
+#include "report.h"
+
+namespace kkm_tool {
+namespace {
+
+constexpr std::array kFitOptions = {
+    OptionSpec{'p', "params", true}, OptionSpec{'o', "labels", true},
+    OptionSpec{'\0', "truth", true}, OptionSpec{'\0', "dims", true},
+    OptionSpec{'q', "quiet", false}, OptionSpec{'h', "help", false},
+};
+
+struct FitRequest {
+    std::string input;
+    std::string params;
+    std::optional<std::string> labels_path;
+    std::optional<std::string> truth_path;
+    int64_t dims = 0;  ///< > 0: raw float32 input
+    bool quiet = false;
+};
+
+FitRequest make_request(const ParsedArgs& parsed) {
+    if (parsed.positionals.empty()) throw UsageError("fit: missing INPUT");
+    if (parsed.positionals.size() > 1) {
+        throw UsageError("fit: one INPUT expected, got '" + parsed.positionals[0] + "' and '" +
+                         parsed.positionals[1] + "'");
+    }
+    FitRequest request;
+    request.input = parsed.positionals[0];
+    request.params = parsed.joined_params();
+    request.labels_path = parsed.last("labels");
+    request.truth_path = parsed.last("truth");
+    if (const auto dims = parsed.last("dims")) {
+        request.dims = parse_count("--dims", *dims);
+        if (request.dims == 0) throw UsageError("option '--dims' must be positive");
+    }
+    request.quiet = parsed.has("quiet");
+    return request;
+}
+
+/// Reads INPUT; `format` receives a short description for the summary.
+Matrix read_input(const FitRequest& request, std::string& format) {
+    if (request.dims > 0) {
+        format = "raw float32";
+        return read_raw_f32(request.input, request.dims);
+    }
+    CsvTable table = read_csv(request.input);
+    const std::string sep = table.separator == '\t'  ? "TAB"
+                            : table.separator == ' ' ? "blanks"
+                                                     : "'" + std::string(1, table.separator) + "'";
+    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " + sep;
+    return std::move(table.matrix);
+}
+
+std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
+    std::vector<int32_t> truth = read_label_file(path);
+    if (static_cast<int64_t>(truth.size()) != n) {
+        throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " +
+                        std::to_string(n) + " rows");
+    }
+    return truth;
+}
+
+/// Fails before the (long) fit if the labels file cannot be created at all.
+void check_output_dir(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+        throw ToolError("cannot write labels to '" + path + "': directory '" + parent.string() +
+                        "' does not exist");
+    }
+}
+
+int fit(const FitRequest& request) {
+    const Stopwatch total;
+    Progress progress(!request.quiet);
+    Model model;
+    model.set_params(request.params);  // fail fast on bad parameters, before reading
+    if (request.labels_path) check_output_dir(*request.labels_path);
+
+    progress.begin("reading " + request.input);
+    std::string format;
+    const Matrix data = read_input(request, format);
+    std::optional<std::vector<int32_t>> truth;
+    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows);
+    const double read_seconds =
+        progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols));
+
+    progress.begin("fitting (method=" + model.param("method") + ", n=" + std::to_string(data.rows) +
+                   ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" + model.param("m") + ")");
+    model.fit(data);
+    const double fit_seconds = progress.end("fitting");
+    const std::vector<int32_t> labels = model.labels();
+
+    double write_seconds = -1;
+    if (request.labels_path) {
+        progress.begin("writing labels to " + *request.labels_path);
+        write_labels_csv(*request.labels_path, labels);
+        write_seconds = progress.end("writing labels");
+    }
+
+    std::ostream& out = std::cout;
+    print_field(out, "input", request.input + " (" + format + ")");
+    print_field(out, "n", std::to_string(data.rows));
+    print_field(out, "d", std::to_string(data.cols));
+    print_model_summary(out, model);
+    if (truth) {
+        print_field(out, "ARI", fixed(adjusted_rand_index(labels, *truth), 4));
+        print_field(out, "NMI", fixed(normalized_mutual_info(labels, *truth), 4));
+    }
+    if (request.labels_path) print_field(out, "labels", *request.labels_path);
+    print_field(out, "time read", fixed(read_seconds, 3) + " s");
+    print_stage_times(out, model);
+    print_field(out, "time fit", fixed(fit_seconds, 3) + " s");
+    if (write_seconds >= 0) print_field(out, "time write", fixed(write_seconds, 3) + " s");
+    print_field(out, "time total", fixed(total.seconds(), 3) + " s");
+    return 0;
+}
+
+}  // namespace
+
+int run_fit(std::span<char* const> args) {
+    const ParsedArgs parsed = parse_args(args, kFitOptions);
+    if (parsed.has("help")) {
+        print_usage(std::cout);
+        return 0;
+    }
+    return fit(make_request(parsed));
+}
+
+}  // namespace kkm_tool

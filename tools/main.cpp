@@ -1,0 +1,90 @@
+// kkmeans: command-line front end of the kkmeans library (sub-command dispatch and usage).
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include "cli.h"
+#include "commands.h"
+#include "kkmeans.h"
+
+#ifndef KKM_TOOL_VERSION
+#define KKM_TOOL_VERSION "unknown"
+#endif
+
+namespace kkm_tool {
+
+void print_usage(std::ostream& out) {
+    out << R"(usage: kkmeans <command> [options]
+
+Kernel k-means clustering at scale.
+
+commands:
+  fit [options] INPUT [key=value ...]
+      Cluster INPUT: a CSV of numbers (header line detected automatically; separator
+      ',' ';' TAB or blanks) or, with --dims D, raw little-endian float32 rows of D values.
+      Inputs may be gzip-compressed; '-' reads standard input.
+        -p, --params TEXT   parameters "k=10 method=nystrom ..." (see 'kkmeans params');
+                            bare key=value arguments are parameters too
+        -o, --labels FILE   write the training labels as CSV (header 'label')
+            --truth FILE    true labels (CSV or one integer per line; with several
+                            columns the last one): print ARI and NMI
+            --dims D        INPUT is raw float32 with D columns
+        -q, --quiet         no progress lines on stderr
+  demo [options] [key=value ...]
+      Cluster Fashion-MNIST (60000 x 784, package dataset-fashion-mnist) with
+      k=10 method=nystrom m=1000 seed=0 (key=value overrides) and report NMI / ARI.
+            --data-dir DIR  where the *-idx?-ubyte.gz files are
+                            (default /usr/share/datasets/fashion-mnist)
+            --test          also assign the 10000 test images and score them
+        -q, --quiet         no progress lines on stderr
+  params
+      Print the parameter table (Markdown).
+
+  -h, --help      this help (also 'kkmeans <command> --help')
+  -V, --version   version of the program and of the library
+
+Progress goes to stderr, results to stdout. Exit status: 0 success, 1 failure,
+2 usage error.
+)";
+}
+
+namespace {
+
+int print_version() {
+    std::cout << "kkmeans " << KKM_TOOL_VERSION << " (libkkmeans " << kkm_version() << ")\n";
+    return 0;
+}
+
+int dispatch(int argc, char** argv) {
+    if (argc < 2) throw UsageError("missing command");
+    const std::string_view command = argv[1];
+    const std::span<char* const> rest(argv + 2, static_cast<size_t>(argc - 2));
+    if (command == "-h" || command == "--help" || command == "help") {
+        print_usage(std::cout);
+        return 0;
+    }
+    if (command == "-V" || command == "--version") return print_version();
+    if (command == "fit") return run_fit(rest);
+    if (command == "demo") return run_demo(rest);
+    if (command == "params") return run_params(rest);
+    throw UsageError("unknown command '" + std::string(command) + "'");
+}
+
+}  // namespace
+}  // namespace kkm_tool
+
+int main(int argc, char** argv) {
+    try {
+        return kkm_tool::dispatch(argc, argv);
+    } catch (const kkm_tool::UsageError& e) {
+        std::cerr << "kkmeans: " << e.what() << "\n\n";
+        kkm_tool::print_usage(std::cerr);
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "kkmeans: error: out of memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "kkmeans: error: " << e.what() << '\n';
+    }
+    return 1;
+}

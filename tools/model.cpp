@@ -1,0 +1,113 @@
+#include "model.h"
+
+#include "data_io.h"
+
+namespace kkm_tool {
+namespace {
+
+/// Calls a "write text into (buf, len), report the needed length" getter and returns the text.
+template <typename Getter>
+std::string read_text(Getter getter) {
+    std::string buf(128, '\0');
+    size_t needed = 0;
+    kkm_status status = getter(buf.data(), buf.size(), &needed);
+    if (status != KKM_OK && needed >= buf.size()) {
+        buf.assign(needed + 1, '\0');
+        status = getter(buf.data(), buf.size(), &needed);
+    }
+    check(status);
+    buf.resize(needed);
+    return buf;
+}
+
+std::string describe(kkm_status status) {
+    const std::string message = kkm_last_error();
+    const std::string name = kkm_status_string(status);
+    return message.empty() ? name : message + " (" + name + ")";
+}
+
+}  // namespace
+
+ApiError::ApiError(kkm_status s, const std::string& message) : std::runtime_error(message), status(s) {}
+
+void check(kkm_status status) {
+    if (status != KKM_OK) throw ApiError(status, describe(status));
+}
+
+Model::Model() {
+    kkm_model* raw = nullptr;
+    check(kkm_create(&raw));
+    handle_.reset(raw);
+}
+
+void Model::set_params(const std::string& params) { check(kkm_set_params(handle_.get(), params.c_str())); }
+
+void Model::fit(const Matrix& data) {
+    check(kkm_fit(handle_.get(), data.values.data(), data.rows, data.cols, nullptr));
+}
+
+std::vector<int32_t> Model::assign(const Matrix& data) const {
+    std::vector<int32_t> out(static_cast<size_t>(data.rows));
+    check(kkm_assign(handle_.get(), data.values.data(), data.rows, data.cols, out.data(), nullptr));
+    return out;
+}
+
+std::string Model::param(const char* key) const {
+    return read_text([this, key](char* buf, size_t len, size_t* needed) {
+        return kkm_get_param(handle_.get(), key, buf, len, needed);
+    });
+}
+
+std::string Model::timings() const {
+    return read_text([this](char* buf, size_t len, size_t* needed) {
+        return kkm_get_timings(handle_.get(), buf, len, needed);
+    });
+}
+
+std::vector<int32_t> Model::labels() const {
+    int64_t n = 0;
+    check(kkm_get_n_train(handle_.get(), &n));
+    std::vector<int32_t> out(static_cast<size_t>(n));
+    check(kkm_get_labels(handle_.get(), out.data(), n));
+    return out;
+}
+
+std::vector<double> Model::cluster_sizes() const {
+    int32_t k = 0;
+    check(kkm_get_k(handle_.get(), &k));
+    std::vector<double> out(static_cast<size_t>(k));
+    check(kkm_get_cluster_sizes(handle_.get(), out.data(), k));
+    return out;
+}
+
+double Model::objective() const {
+    double value = 0;
+    check(kkm_get_objective(handle_.get(), &value));
+    return value;
+}
+
+int32_t Model::iterations() const {
+    int32_t value = 0;
+    check(kkm_get_iterations(handle_.get(), &value));
+    return value;
+}
+
+int64_t Model::feature_dim() const {
+    int64_t value = 0;
+    check(kkm_get_feature_dim(handle_.get(), &value));
+    return value;
+}
+
+double adjusted_rand_index(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    double value = 0;
+    check(kkm_adjusted_rand_index(a.data(), b.data(), static_cast<int64_t>(a.size()), &value));
+    return value;
+}
+
+double normalized_mutual_info(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    double value = 0;
+    check(kkm_normalized_mutual_info(a.data(), b.data(), static_cast<int64_t>(a.size()), &value));
+    return value;
+}
+
+}  // namespace kkm_tool

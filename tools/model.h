@@ -1,0 +1,55 @@
+// A small RAII wrapper over the public C API: owns one kkm_model, turns every failed status
+// into an ApiError carrying kkm_last_error() and the status name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kkmeans.h"
+
+namespace kkm_tool {
+
+struct Matrix;
+
+/// A failed library call: the message is kkm_last_error() followed by the status name.
+struct ApiError : std::runtime_error {
+    ApiError(kkm_status status, const std::string& message);
+    kkm_status status;
+};
+
+/// Throws ApiError unless status is KKM_OK.
+void check(kkm_status status);
+
+class Model {
+public:
+    Model();  ///< kkm_create
+
+    void set_params(const std::string& params);
+    void fit(const Matrix& data);
+    std::vector<int32_t> assign(const Matrix& data) const;
+
+    /// Current text of a parameter; after a fit, "auto" parameters report resolved values.
+    std::string param(const char* key) const;
+    std::string timings() const;  ///< "stage=seconds ..." of the last fit
+    std::vector<int32_t> labels() const;
+    std::vector<double> cluster_sizes() const;
+    double objective() const;
+    int32_t iterations() const;
+    int64_t feature_dim() const;
+
+private:
+    struct Deleter {
+        void operator()(kkm_model* model) const noexcept { kkm_destroy(model); }
+    };
+    std::unique_ptr<kkm_model, Deleter> handle_;
+};
+
+/// Adjusted Rand index and normalised mutual information of two labelings (same length).
+double adjusted_rand_index(const std::vector<int32_t>& a, const std::vector<int32_t>& b);
+double normalized_mutual_info(const std::vector<int32_t>& a, const std::vector<int32_t>& b);
+
+}  // namespace kkm_tool

@@ -1,0 +1,113 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <thread>
+
+#include "model.h"
+
+namespace kkm_tool {
+namespace {
+
+std::string format(const char* spec, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, spec, value);
+    return buf;
+}
+
+/// A timing value: "0.123 s" when numeric, the raw text otherwise.
+std::string timing_value(const std::string& raw) {
+    char* end = nullptr;
+    const double seconds = std::strtod(raw.c_str(), &end);
+    if (raw.empty() || *end != '\0') return raw;
+    return fixed(seconds, 3) + " s";
+}
+
+/// "0" means all cores: say how many.
+std::string threads_text(const std::string& threads) {
+    if (threads != "0") return threads;
+    return "0 (all " + std::to_string(std::thread::hardware_concurrency()) + " cores)";
+}
+
+}  // namespace
+
+double Stopwatch::seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::begin(std::string_view what) {
+    step_ = Stopwatch();
+    if (enabled_) std::cerr << "kkmeans: " << what << "..." << std::endl;
+}
+
+double Progress::end(std::string_view what, std::string_view detail) {
+    const double seconds = step_.seconds();
+    if (enabled_) {
+        std::cerr << "kkmeans: " << what << " done in " << fixed(seconds, 3) << " s";
+        if (!detail.empty()) std::cerr << " (" << detail << ")";
+        std::cerr << std::endl;
+    }
+    return seconds;
+}
+
+std::string fixed(double value, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+    return buf;
+}
+
+std::string general(double value) { return format("%.6g", value); }
+
+std::string join_sizes(const std::vector<double>& sizes) {
+    std::string text;
+    for (const double size : sizes) {
+        if (!text.empty()) text += ' ';
+        text += general(size);
+    }
+    return text;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_timings(std::string_view text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const size_t start = text.find_first_not_of(" \t\n", pos);
+        if (start == std::string_view::npos) break;
+        const size_t end = std::min(text.find_first_of(" \t\n", start), text.size());
+        const std::string_view pair = text.substr(start, end - start);
+        const size_t eq = pair.find('=');
+        out.emplace_back(std::string(pair.substr(0, eq)),
+                         eq == std::string_view::npos ? std::string() : std::string(pair.substr(eq + 1)));
+        pos = end;
+    }
+    return out;
+}
+
+void print_field(std::ostream& out, std::string_view key, std::string_view value) {
+    out << std::left << std::setw(16) << key << ' ' << value << '\n';
+}
+
+void print_model_summary(std::ostream& out, const Model& model) {
+    print_field(out, "method", model.param("method"));
+    print_field(out, "kernel", model.param("kernel"));
+    print_field(out, "k", model.param("k"));
+    print_field(out, "m", model.param("m"));
+    print_field(out, "gamma", model.param("gamma"));
+    print_field(out, "seed", model.param("seed"));
+    print_field(out, "threads", threads_text(model.param("threads")));
+    print_field(out, "objective", general(model.objective()));
+    print_field(out, "iterations", std::to_string(model.iterations()));
+    print_field(out, "feature_dim", std::to_string(model.feature_dim()));
+    print_field(out, "cluster sizes", join_sizes(model.cluster_sizes()));
+}
+
+void print_stage_times(std::ostream& out, const Model& model) {
+    for (const auto& [stage, value] : parse_timings(model.timings())) {
+        print_field(out, "time " + stage, timing_value(value));
+    }
+}
+
+}  // namespace kkm_tool

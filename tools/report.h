@@ -1,0 +1,56 @@
+// What the program prints: progress lines on stderr, the summary on stdout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kkm_tool {
+
+class Model;
+
+/// Wall-clock seconds since construction.
+class Stopwatch {
+public:
+    double seconds() const;
+
+private:
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+/// Short "kkmeans: doing X..." / "kkmeans: X done in 1.23 s" lines on stderr.
+class Progress {
+public:
+    explicit Progress(bool enabled) : enabled_(enabled) {}
+    /// Announces a step and restarts the step's clock.
+    void begin(std::string_view what);
+    /// Reports the step's end with an optional detail; returns its seconds.
+    double end(std::string_view what, std::string_view detail = {});
+
+private:
+    bool enabled_;
+    Stopwatch step_;
+};
+
+std::string fixed(double value, int digits);  ///< e.g. fixed(1.23456, 3) == "1.235"
+std::string general(double value);            ///< shortest of %g with 6 significant digits
+std::string join_sizes(const std::vector<double>& sizes);
+
+/// "stage=seconds ..." pairs from kkm_get_timings, in order.
+std::vector<std::pair<std::string, std::string>> parse_timings(std::string_view text);
+
+/// Writes "key          value" with aligned values.
+void print_field(std::ostream& out, std::string_view key, std::string_view value);
+
+/// The fitted model's description: method, kernel, k, m, gamma, objective, iterations,
+/// feature_dim, cluster sizes.
+void print_model_summary(std::ostream& out, const Model& model);
+
+/// "time <stage>" lines from the model's timings (library stages).
+void print_stage_times(std::ostream& out, const Model& model);
+
+}  // namespace kkm_tool
