@@ -43,6 +43,11 @@ def parse_args():
                    help="use a random subsample of N training images (default: all 60000)")
     p.add_argument("--blas", help="label of the BLAS kkmeans was built with, for the report "
                    "(default: taken from the library's timings if present, else the meson option)")
+    p.add_argument("--openblas-core", default="auto",
+                   help="OPENBLAS_CORETYPE for numpy/scikit-learn's OpenBLAS (and kkmeans if built "
+                   "with blas=openblas): 'auto' picks SkylakeX on AVX-512 CPUs and Haswell on AVX2 "
+                   "ones when the variable is unset (OpenBLAS 0.3.21 falls back to slow Prescott "
+                   "kernels on CPUs newer than it); 'none' leaves it alone (default: auto)")
     p.add_argument("--skip-sklearn", action="store_true", help="run kkmeans only")
     p.add_argument("--json", help="also write the results to this JSON file")
     args = p.parse_args()
@@ -53,6 +58,37 @@ def parse_args():
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- BLAS set-up
+
+def cpu_flags():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def choose_openblas_core(choice):
+    """Sets OPENBLAS_CORETYPE before numpy loads OpenBLAS; returns a note for the report."""
+    if "OPENBLAS_CORETYPE" in os.environ:
+        return f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} (from the environment)"
+    if choice == "none":
+        return "OPENBLAS_CORETYPE unset"
+    core = choice
+    if choice == "auto":
+        flags = cpu_flags()
+        if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+            core = "SkylakeX"
+        elif {"avx2", "fma"} <= flags:
+            core = "Haswell"
+        else:
+            return "OPENBLAS_CORETYPE unset"
+    os.environ["OPENBLAS_CORETYPE"] = core
+    return f"OPENBLAS_CORETYPE={core} (set by --openblas-core {choice})"
 
 
 # ---------------------------------------------------------------------------- data
@@ -270,7 +306,7 @@ def numpy_blas():
     return "unknown"
 
 
-def report(args, X, gamma, kkm, kkm_runs, skl_runs):
+def report(args, X, gamma, kkm, kkm_runs, skl_runs, core_note):
     import sklearn
     threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
     print(f"## Fashion-MNIST: n={X.shape[0]}, d={X.shape[1]}, k={args.k}, m={args.m}, "
@@ -291,7 +327,7 @@ def report(args, X, gamma, kkm, kkm_runs, skl_runs):
               f"{'met' if met else 'NOT met'}")
     print(f"- kkmeans stages (seed 0): {kkm_runs[0]['timings']}")
     print(f"- kkmeans resolved: gamma={kkm_runs[0]['resolved']['gamma']} m={kkm_runs[0]['resolved']['m']}")
-    print(f"- kkmeans BLAS: {blas_label(args, kkm_runs)}; numpy/scikit-learn BLAS: {numpy_blas()}")
+    print(f"- kkmeans BLAS: {blas_label(args, kkm_runs)}; numpy/scikit-learn BLAS: {numpy_blas()}; {core_note}")
     print(f"- threads: {threads}; CPU: {cpu_name()}; python {platform.python_version()}")
 
 
@@ -307,6 +343,7 @@ def cpu_name():
 
 def main():
     args = parse_args()
+    core_note = choose_openblas_core(args.openblas_core)  # before numpy loads OpenBLAS
     import numpy as np
     from sklearn import metrics
 
@@ -326,11 +363,12 @@ def main():
     except KkmeansError as e:
         raise SystemExit(f"kkmeans: error: {e}")
     skl_runs = [] if args.skip_sklearn else run_sklearn(X, y, args, gamma, metrics)
-    report(args, X, gamma, kkm, kkm_runs, skl_runs)
+    report(args, X, gamma, kkm, kkm_runs, skl_runs, core_note)
     if args.json:
         Path(args.json).write_text(json.dumps(dict(
             n=X.shape[0], d=X.shape[1], k=args.k, m=args.m, gamma=gamma, threads=args.threads,
-            cpu_count=os.cpu_count(), kkmeans=kkm_runs, sklearn=skl_runs), indent=2) + "\n")
+            cpu_count=os.cpu_count(), numpy_blas=numpy_blas(), openblas_core=core_note,
+            kkmeans=kkm_runs, sklearn=skl_runs), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -121,6 +124,9 @@ inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want,
                << "status " << static_cast<int>(got) << " (" << kkm_status_string(got) << "), expected "
                << static_cast<int>(want) << " (" << kkm_status_string(want) << "); message: \"" << msg
                << "\"";
+    }
+    if (std::getenv("KKM_TEST_VERBOSE") != nullptr) {
+        std::printf("    [%s] %s\n", kkm_status_string(got), msg.c_str());
     }
     if (msg.empty()) return ::testing::AssertionFailure() << "status is right but the message is empty";
     for (const Word& w : words) {

@@ -319,7 +319,7 @@ TEST(Sizes, TransformOutTooSmall) {
     ASSERT_GT(dim, 0);
     std::vector<float> out(static_cast<size_t>(f.ds.n * dim));
     EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * dim - 1),
-                      KKM_ERR_INVALID_ARGUMENT, {W("out_len")}));
+                      KKM_ERR_INVALID_ARGUMENT, {W("out"), W(std::to_string(f.ds.n * dim - 1))}));
 }
 TEST(Sizes, TransformOnExact) {
     Fitted f;
@@ -331,19 +331,20 @@ TEST(Sizes, GetLabelsLenTooSmall) {
     Fitted f;
     std::vector<int32_t> labels(f.ds.n);
     EXPECT_TRUE(Fails(kkm_get_labels(f.m.get(), labels.data(), f.ds.n - 1), KKM_ERR_INVALID_ARGUMENT,
-                      {W("len")}));
+                      {W("labels"), W("19"), W("20")}));
 }
 TEST(Sizes, GetClusterSizesLenTooSmall) {
     Fitted f;
     double sizes[1];
-    EXPECT_TRUE(Fails(kkm_get_cluster_sizes(f.m.get(), sizes, 1), KKM_ERR_INVALID_ARGUMENT, {W("len")}));
+    EXPECT_TRUE(Fails(kkm_get_cluster_sizes(f.m.get(), sizes, 1), KKM_ERR_INVALID_ARGUMENT,
+                      {W("sizes"), W("1"), W("2")}));
 }
 TEST(Sizes, GetParamBufferTooSmall) {
     Model m = make_model("method=nystrom");
     char buf[4];
     size_t len = 0;
     EXPECT_TRUE(Fails(kkm_get_param(m.get(), "method", buf, sizeof buf, &len), KKM_ERR_INVALID_ARGUMENT,
-                      {W("len")}));
+                      {W("4"), W("8")}));  // the capacity and the bytes needed (with the NUL)
     EXPECT_EQ(len, std::strlen("nystrom"));
     EXPECT_STREQ(buf, "nys");
 }

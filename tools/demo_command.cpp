@@ -95,8 +95,8 @@ int demo(const ParsedArgs& parsed) {
     print_model_summary(out, model);
     print_scores(out, "", labels, train.classes);
     print_field(out, "time read", fixed(read_seconds, 3) + " s");
-    print_stage_times(out, model);
     print_field(out, "time fit", fixed(fit_seconds, 3) + " s");
+    print_stage_times(out, model);
     if (parsed.has("test")) run_test_split(out, model, dir, progress);
     print_field(out, "time total", fixed(total.seconds(), 3) + " s");
     return 0;

@@ -48,6 +48,12 @@ FitRequest make_request(const ParsedArgs& parsed) {
     return request;
 }
 
+std::string separator_name(char separator) {
+    if (separator == '\t') return "TAB";
+    if (separator == ' ') return "blanks";
+    return std::string{'\'', separator, '\''};
+}
+
 /// Reads INPUT; `format` receives a short description for the summary.
 Matrix read_input(const FitRequest& request, std::string& format) {
     if (request.dims > 0) {
@@ -55,10 +61,8 @@ Matrix read_input(const FitRequest& request, std::string& format) {
         return read_raw_f32(request.input, request.dims);
     }
     CsvTable table = read_csv(request.input);
-    const std::string sep = table.separator == '\t'  ? "TAB"
-                            : table.separator == ' ' ? "blanks"
-                                                     : "'" + std::string(1, table.separator) + "'";
-    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " + sep;
+    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
+             separator_name(table.separator);
     return std::move(table.matrix);
 }
 
@@ -119,8 +123,8 @@ int fit(const FitRequest& request) {
     }
     if (request.labels_path) print_field(out, "labels", *request.labels_path);
     print_field(out, "time read", fixed(read_seconds, 3) + " s");
-    print_stage_times(out, model);
     print_field(out, "time fit", fixed(fit_seconds, 3) + " s");
+    print_stage_times(out, model);
     if (write_seconds >= 0) print_field(out, "time write", fixed(write_seconds, 3) + " s");
     print_field(out, "time total", fixed(total.seconds(), 3) + " s");
     return 0;

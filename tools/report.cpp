@@ -106,7 +106,7 @@ void print_model_summary(std::ostream& out, const Model& model) {
 
 void print_stage_times(std::ostream& out, const Model& model) {
     for (const auto& [stage, value] : parse_timings(model.timings())) {
-        print_field(out, "time " + stage, timing_value(value));
+        print_field(out, "  " + stage, timing_value(value));
     }
 }
 

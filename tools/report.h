@@ -50,7 +50,7 @@ void print_field(std::ostream& out, std::string_view key, std::string_view value
 /// feature_dim, cluster sizes.
 void print_model_summary(std::ostream& out, const Model& model);
 
-/// "time <stage>" lines from the model's timings (library stages).
+/// One indented line per stage of the model's timings (the library's view of the fit).
 void print_stage_times(std::ostream& out, const Model& model);
 
 }  // namespace kkm_tool

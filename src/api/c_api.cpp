@@ -61,8 +61,8 @@ void copy_string(const std::string& value, char* buf, size_t len, size_t* out_le
         buf[n] = '\0';
     }
     if (len <= value.size()) {
-        kkm::invalid_argument("buffer of " + std::to_string(len) + " bytes is too small: " +
-                              std::to_string(value.size() + 1) + " bytes needed");
+        kkm::invalid_argument("len=" + std::to_string(len) + " bytes is too small for buf: " +
+                              std::to_string(value.size() + 1) + " bytes are needed");
     }
 }
 
@@ -237,7 +237,7 @@ kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int6
     check_assign_input(f, X, n, d, out, "out");
     if (f.feature_dim() == 0) f.transform(kkm::ConstMatrix{X, n, d}, out, 1);  // throws: no map
     if (out_len / f.feature_dim() < n) {
-        kkm::invalid_argument("out holds " + std::to_string(out_len) + " floats but n x feature_dim = " +
+        kkm::invalid_argument("out_len=" + std::to_string(out_len) + " floats is too small: n x feature_dim = " +
                               std::to_string(n) + " x " + std::to_string(f.feature_dim()) + " are needed");
     }
     const kkm::ConstMatrix view{X, n, d};
@@ -275,8 +275,8 @@ kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) 
     const kkm::FittedModel& f = fitted(model);
     kkm::require_pointer(labels, "labels");
     if (len < f.n_train()) {
-        kkm::invalid_argument("labels holds " + std::to_string(len) + " values but n_train=" +
-                              std::to_string(f.n_train()) + " are needed");
+        kkm::invalid_argument("len=" + std::to_string(len) + " is too small for labels: n_train=" +
+                              std::to_string(f.n_train()) + " values are needed");
     }
     std::copy(f.report().labels.begin(), f.report().labels.end(), labels);
     KKM_API_END
@@ -311,8 +311,8 @@ kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t 
     const kkm::FittedModel& f = fitted(model);
     kkm::require_pointer(sizes, "sizes");
     if (len < f.params().k) {
-        kkm::invalid_argument("sizes holds " + std::to_string(len) + " values but k=" +
-                              std::to_string(f.params().k) + " are needed");
+        kkm::invalid_argument("len=" + std::to_string(len) + " is too small for sizes: k=" +
+                              std::to_string(f.params().k) + " values are needed");
     }
     std::copy(f.report().mass.begin(), f.report().mass.end(), sizes);
     KKM_API_END

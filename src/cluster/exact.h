@@ -72,7 +72,7 @@ private:
 
     const KernelRows& rows_;
     std::vector<float> diag_;
-    const std::vector<float>& weights_;
+    std::vector<float> weights_;
     int64_t k_;
     int threads_;
     std::vector<std::vector<float>> scratch_;  // one kernel-row block per thread

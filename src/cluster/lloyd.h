@@ -30,7 +30,7 @@ private:
     std::vector<double> centroid_sums(const std::vector<int32_t>& labels) const;
 
     ConstMatrix F_;
-    const std::vector<float>& weights_;
+    std::vector<float> weights_;
     int64_t k_;
     int threads_;
     std::vector<float> norms_;

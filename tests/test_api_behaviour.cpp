@@ -1,0 +1,561 @@
+// Behaviour of fitted models through the public C API only: clustering quality on two
+// concentric rings, determinism across thread counts and seeds, the reported objective
+// against an independent double-precision recomputation, weights, assign on the training
+// data, and concurrent assign on one model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api_test_util.h"
+#include "kkmeans.h"
+
+using namespace kkm_test;
+
+namespace {
+
+// ------------------------------------------------------------------ helpers
+
+struct FitResult {
+    Model m;
+    std::vector<int32_t> labels;
+    double objective = -1.0;
+    int32_t iterations = -1;
+};
+
+// Fits `params` on ds (optionally weighted) and reads labels, objective and iterations.
+FitResult fit(const Dataset& ds, const std::string& params, const float* weights = nullptr) {
+    FitResult r;
+    r.m = make_model(params.c_str());
+    r.labels.assign(static_cast<size_t>(ds.n), -1);
+    if (!r.m) return r;
+    const kkm_status s = kkm_fit(r.m.get(), ds.X.data(), ds.n, ds.d, weights);
+    EXPECT_TRUE(Ok(s)) << "fit with \"" << params << "\"";
+    if (s != KKM_OK) return r;
+    EXPECT_TRUE(Ok(kkm_get_labels(r.m.get(), r.labels.data(), ds.n)));
+    EXPECT_TRUE(Ok(kkm_get_objective(r.m.get(), &r.objective)));
+    EXPECT_TRUE(Ok(kkm_get_iterations(r.m.get(), &r.iterations)));
+    return r;
+}
+
+double ari(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    double v = -2.0;
+    EXPECT_TRUE(Ok(kkm_adjusted_rand_index(a.data(), b.data(), static_cast<int64_t>(a.size()), &v)));
+    return v;
+}
+
+std::string fmt(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// Mean squared distance over all ordered pairs (i, j), including i = j:
+// 2 (mean |x|^2 - |mean x|^2).
+double mean_pairwise_sq_dist(const Dataset& ds) {
+    std::vector<double> mean(static_cast<size_t>(ds.d), 0.0);
+    double sq = 0.0;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < ds.d; ++j) {
+            const double x = ds.X[i * ds.d + j];
+            mean[j] += x;
+            sq += x * x;
+        }
+    }
+    double msq = 0.0;
+    for (double& m : mean) {
+        m /= static_cast<double>(ds.n);
+        msq += m * m;
+    }
+    return 2.0 * (sq / static_cast<double>(ds.n) - msq);
+}
+
+// The papers' bandwidth (Wang, Gittens & Mahoney): sigma = beta * sqrt(mean pairwise squared
+// distance), gamma = 1 / (2 sigma^2). beta = 0.4 makes the kernel local enough that the ring
+// partition is the global optimum of the kernel k-means objective on the rings data set
+// (with beta = 1, i.e. gamma=auto, a half-plane split wins).
+double ring_gamma(const Dataset& ds) {
+    const double sigma = 0.4 * std::sqrt(mean_pairwise_sq_dist(ds));
+    return 1.0 / (2.0 * sigma * sigma);
+}
+
+// Kernel k-means objective of a labelling, recomputed in double with the rbf kernel:
+// sum_j [ sum_{i in j} w_i K_ii - (1 / W_j) sum_{a, b in j} w_a w_b K_ab ].
+double exact_objective(const Dataset& ds, const std::vector<int32_t>& labels, double gamma,
+                       const std::vector<double>& w = {}) {
+    int32_t k = 0;
+    for (int32_t l : labels) k = std::max(k, l + 1);
+    std::vector<double> pair_sum(static_cast<size_t>(k), 0.0);
+    std::vector<double> weight(static_cast<size_t>(k), 0.0);
+    double diag = 0.0;
+    auto wt = [&](int64_t i) { return w.empty() ? 1.0 : w[static_cast<size_t>(i)]; };
+    for (int64_t a = 0; a < ds.n; ++a) {
+        const int32_t c = labels[a];
+        weight[c] += wt(a);
+        diag += wt(a);  // K_ii = 1 for rbf
+        double row = 0.0;
+        for (int64_t b = 0; b < ds.n; ++b) {
+            if (labels[b] != c) continue;
+            double s = 0.0;
+            for (int64_t j = 0; j < ds.d; ++j) {
+                const double t = static_cast<double>(ds.X[a * ds.d + j]) - ds.X[b * ds.d + j];
+                s += t * t;
+            }
+            row += wt(b) * std::exp(-gamma * s);
+        }
+        pair_sum[c] += wt(a) * row;
+    }
+    double obj = diag;
+    for (int32_t c = 0; c < k; ++c) {
+        if (weight[c] > 0) obj -= pair_sum[c] / weight[c];
+    }
+    return obj;
+}
+
+// Features of the training rows from kkm_transform (n × dim).
+std::vector<float> features_of(const kkm_model* m, const Dataset& ds, int64_t* dim_out) {
+    int64_t dim = 0;
+    EXPECT_TRUE(Ok(kkm_get_feature_dim(m, &dim)));
+    *dim_out = dim;
+    if (dim <= 0) return {};
+    std::vector<float> F(static_cast<size_t>(ds.n * dim));
+    EXPECT_TRUE(Ok(kkm_transform(m, ds.X.data(), ds.n, ds.d, F.data(), ds.n * dim)));
+    return F;
+}
+
+// sum_i w_i |f_i - mean_{c(i)} f|^2 with weighted means, in double.
+double feature_objective(const std::vector<float>& F, int64_t n, int64_t dim,
+                         const std::vector<int32_t>& labels, const std::vector<double>& w = {}) {
+    int32_t k = 0;
+    for (int32_t l : labels) k = std::max(k, l + 1);
+    std::vector<double> mean(static_cast<size_t>(k * dim), 0.0);
+    std::vector<double> weight(static_cast<size_t>(k), 0.0);
+    auto wt = [&](int64_t i) { return w.empty() ? 1.0 : w[static_cast<size_t>(i)]; };
+    for (int64_t i = 0; i < n; ++i) {
+        weight[labels[i]] += wt(i);
+        for (int64_t j = 0; j < dim; ++j) mean[labels[i] * dim + j] += wt(i) * F[i * dim + j];
+    }
+    for (int32_t c = 0; c < k; ++c) {
+        for (int64_t j = 0; j < dim; ++j) {
+            if (weight[c] > 0) mean[c * dim + j] /= weight[c];
+        }
+    }
+    double obj = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (int64_t j = 0; j < dim; ++j) {
+            const double t = F[i * dim + j] - mean[labels[i] * dim + j];
+            s += t * t;
+        }
+        obj += wt(i) * s;
+    }
+    return obj;
+}
+
+bool bits_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+double rel_diff(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// The rings data set (2 × 1000 points) and its gamma, built once.
+const Dataset& ring_data() {
+    static const Dataset ds = rings(1000, 2024);
+    return ds;
+}
+std::string ring_params(const char* method) {
+    std::string p = std::string("k=2 kernel=rbf gamma=") + fmt(ring_gamma(ring_data())) + " method=" + method;
+    if (std::string(method) == "nystrom") p += " m=200";
+    return p;
+}
+
+}  // namespace
+
+// ================================================================== quality on two rings
+
+TEST(Rings, GammaIsThePapersBandwidth) {
+    const double g = ring_gamma(ring_data());
+    // mean |x - y|^2 ≈ 2 (1 + 9) / 2 = 10 → sigma ≈ 1.26, gamma ≈ 0.31
+    EXPECT_GT(g, 0.25);
+    EXPECT_LT(g, 0.4);
+}
+
+TEST(Rings, ExactSeparatesRings) {
+    const Dataset& ds = ring_data();
+    FitResult r = fit(ds, ring_params("exact") + " n_init=5 seed=0");
+    EXPECT_GE(ari(r.labels, ds.truth), 0.95);
+}
+
+TEST(Rings, NystromSeparatesRings) {
+    const Dataset& ds = ring_data();
+    FitResult r = fit(ds, ring_params("nystrom") + " n_init=5 seed=0");
+    EXPECT_GE(ari(r.labels, ds.truth), 0.95);
+    int64_t dim = 0;
+    ASSERT_TRUE(Ok(kkm_get_feature_dim(r.m.get(), &dim)));
+    EXPECT_GE(dim, 1);
+    EXPECT_LE(dim, 200);
+}
+
+TEST(Rings, LinearKernelCannotSeparateRings) {
+    const Dataset& ds = ring_data();
+    FitResult exact = fit(ds, "k=2 kernel=linear method=exact n_init=5 seed=0");
+    EXPECT_LE(ari(exact.labels, ds.truth), 0.3);
+    FitResult nys = fit(ds, "k=2 kernel=linear method=nystrom m=200 n_init=5 seed=0");
+    EXPECT_LE(ari(nys.labels, ds.truth), 0.3);
+}
+
+TEST(Rings, AutoParametersResolveAfterFit) {
+    const Dataset& ds = ring_data();
+    FitResult r = fit(ds, "k=2 kernel=rbf gamma=auto m=auto method=nystrom seed=0");
+    const std::string g = get_param(r.m.get(), "gamma");
+    char* end = nullptr;
+    const double gamma = std::strtod(g.c_str(), &end);
+    ASSERT_TRUE(end != g.c_str() && *end == '\0') << "gamma reads \"" << g << "\" after the fit";
+    // Documented: 1 / (2 sigma^2), sigma^2 = mean pairwise squared distance.
+    EXPECT_NEAR(gamma, 1.0 / (2.0 * mean_pairwise_sq_dist(ds)), 0.01 * gamma);
+    const std::string m = get_param(r.m.get(), "m");
+    const long long landmarks = std::strtoll(m.c_str(), &end, 10);
+    ASSERT_TRUE(end != m.c_str() && *end == '\0') << "m reads \"" << m << "\" after the fit";
+    EXPECT_GE(landmarks, 2);
+    EXPECT_LE(landmarks, ds.n);
+    // The unfitted parameter set keeps "auto" for the next fit: a fresh model says auto.
+    Model fresh = make_model("gamma=auto");
+    EXPECT_EQ(get_param(fresh.get(), "gamma"), "auto");
+}
+
+// ================================================================== thread count
+
+class ByMethod : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Methods, ByMethod, ::testing::Values("exact", "nystrom"));
+
+TEST_P(ByMethod, ThreadCountDoesNotChangeResults) {
+    const Dataset& ds = ring_data();
+    const std::string params = ring_params(GetParam()) + " n_init=2 seed=11";
+    FitResult one = fit(ds, params + " threads=1");
+    FitResult two = fit(ds, params + " threads=2");
+    EXPECT_EQ(one.labels, two.labels);
+    EXPECT_TRUE(bits_equal(one.objective, two.objective))
+        << fmt(one.objective) << " (threads=1) vs " << fmt(two.objective) << " (threads=2)";
+    EXPECT_EQ(one.iterations, two.iterations);
+}
+
+// ================================================================== objective
+
+TEST(Objective, ExactMatchesRecomputation) {
+    const Dataset& ds = ring_data();
+    const double gamma = ring_gamma(ds);
+    for (const char* extra : {" seed=0 n_init=5", " seed=3 k=5", " seed=4 k=3 init=random"}) {
+        SCOPED_TRACE(extra);
+        FitResult r = fit(ds, ring_params("exact") + extra);
+        const double want = exact_objective(ds, r.labels, gamma);
+        EXPECT_LE(rel_diff(r.objective, want), 1e-5)
+            << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
+        // Cluster sizes are the label counts.
+        int32_t k = 0;
+        ASSERT_TRUE(Ok(kkm_get_k(r.m.get(), &k)));
+        std::vector<double> sizes(static_cast<size_t>(k));
+        ASSERT_TRUE(Ok(kkm_get_cluster_sizes(r.m.get(), sizes.data(), k)));
+        std::vector<double> counts(static_cast<size_t>(k), 0.0);
+        for (int32_t l : r.labels) {
+            ASSERT_GE(l, 0);
+            ASSERT_LT(l, k);
+            counts[l] += 1.0;
+        }
+        EXPECT_EQ(sizes, counts);
+    }
+}
+
+TEST(Objective, NystromMatchesRecomputationFromFeatures) {
+    const Dataset& ds = ring_data();
+    for (const char* extra : {" seed=0 n_init=5", " seed=3 k=5", " seed=4 k=3 init=random"}) {
+        SCOPED_TRACE(extra);
+        FitResult r = fit(ds, ring_params("nystrom") + extra);
+        int64_t dim = 0;
+        const std::vector<float> F = features_of(r.m.get(), ds, &dim);
+        ASSERT_GT(dim, 0);
+        const double want = feature_objective(F, ds.n, dim, r.labels);
+        EXPECT_LE(rel_diff(r.objective, want), 1e-5)
+            << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
+    }
+}
+
+TEST(Objective, NystromFeaturesApproximateTheKernel) {
+    // Squared feature distances approximate kernel distances: with m = n the Nyström
+    // features reproduce K, so |f_a - f_b|^2 ≈ 2 - 2 K_ab for rbf.
+    const Dataset ds = blobs(40, 2, 3, 9, 1.0);  // n = 120
+    const double gamma = 0.05;
+    FitResult r = fit(ds, "k=3 method=nystrom kernel=rbf m=120 seed=1 gamma=" + fmt(gamma));
+    int64_t dim = 0;
+    const std::vector<float> F = features_of(r.m.get(), ds, &dim);
+    ASSERT_GT(dim, 0);
+    double worst = 0.0;
+    for (int64_t a = 0; a < ds.n; a += 7) {
+        for (int64_t b = 0; b < ds.n; b += 5) {
+            double fd = 0.0;
+            double xd = 0.0;
+            for (int64_t j = 0; j < dim; ++j) {
+                const double t = static_cast<double>(F[a * dim + j]) - F[b * dim + j];
+                fd += t * t;
+            }
+            for (int64_t j = 0; j < ds.d; ++j) {
+                const double t = static_cast<double>(ds.X[a * ds.d + j]) - ds.X[b * ds.d + j];
+                xd += t * t;
+            }
+            worst = std::max(worst, std::abs(fd - (2.0 - 2.0 * std::exp(-gamma * xd))));
+        }
+    }
+    EXPECT_LT(worst, 1e-2);
+}
+
+// ================================================================== weights
+
+namespace {
+struct Weighted {
+    Dataset ds;
+    std::vector<float> w;     // integer weights 1..3
+    std::vector<double> w64;
+    Dataset dup;              // rows repeated w_i times (first copies first)
+};
+Weighted weighted_blobs() {
+    Weighted r;
+    r.ds = blobs(50, 2, 3, 77, 1.0);  // n = 150, three blobs
+    std::mt19937 gen(99);
+    std::uniform_int_distribution<int> U(1, 3);
+    r.dup.d = r.ds.d;
+    for (int64_t i = 0; i < r.ds.n; ++i) {
+        const int w = U(gen);
+        r.w.push_back(static_cast<float>(w));
+        r.w64.push_back(w);
+    }
+    // First copy of every row in order (so dup rows 0..n-1 are ds), then the extra copies.
+    r.dup.X = r.ds.X;
+    r.dup.truth = r.ds.truth;
+    for (int64_t i = 0; i < r.ds.n; ++i) {
+        for (int c = 1; c < static_cast<int>(r.w[i]); ++c) {
+            for (int64_t j = 0; j < r.ds.d; ++j) r.dup.X.push_back(r.ds.X[i * r.ds.d + j]);
+            r.dup.truth.push_back(r.ds.truth[i]);
+        }
+    }
+    r.dup.n = static_cast<int64_t>(r.dup.truth.size());
+    finish(r.dup);
+    return r;
+}
+}  // namespace
+
+TEST(Weights, ExactObjectiveUsesTheWeights) {
+    const Weighted wb = weighted_blobs();
+    const double gamma = 0.02;
+    FitResult r = fit(wb.ds, "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=" + fmt(gamma), wb.w.data());
+    const double want = exact_objective(wb.ds, r.labels, gamma, wb.w64);
+    EXPECT_LE(rel_diff(r.objective, want), 1e-5)
+        << "reported " << fmt(r.objective) << ", recomputed with weights " << fmt(want);
+
+    // The same value from the duplicated data set (integer weights = repeated rows).
+    std::vector<int32_t> dup_labels = r.labels;
+    for (int64_t i = 0; i < wb.ds.n; ++i) {
+        for (int c = 1; c < static_cast<int>(wb.w[i]); ++c) dup_labels.push_back(r.labels[i]);
+    }
+    const double want_dup = exact_objective(wb.dup, dup_labels, gamma);
+    EXPECT_LE(rel_diff(r.objective, want_dup), 1e-5)
+        << "reported " << fmt(r.objective) << ", duplicated rows " << fmt(want_dup);
+
+    // Cluster sizes are the weight sums.
+    std::vector<double> sizes(3), sums(3, 0.0);
+    ASSERT_TRUE(Ok(kkm_get_cluster_sizes(r.m.get(), sizes.data(), 3)));
+    for (int64_t i = 0; i < wb.ds.n; ++i) sums[r.labels[i]] += wb.w64[i];
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(sizes[c], sums[c], 1e-9 * sums[c]) << "cluster " << c;
+}
+
+TEST(Weights, ExactWeightsEqualDuplicatedRows) {
+    // Three well separated blobs: the weighted fit and the fit on duplicated rows both find
+    // the blob partition, with the same objective.
+    const Weighted wb = weighted_blobs();
+    const std::string params = "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=0.02";
+    FitResult weighted = fit(wb.ds, params, wb.w.data());
+    FitResult dup = fit(wb.dup, params);
+    EXPECT_EQ(ari(weighted.labels, wb.ds.truth), 1.0);
+    EXPECT_EQ(ari(dup.labels, wb.dup.truth), 1.0);
+    EXPECT_LE(rel_diff(weighted.objective, dup.objective), 1e-5)
+        << "weighted " << fmt(weighted.objective) << ", duplicated " << fmt(dup.objective);
+}
+
+TEST(Weights, F64WeightsMatchFloatWeights) {
+    const Weighted wb = weighted_blobs();
+    const std::string params = "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=0.02";
+    FitResult r = fit(wb.ds, params, wb.w.data());
+    Model m = make_model(params.c_str());
+    ASSERT_TRUE(Ok(kkm_fit_f64(m.get(), wb.ds.X64.data(), wb.ds.n, wb.ds.d, wb.w64.data())));
+    std::vector<int32_t> labels(wb.ds.n);
+    double obj = 0;
+    ASSERT_TRUE(Ok(kkm_get_labels(m.get(), labels.data(), wb.ds.n)));
+    ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &obj)));
+    EXPECT_EQ(labels, r.labels);
+    EXPECT_LE(rel_diff(obj, r.objective), 1e-6);
+}
+
+TEST(Weights, NystromObjectiveUsesTheWeights) {
+    const Weighted wb = weighted_blobs();
+    FitResult r = fit(wb.ds, "k=3 method=nystrom kernel=rbf m=40 n_init=3 seed=5 gamma=0.02", wb.w.data());
+    int64_t dim = 0;
+    const std::vector<float> F = features_of(r.m.get(), wb.ds, &dim);
+    ASSERT_GT(dim, 0);
+    const double want = feature_objective(F, wb.ds.n, dim, r.labels, wb.w64);
+    EXPECT_LE(rel_diff(r.objective, want), 1e-5)
+        << "reported " << fmt(r.objective) << ", recomputed with weights " << fmt(want);
+    std::vector<double> sizes(3), sums(3, 0.0);
+    ASSERT_TRUE(Ok(kkm_get_cluster_sizes(r.m.get(), sizes.data(), 3)));
+    for (int64_t i = 0; i < wb.ds.n; ++i) sums[r.labels[i]] += wb.w64[i];
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(sizes[c], sums[c], 1e-9 * sums[c]) << "cluster " << c;
+}
+
+// ================================================================== assign
+
+TEST_P(ByMethod, AssignOnTrainingDataReturnsTrainingLabels) {
+    const Dataset& ds = ring_data();
+    // tol=0: Lloyd runs until no label changes, so every training row is at its nearest centre.
+    FitResult r = fit(ds, ring_params(GetParam()) + " seed=2 tol=0 max_iter=1000");
+    std::vector<int32_t> labels(ds.n, -1);
+    std::vector<float> dist(ds.n, -1.0f);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+    EXPECT_EQ(labels, r.labels);
+    std::fill(labels.begin(), labels.end(), -1);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), dist.data())));
+    EXPECT_EQ(labels, r.labels);
+    double sum = 0.0;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        ASSERT_TRUE(std::isfinite(dist[i])) << "row " << i;
+        ASSERT_GE(dist[i], -1e-4f) << "row " << i;
+        sum += dist[i];
+    }
+    // The objective is the sum of the training rows' squared distances to their centres.
+    EXPECT_LE(rel_diff(sum, r.objective), 1e-4) << "sum " << fmt(sum) << ", objective " << fmt(r.objective);
+
+    // f64 variant.
+    std::vector<int32_t> labels64(ds.n, -1);
+    std::vector<double> dist64(ds.n, -1.0);
+    ASSERT_TRUE(Ok(kkm_assign_f64(r.m.get(), ds.X64.data(), ds.n, ds.d, labels64.data(), dist64.data())));
+    EXPECT_EQ(labels64, r.labels);
+    for (int64_t i = 0; i < ds.n; ++i) {
+        ASSERT_TRUE(std::isfinite(dist64[i])) << "row " << i;
+        ASSERT_GE(dist64[i], -1e-4) << "row " << i;
+        ASSERT_NEAR(dist64[i], dist[i], 1e-4) << "row " << i;
+    }
+}
+
+TEST_P(ByMethod, AssignNewPointsFollowsTheRings) {
+    const Dataset& ds = ring_data();
+    FitResult r = fit(ds, ring_params(GetParam()) + " n_init=5 seed=0");
+    ASSERT_GE(ari(r.labels, ds.truth), 0.95);
+    const Dataset fresh = rings(200, 777);  // new points from the same distribution
+    std::vector<int32_t> labels(fresh.n, -1);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), fresh.X.data(), fresh.n, fresh.d, labels.data(), nullptr)));
+    EXPECT_GE(ari(labels, fresh.truth), 0.95);
+}
+
+TEST_P(ByMethod, ConcurrentAssignMatchesSerial) {
+    const Dataset& ds = ring_data();
+    FitResult r = fit(ds, ring_params(GetParam()) + " seed=1");
+    std::vector<int32_t> serial(ds.n);
+    std::vector<float> serial_dist(ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, serial.data(), serial_dist.data())));
+
+    constexpr int kThreads = 8;
+    constexpr int kRepeats = 3;
+    std::vector<int> ok(kThreads, 0);
+    std::vector<std::string> why(kThreads);
+    std::vector<std::thread> threads;
+    const kkm_model* model = r.m.get();
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            std::vector<int32_t> labels(ds.n);
+            std::vector<float> dist(ds.n);
+            for (int rep = 0; rep < kRepeats; ++rep) {
+                std::fill(labels.begin(), labels.end(), -1);
+                // Odd threads ask for distances, even ones do not.
+                float* dptr = (t % 2 == 1) ? dist.data() : nullptr;
+                if (kkm_assign(model, ds.X.data(), ds.n, ds.d, labels.data(), dptr) != KKM_OK) {
+                    why[t] = std::string("assign failed: ") + kkm_last_error();
+                    return;
+                }
+                if (labels != serial) {
+                    why[t] = "labels differ from the serial call";
+                    return;
+                }
+                if (dptr != nullptr && std::memcmp(dist.data(), serial_dist.data(), dist.size() * sizeof(float)) != 0) {
+                    why[t] = "distances differ from the serial call";
+                    return;
+                }
+            }
+            ok[t] = 1;
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t << ": " << why[t];
+}
+
+// ================================================================== seeds
+
+TEST_P(ByMethod, SeedChangesResultsAndSameSeedReproducesThem) {
+    // Uniform points have no cluster structure: the partition depends on the seeding.
+    const Dataset ds = uniform(400, 2, 5);
+    const std::string params = std::string("k=6 kernel=rbf gamma=2 m=60 method=") + GetParam();
+    FitResult a = fit(ds, params + " seed=1");
+    FitResult a2 = fit(ds, params + " seed=1");
+    FitResult b = fit(ds, params + " seed=2");
+    EXPECT_EQ(a.labels, a2.labels) << "the same seed must reproduce the labels";
+    EXPECT_TRUE(bits_equal(a.objective, a2.objective)) << fmt(a.objective) << " vs " << fmt(a2.objective);
+    EXPECT_EQ(a.iterations, a2.iterations);
+    EXPECT_TRUE(a.labels != b.labels || !bits_equal(a.objective, b.objective))
+        << "seeds 1 and 2 gave identical labels and objective";
+}
+
+TEST_P(ByMethod, RefitOnOneModelReproducesAFreshModel) {
+    const Dataset ds = uniform(300, 3, 8);
+    const std::string params = std::string("k=4 kernel=rbf gamma=1 m=50 seed=9 method=") + GetParam();
+    FitResult fresh = fit(ds, params);
+    // Fit something else first on the same handle, then the same data again.
+    Model m = make_model(params.c_str());
+    const Dataset other = uniform(100, 3, 1);
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), other.X.data(), other.n, other.d, nullptr)));
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    std::vector<int32_t> labels(ds.n);
+    double obj = 0;
+    ASSERT_TRUE(Ok(kkm_get_labels(m.get(), labels.data(), ds.n)));
+    ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &obj)));
+    EXPECT_EQ(labels, fresh.labels);
+    EXPECT_TRUE(bits_equal(obj, fresh.objective)) << fmt(obj) << " vs " << fmt(fresh.objective);
+}
+
+TEST_P(ByMethod, F64InputMatchesFloatInput) {
+    // The f64 data are the float data widened: the f64 fit sees exactly the same numbers.
+    const Dataset& ds = ring_data();
+    const std::string params = ring_params(GetParam()) + " seed=6";
+    FitResult r = fit(ds, params);
+    Model m = make_model(params.c_str());
+    ASSERT_TRUE(Ok(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr)));
+    std::vector<int32_t> labels(ds.n);
+    double obj = 0;
+    ASSERT_TRUE(Ok(kkm_get_labels(m.get(), labels.data(), ds.n)));
+    ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &obj)));
+    EXPECT_EQ(labels, r.labels);
+    EXPECT_LE(rel_diff(obj, r.objective), 1e-6);
+}
+
+TEST_P(ByMethod, FittedModelKeepsItsParameters) {
+    // Setting parameters after a fit does not change what the fitted model does.
+    const Dataset ds = blobs(30, 2, 3, 4);
+    FitResult r = fit(ds, std::string("k=3 kernel=rbf gamma=0.02 m=20 seed=1 method=") + GetParam());
+    std::vector<int32_t> before(ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, before.data(), nullptr)));
+    ASSERT_TRUE(Ok(kkm_set_params(r.m.get(), "k=5 gamma=9 kernel=linear")));
+    std::vector<int32_t> after(ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, after.data(), nullptr)));
+    EXPECT_EQ(after, before);
+    int32_t k = 0;
+    ASSERT_TRUE(Ok(kkm_get_k(r.m.get(), &k)));
+    EXPECT_EQ(k, 3);
+}
