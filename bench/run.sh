@@ -8,7 +8,7 @@ build=${BUILD_DIR:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 
 if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" "$root"
+    meson setup "$build" "$root" >&2
 fi
-ninja -C "$build"
+ninja -C "$build" >&2
 exec /usr/bin/python3 "$root/bench/fashion_mnist.py" --lib "$build/src/libkkmeans.so" "$@"

@@ -319,7 +319,7 @@ TEST(Sizes, TransformOutTooSmall) {
     ASSERT_GT(dim, 0);
     std::vector<float> out(static_cast<size_t>(f.ds.n * dim));
     EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * dim - 1),
-                      KKM_ERR_INVALID_ARGUMENT, {W("out"), W(std::to_string(f.ds.n * dim - 1))}));
+                      KKM_ERR_INVALID_ARGUMENT, {W(std::to_string(f.ds.n * dim - 1)), "feature_dim"}));
 }
 TEST(Sizes, TransformOnExact) {
     Fitted f;

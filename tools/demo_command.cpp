@@ -64,8 +64,8 @@ void run_test_split(std::ostream& out, const Model& model, const std::string& di
     const double assign_seconds = progress.end("assigning");
     print_field(out, "n test", std::to_string(test.images.rows));
     print_scores(out, " test", labels, test.classes);
-    print_field(out, "time read test", fixed(read_seconds, 3) + " s");
-    print_field(out, "time assign", fixed(assign_seconds, 3) + " s");
+    print_seconds(out, "read test", read_seconds);
+    print_seconds(out, "assign", assign_seconds);
 }
 
 int demo(const ParsedArgs& parsed) {
@@ -94,11 +94,11 @@ int demo(const ParsedArgs& parsed) {
     print_field(out, "params", params);
     print_model_summary(out, model);
     print_scores(out, "", labels, train.classes);
-    print_field(out, "time read", fixed(read_seconds, 3) + " s");
-    print_field(out, "time fit", fixed(fit_seconds, 3) + " s");
+    print_seconds(out, "read", read_seconds);
+    print_seconds(out, "fit", fit_seconds);
     print_stage_times(out, model);
     if (parsed.has("test")) run_test_split(out, model, dir, progress);
-    print_field(out, "time total", fixed(total.seconds(), 3) + " s");
+    print_seconds(out, "total", total.seconds());
     return 0;
 }
 

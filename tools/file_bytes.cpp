@@ -1,6 +1,7 @@
 // Reading whole files through zlib: gzread passes plain files through unchanged.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,15 @@ GzFile open_gz(const std::string& path) {
     return GzFile(raw);
 }
 
+void throw_if_failed(gzFile_s* file, const std::string& path) {
+    int code = Z_OK;
+    const char* message = gzerror(file, &code);
+    if (code == Z_OK) return;
+    std::string why = code == Z_ERRNO ? std::strerror(errno) : message;
+    if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);  // zlib prefixes the path
+    throw ToolError("cannot read '" + path + "': " + why);
+}
+
 size_t size_hint(const std::string& path) {
     std::error_code ec;
     const auto size = path == "-" ? 0 : std::filesystem::file_size(path, ec);
@@ -49,15 +59,10 @@ std::vector<char> read_file_bytes(const std::string& path) {
         const size_t old_size = bytes.size();
         bytes.resize(old_size + kChunk);
         const int got = gzread(file.get(), bytes.data() + old_size, static_cast<unsigned>(kChunk));
-        if (got < 0) {
-            int code = 0;
-            const char* message = gzerror(file.get(), &code);
-            throw ToolError("cannot read '" + path + "': " +
-                            (code == Z_ERRNO ? std::strerror(errno) : message));
-        }
-        bytes.resize(old_size + static_cast<size_t>(got));
-        if (got == 0) break;
+        bytes.resize(old_size + static_cast<size_t>(std::max(got, 0)));
+        if (got <= 0) break;
     }
+    throw_if_failed(file.get(), path);  // also catches a truncated gzip stream
     return bytes;
 }
 

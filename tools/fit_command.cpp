@@ -84,27 +84,40 @@ void check_output_dir(const std::string& path) {
     }
 }
 
+/// The input as read, with what the summary says about it.
+struct LoadedInput {
+    Matrix data;
+    std::string format;
+    std::optional<std::vector<int32_t>> truth;
+    double seconds = 0;
+};
+
+LoadedInput load(const FitRequest& request, Progress& progress) {
+    progress.begin("reading " + request.input);
+    LoadedInput in;
+    in.data = read_input(request, in.format);
+    if (request.truth_path) in.truth = read_truth(*request.truth_path, in.data.rows);
+    in.seconds = progress.end("reading", std::to_string(in.data.rows) + " x " + std::to_string(in.data.cols));
+    return in;
+}
+
+double fit_model(Model& model, const Matrix& data, Progress& progress) {
+    progress.begin("fitting (method=" + model.param("method") + ", n=" + std::to_string(data.rows) +
+                   ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" +
+                   model.param("m") + ")");
+    model.fit(data);
+    return progress.end("fitting");
+}
+
 int fit(const FitRequest& request) {
     const Stopwatch total;
     Progress progress(!request.quiet);
     Model model;
     model.set_params(request.params);  // fail fast on bad parameters, before reading
     if (request.labels_path) check_output_dir(*request.labels_path);
-
-    progress.begin("reading " + request.input);
-    std::string format;
-    const Matrix data = read_input(request, format);
-    std::optional<std::vector<int32_t>> truth;
-    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows);
-    const double read_seconds =
-        progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols));
-
-    progress.begin("fitting (method=" + model.param("method") + ", n=" + std::to_string(data.rows) +
-                   ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" + model.param("m") + ")");
-    model.fit(data);
-    const double fit_seconds = progress.end("fitting");
+    const LoadedInput in = load(request, progress);
+    const double fit_seconds = fit_model(model, in.data, progress);
     const std::vector<int32_t> labels = model.labels();
-
     double write_seconds = -1;
     if (request.labels_path) {
         progress.begin("writing labels to " + *request.labels_path);
@@ -113,20 +126,20 @@ int fit(const FitRequest& request) {
     }
 
     std::ostream& out = std::cout;
-    print_field(out, "input", request.input + " (" + format + ")");
-    print_field(out, "n", std::to_string(data.rows));
-    print_field(out, "d", std::to_string(data.cols));
+    print_field(out, "input", request.input + " (" + in.format + ")");
+    print_field(out, "n", std::to_string(in.data.rows));
+    print_field(out, "d", std::to_string(in.data.cols));
     print_model_summary(out, model);
-    if (truth) {
-        print_field(out, "ARI", fixed(adjusted_rand_index(labels, *truth), 4));
-        print_field(out, "NMI", fixed(normalized_mutual_info(labels, *truth), 4));
+    if (in.truth) {
+        print_field(out, "ARI", fixed(adjusted_rand_index(labels, *in.truth), 4));
+        print_field(out, "NMI", fixed(normalized_mutual_info(labels, *in.truth), 4));
     }
     if (request.labels_path) print_field(out, "labels", *request.labels_path);
-    print_field(out, "time read", fixed(read_seconds, 3) + " s");
-    print_field(out, "time fit", fixed(fit_seconds, 3) + " s");
+    print_seconds(out, "read", in.seconds);
+    print_seconds(out, "fit", fit_seconds);
     print_stage_times(out, model);
-    if (write_seconds >= 0) print_field(out, "time write", fixed(write_seconds, 3) + " s");
-    print_field(out, "time total", fixed(total.seconds(), 3) + " s");
+    if (write_seconds >= 0) print_seconds(out, "write", write_seconds);
+    print_seconds(out, "total", total.seconds());
     return 0;
 }
 

@@ -90,6 +90,10 @@ void print_field(std::ostream& out, std::string_view key, std::string_view value
     out << std::left << std::setw(16) << key << ' ' << value << '\n';
 }
 
+void print_seconds(std::ostream& out, std::string_view what, double seconds) {
+    print_field(out, "time " + std::string(what), fixed(seconds, 3) + " s");
+}
+
 void print_model_summary(std::ostream& out, const Model& model) {
     print_field(out, "method", model.param("method"));
     print_field(out, "kernel", model.param("kernel"));

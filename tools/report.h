@@ -46,6 +46,9 @@ std::vector<std::pair<std::string, std::string>> parse_timings(std::string_view 
 /// Writes "key          value" with aligned values.
 void print_field(std::ostream& out, std::string_view key, std::string_view value);
 
+/// Writes "time <what>    1.234 s".
+void print_seconds(std::ostream& out, std::string_view what, double seconds);
+
 /// The fitted model's description: method, kernel, k, m, gamma, objective, iterations,
 /// feature_dim, cluster sizes.
 void print_model_summary(std::ostream& out, const Model& model);

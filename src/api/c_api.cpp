@@ -237,8 +237,9 @@ kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int6
     check_assign_input(f, X, n, d, out, "out");
     if (f.feature_dim() == 0) f.transform(kkm::ConstMatrix{X, n, d}, out, 1);  // throws: no map
     if (out_len / f.feature_dim() < n) {
-        kkm::invalid_argument("out_len=" + std::to_string(out_len) + " floats is too small: n x feature_dim = " +
-                              std::to_string(n) + " x " + std::to_string(f.feature_dim()) + " are needed");
+        kkm::invalid_argument("out_len=" + std::to_string(out_len) + " is too small for out: n x feature_dim = " +
+                              std::to_string(n) + " x " + std::to_string(f.feature_dim()) + " = " +
+                              std::to_string(n * f.feature_dim()) + " floats are needed");
     }
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");

@@ -79,7 +79,7 @@ void finish_report(FitReport& report, LloydResult&& result, const std::vector<fl
 }
 
 std::unique_ptr<FittedModel> fit_exact(const Params& p, ConstMatrix X,
-                                       const std::vector<float>& w, FitReport report,
+                                       const std::vector<float>& w, FitReport& report,
                                        StageTimer& timer, int threads) {
     const int64_t n = X.rows;
     const bool precomputed = p.kernel == KernelType::precomputed;
@@ -136,7 +136,7 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
 }
 
 std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
-                                         const std::vector<float>& w, FitReport report,
+                                         const std::vector<float>& w, FitReport& report,
                                          StageTimer& timer, int threads) {
     const int64_t n = X.rows, m = resolve_landmarks(p, n);
     report.m = m;
@@ -195,8 +195,8 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
                             p.kernel == KernelType::polynomial;
     if (uses_gamma) report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, threads);
     timer.stage("gamma");
-    if (p.method == Method::exact) return fit_exact(p, X, w, std::move(report), timer, threads);
-    return fit_nystrom(p, X, w, std::move(report), timer, threads);
+    if (p.method == Method::exact) return fit_exact(p, X, w, report, timer, threads);
+    return fit_nystrom(p, X, w, report, timer, threads);
 }
 
 }  // namespace kkm

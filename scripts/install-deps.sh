@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything kkmeans needs to build, test and run its demo, from Debian's packages.
+# Idempotent: packages already installed are not fetched again; apt-get update runs only when
+# something is missing. Run as root (or through sudo).
+#   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data
+#   scripts/install-deps.sh --bench    also scikit-learn and OpenBLAS for bench/
+set -euo pipefail
+
+packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev libgtest-dev
+          zlib1g-dev python3 dataset-fashion-mnist)
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=(python3-numpy python3-sklearn libopenblas-openmp-dev) ;;
+    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
