@@ -75,9 +75,11 @@ void split(std::string_view line, char sep, std::vector<std::string_view>& field
     }
 }
 
+/// For header detection: an empty field does not make a header (the row is data with a
+/// missing value, reported as such).
 bool looks_numeric(std::string_view field) {
     float ignored = 0;
-    return parse_float(field, ignored) != NumberParse::not_a_number;
+    return field.empty() || parse_float(field, ignored) != NumberParse::not_a_number;
 }
 
 /// Iterates over the lines of a buffer, counting line numbers from 1.

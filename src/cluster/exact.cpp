@@ -143,12 +143,17 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
 }
 
 SquaredDistanceToPoint ExactLloyd::distance_oracle() {
-    return [this](int64_t c, float* out) {
-        const float* K = rows_.rows(c, 1, scratch());
-        const float kcc = diag_[static_cast<size_t>(c)];
-        for (int64_t i = 0; i < rows_.size(); ++i) {
-            const float d = diag_[static_cast<size_t>(i)] + kcc - 2.0f * K[i];
-            out[i] = d > 0.0f ? d : 0.0f;
+    return [this](const std::vector<int64_t>& centres, float* out) {
+        const int64_t n = rows_.size();
+        for (size_t t = 0; t < centres.size(); ++t) {
+            const int64_t c = centres[t];
+            const float* K = rows_.rows(c, 1, scratch());
+            const float kcc = diag_[static_cast<size_t>(c)];
+            float* o = out + static_cast<int64_t>(t) * n;
+            for (int64_t i = 0; i < n; ++i) {
+                const float d = diag_[static_cast<size_t>(i)] + kcc - 2.0f * K[i];
+                o[i] = d > 0.0f ? d : 0.0f;
+            }
         }
     };
 }

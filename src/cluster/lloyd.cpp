@@ -79,8 +79,7 @@ std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labe
     return sums;
 }
 
-Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
-    const std::vector<double> sums = centroid_sums(labels);
+Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const {
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
     Matrix C(k_, F_.cols);
     for (int64_t j = 0; j < k_; ++j) {
@@ -92,25 +91,52 @@ Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
     return C;
 }
 
+Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
+    return means(centroid_sums(labels), labels);
+}
+
+std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
+    if (labels == cached_labels_) return cached_sums_;
+    return centroid_sums(labels);
+}
+
 double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                               std::vector<float>& dist) {
-    const Matrix C = centroids(labels);
+    const Matrix C = means(sums_for(labels), labels);
     const std::vector<float> cnorms = row_squared_norms(C.view());
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
     std::vector<char> alive(static_cast<size_t>(k_));
     for (int64_t j = 0; j < k_; ++j) alive[static_cast<size_t>(j)] = mass[static_cast<size_t>(j)] > 0;
-    const int64_t nblocks = block_count(F_.rows, kRowBlock);
-    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
-    parallel_blocks(threads_, nblocks, [&](int64_t b) {
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F_.rows - begin);
-        nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive, next.data() + begin,
-                         dist.data() + begin);
-        double s = 0;
-        for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * dist[static_cast<size_t>(i)];
-        partial[static_cast<size_t>(b)] = s;
+    // One pass over F per iteration: each chunk assigns its rows and, while they are in cache,
+    // adds them to its partial sums for the new labels (the next iteration's centroids).
+    const int64_t r = F_.cols, per_chunk = block_count(F_.rows, kChunks);
+    std::vector<float> partial(static_cast<size_t>(kChunks * k_ * r), 0.0f);
+    std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
+    parallel_blocks(threads_, kChunks, [&](int64_t c) {
+        const int64_t end = std::min(F_.rows, (c + 1) * per_chunk);
+        float* acc = partial.data() + c * k_ * r;
+        for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
+            const int64_t count = std::min(kRowBlock, end - begin);
+            nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
+                             next.data() + begin, dist.data() + begin);
+            for (int64_t i = begin; i < begin + count; ++i) {
+                const float w = static_cast<float>(weight_at(weights_, i));
+                objective[static_cast<size_t>(c)] += w * static_cast<double>(dist[static_cast<size_t>(i)]);
+                float* dst = acc + next[static_cast<size_t>(i)] * r;
+                const float* src = F_.row(i);
+#pragma omp simd
+                for (int64_t j = 0; j < r; ++j) dst[j] += w * src[j];
+            }
+        }
     });
+    cached_sums_.assign(static_cast<size_t>(k_ * r), 0.0);
     double total = 0;
-    for (double v : partial) total += v;
+    for (int64_t c = 0; c < kChunks; ++c) {
+        const float* acc = partial.data() + c * k_ * r;
+        for (int64_t t = 0; t < k_ * r; ++t) cached_sums_[static_cast<size_t>(t)] += acc[t];
+        total += objective[static_cast<size_t>(c)];
+    }
+    cached_labels_ = next;
     return total;
 }
 
@@ -148,17 +174,25 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
 }
 
 SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
-    return [this](int64_t c, float* out) {
-        const float* fc = F_.row(c);
-        const int64_t nblocks = block_count(F_.rows, kRowBlock * 16);
-        parallel_blocks(threads_, nblocks, [&](int64_t b) {
-            const int64_t begin = b * kRowBlock * 16, end = std::min(F_.rows, begin + kRowBlock * 16);
-            for (int64_t i = begin; i < end; ++i) {
-                const float* f = F_.row(i);
-                float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-                for (int64_t t = 0; t < F_.cols; ++t) s += (f[t] - fc[t]) * (f[t] - fc[t]);
-                out[i] = s;
+    return [this](const std::vector<int64_t>& centres, float* out) {
+        const int64_t t = static_cast<int64_t>(centres.size()), n = F_.rows, r = F_.cols;
+        Matrix chosen(t, r);
+        for (int64_t c = 0; c < t; ++c) {
+            std::copy(F_.row(centres[static_cast<size_t>(c)]), F_.row(centres[static_cast<size_t>(c)]) + r, chosen.row(c));
+        }
+        constexpr int64_t step = 4 * kRowBlock;
+        parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
+            const int64_t begin = b * step, count = std::min(step, n - begin);
+            std::vector<float> dots(static_cast<size_t>(count * t));
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, r, 1.0f, F_.row(begin), r,
+                          chosen.values.data(), r, 0.0f, dots.data(), t, 1);
+            for (int64_t c = 0; c < t; ++c) {
+                const float cn = norms_[static_cast<size_t>(centres[static_cast<size_t>(c)])];
+                float* o = out + c * n + begin;
+                for (int64_t i = 0; i < count; ++i) {
+                    const float d = norms_[static_cast<size_t>(begin + i)] + cn - 2.0f * dots[static_cast<size_t>(i * t + c)];
+                    o[i] = d > 0.0f ? d : 0.0f;
+                }
             }
         });
     };

@@ -28,12 +28,17 @@ public:
 
 private:
     std::vector<double> centroid_sums(const std::vector<int32_t>& labels) const;
+    /// Sums for `labels`, reused from the previous reassign when it produced these labels.
+    std::vector<double> sums_for(const std::vector<int32_t>& labels) const;
+    Matrix means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const;
 
     ConstMatrix F_;
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
     std::vector<float> norms_;
+    std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
+    std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster, k×r
 };
 
 /// For each row of F: the nearest of the centroids whose `alive` flag is set, and the squared

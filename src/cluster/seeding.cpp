@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kkm {
 namespace {
@@ -31,7 +32,7 @@ std::vector<double> cumulative_mass(const std::vector<float>& w, const std::vect
 }
 
 /// Merges centre number `index` (distances `dist`) into the running nearest assignment.
-void absorb(Seeding& s, std::vector<float>& closest, const std::vector<float>& dist, int32_t index) {
+void absorb(Seeding& s, std::vector<float>& closest, const float* dist, int32_t index) {
     for (size_t i = 0; i < closest.size(); ++i) {
         if (dist[i] < closest[i]) {
             closest[i] = dist[i];
@@ -41,7 +42,7 @@ void absorb(Seeding& s, std::vector<float>& closest, const std::vector<float>& d
 }
 
 double potential(const std::vector<float>& w, const std::vector<float>& closest,
-                 const std::vector<float>& candidate) {
+                 const float* candidate) {
     double p = 0;
     for (size_t i = 0; i < closest.size(); ++i) {
         p += weight_at(w, static_cast<int64_t>(i)) * std::min(closest[i], candidate[i]);
@@ -53,47 +54,50 @@ Seeding seed_kmeanspp(int64_t n, int64_t k, const std::vector<float>& w,
                       const SquaredDistanceToPoint& distance_to, Rng& rng) {
     Seeding s;
     s.labels.assign(static_cast<size_t>(n), 0);
-    std::vector<float> closest(static_cast<size_t>(n)), candidate(static_cast<size_t>(n)),
-        best(static_cast<size_t>(n));
+    std::vector<float> closest(static_cast<size_t>(n));
     const std::vector<float> unit(static_cast<size_t>(n), 1.0f);
     s.centres.push_back(draw_proportional(cumulative_mass(w, unit), rng));
-    distance_to(s.centres[0], closest.data());
+    distance_to({s.centres[0]}, closest.data());
     const int trials = 2 + static_cast<int>(std::log(static_cast<double>(k)));
+    std::vector<float> candidates(static_cast<size_t>(trials * n));
     for (int64_t c = 1; c < k; ++c) {
         const std::vector<double> cumulative = cumulative_mass(w, closest);
+        std::vector<int64_t> ids(static_cast<size_t>(trials));
+        for (int64_t& id : ids) id = draw_proportional(cumulative, rng);
+        distance_to(ids, candidates.data());
+        int best = 0;
         double best_potential = 0;
-        int64_t best_index = -1;
         for (int t = 0; t < trials; ++t) {
-            const int64_t id = draw_proportional(cumulative, rng);
-            distance_to(id, candidate.data());
-            const double p = potential(w, closest, candidate);
-            if (best_index < 0 || p < best_potential) {
+            const double p = potential(w, closest, candidates.data() + t * n);
+            if (t == 0 || p < best_potential) {
                 best_potential = p;
-                best_index = id;
-                best.swap(candidate);
+                best = t;
             }
         }
-        s.centres.push_back(best_index);
-        absorb(s, closest, best, static_cast<int32_t>(c));
+        s.centres.push_back(ids[static_cast<size_t>(best)]);
+        absorb(s, closest, candidates.data() + best * n, static_cast<int32_t>(c));
     }
     return s;
 }
 
 Seeding seed_random(int64_t n, int64_t k, const SquaredDistanceToPoint& distance_to, Rng& rng) {
     Seeding s;
-    // Floyd's algorithm: k distinct indices, then in draw order.
-    std::vector<int64_t> chosen;
+    // Floyd's algorithm: k distinct indices, in draw order.
     for (int64_t j = n - k; j < n; ++j) {
         const int64_t t = static_cast<int64_t>(rng.below(static_cast<uint64_t>(j + 1)));
-        chosen.push_back(std::find(chosen.begin(), chosen.end(), t) == chosen.end() ? t : j);
+        s.centres.push_back(std::find(s.centres.begin(), s.centres.end(), t) == s.centres.end() ? t : j);
     }
-    s.centres = chosen;
     s.labels.assign(static_cast<size_t>(n), 0);
-    std::vector<float> closest(static_cast<size_t>(n)), dist(static_cast<size_t>(n));
-    distance_to(s.centres[0], closest.data());
-    for (int64_t c = 1; c < k; ++c) {
-        distance_to(s.centres[static_cast<size_t>(c)], dist.data());
-        absorb(s, closest, dist, static_cast<int32_t>(c));
+    std::vector<float> closest(static_cast<size_t>(n), std::numeric_limits<float>::infinity());
+    constexpr int64_t kGroup = 16;  // centres per pass over the data
+    std::vector<float> dist(static_cast<size_t>(kGroup * n));
+    for (int64_t first = 0; first < k; first += kGroup) {
+        const std::vector<int64_t> group(s.centres.begin() + first,
+                                         s.centres.begin() + std::min(k, first + kGroup));
+        distance_to(group, dist.data());
+        for (size_t t = 0; t < group.size(); ++t) {
+            absorb(s, closest, dist.data() + static_cast<int64_t>(t) * n, static_cast<int32_t>(first + static_cast<int64_t>(t)));
+        }
     }
     return s;
 }

@@ -12,8 +12,10 @@
 
 namespace kkm {
 
-/// Fills out[i] = squared feature-space distance between point i and point c, for all i.
-using SquaredDistanceToPoint = std::function<void(int64_t c, float* out)>;
+/// Fills out[t·n + i] = squared feature-space distance between point i and point centres[t],
+/// for all n points and every t (one pass over the data serves several centres).
+using SquaredDistanceToPoint =
+    std::function<void(const std::vector<int64_t>& centres, float* out)>;
 
 struct Seeding {
     std::vector<int64_t> centres;  ///< k point indices

@@ -2,9 +2,12 @@
 
 #include <cmath>
 
+#include "core/hot.h"
+
+
 namespace kkm::elementwise {
 
-void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, const float* yn,
+KKM_HOT void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, const float* yn,
          float gamma) {
     for (int64_t i = 0; i < rows; ++i) {
         float* r = out + i * ldo;
@@ -17,7 +20,7 @@ void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, c
     }
 }
 
-void polynomial(float* out, int64_t rows, int64_t cols, int64_t ldo, float gamma, float coef0,
+KKM_HOT void polynomial(float* out, int64_t rows, int64_t cols, int64_t ldo, float gamma, float coef0,
                 int64_t degree) {
     for (int64_t i = 0; i < rows; ++i) {
         float* r = out + i * ldo;
@@ -31,7 +34,7 @@ void polynomial(float* out, int64_t rows, int64_t cols, int64_t ldo, float gamma
     }
 }
 
-void cosine(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xinv,
+KKM_HOT void cosine(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xinv,
             const float* yinv) {
     for (int64_t i = 0; i < rows; ++i) {
         float* r = out + i * ldo;
@@ -41,7 +44,7 @@ void cosine(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xi
     }
 }
 
-void laplacian(const float* X, int64_t rows, const float* Y, int64_t cols, int64_t d, float* out,
+KKM_HOT void laplacian(const float* X, int64_t rows, const float* Y, int64_t cols, int64_t d, float* out,
                int64_t ldo, float gamma) {
     for (int64_t i = 0; i < rows; ++i) {
         const float* x = X + i * d;

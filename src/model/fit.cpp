@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cluster/exact.h"
-#include "cluster/lloyd.h"
+#include "cluster/landmark_lloyd.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/rng.h"
@@ -56,6 +56,17 @@ KernelBasis training_basis(const Params& p, ConstMatrix X, double gamma) {
     return KernelBasis(Kernel(p.kernel, gamma, p.degree, p.coef0), std::move(copy));
 }
 
+/// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's.
+std::vector<float> diagonal(const Params& p, ConstMatrix X, const KernelBasis& basis) {
+    std::vector<float> diag(static_cast<size_t>(X.rows));
+    if (p.kernel == KernelType::precomputed) {
+        for (int64_t i = 0; i < X.rows; ++i) diag[static_cast<size_t>(i)] = X.row(i)[i];
+    } else {
+        basis.self(X, diag.data());
+    }
+    return diag;
+}
+
 template <class Problem>
 LloydResult best_of_restarts(Problem& problem, const Params& p, int64_t n,
                              const std::vector<float>& weights) {
@@ -97,12 +108,7 @@ std::unique_ptr<FittedModel> fit_exact(const Params& p, ConstMatrix X,
     }
     KernelBasis basis = training_basis(p, X, report.gamma);
     const ConstMatrix train = precomputed ? X : basis.points().view();
-    std::vector<float> diag(static_cast<size_t>(n));
-    if (precomputed) {
-        for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = X.row(i)[i];
-    } else {
-        basis.self(train, diag.data());
-    }
+    std::vector<float> diag = diagonal(p, X, basis);
     Matrix K;
     if (store && !precomputed) {
         K = Matrix(n, n);
@@ -142,9 +148,9 @@ std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
     report.m = m;
     const double dm = static_cast<double>(m), dn = static_cast<double>(n);
     require_budget("nystrom",
-                   4.0 * dn * dm + 4.0 * dm * X.cols + 16.0 * dm * dm + 4.0 * 256 * dm * threads +
-                       8.0 * 32 * static_cast<double>(p.k) * dm + 16.0 * dn,
-                   p, "n x m features, landmarks, m x m eigen-decomposition");
+                   4.0 * dn * dm + 4.0 * dm * X.cols + 24.0 * dm * dm +
+                       4.0 * 32 * static_cast<double>(p.k) * dm + 16.0 * dn,
+                   p, "n x m kernel rows, landmarks, m x m eigen-decomposition");
     Rng rng(p.seed, Stream::landmarks);
     const std::vector<int64_t> idx = uniform_landmarks(n, m, rng);
     Matrix landmark_rows(m, X.cols);
@@ -159,16 +165,19 @@ std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
                                                   landmark_rows);
     NystromMap map(std::move(basis), landmark_rows.view(), p.nystrom_rcond);
     timer.stage("eigen");
-    Matrix F(n, map.dim());
-    map.transform(X, F.values.data(), threads);
-    timer.stage("features");
-    FeatureLloyd problem(F.view(), w, p.k, threads);
+    Matrix G(n, m);
+    parallel_blocks(threads, block_count(n, 256), [&](int64_t b) {
+        const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
+        map.basis().evaluate(X.slice(begin, count), G.row(begin), m);
+    });
+    timer.stage("kernel");
+    LandmarkLloyd problem(G.view(), map.projection(), diagonal(p, X, map.basis()), w, p.k, threads);
     LloydResult best = best_of_restarts(problem, p, n, w);
-    Matrix centroids = problem.centroids(best.labels);
+    LandmarkCentres centres = problem.centres(best.labels);
     timer.stage("cluster");
     finish_report(report, std::move(best), w, p.k);
     return std::make_unique<NystromModel>(p, n, X.cols, std::move(report), std::move(map),
-                                          std::move(centroids));
+                                          std::move(centres));
 }
 
 void validate_against_data(const Params& p, ConstMatrix X) {

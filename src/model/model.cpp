@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cluster/lloyd.h"
 #include "core/error.h"
 #include "core/parallel.h"
 
@@ -43,24 +42,27 @@ void ExactModel::transform(ConstMatrix, float*, int) const {
 }
 
 NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,
-                           NystromMap map, Matrix centroids)
+                           NystromMap map, LandmarkCentres centres)
     : FittedModel(std::move(params), n_train, d, std::move(report)), map_(std::move(map)),
-      centroids_(std::move(centroids)) {
-    cnorms_ = row_squared_norms(centroids_.view());
-    for (double m : this->report().mass) alive_.push_back(m > 0 ? 1 : 0);
-}
+      centres_(std::move(centres)) {}
 
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    const int64_t r = map_.dim(), m = map_.basis().size();
+    const KernelBasis& basis = map_.basis();
+    const int64_t m = basis.size();
+    if (dist != nullptr && basis.precomputed()) basis.self(X, nullptr);  // throws the message
     parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
         const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        std::vector<float> F(static_cast<size_t>(count * r)), scratch(static_cast<size_t>(count * m)),
-            d(static_cast<size_t>(count));
-        map_.transform_block(X.slice(begin, count), F.data(), scratch.data());
-        const ConstMatrix Fv{F.data(), count, r};
-        const std::vector<float> fnorms = row_squared_norms(Fv);
-        nearest_centroid(Fv, fnorms.data(), centroids_, cnorms_, alive_, labels + begin, d.data());
-        if (dist != nullptr) std::copy(d.begin(), d.end(), dist + begin);
+        const ConstMatrix rows = X.slice(begin, count);
+        std::vector<float> G(static_cast<size_t>(count * m)), self, scratch_dist;
+        basis.evaluate(rows, G.data(), m);
+        if (dist != nullptr) {
+            self.resize(static_cast<size_t>(count));
+            basis.self(rows, self.data());
+        } else {
+            scratch_dist.resize(static_cast<size_t>(count));
+        }
+        landmark_nearest(ConstMatrix{G.data(), count, m}, dist != nullptr ? self.data() : nullptr,
+                         centres_, labels + begin, dist != nullptr ? dist + begin : scratch_dist.data());
     });
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/exact.h"
+#include "cluster/landmark_lloyd.h"
 #include "core/matrix.h"
 #include "core/params.h"
 #include "features/nystrom.h"
@@ -67,20 +68,19 @@ private:
     DualCentres centres_;
 };
 
-/// Nyström: explicit features and centroids in R^r.
+/// Nyström: centres in the span of the landmarks, kept as H = Q ḡ (k×m) so that assigning a
+/// row costs its kernel row against the landmarks and one k×m product.
 class NystromModel final : public FittedModel {
 public:
     NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, NystromMap map,
-                 Matrix centroids);
+                 LandmarkCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return map_.dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
 
 private:
     NystromMap map_;
-    Matrix centroids_;
-    std::vector<float> cnorms_;
-    std::vector<char> alive_;
+    LandmarkCentres centres_;
 };
 
 }  // namespace kkm

@@ -1,0 +1,226 @@
+#include "cluster/landmark_lloyd.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/hot.h"
+#include "core/linalg.h"
+#include "core/parallel.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
+
+float weight_at(const std::vector<float>& w, int64_t i) {
+    return w.empty() ? 1.0f : w[static_cast<size_t>(i)];
+}
+
+/// Adds w_i g_i to the row of acc (k×m) of each row's label.
+KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<float>& w, int64_t first,
+                float* acc) {
+    const int64_t m = G.cols;
+    for (int64_t i = 0; i < G.rows; ++i) {
+        const float wi = weight_at(w, first + i);
+        float* dst = acc + labels[i] * m;
+        const float* src = G.row(i);
+#pragma omp simd
+        for (int64_t t = 0; t < m; ++t) dst[t] += wi * src[t];
+    }
+}
+
+std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
+    std::vector<double> sums(static_cast<size_t>(size), 0.0);
+    for (int64_t c = 0; c < kChunks; ++c) {
+        const float* acc = partial.data() + c * size;
+        for (int64_t t = 0; t < size; ++t) sums[static_cast<size_t>(t)] += acc[t];
+    }
+    return sums;
+}
+
+}  // namespace
+
+void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
+                      float* dist) {
+    const int64_t k = c.H.rows;
+    std::vector<float> dots(static_cast<size_t>(G.rows * k));
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, G.rows, k, G.cols, 1.0f, G.data, G.cols,
+                  c.H.values.data(), c.H.cols, 0.0f, dots.data(), k, 1);
+    for (int64_t i = 0; i < G.rows; ++i) {
+        float best = std::numeric_limits<float>::infinity();
+        int32_t arg = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            if (!c.alive[static_cast<size_t>(j)]) continue;
+            const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots[static_cast<size_t>(i * k + j)];
+            if (d < best) {
+                best = d;
+                arg = static_cast<int32_t>(j);
+            }
+        }
+        labels[i] = arg;
+        const float full = best + (self != nullptr ? self[i] : 0.0f);
+        dist[i] = self != nullptr && full < 0.0f ? 0.0f : full;
+    }
+}
+
+LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
+                             std::vector<float> weights, int64_t k, int threads)
+    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads) {}
+
+std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
+    if (labels == cached_labels_) return cached_sums_;
+    const int64_t m = G_.cols, per_chunk = block_count(G_.rows, kChunks);
+    std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
+    parallel_blocks(threads_, kChunks, [&](int64_t c) {
+        const int64_t begin = std::min(G_.rows, c * per_chunk), end = std::min(G_.rows, begin + per_chunk);
+        accumulate(G_.slice(begin, end - begin), labels.data() + begin, weights_, begin,
+                   partial.data() + c * k_ * m);
+    });
+    return combine(partial, k_ * m);
+}
+
+std::vector<double> LandmarkLloyd::project(const std::vector<double>& rows, int64_t t) const {
+    const int64_t m = P_.rows, r = P_.cols;
+    std::vector<double> out(static_cast<size_t>(t * r), 0.0);
+    for (int64_t c = 0; c < t; ++c) {
+        double* o = out.data() + c * r;
+        for (int64_t a = 0; a < m; ++a) {
+            const double g = rows[static_cast<size_t>(c * m + a)];
+            const float* p = P_.row(a);
+            for (int64_t s = 0; s < r; ++s) o[s] += g * p[s];
+        }
+    }
+    return out;
+}
+
+Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const {
+    const int64_t m = P_.rows, r = P_.cols;
+    Matrix H(t, m);
+    for (int64_t c = 0; c < t; ++c) {
+        const double* f = features.data() + c * r;
+        for (int64_t a = 0; a < m; ++a) {
+            const float* p = P_.row(a);
+            double s = 0;
+            for (int64_t q = 0; q < r; ++q) s += f[q] * p[q];
+            H.row(c)[a] = static_cast<float>(s);
+        }
+    }
+    return H;
+}
+
+LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums,
+                                                 const std::vector<int32_t>& labels,
+                                                 Matrix* means_out) const {
+    const int64_t m = G_.cols, r = P_.cols;
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    std::vector<double> means(sums.size());
+    LandmarkCentres c;
+    for (int64_t j = 0; j < k_; ++j) {
+        const double w = mass[static_cast<size_t>(j)];
+        c.alive.push_back(w > 0 ? 1 : 0);
+        for (int64_t t = 0; t < m; ++t) {
+            means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
+        }
+    }
+    const std::vector<double> C = project(means, k_);
+    for (int64_t j = 0; j < k_; ++j) {
+        double s = 0;
+        for (int64_t q = 0; q < r; ++q) s += C[static_cast<size_t>(j * r + q)] * C[static_cast<size_t>(j * r + q)];
+        c.self_dot.push_back(static_cast<float>(s));
+    }
+    c.H = lift(C, k_);
+    if (means_out != nullptr) {
+        *means_out = Matrix(k_, m);
+        for (size_t t = 0; t < means.size(); ++t) means_out->values[t] = static_cast<float>(means[t]);
+    }
+    return c;
+}
+
+LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matrix* means) {
+    return centres_from_sums(sums_for(labels), labels, means);
+}
+
+double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                               std::vector<float>& dist) {
+    const LandmarkCentres c = centres(labels);
+    // One pass over G per iteration: each chunk assigns its rows and, while they are in
+    // cache, adds them to its partial sums for the new labels (the next centres).
+    const int64_t m = G_.cols, per_chunk = block_count(G_.rows, kChunks);
+    std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
+    std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
+    parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
+        const int64_t end = std::min(G_.rows, (chunk + 1) * per_chunk);
+        for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
+            const int64_t count = std::min(kRowBlock, end - begin);
+            const ConstMatrix rows = G_.slice(begin, count);
+            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin);
+            accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
+            double s = 0;
+            for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
+            objective[static_cast<size_t>(chunk)] += s;
+        }
+    });
+    cached_sums_ = combine(partial, k_ * m);
+    cached_labels_ = next;
+    double total = 0;
+    for (double v : objective) total += v;
+    return total;
+}
+
+double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
+    // Σ_i w_i ‖φ_i − c_{l_i}‖² = Σ_i w_i K_ii − Σ_j W_j ‖c_j‖², in float64.
+    const int64_t m = G_.cols, r = P_.cols;
+    const std::vector<double> sums = sums_for(labels);
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    std::vector<double> means(sums.size(), 0.0);
+    for (int64_t j = 0; j < k_; ++j) {
+        const double w = mass[static_cast<size_t>(j)];
+        for (int64_t t = 0; t < m && w > 0; ++t) means[static_cast<size_t>(j * m + t)] = sums[static_cast<size_t>(j * m + t)] / w;
+    }
+    const std::vector<double> C = project(means, k_);
+    double total = 0;
+    for (int64_t i = 0; i < G_.rows; ++i) total += static_cast<double>(weight_at(weights_, i)) * diag_[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < k_; ++j) {
+        double s = 0;
+        for (int64_t q = 0; q < r; ++q) s += C[static_cast<size_t>(j * r + q)] * C[static_cast<size_t>(j * r + q)];
+        total -= mass[static_cast<size_t>(j)] * s;
+    }
+    return total;
+}
+
+SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
+    return [this](const std::vector<int64_t>& centres, float* out) {
+        const int64_t t = static_cast<int64_t>(centres.size()), n = G_.rows, m = G_.cols;
+        std::vector<double> chosen(static_cast<size_t>(t * m));
+        for (int64_t c = 0; c < t; ++c) {
+            const float* g = G_.row(centres[static_cast<size_t>(c)]);
+            std::copy(g, g + m, chosen.begin() + c * m);
+        }
+        const std::vector<double> F = project(chosen, t);
+        const Matrix V = lift(F, t);
+        std::vector<float> gg(static_cast<size_t>(t));
+        for (int64_t c = 0; c < t; ++c) {
+            double s = 0;
+            for (int64_t q = 0; q < P_.cols; ++q) s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
+            gg[static_cast<size_t>(c)] = static_cast<float>(s);
+        }
+        constexpr int64_t step = 4 * kRowBlock;
+        parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
+            const int64_t begin = b * step, count = std::min(step, n - begin);
+            std::vector<float> dots(static_cast<size_t>(count * t));
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, m, 1.0f, G_.row(begin), m,
+                          V.values.data(), m, 0.0f, dots.data(), t, 1);
+            for (int64_t c = 0; c < t; ++c) {
+                float* o = out + c * n + begin;
+                for (int64_t i = 0; i < count; ++i) {
+                    const float d = diag_[static_cast<size_t>(begin + i)] + gg[static_cast<size_t>(c)] -
+                                    2.0f * dots[static_cast<size_t>(i * t + c)];
+                    o[i] = d > 0.0f ? d : 0.0f;
+                }
+            }
+        });
+    };
+}
+
+}  // namespace kkm

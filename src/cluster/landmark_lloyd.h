@@ -1,0 +1,70 @@
+// Lloyd on Nyström features without building them. With g_i = k_L(x_i) (the kernel row of
+// point i against the m landmarks) and features f_i = Pᵀ g_i (P is m×r), a centroid is
+// c_j = Pᵀ ḡ_j (ḡ_j the weighted mean kernel row of cluster j), and the kernel distance from
+// φ(x_i) to the centre Φ_L P c_j in the landmark span (Calandriello & Rosasco 2018, §3) is
+//     ‖φ(x_i) − c_j‖² = K_ii − 2 g_iᵀ (P c_j) + ‖c_j‖²
+// = ‖f_i − c_j‖² + (K_ii − ‖f_i‖²), the Nyström-space distance plus a per-point residual that
+// no centre can change. So the assignments are those of k-means on the features, the
+// objective is the exact kernel k-means objective of the Nyström centres, and the n×m×r
+// projection is never computed: each iteration costs one n×m×k GEMM.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cluster/lloyd_driver.h"
+#include "cluster/seeding.h"
+#include "core/matrix.h"
+
+namespace kkm {
+
+/// Centres in kernel-row space: H_j = P c_j (so that f_i·c_j = g_i·H_j) and ‖c_j‖².
+/// (P is applied twice rather than forming P Pᵀ, whose condition number is squared.)
+struct LandmarkCentres {
+    Matrix H;                      ///< k×m
+    std::vector<float> self_dot;   ///< k
+    std::vector<char> alive;       ///< clusters with positive weight
+};
+
+/// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
+/// omit it). Single-threaded.
+void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
+                      float* dist);
+
+class LandmarkLloyd final : public LloydProblem {
+public:
+    /// G: n×m kernel rows (not copied), P: m×r projection, diag: K_ii of the n points.
+    LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
+                  std::vector<float> weights, int64_t k, int threads);
+
+    int64_t size() const override { return G_.rows; }
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                    std::vector<float>& dist) override;
+    double objective(const std::vector<int32_t>& labels) override;
+
+    /// Centres of a labelling, and the weighted mean kernel rows ḡ_j (k×m) behind them.
+    LandmarkCentres centres(const std::vector<int32_t>& labels, Matrix* means = nullptr);
+    /// D²(i, c) = K_ii − 2 f_i·f_c + ‖f_c‖²: kernel distance to the landmark-span
+    /// projection of point c (the exact kernel distance when every point is a landmark).
+    SquaredDistanceToPoint distance_oracle() const;
+
+private:
+    std::vector<double> sums_for(const std::vector<int32_t>& labels);
+    LandmarkCentres centres_from_sums(const std::vector<double>& sums,
+                                      const std::vector<int32_t>& labels, Matrix* means) const;
+    /// rows (t×m, float64) → their features Pᵀ g (t×r, float64).
+    std::vector<double> project(const std::vector<double>& rows, int64_t t) const;
+    /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
+    Matrix lift(const std::vector<double>& features, int64_t t) const;
+
+    ConstMatrix G_;
+    const Matrix& P_;
+    std::vector<float> diag_;
+    std::vector<float> weights_;
+    int64_t k_;
+    int threads_;
+    std::vector<int32_t> cached_labels_;
+    std::vector<double> cached_sums_;
+};
+
+}  // namespace kkm
