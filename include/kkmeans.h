@@ -139,8 +139,11 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
 /* Assigns n new rows (d must equal the training d; with kernel=precomputed X holds the
  * n×n_train kernel values against the training points) to the nearest fitted centre.
  * labels: n int32 outputs in [0, k). distances: NULL, or n outputs receiving the squared
- * feature-space distance to that centre (not available with kernel=precomputed, which does
- * not give K(x,x): pass NULL there). Safe to call concurrently on one fitted model.
+ * kernel-space distance ‖φ(x) − c‖² to that centre: for exact, c is the cluster's mean; for
+ * nystrom, c lies in the span of the landmarks and the distance is K(x,x) − 2 f(x)·c + ‖c‖²
+ * (the feature-space distance plus the part of φ(x) the landmarks cannot represent). Not
+ * available with kernel=precomputed, which does not give K(x,x): pass NULL there.
+ * Safe to call concurrently on one fitted model.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d), INVALID_DATA (NaN/Inf),
  * NOT_FITTED. */
 KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d,
@@ -151,8 +154,9 @@ KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64
                                   int32_t *labels, double *distances);
 
 /* Feature map of an approximate method (nystrom): writes n × feature_dim float32 features
- * (row-major) of the rows of X into out, whose capacity is out_len floats. The features
- * are those the clustering ran on: their squared distances approximate kernel distances.
+ * f(x) = Λ^-½ Uᵀ k_L(x) (row-major) of the rows of X into out, whose capacity is out_len
+ * floats. k-means on these features is what the fit solved: ‖f(x) − f(y)‖² approximates the
+ * kernel distance, and the fit's assignments are nearest centroids in this space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
  * smaller than n*feature_dim; wrong d). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
@@ -173,10 +177,13 @@ KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
  * NOT_FITTED, INVALID_ARGUMENT (len < n_train). */
 KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64_t len);
 
-/* Objective of the fit: the weighted sum over training rows of the squared feature-space
- * distance to the row's cluster mean (scikit-learn's inertia_, R's tot.withinss). For exact
- * it is the kernel k-means objective; for nystrom it is measured in the Nyström feature
- * space. Divide by the total weight for the papers' mean. Errors: NOT_FITTED. */
+/* Objective of the fit: the kernel k-means objective Σ_i w_i ‖φ(x_i) − c_{label(i)}‖², the
+ * weighted sum over training rows of the squared kernel-space distance to the row's centre
+ * (scikit-learn's inertia_, R's tot.withinss). For exact the centres are the cluster means;
+ * for nystrom they are the Nyström centres (Calandriello & Rosasco 2018, Algorithm 1), and
+ * the objective is measured with the exact kernel: Σ_i w_i (K_ii − 2 f_i·c + ‖c‖²), which
+ * equals the feature-space objective plus Σ_i w_i (K_ii − ‖f_i‖²). Divide by the total
+ * weight for the papers' mean. Errors: NOT_FITTED. */
 KKM_API kkm_status kkm_get_objective(const kkm_model *model, double *objective);
 
 /* Lloyd iterations run by the best restart. Errors: NOT_FITTED. */
