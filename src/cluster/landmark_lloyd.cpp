@@ -123,17 +123,20 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
             means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
         }
     }
-    const std::vector<double> C = project(means, k_);
+    // Per iteration the products run in float32 GEMMs: C = ḡ P (k×r), H = C Pᵀ (k×m).
+    Matrix meansf(k_, m), C(k_, r);
+    for (size_t t = 0; t < means.size(); ++t) meansf.values[t] = static_cast<float>(means[t]);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, k_, r, m, 1.0f, meansf.values.data(), m,
+                  P_.values.data(), r, 0.0f, C.values.data(), r, threads_);
     for (int64_t j = 0; j < k_; ++j) {
         double s = 0;
-        for (int64_t q = 0; q < r; ++q) s += C[static_cast<size_t>(j * r + q)] * C[static_cast<size_t>(j * r + q)];
+        for (int64_t q = 0; q < r; ++q) s += static_cast<double>(C.row(j)[q]) * C.row(j)[q];
         c.self_dot.push_back(static_cast<float>(s));
     }
-    c.H = lift(C, k_);
-    if (means_out != nullptr) {
-        *means_out = Matrix(k_, m);
-        for (size_t t = 0; t < means.size(); ++t) means_out->values[t] = static_cast<float>(means[t]);
-    }
+    c.H = Matrix(k_, m);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, k_, m, r, 1.0f, C.values.data(), r,
+                  P_.values.data(), r, 0.0f, c.H.values.data(), m, threads_);
+    if (means_out != nullptr) *means_out = std::move(meansf);
     return c;
 }
 

@@ -1,10 +1,11 @@
-// KKM_HOT: clone a hot loop for AVX-512, AVX2+FMA and the baseline; the dynamic loader picks
+// KKM_HOT: clone a hot loop for AVX-512F, AVX2 and the baseline (chosen by CPU feature, not
+// by CPU model name, which virtual machines often do not report); the dynamic loader picks
 // the best clone for the CPU at run time (GCC function multi-versioning), so one portable
 // binary still runs its inner loops on the widest vectors the machine has.
 #pragma once
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define KKM_HOT __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+#define KKM_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KKM_HOT
 #endif
