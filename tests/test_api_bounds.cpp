@@ -189,6 +189,57 @@ TEST_F(Bounds, TransformOutput) {
     EXPECT_EXIT(in_child(case_TransformOutput), ::testing::ExitedWithCode(0), "");
 }
 
+// Larger Nyström maps (m = 30, 66, 202 landmarks on 600 points in 5-D): transform and assign
+// with the caller's X, out, labels and distances each against a guard page.
+static void case_NystromLargerMaps() {
+    const Dataset ds = uniform(600, 5, 12);
+    std::vector<float> X = ds.X;
+    for (auto& x : X) x *= 10.0f;
+    for (int landmarks : {30, 66, 202}) {
+        kkm_model* m = nullptr;
+        require(kkm_create(&m) == KKM_OK, "create");
+        const std::string params = "k=3 method=nystrom kernel=rbf gamma=0.02 seed=1 m=" + std::to_string(landmarks);
+        require(kkm_set_params(m, params.c_str()) == KKM_OK, "set_params");
+        {
+            Guarded<float> GX(X, true);
+            step("kkm_fit " + params + " (X guarded)");
+            require(kkm_fit(m, GX.data(), ds.n, ds.d, nullptr) == KKM_OK, "fit " + params);
+        }
+        int64_t dim = 0;
+        require(kkm_get_feature_dim(m, &dim) == KKM_OK && dim >= 1, "feature_dim");
+        for (int64_t rows : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{256}, ds.n}) {
+            const std::string tag = params + " feature_dim=" + std::to_string(dim) + " rows=" + std::to_string(rows);
+            const std::vector<float> part(X.begin(), X.begin() + rows * ds.d);
+            std::vector<float> out_plain(static_cast<size_t>(rows * dim));
+            std::vector<int32_t> labels_plain(static_cast<size_t>(rows));
+            std::vector<float> dist_plain(static_cast<size_t>(rows));
+            {
+                Guarded<float> Y(part, true);
+                step("kkm_transform " + tag + ": X guarded");
+                require(kkm_transform(m, Y.data(), rows, ds.d, out_plain.data(), rows * dim) == KKM_OK, "transform");
+                step("kkm_assign " + tag + ": X guarded");
+                require(kkm_assign(m, Y.data(), rows, ds.d, labels_plain.data(), dist_plain.data()) == KKM_OK,
+                        "assign");
+            }
+            {
+                Guarded<float> out(static_cast<size_t>(rows * dim), true);
+                step("kkm_transform " + tag + ": out guarded");
+                require(kkm_transform(m, part.data(), rows, ds.d, out.data(), rows * dim) == KKM_OK, "transform");
+            }
+            {
+                Guarded<int32_t> labels(static_cast<size_t>(rows), true);
+                Guarded<float> dist(static_cast<size_t>(rows), true);
+                step("kkm_assign " + tag + ": labels and distances guarded");
+                require(kkm_assign(m, part.data(), rows, ds.d, labels.data(), dist.data()) == KKM_OK, "assign");
+            }
+        }
+        kkm_destroy(m);
+    }
+}
+TEST_F(Bounds, NystromLargerMaps) {
+    EXPECT_EXIT(in_child(case_NystromLargerMaps), ::testing::ExitedWithCode(0), "");
+}
+
 // k from 1 to 9 for both methods: internal n × k products with every remainder.
 static void case_AssignForEveryK() {
     const Dataset ds = blobs(10, 3, 9, 6);  // n = 90
