@@ -107,8 +107,8 @@ TEST(Methods, LloydNeverIncreasesTheObjective) {
     expect_monotone(linear, start);
 
     const KernelBasis basis(Kernel(KernelType::rbf, 0.1, 3, 1), Matrix(0, data.d));
-    Matrix copy(data.n, data.d);
-    copy.values = data.X;
+    Matrix copy;
+    copy_into(view(data), copy);
     const KernelBasis train(Kernel(KernelType::rbf, 0.1, 3, 1), copy);
     const KernelRows rows(train, copy.view(), 64, 2);
     std::vector<float> diag(static_cast<size_t>(data.n), 1.0f);

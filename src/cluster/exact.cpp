@@ -19,28 +19,34 @@ double weight_at(const std::vector<float>& w, int64_t i) {
 KernelRows::KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t block_rows, int)
     : basis_(&basis), train_(train), n_(train.rows), block_rows_(block_rows) {}
 
-KernelRows::KernelRows(ConstMatrix matrix, int64_t block_rows)
-    : stored_(matrix.data), n_(matrix.rows), block_rows_(block_rows) {}
+KernelRows::KernelRows(ConstMatrix matrix, int64_t block_rows, bool caller_owned)
+    : stored_(matrix.data), n_(matrix.rows), block_rows_(block_rows), caller_owned_(caller_owned) {}
 
-const float* KernelRows::rows(int64_t begin, int64_t count, float* scratch) const {
-    if (stored_ != nullptr) return stored_ + begin * n_;
-    basis_->evaluate(train_.slice(begin, count), scratch, n_);
-    return scratch;
+const float* KernelRows::rows(int64_t begin, int64_t count, Matrix& scratch) const {
+    if (stored_ != nullptr) {
+        const ConstMatrix block{stored_ + begin * n_, count, n_};
+        if (!caller_owned_ || begin + count < n_) return block.data;  // GEMM may read past it
+        copy_into(block, scratch);                                    // the caller's last rows
+        return scratch.data();
+    }
+    scratch.reshape(count, n_);
+    basis_->evaluate(train_.slice(begin, count), scratch.data(), n_);
+    return scratch.data();
 }
 
 void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
                   int32_t* labels, float* dist) {
     const int64_t n = c.Z.rows, k = c.Z.cols;
-    std::vector<float> g(static_cast<size_t>(count * k));
+    Matrix g(count, k);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n,
-                  c.Z.values.data(), k, 0.0f, g.data(), k, 1);
+                  c.Z.data(), k, 0.0f, g.data(), k, 1);
     for (int64_t i = 0; i < count; ++i) {
         double best = std::numeric_limits<double>::infinity();
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             const double m = c.mass[static_cast<size_t>(j)];
             if (!(m > 0)) continue;
-            const double d = -2.0 * g[static_cast<size_t>(i * k + j)] / m + c.self_dot[static_cast<size_t>(j)];
+            const double d = -2.0 * g.row(i)[j] / m + c.self_dot[static_cast<size_t>(j)];
             if (d < best) {
                 best = d;
                 arg = static_cast<int32_t>(j);
@@ -57,12 +63,7 @@ ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag,
     : rows_(rows), diag_(std::move(diag)), weights_(weights), k_(k), threads_(threads),
       scratch_(static_cast<size_t>(threads)) {}
 
-float* ExactLloyd::scratch() {
-    if (rows_.stored()) return nullptr;
-    auto& buffer = scratch_[static_cast<size_t>(omp_get_thread_num())];
-    buffer.resize(static_cast<size_t>(rows_.block_rows() * rows_.size()));
-    return buffer.data();
-}
+Matrix& ExactLloyd::scratch() { return scratch_[static_cast<size_t>(omp_get_thread_num())]; }
 
 Matrix ExactLloyd::kernel_times(const Matrix& Z) {
     const int64_t n = rows_.size(), step = rows_.block_rows();

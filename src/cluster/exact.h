@@ -19,15 +19,16 @@ class KernelRows {
 public:
     /// Rows recomputed from the basis in blocks of at most block_rows rows.
     KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t block_rows, int threads);
-    /// Rows read from an n×n matrix (not copied).
-    KernelRows(ConstMatrix matrix, int64_t block_rows);
+    /// Rows read from an n×n matrix (not copied). caller_owned: the matrix is the caller's
+    /// memory, without GEMM slack, so its last block is copied before GEMM reads it.
+    KernelRows(ConstMatrix matrix, int64_t block_rows, bool caller_owned);
 
     int64_t size() const { return n_; }
     int64_t block_rows() const { return block_rows_; }
     bool stored() const { return stored_ != nullptr; }
-    /// Rows [begin, begin+count) as a count×n matrix: a pointer into the stored matrix or
-    /// into scratch (count·n floats, filled here).
-    const float* rows(int64_t begin, int64_t count, float* scratch) const;
+    /// Rows [begin, begin+count) as a count×n matrix safe to hand to GEMM: a pointer into
+    /// the stored matrix, or into scratch (filled here).
+    const float* rows(int64_t begin, int64_t count, Matrix& scratch) const;
 
 private:
     const KernelBasis* basis_ = nullptr;
@@ -35,6 +36,7 @@ private:
     const float* stored_ = nullptr;
     int64_t n_ = 0;
     int64_t block_rows_ = 256;
+    bool caller_owned_ = false;
 };
 
 /// The implicit centres of a labelling.
@@ -45,7 +47,7 @@ struct DualCentres {
 };
 
 /// Nearest centre for `count` rows given their kernel rows against the training points
-/// (count×n), their k(x,x) (may be NULL: then distances omit it), and the centres.
+/// (count×n, with GEMM slack behind), their k(x,x) (may be NULL: then distances omit it), and the centres.
 /// Single-threaded.
 void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
                   int32_t* labels, float* dist);
@@ -68,14 +70,14 @@ public:
 private:
     /// G = K · Z (n×k) over all kernel rows.
     Matrix kernel_times(const Matrix& Z);
-    float* scratch();
+    Matrix& scratch();
 
     const KernelRows& rows_;
     std::vector<float> diag_;
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
-    std::vector<std::vector<float>> scratch_;  // one kernel-row block per thread
+    std::vector<Matrix> scratch_;  // one kernel-row block per thread
 };
 
 }  // namespace kkm

@@ -44,15 +44,15 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
                       float* dist) {
     const int64_t k = c.H.rows;
-    std::vector<float> dots(static_cast<size_t>(G.rows * k));
+    Matrix dots(G.rows, k);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, G.rows, k, G.cols, 1.0f, G.data, G.cols,
-                  c.H.values.data(), c.H.cols, 0.0f, dots.data(), k, 1);
+                  c.H.data(), c.H.cols, 0.0f, dots.data(), k, 1);
     for (int64_t i = 0; i < G.rows; ++i) {
         float best = std::numeric_limits<float>::infinity();
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!c.alive[static_cast<size_t>(j)]) continue;
-            const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots[static_cast<size_t>(i * k + j)];
+            const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
             if (d < best) {
                 best = d;
                 arg = static_cast<int32_t>(j);
@@ -211,14 +211,14 @@ SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
         constexpr int64_t step = 4 * kRowBlock;
         parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
             const int64_t begin = b * step, count = std::min(step, n - begin);
-            std::vector<float> dots(static_cast<size_t>(count * t));
+            Matrix dots(count, t);
             linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, m, 1.0f, G_.row(begin), m,
-                          V.values.data(), m, 0.0f, dots.data(), t, 1);
+                          V.data(), m, 0.0f, dots.data(), t, 1);
             for (int64_t c = 0; c < t; ++c) {
                 float* o = out + c * n + begin;
                 for (int64_t i = 0; i < count; ++i) {
                     const float d = diag_[static_cast<size_t>(begin + i)] + gg[static_cast<size_t>(c)] -
-                                    2.0f * dots[static_cast<size_t>(i * t + c)];
+                                    2.0f * dots.row(i)[c];
                     o[i] = d > 0.0f ? d : 0.0f;
                 }
             }

@@ -26,14 +26,15 @@ struct LandmarkCentres {
     std::vector<char> alive;       ///< clusters with positive weight
 };
 
-/// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
-/// omit it). Single-threaded.
+/// Nearest centre of `count` kernel rows G (count×m, with GEMM slack behind), with K(x,x) in
+/// self (NULL: distances omit it). Single-threaded.
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
                       float* dist);
 
 class LandmarkLloyd final : public LloydProblem {
 public:
-    /// G: n×m kernel rows (not copied), P: m×r projection, diag: K_ii of the n points.
+    /// G: n×m kernel rows (not copied; a Matrix, see kGemmSlack), P: m×r projection,
+    /// diag: K_ii of the n points.
     LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
                   std::vector<float> weights, int64_t k, int threads);
 

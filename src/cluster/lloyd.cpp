@@ -33,16 +33,15 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
                       int32_t* labels, float* dist) {
     const int64_t k = C.rows;
-    std::vector<float> dots(static_cast<size_t>(F.rows * k));
+    Matrix dots(F.rows, k);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, F.rows, k, F.cols, 1.0f, F.data, F.cols,
-                  C.values.data(), C.cols, 0.0f, dots.data(), k, 1);
+                  C.data(), C.cols, 0.0f, dots.data(), k, 1);
     for (int64_t i = 0; i < F.rows; ++i) {
         float best = std::numeric_limits<float>::infinity();
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!alive[static_cast<size_t>(j)]) continue;
-            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] -
-                            2.0f * dots[static_cast<size_t>(i * k + j)];
+            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
             if (d < best) {
                 best = d;
                 arg = static_cast<int32_t>(j);
@@ -183,14 +182,14 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
         constexpr int64_t step = 4 * kRowBlock;
         parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
             const int64_t begin = b * step, count = std::min(step, n - begin);
-            std::vector<float> dots(static_cast<size_t>(count * t));
+            Matrix dots(count, t);
             linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, r, 1.0f, F_.row(begin), r,
-                          chosen.values.data(), r, 0.0f, dots.data(), t, 1);
+                          chosen.data(), r, 0.0f, dots.data(), t, 1);
             for (int64_t c = 0; c < t; ++c) {
                 const float cn = norms_[static_cast<size_t>(centres[static_cast<size_t>(c)])];
                 float* o = out + c * n + begin;
                 for (int64_t i = 0; i < count; ++i) {
-                    const float d = norms_[static_cast<size_t>(begin + i)] + cn - 2.0f * dots[static_cast<size_t>(i * t + c)];
+                    const float d = norms_[static_cast<size_t>(begin + i)] + cn - 2.0f * dots.row(i)[c];
                     o[i] = d > 0.0f ? d : 0.0f;
                 }
             }

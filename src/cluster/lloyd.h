@@ -13,7 +13,8 @@ namespace kkm {
 
 class FeatureLloyd final : public LloydProblem {
 public:
-    /// F: n×r features (not copied: must outlive this object). weights: empty or n values.
+    /// F: n×r features (not copied: must outlive this object, and have GEMM slack behind it,
+    /// see kGemmSlack). weights: empty or n values.
     FeatureLloyd(ConstMatrix F, const std::vector<float>& weights, int64_t k, int threads);
 
     int64_t size() const override { return F_.rows; }

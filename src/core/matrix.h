@@ -20,17 +20,40 @@ struct MatrixView {
 
 using ConstMatrix = MatrixView<float>;
 
-/// An owning row-major float matrix.
+/// Zero floats every Matrix keeps after its last element. Debian's BLIS 0.9 reads (never
+/// writes) past the end of its operands in some shapes — up to one whole row of A when it
+/// has a single row, a few floats past B and C — so every buffer handed to GEMM is a Matrix
+/// (or a caller's block copied into one) with one spare row plus this slack behind it.
+inline constexpr int64_t kGemmSlack = 64;
+
+/// An owning row-major float matrix, zero-initialised, with one spare row plus kGemmSlack
+/// zero floats after the last element (see kGemmSlack).
 struct Matrix {
     std::vector<float> values;
     int64_t rows = 0;
     int64_t cols = 0;
 
     Matrix() = default;
-    Matrix(int64_t r, int64_t c) : values(static_cast<size_t>(r * c)), rows(r), cols(c) {}
+    Matrix(int64_t r, int64_t c)
+        : values(static_cast<size_t>(r * c + c + kGemmSlack)), rows(r), cols(c) {}
+    float* data() { return values.data(); }
+    const float* data() const { return values.data(); }
     float* row(int64_t i) { return values.data() + i * cols; }
     const float* row(int64_t i) const { return values.data() + i * cols; }
     ConstMatrix view() const { return {values.data(), rows, cols}; }
+    /// Makes this a rows×cols matrix, reusing the storage when it is large enough.
+    void reshape(int64_t r, int64_t c) {
+        const auto need = static_cast<size_t>(r * c + c + kGemmSlack);
+        if (values.size() < need) values.assign(need, 0.0f);
+        rows = r;
+        cols = c;
+    }
 };
+
+/// A copy of a (caller's) block in a padded Matrix, safe to hand to GEMM.
+inline void copy_into(ConstMatrix block, Matrix& out) {
+    out.reshape(block.rows, block.cols);
+    for (int64_t i = 0; i < block.rows * block.cols; ++i) out.values[static_cast<size_t>(i)] = block.data[i];
+}
 
 }  // namespace kkm

@@ -48,21 +48,22 @@ NystromMap::NystromMap(KernelBasis basis, ConstMatrix landmark_rows, double rcon
     P_ = whitening_projection(kll, m, rcond);
 }
 
-void NystromMap::transform_block(ConstMatrix X, float* out, float* scratch) const {
-    const int64_t m = basis_.size(), r = P_.cols;
-    basis_.evaluate(X, scratch, m);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, X.rows, r, m, 1.0f, scratch, m,
-                  P_.values.data(), r, 0.0f, out, r, 1);
-}
-
 void NystromMap::transform(ConstMatrix X, float* out, int threads) const {
     const int64_t m = basis_.size(), r = P_.cols;
-    std::vector<std::vector<float>> scratch(static_cast<size_t>(threads));
+    struct Scratch {
+        Matrix rows, kernel, features;
+    };
+    std::vector<Scratch> scratch(static_cast<size_t>(threads));
     parallel_blocks(threads, block_count(X.rows, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, X.rows - begin);
-        auto& buffer = scratch[static_cast<size_t>(omp_get_thread_num())];
-        buffer.resize(static_cast<size_t>(kRowBlock * m));
-        transform_block(X.slice(begin, count), out + begin * r, buffer.data());
+        Scratch& s = scratch[static_cast<size_t>(omp_get_thread_num())];
+        copy_into(X.slice(begin, count), s.rows);
+        s.kernel.reshape(count, m);
+        s.features.reshape(count, r);
+        basis_.evaluate(s.rows.view(), s.kernel.data(), m);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, s.kernel.data(), m,
+                      P_.data(), r, 0.0f, s.features.data(), r, 1);
+        std::copy(s.features.data(), s.features.data() + count * r, out + begin * r);
     });
 }
 

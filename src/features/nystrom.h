@@ -21,10 +21,9 @@ public:
     const KernelBasis& basis() const { return basis_; }
     const Matrix& projection() const { return P_; }
 
-    /// out (X.rows × dim(), row-major) = K(X, L) · P, in parallel row blocks.
+    /// out (X.rows × dim(), row-major) = K(X, L) · P, in parallel row blocks. X and out may
+    /// be the caller's memory: blocks are copied through padded buffers.
     void transform(ConstMatrix X, float* out, int threads) const;
-    /// Single-threaded transform of one block (scratch: X.rows × m floats).
-    void transform_block(ConstMatrix X, float* out, float* scratch) const;
 
 private:
     KernelBasis basis_;

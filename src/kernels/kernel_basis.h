@@ -26,7 +26,9 @@ public:
     int64_t input_dim() const { return input_dim_; }
     bool precomputed() const { return !kernel_.has_value(); }
 
-    /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded.
+    /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded. rows and
+    /// out go to GEMM: they must be library memory with GEMM slack behind them (a Matrix, or
+    /// a caller's block copied into one with copy_into).
     void evaluate(ConstMatrix rows, float* out, int64_t ldo) const;
 
     /// k(x, x) of each input row; throws for a precomputed kernel (it is not known).

@@ -117,7 +117,7 @@ std::unique_ptr<FittedModel> fit_exact(const Params& p, ConstMatrix X,
             basis.evaluate(train.slice(begin, count), K.row(begin), n);
         });
     }
-    const KernelRows rows = store ? KernelRows(precomputed ? X : K.view(), 256)
+    const KernelRows rows = store ? KernelRows(precomputed ? X : K.view(), 256, precomputed)
                                   : KernelRows(basis, train, block_rows, threads);
     timer.stage("kernel");
     ExactLloyd problem(rows, std::move(diag), w, p.k, threads);
@@ -166,9 +166,12 @@ std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
     NystromMap map(std::move(basis), landmark_rows.view(), p.nystrom_rcond);
     timer.stage("eigen");
     Matrix G(n, m);
+    std::vector<Matrix> rows(static_cast<size_t>(threads));  // caller's rows, copied for GEMM
     parallel_blocks(threads, block_count(n, 256), [&](int64_t b) {
         const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
-        map.basis().evaluate(X.slice(begin, count), G.row(begin), m);
+        Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
+        copy_into(X.slice(begin, count), block);
+        map.basis().evaluate(block.view(), G.row(begin), m);
     });
     timer.stage("kernel");
     LandmarkLloyd problem(G.view(), map.projection(), diagonal(p, X, map.basis()), w, p.k, threads);

@@ -22,12 +22,13 @@ void ExactModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads
     if (dist != nullptr && basis_.precomputed()) basis_.self(X, nullptr);  // throws the message
     parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
         const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        const ConstMatrix rows = X.slice(begin, count);
-        std::vector<float> K(static_cast<size_t>(count * n)), self, scratch_dist;
-        basis_.evaluate(rows, K.data(), n);
+        Matrix rows, K(count, n);
+        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
+        std::vector<float> self, scratch_dist;
+        basis_.evaluate(rows.view(), K.data(), n);
         if (dist != nullptr) {
             self.resize(static_cast<size_t>(count));
-            basis_.self(rows, self.data());
+            basis_.self(rows.view(), self.data());
         } else {
             scratch_dist.resize(static_cast<size_t>(count));
         }
@@ -52,16 +53,17 @@ void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threa
     if (dist != nullptr && basis.precomputed()) basis.self(X, nullptr);  // throws the message
     parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
         const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        const ConstMatrix rows = X.slice(begin, count);
-        std::vector<float> G(static_cast<size_t>(count * m)), self, scratch_dist;
-        basis.evaluate(rows, G.data(), m);
+        Matrix rows, G(count, m);
+        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
+        std::vector<float> self, scratch_dist;
+        basis.evaluate(rows.view(), G.data(), m);
         if (dist != nullptr) {
             self.resize(static_cast<size_t>(count));
-            basis.self(rows, self.data());
+            basis.self(rows.view(), self.data());
         } else {
             scratch_dist.resize(static_cast<size_t>(count));
         }
-        landmark_nearest(ConstMatrix{G.data(), count, m}, dist != nullptr ? self.data() : nullptr,
+        landmark_nearest(G.view(), dist != nullptr ? self.data() : nullptr,
                          centres_, labels + begin, dist != nullptr ? dist + begin : scratch_dist.data());
     });
 }
