@@ -123,11 +123,13 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
             means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
         }
     }
-    // Per iteration the products run in float32 GEMMs: C = ḡ P (k×r), H = C Pᵀ (k×m).
+    // Per iteration the products run in float32 GEMMs: C = ḡ P (k×r), H = C Pᵀ (k×m). One
+    // thread each: they are small, and a BLAS splitting them by thread count could change
+    // the rounding (OpenBLAS does), which would break thread-count invariance.
     Matrix meansf(k_, m), C(k_, r);
     for (size_t t = 0; t < means.size(); ++t) meansf.values[t] = static_cast<float>(means[t]);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::no, k_, r, m, 1.0f, meansf.values.data(), m,
-                  P_.values.data(), r, 0.0f, C.values.data(), r, threads_);
+                  P_.values.data(), r, 0.0f, C.values.data(), r, 1);
     for (int64_t j = 0; j < k_; ++j) {
         double s = 0;
         for (int64_t q = 0; q < r; ++q) s += static_cast<double>(C.row(j)[q]) * C.row(j)[q];
@@ -135,7 +137,7 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
     }
     c.H = Matrix(k_, m);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, k_, m, r, 1.0f, C.values.data(), r,
-                  P_.values.data(), r, 0.0f, c.H.values.data(), m, threads_);
+                  P_.values.data(), r, 0.0f, c.H.values.data(), m, 1);
     if (means_out != nullptr) *means_out = std::move(meansf);
     return c;
 }

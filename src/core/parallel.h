@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <mutex>
@@ -36,6 +37,30 @@ void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
             std::lock_guard<std::mutex> lock(error_mutex);
             if (!error) error = std::current_exception();
         }
+    }
+    if (error) std::rethrow_exception(error);
+}
+
+/// As parallel_blocks, while the first thread first runs `side` (e.g. a single-threaded
+/// LAPACK call), so the other threads are not idle meanwhile. The blocks are still
+/// independent, so results never depend on the thread count.
+template <class Side, class Fn>
+void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) {
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    std::atomic<int64_t> next{0};
+    auto guarded = [&](auto&& work) {
+        try {
+            work();
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+        }
+    };
+#pragma omp parallel num_threads(threads)
+    {
+        if (omp_get_thread_num() == 0) guarded(side);
+        for (int64_t b = next++; b < nblocks; b = next++) guarded([&] { fn(b); });
     }
     if (error) std::rethrow_exception(error);
 }

@@ -13,12 +13,12 @@ namespace {
 constexpr int64_t kRowBlock = 256;
 
 /// P = U_r Λ_r^-½ for the eigenpairs above the cut-off.
-Matrix whitening_projection(const std::vector<float>& kll, int64_t m, double rcond) {
+Matrix whitening_projection(const Matrix& kll, int64_t m, double rcond) {
     std::vector<double> A(static_cast<size_t>(m * m)), w(static_cast<size_t>(m));
     for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < m; ++j) {
             A[static_cast<size_t>(i * m + j)] =
-                0.5 * (static_cast<double>(kll[static_cast<size_t>(i * m + j)]) + kll[static_cast<size_t>(j * m + i)]);
+                0.5 * (static_cast<double>(kll.row(i)[j]) + kll.row(j)[i]);
         }
     }
     linalg::dsyevd(m, A.data(), w.data());
@@ -40,12 +40,11 @@ Matrix whitening_projection(const std::vector<float>& kll, int64_t m, double rco
 
 }  // namespace
 
-NystromMap::NystromMap(KernelBasis basis, ConstMatrix landmark_rows, double rcond)
-    : basis_(std::move(basis)) {
-    const int64_t m = basis_.size();
-    std::vector<float> kll(static_cast<size_t>(m * m));
-    basis_.evaluate(landmark_rows, kll.data(), m);
-    P_ = whitening_projection(kll, m, rcond);
+Matrix NystromMap::projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond) {
+    const int64_t m = basis.size();
+    Matrix kll(m, m);
+    basis.evaluate(landmark_rows, kll.data(), m);
+    return whitening_projection(kll, m, rcond);
 }
 
 void NystromMap::transform(ConstMatrix X, float* out, int threads) const {

@@ -13,9 +13,11 @@ namespace kkm {
 
 class NystromMap {
 public:
-    /// landmark_rows: the landmarks as input rows (m × basis.input_dim()), so that
-    /// K_LL = basis.evaluate(landmark_rows).
-    NystromMap(KernelBasis basis, ConstMatrix landmark_rows, double rcond);
+    /// P = U_r Λ_r^-½ from K_LL = basis.evaluate(landmark_rows) (landmark_rows: the landmarks
+    /// as input rows, m × basis.input_dim(), a Matrix), dropping eigenvalues ≤ rcond·λ_max.
+    static Matrix projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond);
+
+    NystromMap(KernelBasis basis, Matrix P) : basis_(std::move(basis)), P_(std::move(P)) {}
 
     int64_t dim() const { return P_.cols; }
     const KernelBasis& basis() const { return basis_; }

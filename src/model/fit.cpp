@@ -163,17 +163,20 @@ std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
     KernelBasis basis = precomputed ? KernelBasis(idx, n)
                                     : KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0),
                                                   landmark_rows);
-    NystromMap map(std::move(basis), landmark_rows.view(), p.nystrom_rcond);
-    timer.stage("eigen");
-    Matrix G(n, m);
+    // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
+    // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
+    Matrix P, G(n, m);
     std::vector<Matrix> rows(static_cast<size_t>(threads));  // caller's rows, copied for GEMM
-    parallel_blocks(threads, block_count(n, 256), [&](int64_t b) {
-        const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
-        Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
-        copy_into(X.slice(begin, count), block);
-        map.basis().evaluate(block.view(), G.row(begin), m);
-    });
-    timer.stage("kernel");
+    parallel_blocks_beside(
+        threads, [&] { P = NystromMap::projection(basis, landmark_rows.view(), p.nystrom_rcond); },
+        block_count(n, 256), [&](int64_t b) {
+            const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
+            Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
+            copy_into(X.slice(begin, count), block);
+            basis.evaluate(block.view(), G.row(begin), m);
+        });
+    NystromMap map(std::move(basis), std::move(P));
+    timer.stage("kernel+eigen");
     LandmarkLloyd problem(G.view(), map.projection(), diagonal(p, X, map.basis()), w, p.k, threads);
     LloydResult best = best_of_restarts(problem, p, n, w);
     LandmarkCentres centres = problem.centres(best.labels);
