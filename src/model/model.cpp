@@ -10,6 +10,30 @@ namespace {
 
 constexpr int64_t kAssignBlock = 64;
 
+/// The assign loop both methods share: in parallel blocks, the kernel rows of X against the
+/// basis (and k(x,x) when distances are wanted), then nearest(K, self, labels, dist).
+template <class Nearest>
+void assign_by_kernel_rows(const KernelBasis& basis, ConstMatrix X, int32_t* labels, float* dist,
+                           int threads, Nearest&& nearest) {
+    const int64_t n = basis.size();
+    if (dist != nullptr && basis.precomputed()) basis.self(X, nullptr);  // throws the message
+    parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
+        const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
+        Matrix rows, K(count, n);
+        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
+        basis.evaluate(rows.view(), K.data(), n);
+        std::vector<float> self, scratch_dist;
+        if (dist != nullptr) {
+            self.resize(static_cast<size_t>(count));
+            basis.self(rows.view(), self.data());
+        } else {
+            scratch_dist.resize(static_cast<size_t>(count));
+        }
+        nearest(K, dist != nullptr ? self.data() : nullptr, labels + begin,
+                dist != nullptr ? dist + begin : scratch_dist.data());
+    });
+}
+
 }  // namespace
 
 ExactModel::ExactModel(Params params, int64_t d, FitReport report, KernelBasis basis,
@@ -18,23 +42,10 @@ ExactModel::ExactModel(Params params, int64_t d, FitReport report, KernelBasis b
       centres_(std::move(centres)) {}
 
 void ExactModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    const int64_t n = basis_.size();
-    if (dist != nullptr && basis_.precomputed()) basis_.self(X, nullptr);  // throws the message
-    parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
-        const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        Matrix rows, K(count, n);
-        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
-        std::vector<float> self, scratch_dist;
-        basis_.evaluate(rows.view(), K.data(), n);
-        if (dist != nullptr) {
-            self.resize(static_cast<size_t>(count));
-            basis_.self(rows.view(), self.data());
-        } else {
-            scratch_dist.resize(static_cast<size_t>(count));
-        }
-        dual_nearest(K.data(), count, dist != nullptr ? self.data() : nullptr, centres_,
-                     labels + begin, dist != nullptr ? dist + begin : scratch_dist.data());
-    });
+    assign_by_kernel_rows(basis_, X, labels, dist, threads,
+                          [&](const Matrix& K, const float* self, int32_t* l, float* d) {
+                              dual_nearest(K.data(), K.rows, self, centres_, l, d);
+                          });
 }
 
 void ExactModel::transform(ConstMatrix, float*, int) const {
@@ -48,24 +59,10 @@ NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport 
       centres_(std::move(centres)) {}
 
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    const KernelBasis& basis = map_.basis();
-    const int64_t m = basis.size();
-    if (dist != nullptr && basis.precomputed()) basis.self(X, nullptr);  // throws the message
-    parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
-        const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        Matrix rows, G(count, m);
-        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
-        std::vector<float> self, scratch_dist;
-        basis.evaluate(rows.view(), G.data(), m);
-        if (dist != nullptr) {
-            self.resize(static_cast<size_t>(count));
-            basis.self(rows.view(), self.data());
-        } else {
-            scratch_dist.resize(static_cast<size_t>(count));
-        }
-        landmark_nearest(G.view(), dist != nullptr ? self.data() : nullptr,
-                         centres_, labels + begin, dist != nullptr ? dist + begin : scratch_dist.data());
-    });
+    assign_by_kernel_rows(map_.basis(), X, labels, dist, threads,
+                          [&](const Matrix& G, const float* self, int32_t* l, float* d) {
+                              landmark_nearest(G.view(), self, centres_, l, d);
+                          });
 }
 
 void NystromModel::transform(ConstMatrix X, float* out, int threads) const {
