@@ -18,14 +18,22 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-/// Records the seconds each stage takes into a FitReport.
+/// Records the seconds each stage takes into a FitReport; a stage named twice (seeding and
+/// Lloyd across restarts) adds up.
 class StageTimer {
 public:
     explicit StageTimer(FitReport& report) : report_(report), start_(Clock::now()) {}
     void stage(const char* name) {
         const auto now = Clock::now();
-        report_.timings.emplace_back(name, std::chrono::duration<double>(now - start_).count());
+        const double seconds = std::chrono::duration<double>(now - start_).count();
         start_ = now;
+        for (auto& [stage, total] : report_.timings) {
+            if (stage == name) {
+                total += seconds;
+                return;
+            }
+        }
+        report_.timings.emplace_back(name, seconds);
     }
 
 private:
@@ -69,13 +77,15 @@ std::vector<float> diagonal(const Params& p, ConstMatrix X, const KernelBasis& b
 
 template <class Problem>
 LloydResult best_of_restarts(Problem& problem, const Params& p, int64_t n,
-                             const std::vector<float>& weights) {
+                             const std::vector<float>& weights, StageTimer& timer) {
     LloydResult best;
     const LloydOptions options{p.k, p.max_iter, p.tol};
     for (int64_t r = 0; r < p.n_init; ++r) {
         Rng rng(p.seed, Stream::seeding, static_cast<uint64_t>(r));
         Seeding s = seed_centres(p.init, n, p.k, weights, problem.distance_oracle(), rng);
+        timer.stage("seeding");
         LloydResult result = run_lloyd(problem, std::move(s.labels), weights, options);
+        timer.stage("lloyd");
         if (r == 0 || result.objective < best.objective) best = std::move(result);
     }
     return best;
@@ -121,9 +131,9 @@ std::unique_ptr<FittedModel> fit_exact(const Params& p, ConstMatrix X,
                                   : KernelRows(basis, train, block_rows, threads);
     timer.stage("kernel");
     ExactLloyd problem(rows, std::move(diag), w, p.k, threads);
-    LloydResult best = best_of_restarts(problem, p, n, w);
+    LloydResult best = best_of_restarts(problem, p, n, w, timer);
     DualCentres centres = problem.centres(best.labels);
-    timer.stage("cluster");
+    timer.stage("lloyd");
     finish_report(report, std::move(best), w, p.k);
     return std::make_unique<ExactModel>(p, X.cols, std::move(report), std::move(basis),
                                         std::move(centres));
@@ -178,9 +188,9 @@ std::unique_ptr<FittedModel> fit_nystrom(const Params& p, ConstMatrix X,
     NystromMap map(std::move(basis), std::move(P));
     timer.stage("kernel+eigen");
     LandmarkLloyd problem(G.view(), map.projection(), diagonal(p, X, map.basis()), w, p.k, threads);
-    LloydResult best = best_of_restarts(problem, p, n, w);
+    LloydResult best = best_of_restarts(problem, p, n, w, timer);
     LandmarkCentres centres = problem.centres(best.labels);
-    timer.stage("cluster");
+    timer.stage("lloyd");
     finish_report(report, std::move(best), w, p.k);
     return std::make_unique<NystromModel>(p, n, X.cols, std::move(report), std::move(map),
                                           std::move(centres));
