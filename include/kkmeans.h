@@ -108,7 +108,7 @@ KKM_API int32_t kkm_param_count(void);
 
 /* Describes parameter number index (0 ≤ index < kkm_param_count()). Each non-NULL output
  * receives a pointer to a static string: name, type ("int", "float", "enum", "int|auto",
- * "float|auto"), default value, accepted range or values, and a one-line description.
+ * "float|auto", "int|none"), default value, accepted range or values, and a one-line description.
  * Pass NULL for outputs you do not need. Errors: INVALID_ARGUMENT (index out of range).
  * Thread-safe. */
 KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type,

@@ -185,11 +185,11 @@ TEST(Methods, AutoGammaIsThePapersBandwidthRule) {
         }
     }
     const double pairs = static_cast<double>(data.n * data.n);
-    EXPECT_NEAR(auto_gamma(KernelType::rbf, view(data), {}, 2), 1.0 / (2.0 * sq / pairs), 1e-9);
-    EXPECT_NEAR(auto_gamma(KernelType::laplacian, view(data), {}, 2), pairs / l1, 1e-9);
-    EXPECT_NEAR(auto_gamma(KernelType::polynomial, view(data), {}, 2), 1.0 / data.d, 1e-15);
+    EXPECT_NEAR(auto_gamma(KernelType::rbf, view(data), {}, 1.0, 2), 1.0 / (2.0 * sq / pairs), 1e-9);
+    EXPECT_NEAR(auto_gamma(KernelType::laplacian, view(data), {}, 1.0, 2), pairs / l1, 1e-9);
+    EXPECT_NEAR(auto_gamma(KernelType::polynomial, view(data), {}, 1.0, 2), 1.0 / data.d, 1e-15);
     const std::vector<float> same(8, 1.5f);
-    EXPECT_THROW(auto_gamma(KernelType::rbf, ConstMatrix{same.data(), 4, 2}, {}, 1), Error);
+    EXPECT_THROW(auto_gamma(KernelType::rbf, ConstMatrix{same.data(), 4, 2}, {}, 1.0, 1), Error);
 }
 
 TEST(Metrics, MatchScikitLearn) {

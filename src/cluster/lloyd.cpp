@@ -52,8 +52,10 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
     }
 }
 
-FeatureLloyd::FeatureLloyd(ConstMatrix F, const std::vector<float>& weights, int64_t k, int threads)
-    : F_(F), weights_(weights), k_(k), threads_(threads), norms_(row_squared_norms(F)) {}
+FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
+                           std::vector<float> offset)
+    : F_(F), weights_(std::move(weights)), k_(k), threads_(threads), norms_(row_squared_norms(F)),
+      offset_(std::move(offset)) {}
 
 std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labels) const {
     const int64_t r = F_.cols;
@@ -118,6 +120,9 @@ double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<in
             const int64_t count = std::min(kRowBlock, end - begin);
             nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
                              next.data() + begin, dist.data() + begin);
+            if (!offset_.empty()) {
+                for (int64_t i = begin; i < begin + count; ++i) dist[static_cast<size_t>(i)] += offset_[static_cast<size_t>(i)];
+            }
             for (int64_t i = begin; i < begin + count; ++i) {
                 const float w = static_cast<float>(weight_at(weights_, i));
                 objective[static_cast<size_t>(c)] += w * static_cast<double>(dist[static_cast<size_t>(i)]);
@@ -163,6 +168,7 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
                 const double diff = f[t] - c[t];
                 d += diff * diff;
             }
+            if (!offset_.empty()) d += offset_[static_cast<size_t>(i)];
             s += weight_at(weights_, i) * d;
         }
         partial[static_cast<size_t>(b)] = s;
@@ -190,7 +196,8 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
                 float* o = out + c * n + begin;
                 for (int64_t i = 0; i < count; ++i) {
                     const float d = norms_[static_cast<size_t>(begin + i)] + cn - 2.0f * dots.row(i)[c];
-                    o[i] = d > 0.0f ? d : 0.0f;
+                    const float extra = offset_.empty() ? 0.0f : offset_[static_cast<size_t>(begin + i)];
+                    o[i] = (d > 0.0f ? d : 0.0f) + extra;
                 }
             }
         });

@@ -14,8 +14,12 @@ namespace kkm {
 class FeatureLloyd final : public LloydProblem {
 public:
     /// F: n×r features (not copied: must outlive this object, and have GEMM slack behind it,
-    /// see kGemmSlack). weights: empty or n values.
-    FeatureLloyd(ConstMatrix F, const std::vector<float>& weights, int64_t k, int threads);
+    /// see kGemmSlack). weights: empty or n values. offset: empty, or a constant per point
+    /// added to every distance of that point (Nyström features: the residual K_ii − ‖f_i‖²,
+    /// which turns feature distances into kernel distances to centres in the landmark span;
+    /// it changes no assignment).
+    FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
+                 std::vector<float> offset = {});
 
     int64_t size() const override { return F_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -38,6 +42,7 @@ private:
     int64_t k_;
     int threads_;
     std::vector<float> norms_;
+    std::vector<float> offset_;
     std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
     std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster, k×r
 };

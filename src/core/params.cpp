@@ -19,9 +19,11 @@ std::vector<ParamSpec> build_table() {
     return {
         {"k", "n_clusters centers", "int", "8", "[1, 2147483647]",
          "number of clusters", 1, kIntMax, false, false, nullptr},
-        {"method", "", "enum", "nystrom", "exact|nystrom",
-         "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018)",
-         0, 0, false, false, "exact|nystrom"},
+        {"method", "", "enum", "nystrom", "exact|nystrom|sketch|rff",
+         "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
+         "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
+         "Fourier features (rbf, laplacian)",
+         0, 0, false, false, "exact|nystrom|sketch|rff"},
         {"kernel", "", "enum", "rbf", "rbf|laplacian|polynomial|linear|cosine|precomputed",
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
          "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
@@ -29,6 +31,10 @@ std::vector<ParamSpec> build_table() {
         {"gamma", "", "float|auto", "auto", "(0, inf) or auto",
          "kernel scale; auto: rbf 1/(2 sigma^2), sigma^2 = mean pairwise squared distance "
          "(Wang, Gittens & Mahoney eq. 5); laplacian 1/(mean pairwise L1 distance); polynomial 1/d",
+         0, kInf, true, false, nullptr},
+        {"bandwidth_scale", "beta", "float", "1", "(0, inf)",
+         "beta of gamma=auto: sigma^2 = beta^2 * mean pairwise squared distance (the paper tries "
+         "0.2, 1, 5; thin structures need about 0.3-0.5)",
          0, kInf, true, false, nullptr},
         {"degree", "", "int", "3", "[1, 20]", "degree of the polynomial kernel", 1, 20, false,
          false, nullptr},
@@ -40,6 +46,22 @@ std::vector<ParamSpec> build_table() {
          "eigenvalues of K_LL below nystrom_rcond * largest are dropped (their directions are "
          "float32 round-off)",
          0, 1, false, true, nullptr},
+        {"rank", "s", "int|none", "none", "[1, m] or none",
+         "rank restriction s of the Nystrom features (Wang, Gittens & Mahoney 2019, Algorithm 2)",
+         1, 9.2e18, false, false, nullptr},
+        {"reg_rank", "l", "int|auto", "auto", "[rank, m] or auto",
+         "eigenpairs l of K_LL kept before the rank restriction; auto = ceil(m/2) (at least rank)",
+         1, 9.2e18, false, false, nullptr},
+        {"sampling", "", "enum", "uniform", "uniform|rls|kmeanspp",
+         "landmarks: uniform without replacement; rls: ridge leverage scores (Calandriello & "
+         "Rosasco 2018, Def. 3); kmeanspp: D^2 sampling in kernel space",
+         0, 0, false, false, "uniform|rls|kmeanspp"},
+        {"rls_lambda", "", "float|auto", "auto", "(0, inf) or auto",
+         "ridge lambda of the leverage scores; auto = sqrt(n)", 0, kInf, true, false, nullptr},
+        {"sketch", "", "enum", "subgaussian", "subgaussian|ros|gaussian|identity",
+         "S of method=sketch (Yin et al. 2022): sparse signs, randomized Hadamard, dense Gaussian, "
+         "identity (raw kernel rows)",
+         0, 0, false, false, "subgaussian|ros|gaussian|identity"},
         {"init", "", "enum", "kmeans++", "kmeans++|random",
          "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
          "random points",
@@ -137,6 +159,7 @@ std::string canonical_value(int index, std::string_view value) {
         return std::string(value);
     }
     if (type.ends_with("|auto") && value == "auto") return "auto";
+    if (type.ends_with("|none") && value == "none") return "none";
     const bool integer = type.starts_with("int");
     double v = 0;
     if (!parse_number(value, integer, v)) {
@@ -197,7 +220,11 @@ Params ParamSet::typed() const {
     auto is_auto = [this](const char* key) { return get(key) == "auto"; };
     Params p;
     p.k = integer("k");
-    p.method = get("method") == "exact" ? Method::exact : Method::nystrom;
+    const std::string& method = get("method");
+    p.method = method == "exact"     ? Method::exact
+               : method == "nystrom" ? Method::nystrom
+               : method == "sketch"  ? Method::sketch
+                                     : Method::rff;
     const std::string& kernel = get("kernel");
     p.kernel = kernel == "rbf"          ? KernelType::rbf
                : kernel == "laplacian"  ? KernelType::laplacian
@@ -206,10 +233,23 @@ Params ParamSet::typed() const {
                : kernel == "cosine"     ? KernelType::cosine
                                         : KernelType::precomputed;
     p.gamma = is_auto("gamma") ? 0.0 : num("gamma");
+    p.bandwidth_scale = num("bandwidth_scale");
     p.degree = integer("degree");
     p.coef0 = num("coef0");
     p.m = is_auto("m") ? 0 : integer("m");
     p.nystrom_rcond = num("nystrom_rcond");
+    p.rank = get("rank") == "none" ? 0 : integer("rank");
+    p.reg_rank = is_auto("reg_rank") ? 0 : integer("reg_rank");
+    const std::string& sampling = get("sampling");
+    p.sampling = sampling == "uniform" ? Sampling::uniform
+                 : sampling == "rls"   ? Sampling::rls
+                                       : Sampling::kmeanspp;
+    p.rls_lambda = is_auto("rls_lambda") ? 0.0 : num("rls_lambda");
+    const std::string& sketch = get("sketch");
+    p.sketch = sketch == "subgaussian" ? SketchKind::subgaussian
+               : sketch == "ros"       ? SketchKind::ros
+               : sketch == "gaussian"  ? SketchKind::gaussian
+                                       : SketchKind::identity;
     p.init = get("init") == "random" ? Init::random : Init::kmeanspp;
     p.n_init = integer("n_init");
     p.max_iter = integer("max_iter");

@@ -11,21 +11,26 @@
 
 namespace kkm {
 
-enum class Method { exact, nystrom };
+enum class Method { exact, nystrom, sketch, rff };
 enum class KernelType { rbf, laplacian, polynomial, linear, cosine, precomputed };
 enum class Init { kmeanspp, random };
+enum class Sampling { uniform, rls, kmeanspp };
+enum class SketchKind { subgaussian, ros, gaussian, identity };
 
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
 /// (a unit test checks that they do).
 struct Params {
     /// Number of clusters.
     int64_t k = 8;
-    /// Algorithm: exact kernel k-means (n×n kernel) or Nyström landmarks.
+    /// Algorithm: exact kernel k-means (n×n kernel), Nyström landmarks, a randomized sketch
+    /// of landmark kernel rows, or random Fourier features.
     Method method = Method::nystrom;
     /// Kernel function.
     KernelType kernel = KernelType::rbf;
     /// Kernel scale; 0 means auto (resolved at fit from the data).
     double gamma = 0.0;
+    /// β of gamma=auto: σ² = β² · mean pairwise squared distance.
+    double bandwidth_scale = 1.0;
     /// Degree of the polynomial kernel.
     int64_t degree = 3;
     /// Constant term of the polynomial kernel.
@@ -34,6 +39,16 @@ struct Params {
     int64_t m = 0;
     /// Relative eigenvalue cut-off for K_LL: eigenvalues below rcond·λ_max are dropped.
     double nystrom_rcond = 1e-6;
+    /// Rank restriction s of Nyström features; 0 means not restricted.
+    int64_t rank = 0;
+    /// ℓ, eigenpairs of K_LL kept before the rank restriction; 0 means auto = ceil(m/2).
+    int64_t reg_rank = 0;
+    /// How Nyström / sketch landmarks are drawn.
+    Sampling sampling = Sampling::uniform;
+    /// λ of ridge leverage scores; 0 means auto = sqrt(n).
+    double rls_lambda = 0.0;
+    /// Sketch matrix S of method=sketch.
+    SketchKind sketch = SketchKind::subgaussian;
     /// Seeding of the centres.
     Init init = Init::kmeanspp;
     /// Restarts from independent seedings; the best objective is kept.
@@ -54,7 +69,7 @@ struct Params {
 struct ParamSpec {
     const char* name;
     const char* aliases;  ///< space-separated alternative keys, "" if none
-    const char* type;     ///< "int", "float", "enum", "int|auto", "float|auto"
+    const char* type;     ///< "int", "float", "enum", "int|auto", "float|auto", "int|none"
     const char* default_value;
     const char* range;    ///< human-readable accepted range or values
     const char* doc;

@@ -19,6 +19,9 @@ enum class Stream : uint64_t {
     landmarks = 1,
     seeding = 2,
     relocation = 3,
+    sketch = 4,           ///< the sketch matrix S of method=sketch
+    random_features = 5,  ///< W and b of method=rff
+    leverage = 6,         ///< the uniform sub-sample behind ridge leverage scores
 };
 
 /// A sequential generator over one (seed, stream, sub) triple.

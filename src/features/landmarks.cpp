@@ -3,7 +3,24 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/parallel.h"
+
 namespace kkm {
+
+Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {
+    const KernelBasis basis = ctx.basis_for(idx);
+    const int64_t n = ctx.X.rows, c = static_cast<int64_t>(idx.size());
+    constexpr int64_t kRowBlock = 256;
+    Matrix out(n, c);
+    std::vector<Matrix> rows(static_cast<size_t>(ctx.threads));
+    parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
+        copy_into(ctx.X.slice(begin, count), block);
+        basis.evaluate(block.view(), out.row(begin), c);
+    });
+    return out;
+}
 
 std::vector<int64_t> uniform_landmarks(int64_t n, int64_t m, Rng& rng) {
     std::vector<int64_t> pool(static_cast<size_t>(n));

@@ -1,15 +1,46 @@
-// Landmark samplers for Nyström: which training points span the approximation.
+// Landmark samplers for Nyström and sketches: which training points span the approximation.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "core/matrix.h"
 #include "core/rng.h"
+#include "kernels/kernel_basis.h"
 
 namespace kkm {
+
+/// What a data-dependent sampler sees: the training rows and their kernel.
+struct LandmarkContext {
+    ConstMatrix X;  ///< training rows (the caller's memory: never handed to GEMM directly)
+    /// Kernel basis over training points idx: basis.evaluate(rows) = K(rows, X[idx]).
+    std::function<KernelBasis(const std::vector<int64_t>& idx)> basis_for;
+    std::vector<float> diag;  ///< K(x_i, x_i) of every training row
+    int threads = 1;
+};
+
+/// K(X, X[idx]) for every training row: an n × idx.size() Matrix, in parallel row blocks.
+Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx);
 
 /// m distinct indices drawn uniformly from [0, n), returned in increasing order
 /// (partial Fisher–Yates).
 std::vector<int64_t> uniform_landmarks(int64_t n, int64_t m, Rng& rng);
+
+/// m distinct indices drawn proportionally to approximate ridge leverage scores
+/// τ_i(λ) = [K(K+λI)⁻¹]_ii (Calandriello & Rosasco 2018, Definition 3), estimated from a
+/// uniform sub-sample S of min(n, 2m) points (ridge_leverage_scores). Cost O(n|S|d + n|S|²),
+/// never n×n. Returned in increasing order.
+std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double lambda, Rng& rng);
+
+/// The scores behind rls_landmarks, from the sub-sample S (distinct training indices):
+/// τ̃_i = (K_ii − K_iS (K_SS + λ|S|/n · I)⁻¹ K_Si) / λ, clamped at 0. The ridge λ|S|/n weighs
+/// each point of S by n/|S| (it stands in for n/|S| points); with S = all points τ̃ = τ exactly.
+std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S,
+                                          double lambda);
+
+/// m distinct indices by D² sampling in kernel space: the first uniformly, each next one with
+/// probability ∝ K_ii + K_cc − 2K_ic to the nearest chosen c. Returned in increasing order.
+std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, Rng& rng);
 
 }  // namespace kkm

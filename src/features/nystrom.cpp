@@ -11,59 +11,80 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kRowBlock = 256;
+constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
-/// P = U_r Λ_r^-½ for the eigenpairs above the cut-off.
-Matrix whitening_projection(const Matrix& kll, int64_t m, double rcond) {
-    std::vector<double> A(static_cast<size_t>(m * m)), w(static_cast<size_t>(m));
+/// Eigen-decomposition of the symmetric part of a float matrix, in float64.
+void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values) {
+    const int64_t m = A.rows;
+    vectors.assign(static_cast<size_t>(m * m), 0.0);
+    values.assign(static_cast<size_t>(m), 0.0);
     for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < m; ++j) {
-            A[static_cast<size_t>(i * m + j)] =
-                0.5 * (static_cast<double>(kll.row(i)[j]) + kll.row(j)[i]);
+            vectors[static_cast<size_t>(i * m + j)] = 0.5 * (static_cast<double>(A.row(i)[j]) + A.row(j)[i]);
         }
     }
-    linalg::dsyevd(m, A.data(), w.data());
+    linalg::dsyevd(m, vectors.data(), values.data());
+}
+
+}  // namespace
+
+Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond,
+                          int64_t max_rank) {
+    const int64_t m = basis.size();
+    Matrix kll(m, m);
+    basis.evaluate(landmark_rows, kll.data(), m);
+    std::vector<double> U, w;
+    symmetric_eigen(kll, U, w);
     const double top = w[static_cast<size_t>(m - 1)];
     if (!(top > 0)) {
         invalid_data("the landmark kernel matrix K_LL has no positive eigenvalue (is the kernel "
                      "positive semi-definite, and are the data not all zero?)");
     }
     int64_t r = 0;
-    while (r < m && w[static_cast<size_t>(m - 1 - r)] > rcond * top) ++r;
+    while (r < m && w[static_cast<size_t>(m - 1 - r)] > rcond * top && (max_rank == 0 || r < max_rank)) ++r;
     Matrix P(m, r);
     for (int64_t c = 0; c < r; ++c) {
         const int64_t e = m - 1 - c;
         const double scale = 1.0 / std::sqrt(w[static_cast<size_t>(e)]);
-        for (int64_t i = 0; i < m; ++i) P.row(i)[c] = static_cast<float>(A[static_cast<size_t>(i * m + e)] * scale);
+        for (int64_t i = 0; i < m; ++i) P.row(i)[c] = static_cast<float>(U[static_cast<size_t>(i * m + e)] * scale);
     }
     return P;
 }
 
-}  // namespace
-
-Matrix NystromMap::projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond) {
-    const int64_t m = basis.size();
-    Matrix kll(m, m);
-    basis.evaluate(landmark_rows, kll.data(), m);
-    return whitening_projection(kll, m, rcond);
-}
-
-void NystromMap::transform(ConstMatrix X, float* out, int threads) const {
-    const int64_t m = basis_.size(), r = P_.cols;
-    struct Scratch {
-        Matrix rows, kernel, features;
-    };
-    std::vector<Scratch> scratch(static_cast<size_t>(threads));
-    parallel_blocks(threads, block_count(X.rows, kRowBlock), [&](int64_t b) {
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, X.rows - begin);
-        Scratch& s = scratch[static_cast<size_t>(omp_get_thread_num())];
-        copy_into(X.slice(begin, count), s.rows);
-        s.kernel.reshape(count, m);
-        s.features.reshape(count, r);
-        basis_.evaluate(s.rows.view(), s.kernel.data(), m);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, s.kernel.data(), m,
-                      P_.data(), r, 0.0f, s.features.data(), r, 1);
-        std::copy(s.features.data(), s.features.data() + count * r, out + begin * r);
+Matrix rank_restrict(const Matrix& P_l, ConstMatrix G, int64_t s, int threads) {
+    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows;
+    const int64_t per_chunk = block_count(n, kChunks);
+    std::vector<double> partial(static_cast<size_t>(kChunks * l * l), 0.0);
+    parallel_blocks(threads, kChunks, [&](int64_t c) {
+        const int64_t end = std::min(n, (c + 1) * per_chunk);
+        Matrix R, RtR(l, l);
+        for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
+            const int64_t count = std::min(kRowBlock, end - begin);
+            R.reshape(count, l);
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, G.row(begin), m,
+                          P_l.data(), l, 0.0f, R.data(), l, 1);
+            linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, count, 1.0f, R.data(), l,
+                          R.data(), l, 0.0f, RtR.data(), l, 1);
+            double* acc = partial.data() + c * l * l;
+            for (int64_t t = 0; t < l * l; ++t) acc[t] += RtR.data()[t];
+        }
     });
+    std::vector<double> V(static_cast<size_t>(l * l), 0.0), w(static_cast<size_t>(l));
+    for (int64_t c = 0; c < kChunks; ++c) {
+        for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
+    }
+    linalg::dsyevd(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are V
+    // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
+    Matrix P(m, s);
+    for (int64_t i = 0; i < m; ++i) {
+        for (int64_t c = 0; c < s; ++c) {
+            const int64_t e = l - 1 - c;
+            double acc = 0;
+            for (int64_t q = 0; q < l; ++q) acc += static_cast<double>(P_l.row(i)[q]) * V[static_cast<size_t>(q * l + e)];
+            P.row(i)[c] = static_cast<float>(acc);
+        }
+    }
+    return P;
 }
 
 }  // namespace kkm

@@ -1,7 +1,11 @@
-// Nyström feature map (Calandriello & Rosasco 2018, Algorithm 1):
-// features(x) = Λ^-½ Uᵀ k_L(x), with K_LL = U Λ Uᵀ over the m landmarks. Eigenvalues below
-// rcond · λ_max are dropped: their directions are float32 round-off, and Λ^-½ would amplify
-// them. Then ‖features(x) − features(y)‖² approximates the kernel distance.
+// Nyström projections, for features(x) = Pᵀ k_L(x) over m landmarks with K_LL = U Λ Uᵀ:
+//  - plain (Calandriello & Rosasco 2018, Algorithm 1): P = U Λ^-½;
+//  - rank-restricted (Wang, Gittens & Mahoney 2019, Algorithm 2): keep the top-ℓ eigenpairs
+//    (the regularised pseudo-inverse of K_LL), R = C U_ℓ Λ_ℓ^-½ with C = K(X, L), V_s the top-s
+//    right singular vectors of R, and P = U_ℓ Λ_ℓ^-½ V_s, so features are s-dimensional.
+// Eigenvalues below rcond · λ_max are always dropped: their directions are float32 round-off,
+// and Λ^-½ would amplify them. In both cases Pᵀ K_LL P = I: the features are coordinates of
+// the projection of φ(x) onto an orthonormal basis of (part of) the landmarks' span.
 #pragma once
 
 #include <cstdint>
@@ -11,25 +15,16 @@
 
 namespace kkm {
 
-class NystromMap {
-public:
-    /// P = U_r Λ_r^-½ from K_LL = basis.evaluate(landmark_rows) (landmark_rows: the landmarks
-    /// as input rows, m × basis.input_dim(), a Matrix), dropping eigenvalues ≤ rcond·λ_max.
-    static Matrix projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond);
+/// P = U_r Λ_r^-½ (m×r, columns in decreasing eigenvalue order) from
+/// K_LL = basis.evaluate(landmark_rows), landmark_rows a Matrix (m × basis.input_dim()).
+/// At most max_rank columns are kept (0: no limit). Throws INVALID_DATA if K_LL has no
+/// positive eigenvalue.
+Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond,
+                          int64_t max_rank = 0);
 
-    NystromMap(KernelBasis basis, Matrix P) : basis_(std::move(basis)), P_(std::move(P)) {}
-
-    int64_t dim() const { return P_.cols; }
-    const KernelBasis& basis() const { return basis_; }
-    const Matrix& projection() const { return P_; }
-
-    /// out (X.rows × dim(), row-major) = K(X, L) · P, in parallel row blocks. X and out may
-    /// be the caller's memory: blocks are copied through padded buffers.
-    void transform(ConstMatrix X, float* out, int threads) const;
-
-private:
-    KernelBasis basis_;
-    Matrix P_;  ///< m × r, columns U_i / sqrt(λ_i) in decreasing λ order
-};
+/// Rank restriction of a whitening projection P_ℓ (m×ℓ) to s columns: P_ℓ V_s, with V_s the
+/// top-s eigenvectors of RᵀR = Σ_blocks (G_b P_ℓ)ᵀ (G_b P_ℓ), accumulated over row blocks of
+/// the kernel rows G (n×m) in float64 in a fixed block order (no n×ℓ copy is kept).
+Matrix rank_restrict(const Matrix& P_l, ConstMatrix G, int64_t s, int threads);
 
 }  // namespace kkm

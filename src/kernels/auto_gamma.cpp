@@ -69,17 +69,18 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
 
 }  // namespace
 
-double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads) {
+double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
+                  int threads) {
     switch (type) {
         case KernelType::rbf: {
             const double sigma2 = mean_pairwise_sq_distance(X, weights);
             if (!(sigma2 > 0)) zero_spread();
-            return 1.0 / (2.0 * sigma2);
+            return 1.0 / (2.0 * beta * beta * sigma2);
         }
         case KernelType::laplacian: {
             const double l1 = mean_pairwise_l1_distance(X, weights, threads);
             if (!(l1 > 0)) zero_spread();
-            return 1.0 / l1;
+            return 1.0 / (beta * l1);
         }
         case KernelType::polynomial: return 1.0 / static_cast<double>(X.cols);
         default: return 0.0;

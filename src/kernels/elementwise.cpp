@@ -61,4 +61,13 @@ KKM_HOT void laplacian(const float* X, int64_t rows, const float* Y, int64_t col
     }
 }
 
+KKM_HOT void cosine_features(float* out, int64_t rows, int64_t cols, int64_t ldo,
+                             const float* phase, float scale) {
+    for (int64_t i = 0; i < rows; ++i) {
+        float* r = out + i * ldo;
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) r[j] = scale * std::cos(r[j] + phase[j]);
+    }
+}
+
 }  // namespace kkm::elementwise

@@ -22,4 +22,8 @@ void cosine(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xi
 void laplacian(const float* X, int64_t rows, const float* Y, int64_t cols, int64_t d, float* out,
                int64_t ldo, float gamma);
 
+/// out_ij = scale · cos(out_ij + phase_j) (random Fourier features; arguments of any size)
+void cosine_features(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* phase,
+                     float scale);
+
 }  // namespace kkm::elementwise

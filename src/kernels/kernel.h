@@ -36,10 +36,11 @@ private:
     float coef0_;
 };
 
-/// Resolves gamma=auto from the data (weights may be empty): rbf 1/(2σ²) with σ² the
-/// (weighted) mean pairwise squared distance, laplacian 1/(mean pairwise L1 distance),
-/// polynomial 1/d; other kernels do not use gamma (returns 0). Throws INVALID_DATA when the
-/// data have zero spread.
-double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads);
+/// Resolves gamma=auto from the data (weights may be empty) with bandwidth scale β: rbf
+/// 1/(2β²σ²) with σ² the (weighted) mean pairwise squared distance (Wang, Gittens & Mahoney
+/// 2019, eq. 5), laplacian 1/(β · mean pairwise L1 distance), polynomial 1/d; other kernels
+/// do not use gamma (returns 0). Throws INVALID_DATA when the data have zero spread.
+double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
+                  int threads);
 
 }  // namespace kkm

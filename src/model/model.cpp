@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cluster/lloyd.h"
 #include "core/error.h"
 #include "core/parallel.h"
 
@@ -54,19 +55,52 @@ void ExactModel::transform(ConstMatrix, float*, int) const {
 }
 
 NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,
-                           NystromMap map, LandmarkCentres centres)
+                           std::unique_ptr<LandmarkMap> map, LandmarkCentres centres)
     : FittedModel(std::move(params), n_train, d, std::move(report)), map_(std::move(map)),
       centres_(std::move(centres)) {}
 
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    assign_by_kernel_rows(map_.basis(), X, labels, dist, threads,
+    assign_by_kernel_rows(*map_->basis(), X, labels, dist, threads,
                           [&](const Matrix& G, const float* self, int32_t* l, float* d) {
                               landmark_nearest(G.view(), self, centres_, l, d);
                           });
 }
 
 void NystromModel::transform(ConstMatrix X, float* out, int threads) const {
-    map_.transform(X, out, threads);
+    transform_rows(*map_, X, out, threads);
+}
+
+FeatureModel::FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report,
+                           std::unique_ptr<FeatureMap> map, Matrix centroids, bool kernel_distances)
+    : FittedModel(std::move(params), n_train, d, std::move(report)), map_(std::move(map)),
+      centroids_(std::move(centroids)), kernel_distances_(kernel_distances) {
+    cnorms_ = row_squared_norms(centroids_.view());
+    for (double m : this->report().mass) alive_.push_back(m > 0 ? 1 : 0);
+}
+
+void FeatureModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
+    const KernelBasis* basis = map_->basis();
+    const bool residual = dist != nullptr && kernel_distances_ && basis != nullptr;
+    if (residual && basis->precomputed()) basis->self(X, nullptr);  // throws the message
+    parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
+        const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
+        FeatureScratch scratch;
+        Matrix F;
+        copy_into(X.slice(begin, count), scratch.rows);  // the caller's rows, padded for GEMM
+        map_->transform_block(scratch.rows.view(), scratch, F);
+        const std::vector<float> fnorms = row_squared_norms(F.view());
+        std::vector<float> d(static_cast<size_t>(count)), self(residual ? static_cast<size_t>(count) : 0);
+        nearest_centroid(F.view(), fnorms.data(), centroids_, cnorms_, alive_, labels + begin, d.data());
+        if (residual) basis->self(scratch.rows.view(), self.data());
+        for (int64_t i = 0; dist != nullptr && i < count; ++i) {
+            const float extra = residual ? std::max(0.0f, self[static_cast<size_t>(i)] - fnorms[static_cast<size_t>(i)]) : 0.0f;
+            dist[begin + i] = d[static_cast<size_t>(i)] + extra;
+        }
+    });
+}
+
+void FeatureModel::transform(ConstMatrix X, float* out, int threads) const {
+    transform_rows(*map_, X, out, threads);
 }
 
 }  // namespace kkm

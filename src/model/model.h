@@ -11,7 +11,7 @@
 #include "cluster/landmark_lloyd.h"
 #include "core/matrix.h"
 #include "core/params.h"
-#include "features/nystrom.h"
+#include "features/feature_map.h"
 
 namespace kkm {
 
@@ -22,7 +22,9 @@ struct FitReport {
     int32_t iterations = 0;            ///< Lloyd iterations of the best restart
     std::vector<double> mass;          ///< total weight per cluster
     double gamma = 0;                  ///< gamma used (resolved when auto; 0 if unused)
-    int64_t m = 0;                     ///< landmarks used (0 for exact)
+    int64_t m = 0;                     ///< landmarks / features used (0 for exact)
+    int64_t reg_rank = 0;              ///< ℓ of a rank-restricted Nyström fit (0 if none)
+    double rls_lambda = 0;             ///< λ of leverage-score sampling (0 if unused)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
 };
 
@@ -68,19 +70,41 @@ private:
     DualCentres centres_;
 };
 
-/// Nyström: centres in the span of the landmarks, kept as H = Q ḡ (k×m) so that assigning a
-/// row costs its kernel row against the landmarks and one k×m product.
+/// Nyström, clustered on the kernel rows: centres in the span of the landmarks, kept as
+/// H = P c (k×m) so that assigning a row costs its kernel row against the landmarks and one
+/// k×m product; distances are kernel distances K(x,x) − 2 f·c + ‖c‖².
 class NystromModel final : public FittedModel {
 public:
-    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, NystromMap map,
-                 LandmarkCentres centres);
+    /// map: landmarks with a DenseProjection P (Pᵀ K_LL P = I).
+    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,
+                 std::unique_ptr<LandmarkMap> map, LandmarkCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
-    int64_t feature_dim() const override { return map_.dim(); }
+    int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
 
 private:
-    NystromMap map_;
+    std::unique_ptr<LandmarkMap> map_;
     LandmarkCentres centres_;
+};
+
+/// Any explicit feature map (sketches, random features, Nyström clustered on its features)
+/// with centroids in feature space. With kernel_distances (Nyström maps, Pᵀ K_LL P = I) the
+/// distances are kernel distances to centres in the landmark span, ‖f − c‖² + K(x,x) − ‖f‖²;
+/// otherwise they are feature-space distances ‖f − c‖².
+class FeatureModel final : public FittedModel {
+public:
+    FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report,
+                 std::unique_ptr<FeatureMap> map, Matrix centroids, bool kernel_distances);
+    void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    int64_t feature_dim() const override { return map_->dim(); }
+    void transform(ConstMatrix X, float* out, int threads) const override;
+
+private:
+    std::unique_ptr<FeatureMap> map_;
+    Matrix centroids_;
+    std::vector<float> cnorms_;
+    std::vector<char> alive_;
+    bool kernel_distances_;
 };
 
 }  // namespace kkm

@@ -1,0 +1,58 @@
+#include "features/feature_map.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/linalg.h"
+#include "core/parallel.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+/// Runs fn(begin, count, features) over the rows of X in parallel blocks.
+template <class Fn>
+void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& fn) {
+    std::vector<FeatureScratch> scratch(static_cast<size_t>(threads));
+    std::vector<Matrix> features(static_cast<size_t>(threads));
+    parallel_blocks(threads, block_count(X.rows, kRowBlock), [&](int64_t b) {
+        const auto t = static_cast<size_t>(omp_get_thread_num());
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, X.rows - begin);
+        copy_into(X.slice(begin, count), scratch[t].rows);
+        map.transform_block(scratch[t].rows.view(), scratch[t], features[t]);
+        fn(begin, count, features[t]);
+    });
+}
+
+}  // namespace
+
+void DenseProjection::apply(ConstMatrix G, Matrix& out) const {
+    out.reshape(G.rows, P_.cols);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, G.rows, P_.cols, P_.rows, 1.0f, G.data,
+                  G.cols, P_.data(), P_.cols, 0.0f, out.data(), P_.cols, 1);
+}
+
+LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection)
+    : basis_(std::move(basis)), projection_(std::move(projection)) {}
+
+void LandmarkMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
+    scratch.kernel.reshape(rows.rows, basis_.size());
+    basis_.evaluate(rows, scratch.kernel.data(), basis_.size());
+    projection_->apply(scratch.kernel.view(), out);
+}
+
+void transform_rows(const FeatureMap& map, ConstMatrix X, float* out, int threads) {
+    const int64_t r = map.dim();
+    for_feature_blocks(map, X, threads, [&](int64_t begin, int64_t count, const Matrix& f) {
+        std::copy(f.data(), f.data() + count * r, out + begin * r);
+    });
+}
+
+Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads) {
+    Matrix F(X.rows, map.dim());
+    transform_rows(map, X, F.data(), threads);
+    return F;
+}
+
+}  // namespace kkm

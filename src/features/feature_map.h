@@ -1,0 +1,80 @@
+// Feature maps of the approximate methods: features(x) ∈ R^r for a row x, computed in blocks.
+// Landmark maps are "kernel row against landmarks, times a projection" (DESIGN §2):
+// features(x) = S · k_L(x); random Fourier features map x directly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/matrix.h"
+#include "kernels/kernel_basis.h"
+
+namespace kkm {
+
+/// A linear map S from kernel rows g ∈ R^m to features S·g ∈ R^r, applied to blocks of rows.
+class Projection {
+public:
+    virtual ~Projection() = default;
+    virtual int64_t in_dim() const = 0;   ///< m
+    virtual int64_t out_dim() const = 0;  ///< r
+    /// out (reshaped to G.rows × out_dim()) = each row g of G mapped to S·g. G has GEMM
+    /// slack behind it (a Matrix). Single-threaded.
+    virtual void apply(ConstMatrix G, Matrix& out) const = 0;
+};
+
+/// S·g = Pᵀg for a dense m×r matrix P (one GEMM per block).
+class DenseProjection final : public Projection {
+public:
+    explicit DenseProjection(Matrix P) : P_(std::move(P)) {}
+    int64_t in_dim() const override { return P_.rows; }
+    int64_t out_dim() const override { return P_.cols; }
+    void apply(ConstMatrix G, Matrix& out) const override;
+    const Matrix& matrix() const { return P_; }
+
+private:
+    Matrix P_;
+};
+
+/// Per-thread buffers of a block transform.
+struct FeatureScratch {
+    Matrix rows;    ///< a copy of the caller's rows, padded for GEMM
+    Matrix kernel;  ///< kernel rows against the landmarks
+};
+
+class FeatureMap {
+public:
+    virtual ~FeatureMap() = default;
+    /// Columns an input row must have (d, or n_train with kernel=precomputed).
+    virtual int64_t input_dim() const = 0;
+    /// Feature dimension r.
+    virtual int64_t dim() const = 0;
+    /// out (reshaped to rows.rows × dim()) = features of rows (a Matrix, GEMM-safe).
+    /// Single-threaded.
+    virtual void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const = 0;
+    /// The landmarks' kernel basis, or nullptr for maps without one (random features).
+    virtual const KernelBasis* basis() const { return nullptr; }
+};
+
+/// features = S · k_L(x): a kernel basis over m landmarks and a projection S (m → r).
+class LandmarkMap final : public FeatureMap {
+public:
+    LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection);
+    int64_t input_dim() const override { return basis_.input_dim(); }
+    int64_t dim() const override { return projection_->out_dim(); }
+    void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    const KernelBasis* basis() const override { return &basis_; }
+    const Projection& projection() const { return *projection_; }
+
+private:
+    KernelBasis basis_;
+    std::unique_ptr<Projection> projection_;
+};
+
+/// out (X.rows × map.dim(), row-major, the caller's memory) = features of the caller's rows X,
+/// in parallel blocks copied through padded buffers.
+void transform_rows(const FeatureMap& map, ConstMatrix X, float* out, int threads);
+
+/// Features of every row of X in a library Matrix (n × dim, GEMM-safe).
+Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads);
+
+}  // namespace kkm

@@ -1,0 +1,35 @@
+// Random Fourier features (Rahimi & Recht 2007) for shift-invariant kernels:
+// z(x) = √(2/m) · cos(W x + b), W's rows drawn from the kernel's spectral density — N(0, 2γI)
+// for rbf exp(−γ‖x−y‖²), a product of Cauchy(0, γ) for laplacian exp(−γ‖x−y‖₁) — and b
+// uniform on [0, 2π). Then E[z(x)ᵀz(y)] = k(x, y).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/params.h"
+#include "core/rng.h"
+#include "features/feature_map.h"
+
+namespace kkm {
+
+class RffMap final : public FeatureMap {
+public:
+    /// Throws INVALID_ARGUMENT for kernels other than rbf and laplacian.
+    RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng);
+    int64_t input_dim() const override { return W_.cols; }
+    int64_t dim() const override { return W_.rows; }
+    /// out = √(2/m) · cos(rows · Wᵀ + b): one GEMM, then one vectorised elementwise pass.
+    /// `scratch` is not used. Single-threaded.
+    void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    /// The m × d frequencies W (row j is ω_j).
+    const Matrix& frequencies() const { return W_; }
+    /// The m phases b, each in [0, 2π).
+    const std::vector<float>& phases() const { return b_; }
+
+private:
+    Matrix W_;              ///< m × d frequencies
+    std::vector<float> b_;  ///< m phases
+};
+
+}  // namespace kkm

@@ -1,0 +1,117 @@
+// Landmarks drawn proportionally to approximate ridge leverage scores (Calandriello & Rosasco
+// 2018, Definition 3; the estimator of Alaoui & Mahoney 2015 and Calandriello et al. 2017).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/linalg.h"
+#include "core/parallel.h"
+#include "features/landmarks.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+/// Size of the uniform sub-sample S behind the scores: twice the landmarks asked for, capped
+/// at n. The estimate sharpens as |S| grows but costs O(n|S|d + n|S|²) time and n|S| floats,
+/// so |S| is tied to m: 2m keeps that within a small factor of what Nyström itself spends on
+/// m landmarks (n·m kernel values, an n×m by m×m product), while giving the sub-sample
+/// clearly more points than the m it has to rank.
+int64_t subsample_size(int64_t n, int64_t m) { return std::min(n, 2 * m); }
+
+/// M = U diag(1/√(w + ridge)) for the eigen-decomposition K_SS = U diag(w) Uᵀ, so that
+/// ‖K_iS M‖² = K_iS (K_SS + ridge·I)⁻¹ K_Si. K_SS is read from the rows S of C (C = K(X, X_S)).
+Matrix inverse_root(const Matrix& C, const std::vector<int64_t>& S, double ridge) {
+    const auto s = static_cast<int64_t>(S.size());
+    std::vector<double> U(static_cast<size_t>(s * s)), w(static_cast<size_t>(s));
+    for (int64_t a = 0; a < s; ++a) {
+        for (int64_t b = 0; b < s; ++b) {
+            const double ab = C.row(S[static_cast<size_t>(a)])[b], ba = C.row(S[static_cast<size_t>(b)])[a];
+            U[static_cast<size_t>(a * s + b)] = 0.5 * (ab + ba);
+        }
+    }
+    linalg::dsyevd(s, U.data(), w.data());
+    Matrix M(s, s);
+    for (int64_t c = 0; c < s; ++c) {
+        // K_SS is positive semi-definite: a negative eigenvalue is round-off.
+        const double scale = 1.0 / std::sqrt(std::max(w[static_cast<size_t>(c)], 0.0) + ridge);
+        for (int64_t r = 0; r < s; ++r) M.row(r)[c] = static_cast<float>(U[static_cast<size_t>(r * s + c)] * scale);
+    }
+    return M;
+}
+
+/// τ̃_i = (K_ii − ‖C_i M‖²) / λ for every row, clamped at 0, in parallel row blocks (each row
+/// is written by one block, so the result does not depend on the thread count).
+std::vector<double> scores(const LandmarkContext& ctx, const Matrix& C, const Matrix& M, double lambda) {
+    const int64_t n = C.rows, s = C.cols;
+    std::vector<double> tau(static_cast<size_t>(n));
+    std::vector<Matrix> products(static_cast<size_t>(ctx.threads));
+    parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        Matrix& CM = products[static_cast<size_t>(omp_get_thread_num())];
+        CM.reshape(count, s);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, s, s, 1.0f, C.row(begin), s, M.data(), s,
+                      0.0f, CM.data(), s, 1);
+        for (int64_t r = 0; r < count; ++r) {
+            double covered = 0.0;
+            for (int64_t c = 0; c < s; ++c) covered += static_cast<double>(CM.row(r)[c]) * CM.row(r)[c];
+            const double residual = ctx.diag[static_cast<size_t>(begin + r)] - covered;
+            tau[static_cast<size_t>(begin + r)] = std::max(residual, 0.0) / lambda;
+        }
+    });
+    return tau;
+}
+
+/// m distinct indices drawn with probability ∝ weight without replacement (Efraimidis &
+/// Spirakis: the m largest keys log(u)/w_i, u uniform in (0, 1]). Zero weights rank after
+/// every positive one, in random order, so they are taken only to fill m. One uniform draw
+/// per index, in index order.
+std::vector<int64_t> weighted_without_replacement(const std::vector<double>& weight, int64_t m, Rng& rng) {
+    const auto n = static_cast<int64_t>(weight.size());
+    struct Key {
+        bool positive;
+        double value;
+        int64_t index;
+    };
+    std::vector<Key> keys(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        const double u = 1.0 - rng.uniform();  // (0, 1]
+        const double w = weight[static_cast<size_t>(i)];
+        keys[static_cast<size_t>(i)] = w > 0 ? Key{true, std::log(u) / w, i} : Key{false, u, i};
+    }
+    const auto before = [](const Key& a, const Key& b) {
+        if (a.positive != b.positive) return a.positive;
+        if (a.value != b.value) return a.value > b.value;
+        return a.index < b.index;
+    };
+    std::nth_element(keys.begin(), keys.begin() + (m - 1), keys.end(), before);
+    std::vector<int64_t> chosen(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) chosen[static_cast<size_t>(i)] = keys[static_cast<size_t>(i)].index;
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+}
+
+}  // namespace
+
+// The sub-sample stands in for all n points, so each of its points carries weight n/|S|:
+// Φ Φᵀ ≈ (n/|S|) Φ_S Φ_Sᵀ, and by Woodbury
+//   φ_iᵀ ((n/|S|) Φ_S Φ_Sᵀ + λI)⁻¹ φ_i = (K_ii − K_iS (K_SS + λ|S|/n · I)⁻¹ K_Si) / λ.
+// Without the weight (ridge λ instead of λ|S|/n) the sub-sample would explain far too little
+// of each point when |S| ≪ n, and every score would sit near its ceiling K_ii/λ, i.e. close to
+// uniform sampling. With |S| = n both coincide with the exact τ_i.
+std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S,
+                                          double lambda) {
+    const Matrix C = kernel_columns(ctx, S);
+    const double ridge = lambda * static_cast<double>(S.size()) / static_cast<double>(ctx.X.rows);
+    return scores(ctx, C, inverse_root(C, S, ridge), lambda);
+}
+
+std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double lambda, Rng& rng) {
+    const int64_t n = ctx.X.rows;
+    const std::vector<int64_t> S = uniform_landmarks(n, subsample_size(n, m), rng);
+    return weighted_without_replacement(ridge_leverage_scores(ctx, S, lambda), m, rng);
+}
+
+}  // namespace kkm

@@ -1,0 +1,78 @@
+#include "model/fit_common.h"
+
+#include <cmath>
+
+#include "cluster/lloyd.h"
+#include "core/error.h"
+#include "kernels/kernel.h"
+
+namespace kkm {
+
+void StageTimer::stage(const char* name) {
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    start_ = now;
+    for (auto& [stage, total] : report_.timings) {
+        if (stage == name) {
+            total += seconds;
+            return;
+        }
+    }
+    report_.timings.emplace_back(name, seconds);
+}
+
+void require_budget(const char* method, double bytes, const Params& p, const std::string& detail) {
+    constexpr double kMiB = 1024.0 * 1024.0;
+    const double budget = static_cast<double>(p.max_memory_mb) * kMiB;
+    if (bytes <= budget) return;
+    fail(KKM_ERR_OUT_OF_MEMORY,
+         std::string("method=") + method + " needs an estimated " +
+             std::to_string(static_cast<long long>(std::ceil(bytes / kMiB))) + " MiB (" + detail +
+             ") but max_memory_mb=" + std::to_string(p.max_memory_mb) +
+             "; raise max_memory_mb or use fewer rows" +
+             (std::string(method) == "exact" ? "" : " or a smaller m"));
+}
+
+std::vector<float> training_diagonal(const FitContext& c) {
+    std::vector<float> diag(static_cast<size_t>(c.X.rows));
+    if (c.p.kernel == KernelType::precomputed) {
+        for (int64_t i = 0; i < c.X.rows; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
+    } else {
+        Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0).diagonal(c.X, diag.data());
+    }
+    return diag;
+}
+
+int64_t resolve_landmarks(const Params& p, int64_t n) {
+    if (p.m == 0) {
+        const auto root = static_cast<int64_t>(std::ceil(4.0 * std::sqrt(static_cast<double>(n))));
+        return std::min(n, std::max(p.k, root));
+    }
+    if (p.m > n && p.method != Method::rff) {
+        invalid_argument("m=" + std::to_string(p.m) + " landmarks exceeds the number of rows n=" +
+                         std::to_string(n) + "; accepted: [1, n] or auto");
+    }
+    return p.m;
+}
+
+void finish_report(FitReport& report, LloydResult&& result, const std::vector<float>& weights,
+                   int64_t k) {
+    report.mass = cluster_weights(result.labels, weights, k);
+    report.labels = std::move(result.labels);
+    report.objective = result.objective;
+    report.iterations = result.iterations;
+}
+
+std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
+                                              std::unique_ptr<FeatureMap> map,
+                                              std::vector<float> offset, bool kernel_distances) {
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));
+    LloydResult best = best_of_restarts(problem, c);
+    Matrix centroids = problem.centroids(best.labels);
+    c.timer.stage("lloyd");
+    finish_report(c.report, std::move(best), c.w, c.p.k);
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
+                                          std::move(map), std::move(centroids), kernel_distances);
+}
+
+}  // namespace kkm

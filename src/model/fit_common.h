@@ -1,0 +1,82 @@
+// Pieces every fit shares: stage timing, the memory budget, restarts, the report. Private to
+// src/model.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster/lloyd_driver.h"
+#include "cluster/seeding.h"
+#include "core/matrix.h"
+#include "core/params.h"
+#include "core/rng.h"
+#include "kernels/kernel_basis.h"
+#include "model/model.h"
+
+namespace kkm {
+
+/// Records the seconds each stage takes into a FitReport; a stage named twice (seeding and
+/// Lloyd across restarts) adds up.
+class StageTimer {
+public:
+    explicit StageTimer(FitReport& report) : report_(report), start_(Clock::now()) {}
+    void stage(const char* name);
+
+private:
+    using Clock = std::chrono::steady_clock;
+    FitReport& report_;
+    Clock::time_point start_;
+};
+
+/// What a method's fit gets: parameters, data, weights, the report under construction.
+struct FitContext {
+    const Params& p;
+    ConstMatrix X;                  ///< the caller's rows (never handed to GEMM directly)
+    const std::vector<float>& w;    ///< empty or n weights
+    FitReport& report;
+    StageTimer& timer;
+    int threads;
+};
+
+/// Throws OUT_OF_MEMORY naming the estimate and the budget when bytes > max_memory_mb.
+void require_budget(const char* method, double bytes, const Params& p, const std::string& detail);
+
+/// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's.
+std::vector<float> training_diagonal(const FitContext& c);
+
+/// The landmark (or feature) count: m, or auto = min(n, max(k, ceil(4 sqrt(n)))).
+int64_t resolve_landmarks(const Params& p, int64_t n);
+
+/// Moves a Lloyd result into the report.
+void finish_report(FitReport& report, LloydResult&& result, const std::vector<float>& weights,
+                   int64_t k);
+
+/// n_init restarts, each seeded from its own stream; the lowest objective wins.
+template <class Problem>
+LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
+    LloydResult best;
+    const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
+    for (int64_t r = 0; r < c.p.n_init; ++r) {
+        Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
+        Seeding s = seed_centres(c.p.init, c.X.rows, c.p.k, c.w, problem.distance_oracle(), rng);
+        c.timer.stage("seeding");
+        LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options);
+        c.timer.stage("lloyd");
+        if (r == 0 || result.objective < best.objective) best = std::move(result);
+    }
+    return best;
+}
+
+std::unique_ptr<FittedModel> fit_exact(const FitContext& c);
+std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c);
+std::unique_ptr<FittedModel> fit_sketch(const FitContext& c);
+std::unique_ptr<FittedModel> fit_rff(const FitContext& c);
+
+/// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
+std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
+                                              std::unique_ptr<FeatureMap> map,
+                                              std::vector<float> offset, bool kernel_distances);
+
+}  // namespace kkm

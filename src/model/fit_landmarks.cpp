@@ -1,0 +1,165 @@
+// Landmark methods: method=nystrom (plain or rank-restricted) and method=sketch. Both sample
+// m landmarks (uniform, ridge leverage scores or D² sampling) and map a row x to a projection
+// of its kernel row k_L(x).
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/landmark_lloyd.h"
+#include "core/error.h"
+#include "core/linalg.h"
+#include "core/parallel.h"
+#include "features/landmarks.h"
+#include "features/nystrom.h"
+#include "features/sketch.h"
+#include "kernels/kernel.h"
+#include "model/fit_common.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
+    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
+    for (size_t i = 0; i < idx.size(); ++i) {
+        std::copy(X.row(idx[i]), X.row(idx[i]) + X.cols, rows.row(static_cast<int64_t>(i)));
+    }
+    return rows;
+}
+
+/// K(·, x_idx): the landmark rows under the kernel, or columns idx of a precomputed K.
+KernelBasis landmark_basis(const FitContext& c, const std::vector<int64_t>& idx) {
+    if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);
+    return KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0),
+                       gather_rows(c.X, idx));
+}
+
+std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
+    Rng rng(c.p.seed, Stream::landmarks);
+    if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.X.rows, m, rng);
+    LandmarkContext ctx;
+    ctx.X = c.X;
+    ctx.basis_for = [&c](const std::vector<int64_t>& idx) { return landmark_basis(c, idx); };
+    ctx.diag = training_diagonal(c);
+    ctx.threads = c.threads;
+    if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
+    const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.X.rows));
+    c.report.rls_lambda = lambda;
+    return rls_landmarks(ctx, m, lambda, rng);
+}
+
+/// ℓ of the rank restriction (0 when not restricted), validated against m.
+int64_t regularised_rank(const Params& p, int64_t m) {
+    if (p.rank == 0) return 0;
+    const int64_t l = p.reg_rank > 0 ? p.reg_rank : std::max(p.rank, (m + 1) / 2);
+    if (p.rank > m) {
+        invalid_argument("rank=" + std::to_string(p.rank) + " exceeds m=" + std::to_string(m) +
+                         " landmarks; accepted: [1, m]");
+    }
+    if (l < p.rank || l > m) {
+        invalid_argument("reg_rank=" + std::to_string(l) + " must lie in [rank, m] = [" +
+                         std::to_string(p.rank) + ", " + std::to_string(m) + "]");
+    }
+    return l;
+}
+
+/// Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k:
+/// worth it when r(m + I k) < I k m, with I = 20 expected iterations.
+bool features_cheaper(const Params& p, int64_t m, int64_t r) {
+    const double iters = static_cast<double>(std::min<int64_t>(p.max_iter, 20));
+    const double k = static_cast<double>(p.k);
+    return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
+}
+
+/// F = G P in row blocks, and each row's residual K_ii − ‖f_i‖² (≥ 0).
+Matrix project_rows(const Matrix& G, const Matrix& P, const std::vector<float>& diag,
+                    std::vector<float>& residual, int threads) {
+    const int64_t n = G.rows, m = G.cols, r = P.cols;
+    Matrix F(n, r);
+    residual.assign(static_cast<size_t>(n), 0.0f);
+    parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, G.row(begin), m,
+                      P.data(), r, 0.0f, F.row(begin), r, 1);
+        for (int64_t i = begin; i < begin + count; ++i) {
+            double norm = 0;
+            for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
+            residual[static_cast<size_t>(i)] = static_cast<float>(std::max(0.0, diag[static_cast<size_t>(i)] - norm));
+        }
+    });
+    return F;
+}
+
+}  // namespace
+
+std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
+    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n), l = regularised_rank(c.p, m);
+    c.report.m = m;
+    c.report.reg_rank = l;
+    const double dm = static_cast<double>(m), dn = static_cast<double>(n);
+    require_budget("nystrom",
+                   4.0 * dn * dm + 4.0 * dm * c.X.cols + 24.0 * dm * dm +
+                       4.0 * 32 * static_cast<double>(c.p.k) * dm + 16.0 * dn,
+                   c.p, "n x m kernel rows, landmarks, m x m eigen-decomposition");
+    const std::vector<int64_t> idx = choose_landmarks(c, m);
+    const Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx)
+                                                                        : Matrix();
+    KernelBasis basis = landmark_basis(c, idx);
+    const ConstMatrix lrows = c.p.kernel == KernelType::precomputed ? landmark_rows.view()
+                                                                    : basis.points().view();
+    c.timer.stage("landmarks");
+    // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
+    // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
+    Matrix P, G(n, m);
+    std::vector<Matrix> rows(static_cast<size_t>(c.threads));  // caller's rows, copied for GEMM
+    parallel_blocks_beside(
+        c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); },
+        block_count(n, kRowBlock), [&](int64_t b) {
+            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+            Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
+            copy_into(c.X.slice(begin, count), block);
+            basis.evaluate(block.view(), G.row(begin), m);
+        });
+    c.timer.stage("kernel+eigen");
+    if (l > 0) {
+        P = rank_restrict(P, G.view(), std::min(c.p.rank, P.cols), c.threads);
+        c.timer.stage("rank");
+    }
+    std::vector<float> diag = training_diagonal(c);
+    if (features_cheaper(c.p, m, P.cols)) {
+        std::vector<float> residual;
+        Matrix F = project_rows(G, P, diag, residual, c.threads);
+        G = Matrix();  // the kernel rows are no longer needed
+        c.timer.stage("features");
+        auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+        return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+    }
+    auto projection = std::make_unique<DenseProjection>(std::move(P));
+    const Matrix& Pm = projection->matrix();
+    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
+    LandmarkLloyd problem(G.view(), Pm, std::move(diag), c.w, c.p.k, c.threads);
+    LloydResult best = best_of_restarts(problem, c);
+    LandmarkCentres centres = problem.centres(best.labels);
+    c.timer.stage("lloyd");
+    finish_report(c.report, std::move(best), c.w, c.p.k);
+    return std::make_unique<NystromModel>(c.p, n, c.X.cols, std::move(c.report), std::move(map),
+                                          std::move(centres));
+}
+
+std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
+    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n);
+    c.report.m = m;
+    const double dm = static_cast<double>(m), dn = static_cast<double>(n);
+    const double r = c.p.sketch == SketchKind::ros ? 2.0 * dm : dm;  // ros pads to a power of 2
+    require_budget("sketch", 4.0 * dn * r + 4.0 * dm * c.X.cols + 4.0 * dm * dm + 16.0 * dn, c.p,
+                   "n x m sketched features, landmarks, the sketch");
+    const std::vector<int64_t> idx = choose_landmarks(c, m);
+    c.timer.stage("landmarks");
+    Rng rng(c.p.seed, Stream::sketch);
+    auto map = std::make_unique<LandmarkMap>(landmark_basis(c, idx), make_sketch(c.p.sketch, m, n, rng));
+    Matrix F = transform_all(*map, c.X, c.threads);
+    c.timer.stage("features");
+    return cluster_features(c, std::move(F), std::move(map), {}, false);
+}
+
+}  // namespace kkm
