@@ -217,4 +217,41 @@ inline Dataset uniform(int64_t n, int64_t d, uint32_t seed) {
     return ds;
 }
 
+// ------------------------------------------------------------------ measures
+
+inline bool verbose() { return std::getenv("KKM_TEST_VERBOSE") != nullptr; }
+
+inline double ari(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    double v = -2.0;
+    EXPECT_TRUE(Ok(kkm_adjusted_rand_index(a.data(), b.data(), static_cast<int64_t>(a.size()), &v)));
+    if (verbose()) std::printf("    ARI %.6f\n", v);
+    return v;
+}
+
+inline std::string fmt(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// Mean squared distance over all ordered pairs (i, j), including i = j:
+// 2 (mean |x|^2 - |mean x|^2).
+inline double mean_pairwise_sq_dist(const Dataset& ds) {
+    std::vector<double> mean(static_cast<size_t>(ds.d), 0.0);
+    double sq = 0.0;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < ds.d; ++j) {
+            const double x = ds.X[i * ds.d + j];
+            mean[j] += x;
+            sq += x * x;
+        }
+    }
+    double msq = 0.0;
+    for (double& m : mean) {
+        m /= static_cast<double>(ds.n);
+        msq += m * m;
+    }
+    return 2.0 * (sq / static_cast<double>(ds.n) - msq);
+}
+
 }  // namespace kkm_test

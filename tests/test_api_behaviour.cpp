@@ -44,41 +44,6 @@ FitResult fit(const Dataset& ds, const std::string& params, const float* weights
     return r;
 }
 
-bool verbose() { return std::getenv("KKM_TEST_VERBOSE") != nullptr; }
-
-double ari(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-    double v = -2.0;
-    EXPECT_TRUE(Ok(kkm_adjusted_rand_index(a.data(), b.data(), static_cast<int64_t>(a.size()), &v)));
-    if (verbose()) std::printf("    ARI %.6f\n", v);
-    return v;
-}
-
-std::string fmt(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-// Mean squared distance over all ordered pairs (i, j), including i = j:
-// 2 (mean |x|^2 - |mean x|^2).
-double mean_pairwise_sq_dist(const Dataset& ds) {
-    std::vector<double> mean(static_cast<size_t>(ds.d), 0.0);
-    double sq = 0.0;
-    for (int64_t i = 0; i < ds.n; ++i) {
-        for (int64_t j = 0; j < ds.d; ++j) {
-            const double x = ds.X[i * ds.d + j];
-            mean[j] += x;
-            sq += x * x;
-        }
-    }
-    double msq = 0.0;
-    for (double& m : mean) {
-        m /= static_cast<double>(ds.n);
-        msq += m * m;
-    }
-    return 2.0 * (sq / static_cast<double>(ds.n) - msq);
-}
-
 // The papers' bandwidth (Wang, Gittens & Mahoney): sigma = beta * sqrt(mean pairwise squared
 // distance), gamma = 1 / (2 sigma^2). beta = 0.4 makes the kernel local enough that the ring
 // partition is the global optimum of the kernel k-means objective on the rings data set
