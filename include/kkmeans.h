@@ -139,10 +139,11 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
 /* Assigns n new rows (d must equal the training d; with kernel=precomputed X holds the
  * n×n_train kernel values against the training points) to the nearest fitted centre.
  * labels: n int32 outputs in [0, k). distances: NULL, or n outputs receiving the squared
- * kernel-space distance ‖φ(x) − c‖² to that centre: for exact, c is the cluster's mean; for
- * nystrom, c lies in the span of the landmarks and the distance is K(x,x) − 2 f(x)·c + ‖c‖²
- * (the feature-space distance plus the part of φ(x) the landmarks cannot represent). Not
- * available with kernel=precomputed, which does not give K(x,x): pass NULL there.
+ * distance to that centre: for exact, the kernel-space distance ‖φ(x) − c‖² to the cluster's
+ * mean; for nystrom, c lies in the span of the landmarks and the distance is the kernel-space
+ * K(x,x) − 2 f(x)·c + ‖c‖² (the feature-space distance plus the part of φ(x) the landmarks
+ * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖². With
+ * kernel=precomputed K(x,x) is not given, so exact and nystrom need distances=NULL there.
  * Safe to call concurrently on one fitted model.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d), INVALID_DATA (NaN/Inf),
  * NOT_FITTED. */
@@ -153,10 +154,11 @@ KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n,
 KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64_t n, int64_t d,
                                   int32_t *labels, double *distances);
 
-/* Feature map of an approximate method (nystrom): writes n × feature_dim float32 features
- * f(x) = Λ^-½ Uᵀ k_L(x) (row-major) of the rows of X into out, whose capacity is out_len
- * floats. k-means on these features is what the fit solved: ‖f(x) − f(y)‖² approximates the
- * kernel distance, and the fit's assignments are nearest centroids in this space.
+/* Feature map of an approximate method: writes n × feature_dim float32 features (row-major)
+ * of the rows of X into out, whose capacity is out_len floats: nystrom f(x) = Pᵀ k_L(x) with
+ * P = U Λ^-½ (or its rank restriction), sketch S k_Q(x), rff √(2/m) cos(Wx + b). k-means on
+ * these features is what the fit solved: the fit's assignments are nearest centroids in this
+ * space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
  * smaller than n*feature_dim; wrong d). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
@@ -177,12 +179,12 @@ KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
  * NOT_FITTED, INVALID_ARGUMENT (len < n_train). */
 KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64_t len);
 
-/* Objective of the fit: the kernel k-means objective Σ_i w_i ‖φ(x_i) − c_{label(i)}‖², the
- * weighted sum over training rows of the squared kernel-space distance to the row's centre
- * (scikit-learn's inertia_, R's tot.withinss). For exact the centres are the cluster means;
- * for nystrom they are the Nyström centres (Calandriello & Rosasco 2018, Algorithm 1), and
- * the objective is measured with the exact kernel: Σ_i w_i (K_ii − 2 f_i·c + ‖c‖²), which
- * equals the feature-space objective plus Σ_i w_i (K_ii − ‖f_i‖²). Divide by the total
+/* Objective of the fit: Σ_i w_i · (squared distance of training row i to its centre), the
+ * distances as kkm_assign reports them (scikit-learn's inertia_, R's tot.withinss). For exact
+ * it is the kernel k-means objective; for nystrom it is the kernel k-means objective of the
+ * Nyström centres (Calandriello & Rosasco 2018, Algorithm 1), measured with the exact kernel:
+ * Σ_i w_i (K_ii − 2 f_i·c + ‖c‖²), the feature-space objective plus Σ_i w_i (K_ii − ‖f_i‖²);
+ * for sketch and rff it is the k-means objective in their feature space. Divide by the total
  * weight for the papers' mean. Errors: NOT_FITTED. */
 KKM_API kkm_status kkm_get_objective(const kkm_model *model, double *objective);
 

@@ -151,7 +151,9 @@ void expect_valid(const std::vector<int64_t>& idx, int64_t n, int64_t m) {
     for (size_t t = 0; t < idx.size(); ++t) {
         EXPECT_GE(idx[t], 0);
         EXPECT_LT(idx[t], n);
-        if (t > 0) EXPECT_LT(idx[t - 1], idx[t]) << "not sorted or not distinct at " << t;
+        if (t > 0) {
+            EXPECT_LT(idx[t - 1], idx[t]) << "not sorted or not distinct at " << t;
+        }
     }
 }
 
@@ -217,8 +219,8 @@ TEST(RlsLandmarks, ZeroScoresOnlyFillTheRest) {
     Points p;
     p.d = 2;
     for (int i = 0; i < 100; ++i) {
-        if (i % 10 == 3) p.add(z(gen), z(gen));
-        else p.add(0.0, 0.0);
+        const bool nonzero = i % 10 == 3;
+        p.add(nonzero ? z(gen) : 0.0, nonzero ? z(gen) : 0.0);
     }
     const LandmarkContext ctx = context(p, KernelType::linear, 0.0);
     for (uint64_t seed = 0; seed < 5; ++seed) {
@@ -276,6 +278,15 @@ TEST(KmeansppLandmarks, DuplicatesFallBackToUniformWithoutRepeats) {
     }
     Rng rng(0, Stream::landmarks);
     EXPECT_EQ(kmeanspp_landmarks(ctx, p.n, rng), all_indices(p.n));
+
+    // A diagonal that disagrees with the kernel evaluation by round-off leaves every D²
+    // slightly positive, a chosen landmark's own included: it must still never be drawn again.
+    LandmarkContext rounded = context(p, KernelType::rbf, 0.5);
+    for (float& k : rounded.diag) k = 1.0f + 1e-6f;
+    for (uint64_t seed = 0; seed < 5; ++seed) {
+        Rng r(seed, Stream::landmarks);
+        expect_valid(kmeanspp_landmarks(rounded, 20, r), p.n, 20);
+    }
 }
 
 // ------------------------------------------------------------------ both samplers

@@ -131,6 +131,18 @@ bool is_choice(const char* choices, std::string_view value) {
 
 }  // namespace
 
+const char* kernel_name(KernelType kernel) {
+    switch (kernel) {
+        case KernelType::rbf: return "rbf";
+        case KernelType::laplacian: return "laplacian";
+        case KernelType::polynomial: return "polynomial";
+        case KernelType::linear: return "linear";
+        case KernelType::cosine: return "cosine";
+        case KernelType::precomputed: return "precomputed";
+    }
+    return "unknown";
+}
+
 const std::vector<ParamSpec>& param_table() {
     static const std::vector<ParamSpec> table = build_table();
     return table;

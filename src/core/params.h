@@ -17,6 +17,9 @@ enum class Init { kmeanspp, random };
 enum class Sampling { uniform, rls, kmeanspp };
 enum class SketchKind { subgaussian, ros, gaussian, identity };
 
+/// The parameter-table spelling of a kernel ("rbf", ...).
+const char* kernel_name(KernelType kernel);
+
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
 /// (a unit test checks that they do).
 struct Params {

@@ -13,18 +13,6 @@
 namespace kkm {
 namespace {
 
-const char* kernel_name(KernelType kernel) {
-    switch (kernel) {
-        case KernelType::rbf: return "rbf";
-        case KernelType::laplacian: return "laplacian";
-        case KernelType::polynomial: return "polynomial";
-        case KernelType::linear: return "linear";
-        case KernelType::cosine: return "cosine";
-        case KernelType::precomputed: return "precomputed";
-    }
-    return "unknown";
-}
-
 void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
     if (kernel != KernelType::rbf && kernel != KernelType::laplacian) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), got kernel=") +

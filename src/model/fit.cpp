@@ -10,18 +10,6 @@
 namespace kkm {
 namespace {
 
-const char* kernel_name(KernelType t) {
-    switch (t) {
-        case KernelType::rbf: return "rbf";
-        case KernelType::laplacian: return "laplacian";
-        case KernelType::polynomial: return "polynomial";
-        case KernelType::linear: return "linear";
-        case KernelType::cosine: return "cosine";
-        case KernelType::precomputed: return "precomputed";
-    }
-    return "?";
-}
-
 void validate_against_data(const Params& p, ConstMatrix X) {
     if (p.k > X.rows) {
         invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of rows n=" +
