@@ -1,0 +1,328 @@
+"""Shared parts of the benchmarks: kkmeans through ctypes on libkkmeans.so, the Fashion-MNIST
+loader, the papers' gamma, the OpenBLAS core choice and small report helpers.
+
+numpy is imported inside the functions that need it, never at module level: the scripts set
+OPENBLAS_CORETYPE (choose_openblas_core) before numpy loads OpenBLAS.
+"""
+
+import ctypes
+import gzip
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
+SUBSAMPLE_SEED = 12345  # the --n subsample of every benchmark
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- machine / BLAS
+
+def cpu_flags():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_name():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def choose_openblas_core(choice):
+    """Sets OPENBLAS_CORETYPE before numpy loads OpenBLAS; returns a note for the report."""
+    if "OPENBLAS_CORETYPE" in os.environ:
+        return f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} (from the environment)"
+    if choice == "none":
+        return "OPENBLAS_CORETYPE unset"
+    core = choice
+    if choice == "auto":
+        flags = cpu_flags()
+        if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+            core = "SkylakeX"
+        elif {"avx2", "fma"} <= flags:
+            core = "Haswell"
+        else:
+            return "OPENBLAS_CORETYPE unset"
+    os.environ["OPENBLAS_CORETYPE"] = core
+    return f"OPENBLAS_CORETYPE={core} (set by --openblas-core {choice})"
+
+
+OPENBLAS_CORE_HELP = ("OPENBLAS_CORETYPE for numpy/scikit-learn's OpenBLAS (and kkmeans if built "
+                      "with blas=openblas): 'auto' picks SkylakeX on AVX-512 CPUs and Haswell on AVX2 "
+                      "ones when the variable is unset (OpenBLAS 0.3.21 falls back to slow Prescott "
+                      "kernels on CPUs newer than it); 'none' leaves it alone (default: auto)")
+
+
+def numpy_blas():
+    from threadpoolctl import threadpool_info
+    for info in threadpool_info():
+        if info.get("user_api") == "blas":
+            return (f"{info.get('internal_api')} {info.get('version')} "
+                    f"(core {info.get('architecture')}, {info.get('num_threads')} threads)")
+    return "unknown"
+
+
+# ---------------------------------------------------------------------------- Fashion-MNIST
+
+def read_idx(path, magic):
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    ndims = magic & 0xFF
+    found = int.from_bytes(raw[0:4], "big")
+    if found != magic:
+        raise SystemExit(f"{path}: bad IDX magic {found:#010x}, expected {magic:#010x}")
+    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndims)]
+    header = 4 * (1 + ndims)
+    if len(raw) - header != _product(dims):
+        raise SystemExit(f"{path}: header announces {_product(dims)} bytes, file has {len(raw) - header}")
+    return dims, raw[header:]
+
+
+def _product(values):
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def subsample(X, y, n):
+    """The first n of a fixed random permutation of the rows, in their original order."""
+    import numpy as np
+    if n and n < X.shape[0]:
+        keep = np.sort(np.random.default_rng(SUBSAMPLE_SEED).permutation(X.shape[0])[:n])
+        X, y = X[keep], y[keep]
+    return np.ascontiguousarray(X, dtype=np.float32), np.ascontiguousarray(y, dtype=np.int32)
+
+
+def load_fashion_mnist(data_dir, n=0, split="train"):
+    """Fashion-MNIST images as float32 pixels/255 (rows × 784) and int32 classes.
+    split: "train" (60000 rows) or "test" (10000, the t10k files); n > 0 keeps a random
+    subsample of n rows (fixed seed)."""
+    import numpy as np
+    data_dir = Path(data_dir)
+    prefix = {"train": "train", "test": "t10k"}[split]
+    images_path = data_dir / f"{prefix}-images-idx3-ubyte.gz"
+    labels_path = data_dir / f"{prefix}-labels-idx1-ubyte.gz"
+    for path in (images_path, labels_path):
+        if not path.exists():
+            raise SystemExit(f"{path} not found: apt-get install dataset-fashion-mnist, or pass --data-dir")
+    dims, pixels = read_idx(images_path, 0x00000803)
+    _, labels = read_idx(labels_path, 0x00000801)
+    X = np.frombuffer(pixels, dtype=np.uint8).reshape(dims[0], dims[1] * dims[2])
+    X = X.astype(np.float32) / np.float32(255.0)
+    y = np.frombuffer(labels, dtype=np.uint8).astype(np.int32)
+    return subsample(X, y, n)
+
+
+def papers_gamma(X):
+    """gamma = 1/(2 sigma^2), sigma^2 = mean pairwise squared distance = 2(mean|x|^2 - |mean x|^2)."""
+    import numpy as np
+    X64 = X.astype(np.float64)
+    mean_sq_norm = float(np.einsum("ij,ij->", X64, X64)) / X.shape[0]
+    mean = X64.mean(axis=0)
+    sigma2 = 2.0 * (mean_sq_norm - float(mean @ mean))
+    return 1.0 / (2.0 * sigma2)
+
+
+# ---------------------------------------------------------------------------- kkmeans via ctypes
+
+class KkmeansError(RuntimeError):
+    pass
+
+
+def default_lib_path():
+    if os.environ.get("KKMEANS_LIB"):
+        return Path(os.environ["KKMEANS_LIB"])
+    return REPO_ROOT / "build" / "src" / "libkkmeans.so"
+
+
+def open_library(lib_arg):
+    """Kkmeans on --lib, else $KKMEANS_LIB, else build/src/libkkmeans.so; exits if missing."""
+    lib_path = Path(lib_arg) if lib_arg else default_lib_path()
+    if not lib_path.exists():
+        raise SystemExit(f"{lib_path} not found: build the library first "
+                         "(meson setup build && ninja -C build) or pass --lib / set KKMEANS_LIB")
+    return Kkmeans(lib_path)
+
+
+def parse_timings(text):
+    pairs = {}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        pairs[key] = value
+    return pairs
+
+
+class Kkmeans:
+    """The entry points of the C API the benchmarks need."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.lib = ctypes.CDLL(str(path))
+        L, c = self.lib, ctypes
+        model_pp = c.POINTER(c.c_void_p)
+        f32p, i32p, f64p = c.POINTER(c.c_float), c.POINTER(c.c_int32), c.POINTER(c.c_double)
+        signatures = {
+            "kkm_version": (c.c_char_p, []),
+            "kkm_status_string": (c.c_char_p, [c.c_int]),
+            "kkm_last_error": (c.c_char_p, []),
+            "kkm_create": (c.c_int, [model_pp]),
+            "kkm_destroy": (None, [c.c_void_p]),
+            "kkm_set_params": (c.c_int, [c.c_void_p, c.c_char_p]),
+            "kkm_get_param": (c.c_int, [c.c_void_p, c.c_char_p, c.c_char_p, c.c_size_t,
+                                        c.POINTER(c.c_size_t)]),
+            "kkm_fit": (c.c_int, [c.c_void_p, f32p, c.c_int64, c.c_int64, f32p]),
+            "kkm_assign": (c.c_int, [c.c_void_p, f32p, c.c_int64, c.c_int64, i32p, f32p]),
+            "kkm_get_labels": (c.c_int, [c.c_void_p, i32p, c.c_int64]),
+            "kkm_get_timings": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_size_t)]),
+            "kkm_get_objective": (c.c_int, [c.c_void_p, f64p]),
+            "kkm_get_iterations": (c.c_int, [c.c_void_p, i32p]),
+            "kkm_get_feature_dim": (c.c_int, [c.c_void_p, c.POINTER(c.c_int64)]),
+        }
+        for name, (restype, argtypes) in signatures.items():
+            fn = getattr(L, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+
+    def version(self):
+        return self.lib.kkm_version().decode()
+
+    def check(self, status, what):
+        if status != 0:
+            name = self.lib.kkm_status_string(status).decode()
+            message = self.lib.kkm_last_error().decode()
+            raise KkmeansError(f"{what} failed: {name}: {message}")
+
+    def text(self, getter, what):
+        """Reads a string through a (buf, len, out_len) getter, growing the buffer if needed."""
+        size = ctypes.c_size_t(0)
+        buf = ctypes.create_string_buffer(256)
+        status = getter(buf, len(buf), ctypes.byref(size))
+        if status != 0 and size.value >= len(buf):
+            buf = ctypes.create_string_buffer(size.value + 1)
+            status = getter(buf, len(buf), ctypes.byref(size))
+        self.check(status, what)
+        return buf.value.decode()
+
+    def model(self):
+        return Model(self)
+
+    def fit(self, X, params, np=None):
+        """One fit; returns labels, wall seconds of kkm_fit, stage timings, resolved params."""
+        with self.model() as model:
+            model.set_params(params)
+            seconds = model.fit(X)
+            resolved = {key: model.param(key) for key in ("gamma", "m", "threads")}
+            return model.labels(), seconds, model.timings(), resolved
+
+
+class Model:
+    """One kkm_model; use as a context manager (kkm_destroy on exit)."""
+
+    def __init__(self, kkm):
+        self.kkm = kkm
+        self.handle = ctypes.c_void_p()
+        self.n = None
+        self.d = None
+        kkm.check(kkm.lib.kkm_create(ctypes.byref(self.handle)), "kkm_create")
+
+    def close(self):
+        if self.handle:
+            self.kkm.lib.kkm_destroy(self.handle)
+            self.handle = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def set_params(self, params):
+        self.kkm.check(self.kkm.lib.kkm_set_params(self.handle, params.encode()),
+                       f"kkm_set_params({params!r})")
+
+    def fit(self, X):
+        """kkm_fit on a C-contiguous float32 matrix; returns its wall-clock seconds."""
+        import numpy as np
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        n, d = X.shape
+        start = time.perf_counter()
+        status = self.kkm.lib.kkm_fit(self.handle, X.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
+                                      n, d, None)
+        seconds = time.perf_counter() - start
+        self.kkm.check(status, "kkm_fit")
+        self.n, self.d = n, d
+        return seconds
+
+    def labels(self):
+        import numpy as np
+        labels = np.empty(self.n, dtype=np.int32)
+        self.kkm.check(self.kkm.lib.kkm_get_labels(
+            self.handle, labels.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), self.n),
+            "kkm_get_labels")
+        return labels
+
+    def assign(self, Y):
+        """kkm_assign: (labels int32, distances float32) of the rows of Y."""
+        import numpy as np
+        Y = np.ascontiguousarray(Y, dtype=np.float32)
+        n, d = Y.shape
+        labels = np.empty(n, dtype=np.int32)
+        distances = np.empty(n, dtype=np.float32)
+        self.kkm.check(self.kkm.lib.kkm_assign(
+            self.handle, Y.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), n, d,
+            labels.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            distances.ctypes.data_as(ctypes.POINTER(ctypes.c_float))), "kkm_assign")
+        return labels, distances
+
+    def param(self, key):
+        L = self.kkm.lib
+        return self.kkm.text(lambda b, l, s: L.kkm_get_param(self.handle, key.encode(), b, l, s),
+                             f"kkm_get_param({key})")
+
+    def timings(self):
+        L = self.kkm.lib
+        return self.kkm.text(lambda b, l, s: L.kkm_get_timings(self.handle, b, l, s), "kkm_get_timings")
+
+    def objective(self):
+        value = ctypes.c_double()
+        self.kkm.check(self.kkm.lib.kkm_get_objective(self.handle, ctypes.byref(value)),
+                       "kkm_get_objective")
+        return value.value
+
+    def iterations(self):
+        value = ctypes.c_int32()
+        self.kkm.check(self.kkm.lib.kkm_get_iterations(self.handle, ctypes.byref(value)),
+                       "kkm_get_iterations")
+        return value.value
+
+    def feature_dim(self):
+        value = ctypes.c_int64()
+        self.kkm.check(self.kkm.lib.kkm_get_feature_dim(self.handle, ctypes.byref(value)),
+                       "kkm_get_feature_dim")
+        return value.value
+
+
+# ---------------------------------------------------------------------------- report helpers
+
+def mean_std(values, digits):
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f}"
