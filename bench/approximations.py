@@ -374,10 +374,11 @@ def print_table(ds, out, args):
           f"c(x) from kkm_assign, mu_j the mean of the members the fit labelled j, exact rbf "
           f"kernel in float64; members = {members}; lower is better")
     if out["exact_n"] < out["n"] and "exact" in args.methods:
-        print(f"- exact ran on a uniform subsample of {out['exact_n']} training rows (its n^2 float32 "
-              f"kernel matrix for all {out['n']} would need {4 * out['n'] ** 2 / 2 ** 30:.1f} GiB), "
-              f"with the gamma resolved on all of them; its NMI/ARI are of those rows, its time "
-              f"is that fit's; its subsample contains the objective's members")
+        print(f"- exact ran on a uniform subsample of {out['exact_n']} of the {out['n']} training rows "
+              f"(--exact-n; exact stores the n^2 float32 kernel matrix, {4 * out['n'] ** 2 / 2 ** 30:.1f} GiB "
+              f"for all {out['n']} rows, and would otherwise recompute its rows every Lloyd iteration), "
+              f"with the gamma resolved on all of them; its NMI/ARI are of those rows, its time is that "
+              f"fit's; its subsample contains the objective's members")
     if out["objective_check"] is not None:
         print(f"- check: exact's kkm_assign distances equal the objective's per-point terms to "
               f"max |diff| = {out['objective_check']:.2e}")

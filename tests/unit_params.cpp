@@ -27,6 +27,17 @@ TEST(Params, TableDefaultsMatchTheTypedStruct) {
     EXPECT_EQ(fromTable.seed, plain.seed);
     EXPECT_EQ(fromTable.threads, plain.threads);
     EXPECT_EQ(fromTable.max_memory_mb, plain.max_memory_mb);
+    EXPECT_EQ(fromTable.bandwidth_scale, plain.bandwidth_scale);
+    EXPECT_EQ(fromTable.rank, plain.rank);
+    EXPECT_EQ(fromTable.reg_rank, plain.reg_rank);
+    EXPECT_EQ(fromTable.sampling, plain.sampling);
+    EXPECT_EQ(fromTable.rls_lambda, plain.rls_lambda);
+    EXPECT_EQ(fromTable.sketch, plain.sketch);
+    EXPECT_EQ(fromTable.batch_size, plain.batch_size);
+    EXPECT_EQ(fromTable.tau, plain.tau);
+    EXPECT_EQ(fromTable.epsilon, plain.epsilon);
+    EXPECT_EQ(fromTable.learning_rate, plain.learning_rate);
+    EXPECT_EQ(fromTable.solver, plain.solver);
 }
 
 TEST(Params, EveryDefaultIsValidAndCanonical) {

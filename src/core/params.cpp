@@ -19,11 +19,11 @@ std::vector<ParamSpec> build_table() {
     return {
         {"k", "n_clusters centers", "int", "8", "[1, 2147483647]",
          "number of clusters", 1, kIntMax, false, false, nullptr},
-        {"method", "", "enum", "nystrom", "exact|nystrom|sketch|rff",
+        {"method", "", "enum", "nystrom", "exact|nystrom|sketch|rff|minibatch",
          "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
          "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
-         "Fourier features (rbf, laplacian)",
-         0, 0, false, false, "exact|nystrom|sketch|rff"},
+         "Fourier features (rbf, laplacian); minibatch: truncated mini-batch kernel k-means (2024)",
+         0, 0, false, false, "exact|nystrom|sketch|rff|minibatch"},
         {"kernel", "", "enum", "rbf", "rbf|laplacian|polynomial|linear|cosine|precomputed",
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
          "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
@@ -62,6 +62,25 @@ std::vector<ParamSpec> build_table() {
          "S of method=sketch (Yin et al. 2022): sparse signs, randomized Hadamard, dense Gaussian, "
          "identity (raw kernel rows)",
          0, 0, false, false, "subgaussian|ros|gaussian|identity"},
+        {"solver", "", "enum", "lloyd", "lloyd|minibatch",
+         "k-means on nystrom/sketch/rff features: full Lloyd passes, or Sculley's mini-batch "
+         "k-means (per-centre counts) for n too large for full passes",
+         0, 0, false, false, "lloyd|minibatch"},
+        {"batch_size", "b", "int", "1024", "[1, 2147483647]",
+         "points per mini-batch, drawn with replacement (method=minibatch, solver=minibatch)", 1,
+         kIntMax, false, false, nullptr},
+        {"tau", "", "int", "200", "[0, 2147483647]",
+         "method=minibatch: each centre keeps its newest batches adding up to >= tau points "
+         "(eq. 1); 0 = no truncation (Algorithm 1, O(n(b+k)) per iteration)",
+         0, kIntMax, false, false, nullptr},
+        {"epsilon", "", "float", "0.0001", "[0, inf)",
+         "mini-batch early stopping: stop when the batch objective (mean squared distance) "
+         "improves by less than epsilon",
+         0, kInf, false, false, nullptr},
+        {"learning_rate", "", "enum", "beta", "beta|sklearn",
+         "method=minibatch: beta alpha_j = sqrt(b_j/b) (Schwartzman 2023); sklearn alpha_j = b_j / "
+         "(points assigned to j so far)",
+         0, 0, false, false, "beta|sklearn"},
         {"init", "", "enum", "kmeans++", "kmeans++|random",
          "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
          "random points",
@@ -236,7 +255,13 @@ Params ParamSet::typed() const {
     p.method = method == "exact"     ? Method::exact
                : method == "nystrom" ? Method::nystrom
                : method == "sketch"  ? Method::sketch
-                                     : Method::rff;
+               : method == "rff"     ? Method::rff
+                                     : Method::minibatch;
+    p.solver = get("solver") == "minibatch" ? Solver::minibatch : Solver::lloyd;
+    p.batch_size = integer("batch_size");
+    p.tau = integer("tau");
+    p.epsilon = num("epsilon");
+    p.learning_rate = get("learning_rate") == "sklearn" ? LearningRate::sklearn : LearningRate::beta;
     const std::string& kernel = get("kernel");
     p.kernel = kernel == "rbf"          ? KernelType::rbf
                : kernel == "laplacian"  ? KernelType::laplacian

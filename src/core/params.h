@@ -11,11 +11,13 @@
 
 namespace kkm {
 
-enum class Method { exact, nystrom, sketch, rff };
+enum class Method { exact, nystrom, sketch, rff, minibatch };
 enum class KernelType { rbf, laplacian, polynomial, linear, cosine, precomputed };
 enum class Init { kmeanspp, random };
 enum class Sampling { uniform, rls, kmeanspp };
 enum class SketchKind { subgaussian, ros, gaussian, identity };
+enum class LearningRate { beta, sklearn };
+enum class Solver { lloyd, minibatch };
 
 /// The parameter-table spelling of a kernel ("rbf", ...).
 const char* kernel_name(KernelType kernel);
@@ -26,7 +28,8 @@ struct Params {
     /// Number of clusters.
     int64_t k = 8;
     /// Algorithm: exact kernel k-means (n×n kernel), Nyström landmarks, a randomized sketch
-    /// of landmark kernel rows, or random Fourier features.
+    /// of landmark kernel rows, random Fourier features, or truncated mini-batch kernel
+    /// k-means.
     Method method = Method::nystrom;
     /// Kernel function.
     KernelType kernel = KernelType::rbf;
@@ -52,6 +55,16 @@ struct Params {
     double rls_lambda = 0.0;
     /// Sketch matrix S of method=sketch.
     SketchKind sketch = SketchKind::subgaussian;
+    /// Points per mini-batch (method=minibatch, solver=minibatch).
+    int64_t batch_size = 1024;
+    /// Truncation of mini-batch kernel centres; 0 = none.
+    int64_t tau = 200;
+    /// Mini-batch early stopping threshold on the batch objective's improvement.
+    double epsilon = 1e-4;
+    /// Learning rate of mini-batch kernel k-means.
+    LearningRate learning_rate = LearningRate::beta;
+    /// How k-means runs on explicit features: full Lloyd passes or Sculley's mini-batches.
+    Solver solver = Solver::lloyd;
     /// Seeding of the centres.
     Init init = Init::kmeanspp;
     /// Restarts from independent seedings; the best objective is kept.

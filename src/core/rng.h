@@ -22,6 +22,7 @@ enum class Stream : uint64_t {
     sketch = 4,           ///< the sketch matrix S of method=sketch
     random_features = 5,  ///< W and b of method=rff
     leverage = 6,         ///< the uniform sub-sample behind ridge leverage scores
+    batches = 7,          ///< mini-batch draws
 };
 
 /// A sequential generator over one (seed, stream, sub) triple.

@@ -54,6 +54,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
         case Method::nystrom: return fit_nystrom(context);
         case Method::sketch: return fit_sketch(context);
         case Method::rff: return fit_rff(context);
+        case Method::minibatch: return fit_minibatch(context);
     }
     fail(KKM_ERR_INTERNAL, "unknown method");
 }

@@ -73,6 +73,7 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c);
 std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c);
 std::unique_ptr<FittedModel> fit_sketch(const FitContext& c);
 std::unique_ptr<FittedModel> fit_rff(const FitContext& c);
+std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c);
 
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
 std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,

@@ -56,8 +56,8 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     DualCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");
     finish_report(c.report, std::move(best), c.w, c.p.k);
-    return std::make_unique<ExactModel>(c.p, c.X.cols, std::move(c.report), std::move(basis),
-                                        std::move(centres));
+    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(basis),
+                                       std::move(centres));
 }
 
 }  // namespace kkm

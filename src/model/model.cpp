@@ -37,21 +37,21 @@ void assign_by_kernel_rows(const KernelBasis& basis, ConstMatrix X, int32_t* lab
 
 }  // namespace
 
-ExactModel::ExactModel(Params params, int64_t d, FitReport report, KernelBasis basis,
-                       DualCentres centres)
-    : FittedModel(std::move(params), basis.size(), d, std::move(report)), basis_(std::move(basis)),
+DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report,
+                     KernelBasis basis, DualCentres centres)
+    : FittedModel(std::move(params), n_train, d, std::move(report)), basis_(std::move(basis)),
       centres_(std::move(centres)) {}
 
-void ExactModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
+void DualModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
     assign_by_kernel_rows(basis_, X, labels, dist, threads,
                           [&](const Matrix& K, const float* self, int32_t* l, float* d) {
                               dual_nearest(K.data(), K.rows, self, centres_, l, d);
                           });
 }
 
-void ExactModel::transform(ConstMatrix, float*, int) const {
-    invalid_argument("method=exact has no explicit feature map; kkm_transform needs an "
-                     "approximate method (method=nystrom)");
+void DualModel::transform(ConstMatrix, float*, int) const {
+    invalid_argument("method=exact and method=minibatch have no explicit feature map; "
+                     "kkm_transform needs method=nystrom, sketch or rff");
 }
 
 NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,

@@ -57,10 +57,13 @@ private:
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
                                        const std::vector<float>& weights);
 
-/// Exact kernel k-means: centres are implicit weighted sums over the training points.
-class ExactModel final : public FittedModel {
+/// Centres as weighted sums of reference points in feature space: the cluster means over all
+/// training points (exact), or the sparse mini-batch centres over their support points
+/// (minibatch). Distances are kernel distances K(x,x) − 2 Σ_a z_aj K(x,a)/W_j + C_j.
+class DualModel final : public FittedModel {
 public:
-    ExactModel(Params params, int64_t d, FitReport report, KernelBasis basis, DualCentres centres);
+    DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis,
+              DualCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return 0; }
     void transform(ConstMatrix X, float* out, int threads) const override;

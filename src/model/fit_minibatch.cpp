@@ -1,0 +1,142 @@
+// method=minibatch: truncated mini-batch kernel k-means. The fit keeps only the centres'
+// support points (at most k(τ+b)), so the model stays small and assigning a new row costs
+// O(k(τ+b)d); after the mini-batches every training row is assigned in parallel blocks.
+#include <algorithm>
+#include <numeric>
+
+#include "cluster/exact.h"
+#include "cluster/minibatch_kernel.h"
+#include "core/parallel.h"
+#include "kernels/kernel.h"
+#include "model/fit_common.h"
+
+namespace kkm {
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+Matrix gather(ConstMatrix X, const std::vector<int64_t>& idx) {
+    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
+    for (size_t i = 0; i < idx.size(); ++i) {
+        std::copy(X.row(idx[i]), X.row(idx[i]) + X.cols, rows.row(static_cast<int64_t>(i)));
+    }
+    return rows;
+}
+
+/// Kernel values between training rows by index: gathered rows through kernel GEMM blocks, or
+/// entries of a precomputed matrix.
+class TrainingKernel final : public PointKernel {
+public:
+    TrainingKernel(const FitContext& c, const std::vector<float>& diag) : c_(c), diag_(diag) {}
+    int64_t size() const override { return c_.X.rows; }
+    float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
+
+    void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+               int threads) const override {
+        const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
+        out.reshape(nr, nc);
+        if (c_.p.kernel == KernelType::precomputed) {
+            for (int64_t a = 0; a < nr; ++a) {
+                for (int64_t b = 0; b < nc; ++b) out.row(a)[b] = c_.X.row(rows[static_cast<size_t>(a)])[cols[static_cast<size_t>(b)]];
+            }
+            return;
+        }
+        const Kernel kernel(c_.p.kernel, c_.report.gamma, c_.p.degree, c_.p.coef0);
+        const Matrix right = gather(c_.X, cols);
+        const std::vector<float> aux = kernel.row_aux(right.view());
+        parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
+            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
+            const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + count);
+            const Matrix left = gather(c_.X, part);
+            kernel.block(left.view(), right.view(), aux, out.row(begin), nc);
+        });
+    }
+
+private:
+    const FitContext& c_;
+    const std::vector<float>& diag_;
+};
+
+/// The support points of all centres and the centres as coefficient columns over them.
+DualCentres support_centres(const MinibatchResult& r, const PointKernel& K,
+                            std::vector<int64_t>& support, int threads) {
+    for (const SparseCentre& c : r.centres) support.insert(support.end(), c.points.begin(), c.points.end());
+    std::sort(support.begin(), support.end());
+    support.erase(std::unique(support.begin(), support.end()), support.end());
+    const auto k = static_cast<int64_t>(r.centres.size()), s = static_cast<int64_t>(support.size());
+    DualCentres d;
+    d.Z = Matrix(s, k);
+    d.mass.assign(static_cast<size_t>(k), 1.0);  // coefficients already sum to one
+    for (int64_t j = 0; j < k; ++j) {
+        const SparseCentre& c = r.centres[static_cast<size_t>(j)];
+        for (size_t t = 0; t < c.points.size(); ++t) {
+            const auto at = std::lower_bound(support.begin(), support.end(), c.points[t]) - support.begin();
+            d.Z.row(at)[j] = static_cast<float>(c.coef[t]);
+        }
+    }
+    Matrix kss;  // ⟨C_j, C_j⟩ = zᵀ K_SS z, in float64
+    K.block(support, support, kss, threads);
+    for (int64_t j = 0; j < k; ++j) {
+        double cc = 0;
+        for (int64_t a = 0; a < s; ++a) {
+            double row = 0;
+            for (int64_t b = 0; b < s; ++b) row += static_cast<double>(kss.row(a)[b]) * d.Z.row(b)[j];
+            cc += static_cast<double>(d.Z.row(a)[j]) * row;
+        }
+        d.self_dot.push_back(cc);
+    }
+    return d;
+}
+
+}  // namespace
+
+std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
+    const int64_t n = c.X.rows, support_max = c.p.k * (c.p.tau + c.p.batch_size);
+    const double dn = static_cast<double>(n), ds = static_cast<double>(c.p.tau > 0 ? std::min(n, support_max) : n);
+    require_budget("minibatch",
+                   4.0 * ds * (c.X.cols + ds) + 4.0 * static_cast<double>(c.p.batch_size) * (ds + c.X.cols) +
+                       (c.p.tau == 0 ? 8.0 * dn * (c.p.k + c.p.batch_size) : 0.0) + 24.0 * dn,
+                   c.p, "support points, their kernel, batch kernel blocks");
+    const std::vector<float> diag = training_diagonal(c);
+    const TrainingKernel K(c, diag);
+    MinibatchOptions options;
+    options.k = c.p.k;
+    options.batch_size = c.p.batch_size;
+    options.tau = c.p.tau;
+    options.epsilon = c.p.epsilon;
+    options.max_iter = c.p.max_iter;
+    options.rate = c.p.learning_rate;
+    options.init = c.p.init;
+    options.threads = c.threads;
+    const MinibatchResult result = minibatch_kernel_kmeans(K, c.w, options, c.p.seed);
+    c.timer.stage("minibatch");
+    std::vector<int64_t> support;
+    DualCentres centres = support_centres(result, K, support, c.threads);
+    KernelBasis basis = c.p.kernel == KernelType::precomputed
+                            ? KernelBasis(support, n)
+                            : KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0), gather(c.X, support));
+    // Every training row to its nearest centre, in parallel blocks, with the training
+    // diagonal as K(x,x) (known even for a precomputed kernel).
+    LloydResult assigned;
+    assigned.labels.resize(static_cast<size_t>(n));
+    std::vector<float> dist(static_cast<size_t>(n));
+    parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        Matrix rows, Kx(count, basis.size());
+        copy_into(c.X.slice(begin, count), rows);
+        basis.evaluate(rows.view(), Kx.data(), basis.size());
+        dual_nearest(Kx.data(), count, diag.data() + begin, centres, assigned.labels.data() + begin,
+                     dist.data() + begin);
+    });
+    for (int64_t i = 0; i < n; ++i) {
+        const double wi = c.w.empty() ? 1.0 : c.w[static_cast<size_t>(i)];
+        assigned.objective += wi * dist[static_cast<size_t>(i)];
+    }
+    assigned.iterations = result.iterations;
+    c.timer.stage("assign");
+    finish_report(c.report, std::move(assigned), c.w, c.p.k);
+    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(basis),
+                                       std::move(centres));
+}
+
+}  // namespace kkm

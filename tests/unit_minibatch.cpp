@@ -1,0 +1,2 @@
+// Placeholder: tests land with the implementation.
+#include <gtest/gtest.h>
