@@ -186,3 +186,30 @@ TEST(RankRestriction, ConflictsAreErrors) {
             << params;
     }
 }
+
+// Sculley's mini-batch k-means on the features (solver=minibatch). Its centres are running
+// means over every point they ever received, so early mistakes are never forgotten: on the
+// rings it settles in a half-plane split from which full Lloyd passes escape. It is meant for
+// data too large for full passes, where clusters are compact: 10 well-separated blobs.
+class MinibatchSolver : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MinibatchSolver, FindsCompactClusters) {
+    const Dataset ds = blobs(300, 5, 10, 3);
+    const std::string params = std::string("k=10 gamma=auto n_init=3 seed=2 solver=minibatch batch_size=256 ") + GetParam();
+    const Fitted one = fit(ds, params + " threads=1");
+    const Fitted two = fit(ds, params + " threads=2");
+    EXPECT_GE(ari(one.labels, ds.truth), 0.95) << GetParam();
+    EXPECT_EQ(one.labels, two.labels);
+    EXPECT_EQ(one.objective, two.objective);
+    int32_t iterations = 0;
+    ASSERT_TRUE(Ok(kkm_get_iterations(one.m.get(), &iterations)));
+    EXPECT_LT(iterations, 100) << "the epsilon rule should end the run before max_iter";
+    // The labels are the nearest of the model's centres: assigning the training rows agrees.
+    std::vector<int32_t> again(static_cast<size_t>(ds.n));
+    ASSERT_TRUE(Ok(kkm_assign(one.m.get(), ds.X.data(), ds.n, ds.d, again.data(), nullptr)));
+    EXPECT_EQ(again, one.labels);
+}
+
+INSTANTIATE_TEST_SUITE_P(Features, MinibatchSolver,
+                         ::testing::Values("method=nystrom m=100", "method=sketch m=100 sketch=gaussian",
+                                           "method=rff m=500"));

@@ -144,6 +144,29 @@ double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<in
     return total;
 }
 
+LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
+    const std::vector<float> cnorms = row_squared_norms(C.view());
+    const std::vector<char> alive(static_cast<size_t>(k_), 1);
+    LloydResult out;
+    out.labels.resize(static_cast<size_t>(F_.rows));
+    std::vector<float> dist(static_cast<size_t>(F_.rows));
+    const int64_t nblocks = block_count(F_.rows, kRowBlock);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F_.rows - begin);
+        nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
+                         out.labels.data() + begin, dist.data() + begin);
+        double s = 0;
+        for (int64_t i = begin; i < begin + count; ++i) {
+            const double extra = offset_.empty() ? 0.0 : offset_[static_cast<size_t>(i)];
+            s += weight_at(weights_, i) * (dist[static_cast<size_t>(i)] + extra);
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    for (double v : partial) out.objective += v;
+    return out;
+}
+
 double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
     const std::vector<double> sums = centroid_sums(labels);
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);

@@ -28,6 +28,9 @@ public:
 
     /// Weighted means of the clusters (rows of clusters without weight are zero).
     Matrix centroids(const std::vector<int32_t>& labels) const;
+    /// Every row to its nearest of the given centroids (all alive): labels, and the objective
+    /// Σ w_i (‖f_i − c‖² + offset_i) in float64.
+    LloydResult assign_to(const Matrix& C) const;
     /// Oracle for seeding: exact squared distances between feature rows.
     SquaredDistanceToPoint distance_oracle() const;
 

@@ -1,13 +1,431 @@
-// Placeholder until the algorithm lands (helper work in progress).
+// Mini-batch kernel k-means (2024). Each iteration draws a batch, assigns its points to the
+// nearest centre by ‖φ(y) − C_j‖² = K(y,y) − 2⟨φ(y), C_j⟩ + ⟨C_j, C_j⟩, moves every centre
+// that got points towards their mean, C_j ← (1 − α_j) C_j + α_j cm(B_j), and stops when the
+// batch objective improved by less than epsilon. ⟨φ(y), C_j⟩ comes from
+//  - tau > 0 (Algorithm 2): the explicit truncated coefficients times one kernel block of the
+//    batch against the union of the centres' support points and the batch;
+//  - tau = 0 (Algorithm 1): ⟨φ(x_i), C_j⟩ kept for all n points by the recursive update.
+// ⟨C_j, C_j⟩ follows the recursion of Section 4, except after truncation dropped terms, when
+// it is recomputed from the coefficients (O((τ + b)²) per centre).
 #include "cluster/minibatch_kernel.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+
+#include "cluster/minibatch_centres.h"
+#include "cluster/seeding.h"
 #include "core/error.h"
+#include "core/parallel.h"
+#include "core/rng.h"
 
 namespace kkm {
+namespace {
 
-MinibatchResult minibatch_kernel_kmeans(const PointKernel&, const std::vector<float>&,
-                                        const MinibatchOptions&, uint64_t) {
-    fail(KKM_ERR_INTERNAL, "method=minibatch is not implemented yet");
+constexpr int64_t kSeedSample = 20000;  // seeding runs on min(n, max(b, this)) points
+constexpr int64_t kRowBlock = 64;       // batch rows per parallel block
+constexpr int64_t kChunk = 4096;        // training rows per K(X, B) block (tau = 0)
+
+/// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
+/// and whose column column[b] holds y_b.
+struct BatchGram {
+    const Matrix* block = nullptr;
+    std::vector<int64_t> column;
+    double operator()(int64_t a, int64_t b) const {
+        return block->row(a)[column[static_cast<size_t>(b)]];
+    }
+};
+
+/// One iteration's batch and what is known about it.
+struct Step {
+    std::vector<int64_t> points;  ///< y_1..y_b
+    std::vector<int32_t> labels;  ///< nearest centre before the update
+    std::vector<double> dot;      ///< b×k ⟨φ(y_t), C_j⟩: before, then after the update
+    std::vector<int64_t> count;   ///< b_j
+    std::vector<double> alpha;    ///< α_j (0 when b_j = 0)
+    BatchGram gram;
+};
+
+/// The centres, their squared norms and the sklearn rate's counts.
+struct Centres {
+    std::vector<CentreHistory> history;
+    std::vector<double> self_dot;  ///< ⟨C_j, C_j⟩
+    std::vector<double> seen;      ///< 1 (the seed) + points assigned to j so far
+};
+
+/// Positions of `points` in the sorted, distinct `cols` (every point must be there).
+std::vector<int64_t> positions_in(const std::vector<int64_t>& cols, const std::vector<int64_t>& points) {
+    std::vector<int64_t> at(points.size());
+    for (size_t s = 0; s < points.size(); ++s) {
+        at[s] = std::lower_bound(cols.begin(), cols.end(), points[s]) - cols.begin();
+    }
+    return at;
+}
+
+/// Where ⟨φ(y), C_j⟩ of the batch points comes from.
+class BatchProducts {
+public:
+    virtual ~BatchProducts() = default;
+    /// Before the update: s.dot and s.gram for the batch s.points.
+    virtual void before(Step& s) = 0;
+    /// After the update: ⟨C, C⟩ of the centres in `dropped` and s.dot for the new centres.
+    virtual void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) = 0;
+};
+
+/// Algorithm 2: products from the explicit (truncated) coefficients and one kernel block
+/// K(batch, every centre's support ∪ batch) per iteration. The updated centres' support
+/// lies in that union too, so the products after the update need no second block.
+class TruncatedProducts final : public BatchProducts {
+public:
+    TruncatedProducts(const PointKernel& K, const Centres& c, int threads) : K_(K), threads_(threads) {
+        for (const CentreHistory& h : c.history) coef_.push_back(h.coefficients());
+    }
+
+    void before(Step& s) override {
+        cols_ = s.points;
+        for (const SparseCentre& c : coef_) cols_.insert(cols_.end(), c.points.begin(), c.points.end());
+        std::sort(cols_.begin(), cols_.end());
+        cols_.erase(std::unique(cols_.begin(), cols_.end()), cols_.end());
+        K_.block(s.points, cols_, block_, threads_);
+        s.gram = {&block_, positions_in(cols_, s.points)};
+        products(s);
+    }
+
+    void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
+        for (size_t j = 0; j < coef_.size(); ++j) {
+            if (s.count[j] > 0) coef_[j] = c.history[j].coefficients();
+        }
+        for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = squared_norm(coef_[static_cast<size_t>(j)]);
+        products(s);
+    }
+
+private:
+    /// s.dot[t][j] = Σ_s coef_js K(y_t, p_js), rows in parallel blocks.
+    void products(Step& s) const {
+        const auto b = static_cast<int64_t>(s.points.size()), k = static_cast<int64_t>(coef_.size());
+        std::vector<std::vector<int64_t>> at;
+        for (const SparseCentre& c : coef_) at.push_back(positions_in(cols_, c.points));
+        s.dot.assign(static_cast<size_t>(b * k), 0.0);
+        parallel_blocks(threads_, block_count(b, kRowBlock), [&](int64_t blk) {
+            for (int64_t t = blk * kRowBlock; t < std::min(b, (blk + 1) * kRowBlock); ++t) {
+                const float* row = block_.row(t);
+                for (int64_t j = 0; j < k; ++j) {
+                    const std::vector<double>& coef = coef_[static_cast<size_t>(j)].coef;
+                    const std::vector<int64_t>& col = at[static_cast<size_t>(j)];
+                    double sum = 0;
+                    for (size_t q = 0; q < coef.size(); ++q) sum += coef[q] * row[col[q]];
+                    s.dot[static_cast<size_t>(t * k + j)] = sum;
+                }
+            }
+        });
+    }
+
+    /// ⟨C, C⟩ = Σ_ab c_a c_b K(p_a, p_b) from the block K(support, support).
+    double squared_norm(const SparseCentre& c) {
+        const auto m = static_cast<int64_t>(c.points.size());
+        K_.block(c.points, c.points, gram_, threads_);
+        std::vector<double> rows(static_cast<size_t>(m));
+        parallel_blocks(threads_, block_count(m, kRowBlock), [&](int64_t blk) {
+            for (int64_t a = blk * kRowBlock; a < std::min(m, (blk + 1) * kRowBlock); ++a) {
+                double sum = 0;
+                for (int64_t q = 0; q < m; ++q) sum += c.coef[static_cast<size_t>(q)] * gram_.row(a)[q];
+                rows[static_cast<size_t>(a)] = c.coef[static_cast<size_t>(a)] * sum;
+            }
+        });
+        return std::accumulate(rows.begin(), rows.end(), 0.0);
+    }
+
+    const PointKernel& K_;
+    int threads_;
+    std::vector<SparseCentre> coef_;
+    std::vector<int64_t> cols_;  ///< sorted union of the support points and the batch
+    Matrix block_;               ///< K(batch, cols_)
+    Matrix gram_;
+};
+
+/// Algorithm 1 (tau = 0): IP[i][j] = ⟨φ(x_i), C_j⟩ for all n points, kept up to date by
+/// IP' = (1 − α_j) IP + α_j ⟨φ(x_i), cm(B_j)⟩ from the n×b block K(X, B), computed in chunks
+/// of rows: O(n(b + k)) per iteration.
+class RecursiveProducts final : public BatchProducts {
+public:
+    RecursiveProducts(const PointKernel& K, const std::vector<int64_t>& seeds, int threads)
+        : K_(K), n_(K.size()), k_(static_cast<int64_t>(seeds.size())), threads_(threads),
+          ip_(static_cast<size_t>(n_ * k_)) {
+        for_chunks(seeds, [&](int64_t begin, int64_t count) {
+            for (int64_t i = 0; i < count; ++i) {
+                for (int64_t j = 0; j < k_; ++j) ip_[static_cast<size_t>((begin + i) * k_ + j)] = chunk_.row(i)[j];
+            }
+        });
+    }
+
+    void before(Step& s) override {
+        K_.block(s.points, s.points, gram_, threads_);
+        s.gram.block = &gram_;
+        s.gram.column.resize(s.points.size());
+        std::iota(s.gram.column.begin(), s.gram.column.end(), 0);
+        copy_rows(s);
+    }
+
+    void after(Step& s, Centres&, const std::vector<int64_t>&) override {
+        for_chunks(s.points, [&](int64_t begin, int64_t count) {
+            parallel_blocks(threads_, block_count(count, kRowBlock), [&](int64_t blk) {
+                update_rows(s, begin, blk * kRowBlock, std::min(kRowBlock, count - blk * kRowBlock));
+            });
+        });
+        copy_rows(s);
+    }
+
+private:
+    /// fn(begin, count) after chunk_ = K(x_begin..x_{begin+count−1}, cols), for all rows.
+    template <class Fn>
+    void for_chunks(const std::vector<int64_t>& cols, Fn&& fn) {
+        std::vector<int64_t> rows;
+        for (int64_t begin = 0; begin < n_; begin += kChunk) {
+            rows.resize(static_cast<size_t>(std::min(kChunk, n_ - begin)));
+            std::iota(rows.begin(), rows.end(), begin);
+            K_.block(rows, cols, chunk_, threads_);
+            fn(begin, static_cast<int64_t>(rows.size()));
+        }
+    }
+
+    /// The recursive update of rows first..first+count−1 of the chunk starting at `begin`.
+    void update_rows(const Step& s, int64_t begin, int64_t first, int64_t count) {
+        const auto b = static_cast<int64_t>(s.points.size());
+        std::vector<double> sum(static_cast<size_t>(k_));
+        for (int64_t r = first; r < first + count; ++r) {
+            std::fill(sum.begin(), sum.end(), 0.0);
+            const float* row = chunk_.row(r);
+            for (int64_t t = 0; t < b; ++t) sum[static_cast<size_t>(s.labels[static_cast<size_t>(t)])] += row[t];
+            double* ip = ip_.data() + (begin + r) * k_;
+            for (int64_t j = 0; j < k_; ++j) {
+                const auto bj = s.count[static_cast<size_t>(j)];
+                if (bj == 0) continue;
+                const double a = s.alpha[static_cast<size_t>(j)];
+                ip[j] = (1.0 - a) * ip[j] + a * sum[static_cast<size_t>(j)] / static_cast<double>(bj);
+            }
+        }
+    }
+
+    void copy_rows(Step& s) const {
+        s.dot.resize(s.points.size() * static_cast<size_t>(k_));
+        for (size_t t = 0; t < s.points.size(); ++t) {
+            std::copy_n(ip_.data() + s.points[t] * k_, k_, s.dot.data() + static_cast<int64_t>(t) * k_);
+        }
+    }
+
+    const PointKernel& K_;
+    int64_t n_, k_;
+    int threads_;
+    std::vector<double> ip_;  ///< n×k
+    Matrix chunk_;            ///< K(rows of a chunk, seeds or batch)
+    Matrix gram_;             ///< K(B, B)
+};
+
+/// `size` distinct indices of [0, n), uniformly, ascending (selection sampling, Knuth's
+/// Algorithm S).
+std::vector<int64_t> uniform_sample(int64_t n, int64_t size, Rng& rng) {
+    std::vector<int64_t> out;
+    out.reserve(static_cast<size_t>(size));
+    for (int64_t i = 0; i < n && static_cast<int64_t>(out.size()) < size; ++i) {
+        const auto need = static_cast<uint64_t>(size - static_cast<int64_t>(out.size()));
+        if (rng.below(static_cast<uint64_t>(n - i)) < need) out.push_back(i);
+    }
+    return out;
+}
+
+/// The k seed points: options.init (kernel k-means++, weighted, or random) on a uniform
+/// sample of min(n, max(b, 20000)) points, with distances K_ii + K_cc − 2K_ic. 20000 points
+/// make the seeding cost O(20000 k log k) kernel values, less than one iteration's
+/// O(kb(τ + b)) for the default b and τ, while every cluster holding more than a few
+/// hundredths of a percent of the data is still represented in the sample.
+std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<float>& weights,
+                                     const MinibatchOptions& o, uint64_t seed, int threads) {
+    const int64_t n = K.size();
+    Rng sample_rng(seed, Stream::seeding, 1);
+    const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kSeedSample)), sample_rng);
+    const auto s = static_cast<int64_t>(sample.size());
+    std::vector<float> w, diag;
+    for (int64_t i : sample) {
+        if (!weights.empty()) w.push_back(weights[static_cast<size_t>(i)]);
+        diag.push_back(K.diag(i));
+    }
+    Matrix block;
+    const SquaredDistanceToPoint distance_to = [&](const std::vector<int64_t>& centres, float* out) {
+        std::vector<int64_t> cols;
+        for (int64_t c : centres) cols.push_back(sample[static_cast<size_t>(c)]);
+        K.block(sample, cols, block, threads);
+        for (size_t t = 0; t < cols.size(); ++t) {
+            const float kcc = diag[static_cast<size_t>(centres[t])];
+            for (int64_t i = 0; i < s; ++i) {
+                const float d = diag[static_cast<size_t>(i)] + kcc - 2.0f * block.row(i)[t];
+                out[static_cast<int64_t>(t) * s + i] = d > 0.0f ? d : 0.0f;
+            }
+        }
+    };
+    Rng rng(seed, Stream::seeding);
+    const Seeding seeding = seed_centres(o.init, s, o.k, w, distance_to, rng);
+    std::vector<int64_t> seeds;
+    for (int64_t c : seeding.centres) seeds.push_back(sample[static_cast<size_t>(c)]);
+    return seeds;
+}
+
+/// f_B: the mean over the batch of min_j ‖φ(y) − C_j‖² (clamped at 0 against rounding).
+/// Writes the argmin (ties to the lowest j) to labels when given.
+double batch_objective(const PointKernel& K, const Step& s, const std::vector<double>& self_dot,
+                       std::vector<int32_t>* labels) {
+    const auto b = static_cast<int64_t>(s.points.size()), k = static_cast<int64_t>(self_dot.size());
+    if (labels != nullptr) labels->resize(static_cast<size_t>(b));
+    double total = 0;
+    for (int64_t t = 0; t < b; ++t) {
+        const double* dot = s.dot.data() + t * k;
+        int32_t best = 0;
+        double best_d = std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < k; ++j) {
+            const double d = self_dot[static_cast<size_t>(j)] - 2.0 * dot[j];
+            if (d < best_d) {
+                best_d = d;
+                best = static_cast<int32_t>(j);
+            }
+        }
+        total += std::max(0.0, K.diag(s.points[static_cast<size_t>(t)]) + best_d);
+        if (labels != nullptr) (*labels)[static_cast<size_t>(t)] = best;
+    }
+    return total / static_cast<double>(b);
+}
+
+/// ⟨cm(B_j), cm(B_j)⟩ from the batch's own kernel block.
+double mean_self_dot(const std::vector<int64_t>& members, const BatchGram& gram) {
+    double sum = 0;
+    for (int64_t a : members) {
+        for (int64_t c : members) sum += gram(a, c);
+    }
+    const auto m = static_cast<double>(members.size());
+    return sum / (m * m);
+}
+
+/// C_j ← (1 − α_j) C_j + α_j cm(B_j) for one centre with members (batch positions):
+/// learning rate, ⟨C', C'⟩ = (1−α)²⟨C,C⟩ + 2α(1−α)⟨C, cm⟩ + α²⟨cm, cm⟩ with ⟨C, cm⟩ the
+/// members' mean ⟨φ(y), C⟩, and the new batch term. Returns whether truncation dropped terms.
+bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& members,
+                   const MinibatchOptions& o, int64_t iteration, int64_t n) {
+    const auto ju = static_cast<size_t>(j);
+    const auto bj = static_cast<int64_t>(members.size());
+    c.seen[ju] += static_cast<double>(bj);
+    const double a = o.rate == LearningRate::beta
+                         ? std::sqrt(static_cast<double>(bj) / static_cast<double>(o.batch_size))
+                         : static_cast<double>(bj) / c.seen[ju];
+    double c_cm = 0;
+    std::vector<int64_t> points;
+    for (int64_t t : members) {
+        c_cm += s.dot[static_cast<size_t>(t * o.k + j)];
+        points.push_back(s.points[static_cast<size_t>(t)]);
+    }
+    c_cm /= static_cast<double>(bj);
+    c.self_dot[ju] = (1 - a) * (1 - a) * c.self_dot[ju] + 2 * a * (1 - a) * c_cm +
+                     a * a * mean_self_dot(members, s.gram);
+    s.count[ju] = bj;
+    s.alpha[ju] = a;
+    CentreHistory& h = c.history[ju];
+    h.add(iteration, std::move(points), a);
+    if (o.tau > 0) return h.truncate(o.tau);
+    if (h.term_points() > n) h.fold();  // untruncated: keep O(n) points per centre
+    return false;
+}
+
+/// The update of every centre that got batch points (others stay as they are). Returns the
+/// centres whose truncation dropped terms: their ⟨C, C⟩ must be recomputed.
+std::vector<int64_t> update_centres(Centres& c, Step& s, const MinibatchOptions& o,
+                                    int64_t iteration, int64_t n) {
+    std::vector<std::vector<int64_t>> members(static_cast<size_t>(o.k));
+    for (size_t t = 0; t < s.labels.size(); ++t) members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
+    s.count.assign(static_cast<size_t>(o.k), 0);
+    s.alpha.assign(static_cast<size_t>(o.k), 0.0);
+    std::vector<int64_t> dropped;
+    for (int64_t j = 0; j < o.k; ++j) {
+        if (members[static_cast<size_t>(j)].empty()) continue;
+        if (update_centre(c, s, j, members[static_cast<size_t>(j)], o, iteration, n)) dropped.push_back(j);
+    }
+    return dropped;
+}
+
+void check_options(const PointKernel& K, const MinibatchOptions& o) {
+    const int64_t n = K.size();
+    if (o.k < 1 || o.k > n) invalid_argument("minibatch: k must be in [1, n]");
+    if (o.batch_size < 1) invalid_argument("minibatch: batch_size must be at least 1");
+    if (o.tau < 0) invalid_argument("minibatch: tau must be at least 0");
+    if (o.max_iter < 0 || o.max_iter > std::numeric_limits<int32_t>::max()) {
+        invalid_argument("minibatch: max_iter must be in [0, 2^31 - 1]");
+    }
+    if (std::isnan(o.epsilon)) invalid_argument("minibatch: epsilon must not be NaN");
+}
+
+}  // namespace
+
+BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed)
+    : n_(n), seed_(seed) {
+    if (weights.empty()) return;
+    if (static_cast<int64_t>(weights.size()) != n) invalid_argument("minibatch: weights must have n values");
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float w = weights[static_cast<size_t>(i)];
+        if (!(w >= 0.0f) || !std::isfinite(w)) invalid_argument("minibatch: weights must be finite and >= 0");
+        total += w;
+        cumulative_.push_back(total);
+        if (w > 0.0f) last_positive_ = i;
+    }
+    if (!(total > 0)) invalid_argument("minibatch: weights must have a positive sum");
+}
+
+void BatchSampler::draw(int64_t iteration, int64_t b, std::vector<int64_t>& out) const {
+    Rng rng(seed_, Stream::batches, static_cast<uint64_t>(iteration));
+    out.resize(static_cast<size_t>(b));
+    for (int64_t& i : out) {
+        if (cumulative_.empty()) {
+            i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(n_)));
+            continue;
+        }
+        // The first point whose cumulative weight exceeds r: never a weight-0 point; r
+        // rounded up to the total falls back to the last point with weight.
+        const double r = rng.uniform() * cumulative_.back();
+        const auto at = std::upper_bound(cumulative_.begin(), cumulative_.end(), r) - cumulative_.begin();
+        i = std::min<int64_t>(at, last_positive_);
+    }
+}
+
+MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<float>& weights,
+                                        const MinibatchOptions& options, uint64_t seed) {
+    check_options(K, options);
+    const int threads = std::max(1, options.threads);
+    const BatchSampler sampler(K.size(), weights, seed);
+    const std::vector<int64_t> seeds = initial_centres(K, weights, options, seed, threads);
+    Centres c;
+    for (int64_t p : seeds) {
+        c.history.emplace_back(p);
+        c.self_dot.push_back(K.diag(p));
+        c.seen.push_back(1.0);
+    }
+    std::unique_ptr<BatchProducts> products;
+    if (options.tau > 0) {
+        products = std::make_unique<TruncatedProducts>(K, c, threads);
+    } else {
+        products = std::make_unique<RecursiveProducts>(K, seeds, threads);
+    }
+    MinibatchResult r;
+    Step s;
+    for (int64_t it = 1; it <= options.max_iter && !r.stopped_early; ++it) {
+        sampler.draw(it, options.batch_size, s.points);
+        products->before(s);
+        const double before = batch_objective(K, s, c.self_dot, &s.labels);
+        const std::vector<int64_t> dropped = update_centres(c, s, options, it, K.size());
+        products->after(s, c, dropped);
+        const double after = batch_objective(K, s, c.self_dot, nullptr);
+        r.iterations = static_cast<int32_t>(it);
+        r.stopped_early = before - after < options.epsilon;
+    }
+    for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients());
+    return r;
 }
 
 }  // namespace kkm

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cluster/lloyd.h"
+#include "cluster/minibatch_lloyd.h"
 #include "core/error.h"
 #include "kernels/kernel.h"
 
@@ -63,9 +64,48 @@ void finish_report(FitReport& report, LloydResult&& result, const std::vector<fl
     report.iterations = result.iterations;
 }
 
+namespace {
+
+/// Sculley's mini-batch k-means on the features, then every row to its nearest centroid.
+std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Matrix F,
+                                                        std::unique_ptr<FeatureMap> map,
+                                                        std::vector<float> offset,
+                                                        bool kernel_distances) {
+    MinibatchLloydOptions o;
+    o.k = c.p.k;
+    o.batch_size = c.p.batch_size;
+    o.max_iter = c.p.max_iter;
+    o.epsilon = c.p.epsilon;
+    o.init = c.p.init;
+    o.threads = c.threads;
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));
+    MinibatchLloydResult mb;
+    LloydResult assigned;
+    for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
+        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r));
+        c.timer.stage("minibatch");
+        LloydResult labels = problem.assign_to(run.centroids);
+        c.timer.stage("assign");
+        if (r == 0 || labels.objective < assigned.objective) {
+            mb = std::move(run);
+            assigned = std::move(labels);
+        }
+    }
+    assigned.iterations = mb.iterations;
+    finish_report(c.report, std::move(assigned), c.w, c.p.k);
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
+                                          std::move(map), std::move(mb.centroids), kernel_distances);
+}
+
+}  // namespace
+
 std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
                                               std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances) {
+    if (c.p.solver == Solver::minibatch) {
+        return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset),
+                                          kernel_distances);
+    }
     FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);

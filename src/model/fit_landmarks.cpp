@@ -126,7 +126,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         c.timer.stage("rank");
     }
     std::vector<float> diag = training_diagonal(c);
-    if (features_cheaper(c.p, m, P.cols)) {
+    if (c.p.solver == Solver::minibatch || features_cheaper(c.p, m, P.cols)) {
         std::vector<float> residual;
         Matrix F = project_rows(G, P, diag, residual, c.threads);
         G = Matrix();  // the kernel rows are no longer needed

@@ -1,0 +1,63 @@
+#include "cluster/minibatch_centres.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace kkm {
+
+CentreHistory::CentreHistory(int64_t seed) : base_{{seed}, {1.0}} {}
+
+void CentreHistory::add(int64_t iteration, std::vector<int64_t> points, double alpha) {
+    if (alpha >= 1.0) {  // (1 − α) = 0: the older terms and C_1 no longer count
+        terms_.clear();
+        term_points_ = 0;
+        base_ = {};
+    }
+    std::sort(points.begin(), points.end());
+    term_points_ += static_cast<int64_t>(points.size());
+    terms_.push_front({iteration, alpha, std::move(points)});
+}
+
+bool CentreHistory::truncate(int64_t tau) {
+    int64_t count = 0;
+    size_t keep = 0;  // |Q| in terms
+    while (keep < terms_.size() && count < tau) count += static_cast<int64_t>(terms_[keep++].points.size());
+    if (count < tau || terms_[keep - 1].iteration == 1) return false;  // min Q = 1
+    const bool dropped = keep < terms_.size() || !base_.points.empty();
+    for (size_t t = keep; t < terms_.size(); ++t) term_points_ -= static_cast<int64_t>(terms_[t].points.size());
+    terms_.resize(keep);
+    base_ = {};
+    return dropped;
+}
+
+void CentreHistory::fold() {
+    base_ = coefficients();
+    terms_.clear();
+    term_points_ = 0;
+}
+
+SparseCentre CentreHistory::coefficients() const {
+    std::vector<std::pair<int64_t, double>> parts;
+    parts.reserve(static_cast<size_t>(term_points_) + base_.points.size());
+    double rest = 1.0;  // Π (1 − α) over the newer terms
+    for (const BatchTerm& t : terms_) {
+        const double w = t.alpha * rest / static_cast<double>(t.points.size());
+        for (int64_t p : t.points) parts.emplace_back(p, w);
+        rest *= 1.0 - t.alpha;
+    }
+    for (size_t s = 0; s < base_.points.size(); ++s) parts.emplace_back(base_.points[s], rest * base_.coef[s]);
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    SparseCentre c;
+    for (const auto& [point, w] : parts) {
+        if (!c.points.empty() && c.points.back() == point) {
+            c.coef.back() += w;
+        } else {
+            c.points.push_back(point);
+            c.coef.push_back(w);
+        }
+    }
+    return c;
+}
+
+}  // namespace kkm

@@ -1,0 +1,58 @@
+// The sparse bookkeeping of one mini-batch kernel k-means centre (mini-batch kernel k-means,
+// 2024, Section 4.1 and Algorithm 2). A centre is kept as its unrolled recursion
+//     C_{i+1} = Σ_{ℓ ≤ i} α_ℓ cm(B_ℓ) Π_{ℓ < ℓ' ≤ i} (1 − α_ℓ')  +  C_1 Π_{ℓ ≤ i} (1 − α_ℓ),
+// one term per batch that gave the centre points (batches that gave none have α = 0 and
+// change nothing), so that truncation can drop the oldest terms and the coefficients of
+// equation (1) can be rebuilt exactly.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "cluster/minibatch_kernel.h"
+
+namespace kkm {
+
+/// One batch's term α_ℓ cm(B_ℓ^j) of a centre.
+struct BatchTerm {
+    int64_t iteration = 0;        ///< ℓ, counted from 1
+    double alpha = 0;             ///< α_ℓ^j
+    std::vector<int64_t> points;  ///< B_ℓ^j, sorted, with multiplicity (b_ℓ^j = size)
+};
+
+class CentreHistory {
+public:
+    /// C_1 = φ(x_seed).
+    explicit CentreHistory(int64_t seed);
+
+    /// C ← (1 − α) C + α cm(points), points non-empty, 0 < α ≤ 1. With α = 1 every older
+    /// term has coefficient 0 and is forgotten at once (the recursion still holds exactly).
+    void add(int64_t iteration, std::vector<int64_t> points, double alpha);
+
+    /// Truncation to Q (equation (1)): keeps the newest terms whose counts first add up to
+    /// at least tau (tau ≥ 1) and drops every older term; the initial centre C_1 is dropped
+    /// too unless min Q = 1, i.e. unless the counts never reach tau or the term that reaches
+    /// it is the one from iteration 1. Returns true when anything was dropped: the centre is
+    /// then no longer (1 − α) C + α cm(B) of the previous one.
+    bool truncate(int64_t tau);
+
+    /// Folds every term into the base centre (the coefficients as they are now), so that an
+    /// untruncated centre holds at most n points plus the terms added since. Never call it
+    /// on a truncated run: truncation must be able to drop individual terms.
+    void fold();
+
+    /// Points held by the terms, with multiplicity.
+    int64_t term_points() const { return term_points_; }
+
+    /// The coefficients: terms newest first with the running product of (1 − α), then the
+    /// base centre; points ascending, duplicates merged (summed newest first).
+    SparseCentre coefficients() const;
+
+private:
+    SparseCentre base_;            ///< C_1 (or the folded history); empty once dropped
+    std::deque<BatchTerm> terms_;  ///< newest first
+    int64_t term_points_ = 0;
+};
+
+}  // namespace kkm

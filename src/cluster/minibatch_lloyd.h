@@ -1,0 +1,38 @@
+// Mini-batch k-means on explicit features (Sculley 2010, "Web-scale k-means clustering"),
+// for n too large for full Lloyd passes: per batch, each point goes to its nearest centre and
+// every centre moves to the running mean of all points it has received, c ← (v·c + Σx)/(v + b_c)
+// with per-centre counts v (scikit-learn's batch form of Sculley's per-point update).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/matrix.h"
+#include "core/params.h"
+
+namespace kkm {
+
+struct MinibatchLloydOptions {
+    int64_t k = 8;
+    int64_t batch_size = 1024;
+    int64_t max_iter = 100;
+    /// Stop when the batch's mean squared distance improves by less than epsilon.
+    double epsilon = 1e-4;
+    Init init = Init::kmeanspp;
+    int threads = 1;
+};
+
+struct MinibatchLloydResult {
+    Matrix centroids;        ///< k × r
+    int32_t iterations = 0;
+};
+
+/// F: n×r features (a Matrix, GEMM-safe). Batches are drawn with replacement, with
+/// probability ∝ weights when given. The initial centres are k-means++ (or random) seeds
+/// on a uniform sample of max(3b, 10k) rows (scikit-learn's init_size is 3b).
+/// restart numbers the independent runs of one seed (their streams do not overlap).
+MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights,
+                                     const MinibatchLloydOptions& options, uint64_t seed,
+                                     uint64_t restart = 0);
+
+}  // namespace kkm
