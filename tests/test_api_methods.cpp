@@ -213,3 +213,49 @@ TEST_P(MinibatchSolver, FindsCompactClusters) {
 INSTANTIATE_TEST_SUITE_P(Features, MinibatchSolver,
                          ::testing::Values("method=nystrom m=100", "method=sketch m=100 sketch=gaussian",
                                            "method=rff m=500"));
+
+// ------------------------------------------------------------ truncated mini-batch kernel k-means
+
+TEST(MinibatchKernel, SeparatesTheRingsWithBothLearningRates) {
+    const Dataset& ds = rings2000();
+    for (const char* rate : {"beta", "sklearn"}) {
+        const Fitted f = fit(ds, kRingParams + "method=minibatch batch_size=256 learning_rate=" + rate);
+        EXPECT_GE(ari(f.labels, ds.truth), 0.9) << rate;
+    }
+}
+
+TEST(MinibatchKernel, EarlyStoppingEndsBeforeMaxIterAndEpsilonZeroRunsToIt) {
+    const Dataset ds = blobs(100, 2, 10, 5);
+    const std::string params = "k=10 gamma=auto method=minibatch batch_size=256 max_iter=200 seed=3";
+    const Fitted early = fit(ds, params);
+    const Fitted full = fit(ds, params + " epsilon=0");
+    int32_t it_early = 0, it_full = 0;
+    ASSERT_TRUE(Ok(kkm_get_iterations(early.m.get(), &it_early)));
+    ASSERT_TRUE(Ok(kkm_get_iterations(full.m.get(), &it_full)));
+    EXPECT_LT(it_early, 200);
+    EXPECT_EQ(it_full, 200);
+    EXPECT_GE(ari(early.labels, ds.truth), 0.9);
+}
+
+TEST(MinibatchKernel, ThreadCountChangesNothing) {
+    const Dataset& ds = rings2000();
+    const std::string params = kRingParams + "method=minibatch batch_size=256 tau=100";
+    const Fitted one = fit(ds, params + " threads=1");
+    const Fitted two = fit(ds, params + " threads=2");
+    EXPECT_EQ(one.labels, two.labels);
+    EXPECT_EQ(one.objective, two.objective);
+}
+
+TEST(MinibatchKernel, LabelsAndObjectiveAreWhatAssignGives) {
+    // The model keeps only the centres' support points; assigning the training rows through it
+    // reproduces the training labels, and the distances add up to the reported objective.
+    const Dataset& ds = rings2000();
+    const Fitted f = fit(ds, kRingParams + "method=minibatch batch_size=256 tau=50");
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    std::vector<double> dist(static_cast<size_t>(ds.n));
+    ASSERT_TRUE(Ok(kkm_assign_f64(f.m.get(), ds.X64.data(), ds.n, ds.d, labels.data(), dist.data())));
+    EXPECT_EQ(labels, f.labels);
+    double total = 0;
+    for (double v : dist) total += v;
+    EXPECT_NEAR(total / f.objective, 1.0, 1e-5);
+}
