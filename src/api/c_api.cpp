@@ -68,7 +68,7 @@ void copy_string(const std::string& value, char* buf, size_t len, size_t* out_le
 
 std::string format_double(double v) {
     std::ostringstream os;
-    os.precision(10);
+    os.precision(17);  // round-trips a double
     os << v;
     return os.str();
 }
