@@ -2,11 +2,14 @@
 // support points (at most k(τ+b)), so the model stays small and assigning a new row costs
 // O(k(τ+b)d); after the mini-batches every training row is assigned in parallel blocks.
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <numeric>
 
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/parallel.h"
+#include "core/rng.h"
 #include "kernels/kernel.h"
 #include "model/fit_common.h"
 
@@ -88,6 +91,44 @@ DualCentres support_centres(const MinibatchResult& r, const PointKernel& K,
     return d;
 }
 
+/// One run's model pieces and its assignment of every training row.
+struct Restart {
+    std::optional<KernelBasis> basis;
+    DualCentres centres;
+    LloydResult assigned;
+};
+
+/// The centres over their support points, and every training row to its nearest centre in
+/// parallel blocks, with the training diagonal as K(x,x) (known even for a precomputed kernel).
+Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<float>& diag,
+                   const MinibatchResult& result) {
+    const int64_t n = c.X.rows;
+    Restart run;
+    std::vector<int64_t> support;
+    run.centres = support_centres(result, K, support, c.threads);
+    run.basis.emplace(c.p.kernel == KernelType::precomputed
+                          ? KernelBasis(support, n)
+                          : KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0),
+                                        gather(c.X, support)));
+    const KernelBasis& basis = *run.basis;
+    run.assigned.labels.resize(static_cast<size_t>(n));
+    std::vector<float> dist(static_cast<size_t>(n));
+    parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        Matrix rows, Kx(count, basis.size());
+        copy_into(c.X.slice(begin, count), rows);
+        basis.evaluate(rows.view(), Kx.data(), basis.size());
+        dual_nearest(Kx.data(), count, diag.data() + begin, run.centres,
+                     run.assigned.labels.data() + begin, dist.data() + begin);
+    });
+    for (int64_t i = 0; i < n; ++i) {
+        const double wi = c.w.empty() ? 1.0 : c.w[static_cast<size_t>(i)];
+        run.assigned.objective += wi * dist[static_cast<size_t>(i)];
+    }
+    run.assigned.iterations = result.iterations;
+    return run;
+}
+
 }  // namespace
 
 std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
@@ -103,40 +144,25 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     options.k = c.p.k;
     options.batch_size = c.p.batch_size;
     options.tau = c.p.tau;
-    options.epsilon = c.p.epsilon;
+    // epsilon = 0 turns early stopping off (a batch objective can rise by chance, and
+    // "improved by less than 0" would then stop the run).
+    options.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();
     options.max_iter = c.p.max_iter;
     options.rate = c.p.learning_rate;
     options.init = c.p.init;
     options.threads = c.threads;
-    const MinibatchResult result = minibatch_kernel_kmeans(K, c.w, options, c.p.seed);
-    c.timer.stage("minibatch");
-    std::vector<int64_t> support;
-    DualCentres centres = support_centres(result, K, support, c.threads);
-    KernelBasis basis = c.p.kernel == KernelType::precomputed
-                            ? KernelBasis(support, n)
-                            : KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0), gather(c.X, support));
-    // Every training row to its nearest centre, in parallel blocks, with the training
-    // diagonal as K(x,x) (known even for a precomputed kernel).
-    LloydResult assigned;
-    assigned.labels.resize(static_cast<size_t>(n));
-    std::vector<float> dist(static_cast<size_t>(n));
-    parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix rows, Kx(count, basis.size());
-        copy_into(c.X.slice(begin, count), rows);
-        basis.evaluate(rows.view(), Kx.data(), basis.size());
-        dual_nearest(Kx.data(), count, diag.data() + begin, centres, assigned.labels.data() + begin,
-                     dist.data() + begin);
-    });
-    for (int64_t i = 0; i < n; ++i) {
-        const double wi = c.w.empty() ? 1.0 : c.w[static_cast<size_t>(i)];
-        assigned.objective += wi * dist[static_cast<size_t>(i)];
+    Restart best;
+    for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest objective on all rows wins
+        const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
+        const MinibatchResult result = minibatch_kernel_kmeans(K, c.w, options, seed);
+        c.timer.stage("minibatch");
+        Restart run = assign_all(c, K, diag, result);
+        c.timer.stage("assign");
+        if (r == 0 || run.assigned.objective < best.assigned.objective) best = std::move(run);
     }
-    assigned.iterations = result.iterations;
-    c.timer.stage("assign");
-    finish_report(c.report, std::move(assigned), c.w, c.p.k);
-    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(basis),
-                                       std::move(centres));
+    finish_report(c.report, std::move(best.assigned), c.w, c.p.k);
+    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),
+                                       std::move(best.centres));
 }
 
 }  // namespace kkm
