@@ -36,7 +36,14 @@ void CentreHistory::fold() {
     term_points_ = 0;
 }
 
-SparseCentre CentreHistory::coefficients() const {
+double CentreHistory::mass() const {
+    if (!base_.points.empty()) return 1.0;
+    double rest = 1.0;
+    for (const BatchTerm& t : terms_) rest *= 1.0 - t.alpha;
+    return 1.0 - rest;
+}
+
+SparseCentre CentreHistory::coefficients(bool normalise) const {
     std::vector<std::pair<int64_t, double>> parts;
     parts.reserve(static_cast<size_t>(term_points_) + base_.points.size());
     double rest = 1.0;  // Π (1 − α) over the newer terms
@@ -48,8 +55,10 @@ SparseCentre CentreHistory::coefficients() const {
     for (size_t s = 0; s < base_.points.size(); ++s) parts.emplace_back(base_.points[s], rest * base_.coef[s]);
     std::stable_sort(parts.begin(), parts.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    const double scale = normalise && base_.points.empty() ? 1.0 / (1.0 - rest) : 1.0;
     SparseCentre c;
-    for (const auto& [point, w] : parts) {
+    for (auto [point, w] : parts) {
+        w *= scale;
         if (!c.points.empty() && c.points.back() == point) {
             c.coef.back() += w;
         } else {

@@ -45,9 +45,13 @@ public:
     /// Points held by the terms, with multiplicity.
     int64_t term_points() const { return term_points_; }
 
+    /// Σ of the coefficients: 1 while C_1 is kept, 1 − Π_{ℓ∈Q} (1 − α_ℓ) once dropped.
+    double mass() const;
+
     /// The coefficients: terms newest first with the running product of (1 − α), then the
-    /// base centre; points ascending, duplicates merged (summed newest first).
-    SparseCentre coefficients() const;
+    /// base centre; points ascending, duplicates merged (summed newest first). normalise:
+    /// divided by mass() once C_1 is dropped, so that the centre stays a convex combination.
+    SparseCentre coefficients(bool normalise = false) const;
 
 private:
     SparseCentre base_;            ///< C_1 (or the folded history); empty once dropped

@@ -6,7 +6,11 @@
 //    batch against the union of the centres' support points and the batch;
 //  - tau = 0 (Algorithm 1): ⟨φ(x_i), C_j⟩ kept for all n points by the recursive update.
 // ⟨C_j, C_j⟩ follows the recursion of Section 4, except after truncation dropped terms, when
-// it is recomputed from the coefficients (O((τ + b)²) per centre).
+// it is recomputed from the coefficients (O((τ + b)²) per centre). options.normalise divides
+// truncated centres by their coefficient sum (not in the paper; see minibatch_kernel.h).
+// Where the paper is silent: batch i comes from Rng(seed, Stream::batches, i) alone; ties go
+// to the lowest centre index; f_B clamps each distance at 0 against rounding; an untruncated
+// centre folds its batch terms into one sparse vector once they hold more than n points.
 #include "cluster/minibatch_kernel.h"
 
 #include <algorithm>
@@ -79,8 +83,9 @@ public:
 /// lies in that union too, so the products after the update need no second block.
 class TruncatedProducts final : public BatchProducts {
 public:
-    TruncatedProducts(const PointKernel& K, const Centres& c, int threads) : K_(K), threads_(threads) {
-        for (const CentreHistory& h : c.history) coef_.push_back(h.coefficients());
+    TruncatedProducts(const PointKernel& K, const Centres& c, bool normalise, int threads)
+        : K_(K), normalise_(normalise), threads_(threads) {
+        for (const CentreHistory& h : c.history) coef_.push_back(h.coefficients(normalise_));
     }
 
     void before(Step& s) override {
@@ -95,7 +100,7 @@ public:
 
     void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
         for (size_t j = 0; j < coef_.size(); ++j) {
-            if (s.count[j] > 0) coef_[j] = c.history[j].coefficients();
+            if (s.count[j] > 0) coef_[j] = c.history[j].coefficients(normalise_);
         }
         for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = squared_norm(coef_[static_cast<size_t>(j)]);
         products(s);
@@ -138,6 +143,7 @@ private:
     }
 
     const PointKernel& K_;
+    bool normalise_;
     int threads_;
     std::vector<SparseCentre> coef_;
     std::vector<int64_t> cols_;  ///< sorted union of the support points and the batch
@@ -306,8 +312,10 @@ double mean_self_dot(const std::vector<int64_t>& members, const BatchGram& gram)
 }
 
 /// C_j ← (1 − α_j) C_j + α_j cm(B_j) for one centre with members (batch positions):
-/// learning rate, ⟨C', C'⟩ = (1−α)²⟨C,C⟩ + 2α(1−α)⟨C, cm⟩ + α²⟨cm, cm⟩ with ⟨C, cm⟩ the
-/// members' mean ⟨φ(y), C⟩, and the new batch term. Returns whether truncation dropped terms.
+/// learning rate, ⟨C', C'⟩ = (1−a)²⟨C,C⟩ + 2a(1−a)⟨C, cm⟩ + a²⟨cm, cm⟩ with ⟨C, cm⟩ the
+/// members' mean ⟨φ(y), C⟩, and the new batch term. a = α, except for a normalised centre of
+/// mass m < 1, which moves by a = α / ((1 − α) m + α) (its new mass). Returns whether
+/// truncation dropped terms.
 bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& members,
                    const MinibatchOptions& o, int64_t iteration, int64_t n) {
     const auto ju = static_cast<size_t>(j);
@@ -323,11 +331,13 @@ bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& m
         points.push_back(s.points[static_cast<size_t>(t)]);
     }
     c_cm /= static_cast<double>(bj);
-    c.self_dot[ju] = (1 - a) * (1 - a) * c.self_dot[ju] + 2 * a * (1 - a) * c_cm +
-                     a * a * mean_self_dot(members, s.gram);
+    CentreHistory& h = c.history[ju];
+    const double m = o.normalise ? h.mass() : 1.0;
+    const double step = a / ((1 - a) * m + a);
+    c.self_dot[ju] = (1 - step) * (1 - step) * c.self_dot[ju] + 2 * step * (1 - step) * c_cm +
+                     step * step * mean_self_dot(members, s.gram);
     s.count[ju] = bj;
     s.alpha[ju] = a;
-    CentreHistory& h = c.history[ju];
     h.add(iteration, std::move(points), a);
     if (o.tau > 0) return h.truncate(o.tau);
     if (h.term_points() > n) h.fold();  // untruncated: keep O(n) points per centre
@@ -408,7 +418,7 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
     }
     std::unique_ptr<BatchProducts> products;
     if (options.tau > 0) {
-        products = std::make_unique<TruncatedProducts>(K, c, threads);
+        products = std::make_unique<TruncatedProducts>(K, c, options.normalise, threads);
     } else {
         products = std::make_unique<RecursiveProducts>(K, seeds, threads);
     }
@@ -423,8 +433,9 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
         const double after = batch_objective(K, s, c.self_dot, nullptr);
         r.iterations = static_cast<int32_t>(it);
         r.stopped_early = before - after < options.epsilon;
+        r.history.push_back({before, after});
     }
-    for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients());
+    for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients(options.normalise));
     return r;
 }
 

@@ -17,7 +17,7 @@ struct MinibatchLloydOptions {
     int64_t batch_size = 1024;
     int64_t max_iter = 100;
     /// Stop when the batch's mean squared distance improves by less than epsilon.
-    double epsilon = 1e-4;
+    double epsilon = 1e-3;
     Init init = Init::kmeanspp;
     int threads = 1;
 };

@@ -73,9 +73,9 @@ std::vector<ParamSpec> build_table() {
          "method=minibatch: each centre keeps its newest batches adding up to >= tau points "
          "(eq. 1); 0 = no truncation (Algorithm 1, O(n(b+k)) per iteration)",
          0, kIntMax, false, false, nullptr},
-        {"epsilon", "", "float", "0.0001", "[0, inf)",
+        {"epsilon", "", "float", "0.001", "[0, inf)",
          "mini-batch early stopping: stop when the batch objective (mean squared distance) "
-         "improves by less than epsilon",
+         "improves by less than epsilon; 0 = never stop early (run max_iter)",
          0, kInf, false, false, nullptr},
         {"learning_rate", "", "enum", "beta", "beta|sklearn",
          "method=minibatch: beta alpha_j = sqrt(b_j/b) (Schwartzman 2023); sklearn alpha_j = b_j / "

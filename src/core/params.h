@@ -60,7 +60,7 @@ struct Params {
     /// Truncation of mini-batch kernel centres; 0 = none.
     int64_t tau = 200;
     /// Mini-batch early stopping threshold on the batch objective's improvement.
-    double epsilon = 1e-4;
+    double epsilon = 1e-3;
     /// Learning rate of mini-batch kernel k-means.
     LearningRate learning_rate = LearningRate::beta;
     /// How k-means runs on explicit features: full Lloyd passes or Sculley's mini-batches.

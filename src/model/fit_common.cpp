@@ -1,6 +1,7 @@
 #include "model/fit_common.h"
 
 #include <cmath>
+#include <limits>
 
 #include "cluster/lloyd.h"
 #include "cluster/minibatch_lloyd.h"
@@ -75,7 +76,7 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     o.k = c.p.k;
     o.batch_size = c.p.batch_size;
     o.max_iter = c.p.max_iter;
-    o.epsilon = c.p.epsilon;
+    o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
     FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));

@@ -151,6 +151,10 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     options.rate = c.p.learning_rate;
     options.init = c.p.init;
     options.threads = c.threads;
+    // Truncation drops a centre's older contributions and renormalises the rest to a convex
+    // combination (the reading of equation (1); as printed, the dropped mass would
+    // shrink the centres towards the origin).
+    options.normalise = true;
     Restart best;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest objective on all rows wins
         const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
