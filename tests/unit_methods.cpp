@@ -192,6 +192,40 @@ TEST(Methods, AutoGammaIsThePapersBandwidthRule) {
     EXPECT_THROW(auto_gamma(KernelType::rbf, ConstMatrix{same.data(), 4, 2}, {}, 1.0, 1), Error);
 }
 
+TEST(Methods, MinibatchObjectiveIsRecomputedFromLabelsAndCentres) {
+    // Σ_i ‖φ(x_i) − C_{l_i}‖² in float64 with the exact rbf kernel, from the labels and the
+    // sparse centres the model keeps (support points and coefficients).
+    const auto data = testdata::rings(300, 0.1, 9);
+    Params p = base_params(Method::minibatch, 2);
+    p.gamma = 0.3;
+    p.batch_size = 64;
+    p.tau = 40;
+    const auto fitted = fit_model(p, view(data), {});
+    const auto& model = dynamic_cast<const DualModel&>(*fitted);
+    const Matrix& S = model.basis().points();
+    const DualCentres& c = model.centres();
+    auto k = [&](const float* a, const float* b) {
+        double d2 = 0;
+        for (int64_t t = 0; t < data.d; ++t) d2 += (static_cast<double>(a[t]) - b[t]) * (static_cast<double>(a[t]) - b[t]);
+        return std::exp(-p.gamma * d2);
+    };
+    std::vector<double> cc(2, 0.0);
+    for (int64_t j = 0; j < 2; ++j) {
+        for (int64_t a = 0; a < S.rows; ++a) {
+            for (int64_t b = 0; b < S.rows; ++b) cc[static_cast<size_t>(j)] += static_cast<double>(c.Z.row(a)[j]) * c.Z.row(b)[j] * k(S.row(a), S.row(b));
+        }
+    }
+    double objective = 0;
+    for (int64_t i = 0; i < data.n; ++i) {
+        const int32_t j = fitted->report().labels[static_cast<size_t>(i)];
+        double cross = 0;
+        for (int64_t a = 0; a < S.rows; ++a) cross += static_cast<double>(c.Z.row(a)[j]) * k(&data.X[static_cast<size_t>(i * data.d)], S.row(a));
+        objective += 1.0 - 2.0 * cross / c.mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
+    }
+    EXPECT_LE(S.rows, 2 * (p.tau + p.batch_size));  // the support bound k(τ + b)
+    EXPECT_NEAR(fitted->report().objective / objective, 1.0, 1e-5);
+}
+
 TEST(Metrics, MatchScikitLearn) {
     const int32_t a[] = {0, 0, 1, 1, 2, 2, 2, 0};
     const int32_t b[] = {1, 1, 0, 0, 0, 2, 2, 2};

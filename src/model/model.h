@@ -67,6 +67,9 @@ public:
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return 0; }
     void transform(ConstMatrix X, float* out, int threads) const override;
+    /// The reference points and the centres' coefficients over them (for tests and tools).
+    const KernelBasis& basis() const { return basis_; }
+    const DualCentres& centres() const { return centres_; }
 
 private:
     KernelBasis basis_;
