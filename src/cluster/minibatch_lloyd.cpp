@@ -31,21 +31,15 @@ private:
     std::vector<double> cumulative_;
 };
 
-Matrix gather(ConstMatrix F, const std::vector<int64_t>& idx) {
-    Matrix out(static_cast<int64_t>(idx.size()), F.cols);
-    for (size_t i = 0; i < idx.size(); ++i) std::copy(F.row(idx[i]), F.row(idx[i]) + F.cols, out.row(static_cast<int64_t>(i)));
-    return out;
-}
-
 Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed,
                        uint64_t restart) {
     const int64_t size = std::min(F.rows, std::max(3 * o.batch_size, 10 * o.k));
     Rng pick(seed, Stream::seeding, (restart << 32) | 1);
-    const Matrix sample = gather(F, uniform_landmarks(F.rows, size, pick));
+    const Matrix sample = gather_rows(F, uniform_landmarks(F.rows, size, pick));
     FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads);
     Rng rng(seed, Stream::seeding, restart << 32);
     const Seeding s = seed_centres(o.init, sample.rows, o.k, {}, on_sample.distance_oracle(), rng);
-    return gather(sample.view(), s.centres);
+    return gather_rows(sample.view(), s.centres);
 }
 
 /// Mean squared distance of the batch rows to their nearest centres; labels out.
@@ -75,7 +69,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
         Rng rng(seed, Stream::batches, (restart << 32) | static_cast<uint64_t>(it));
         std::vector<int64_t> idx(static_cast<size_t>(o.batch_size));
         for (int64_t& i : idx) i = sampler.draw(rng);
-        const Matrix batch = gather(F, idx);
+        const Matrix batch = gather_rows(F, idx);
         const double before = batch_objective(batch, C, labels);
         std::vector<double> sums(static_cast<size_t>(o.k * F.cols), 0.0), got(static_cast<size_t>(o.k), 0.0);
         for (int64_t b = 0; b < batch.rows; ++b) {

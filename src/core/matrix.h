@@ -1,6 +1,7 @@
 // Non-owning views over row-major matrices in caller or library memory.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -49,6 +50,16 @@ struct Matrix {
         cols = c;
     }
 };
+
+/// Rows idx of X, in that order, as a padded Matrix.
+inline Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
+    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
+    for (size_t i = 0; i < idx.size(); ++i) {
+        const float* src = X.row(idx[i]);
+        std::copy(src, src + X.cols, rows.row(static_cast<int64_t>(i)));
+    }
+    return rows;
+}
 
 /// A copy of a (caller's) block in a padded Matrix, safe to hand to GEMM.
 inline void copy_into(ConstMatrix block, Matrix& out) {

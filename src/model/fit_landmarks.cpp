@@ -19,14 +19,6 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;
 
-Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
-    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
-    for (size_t i = 0; i < idx.size(); ++i) {
-        std::copy(X.row(idx[i]), X.row(idx[i]) + X.cols, rows.row(static_cast<int64_t>(i)));
-    }
-    return rows;
-}
-
 /// K(·, x_idx): the landmark rows under the kernel, or columns idx of a precomputed K.
 KernelBasis landmark_basis(const FitContext& c, const std::vector<int64_t>& idx) {
     if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);

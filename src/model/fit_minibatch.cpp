@@ -18,14 +18,6 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;
 
-Matrix gather(ConstMatrix X, const std::vector<int64_t>& idx) {
-    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
-    for (size_t i = 0; i < idx.size(); ++i) {
-        std::copy(X.row(idx[i]), X.row(idx[i]) + X.cols, rows.row(static_cast<int64_t>(i)));
-    }
-    return rows;
-}
-
 /// Kernel values between training rows by index: gathered rows through kernel GEMM blocks, or
 /// entries of a precomputed matrix.
 class TrainingKernel final : public PointKernel {
@@ -45,12 +37,12 @@ public:
             return;
         }
         const Kernel kernel(c_.p.kernel, c_.report.gamma, c_.p.degree, c_.p.coef0);
-        const Matrix right = gather(c_.X, cols);
+        const Matrix right = gather_rows(c_.X, cols);
         const std::vector<float> aux = kernel.row_aux(right.view());
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
             const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
             const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + count);
-            const Matrix left = gather(c_.X, part);
+            const Matrix left = gather_rows(c_.X, part);
             kernel.block(left.view(), right.view(), aux, out.row(begin), nc);
         });
     }
@@ -109,7 +101,7 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
     run.basis.emplace(c.p.kernel == KernelType::precomputed
                           ? KernelBasis(support, n)
                           : KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0),
-                                        gather(c.X, support)));
+                                        gather_rows(c.X, support)));
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
