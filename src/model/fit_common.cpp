@@ -40,9 +40,18 @@ std::vector<float> training_diagonal(const FitContext& c) {
     if (c.p.kernel == KernelType::precomputed) {
         for (int64_t i = 0; i < c.X.rows; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
     } else {
-        Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0).diagonal(c.X, diag.data());
+        fit_kernel(c).diagonal(c.X, diag.data());
     }
     return diag;
+}
+
+Kernel fit_kernel(const FitContext& c) {
+    return Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0);
+}
+
+KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {
+    if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);
+    return KernelBasis(fit_kernel(c), gather_rows(c.X, idx));
 }
 
 int64_t resolve_landmarks(const Params& p, int64_t n) {

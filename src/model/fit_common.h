@@ -12,6 +12,7 @@
 #include "core/matrix.h"
 #include "core/params.h"
 #include "core/rng.h"
+#include "kernels/kernel.h"
 #include "kernels/kernel_basis.h"
 #include "model/model.h"
 
@@ -45,6 +46,13 @@ void require_budget(const char* method, double bytes, const Params& p, const std
 
 /// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's.
 std::vector<float> training_diagonal(const FitContext& c);
+
+/// The fit's kernel over training points idx: basis.evaluate(rows) = K(rows, x_idx) — the
+/// gathered rows under the kernel function, or columns idx of a precomputed K.
+KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx);
+
+/// The kernel function of the fit (not for kernel=precomputed).
+Kernel fit_kernel(const FitContext& c);
 
 /// The landmark (or feature) count: m, or auto = min(n, max(k, ceil(4 sqrt(n)))).
 int64_t resolve_landmarks(const Params& p, int64_t n);

@@ -18,7 +18,7 @@ KernelBasis training_basis(const FitContext& c) {
     }
     Matrix copy;
     copy_into(c.X, copy);
-    return KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0), std::move(copy));
+    return KernelBasis(fit_kernel(c), std::move(copy));
 }
 
 }  // namespace

@@ -19,19 +19,13 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;
 
-/// K(·, x_idx): the landmark rows under the kernel, or columns idx of a precomputed K.
-KernelBasis landmark_basis(const FitContext& c, const std::vector<int64_t>& idx) {
-    if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);
-    return KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0),
-                       gather_rows(c.X, idx));
-}
 
 std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
     Rng rng(c.p.seed, Stream::landmarks);
     if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.X.rows, m, rng);
     LandmarkContext ctx;
     ctx.X = c.X;
-    ctx.basis_for = [&c](const std::vector<int64_t>& idx) { return landmark_basis(c, idx); };
+    ctx.basis_for = [&c](const std::vector<int64_t>& idx) { return basis_over(c, idx); };
     ctx.diag = training_diagonal(c);
     ctx.threads = c.threads;
     if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
@@ -96,7 +90,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     const std::vector<int64_t> idx = choose_landmarks(c, m);
     const Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx)
                                                                         : Matrix();
-    KernelBasis basis = landmark_basis(c, idx);
+    KernelBasis basis = basis_over(c, idx);
     const ConstMatrix lrows = c.p.kernel == KernelType::precomputed ? landmark_rows.view()
                                                                     : basis.points().view();
     c.timer.stage("landmarks");
@@ -148,7 +142,7 @@ std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
     const std::vector<int64_t> idx = choose_landmarks(c, m);
     c.timer.stage("landmarks");
     Rng rng(c.p.seed, Stream::sketch);
-    auto map = std::make_unique<LandmarkMap>(landmark_basis(c, idx), make_sketch(c.p.sketch, m, n, rng));
+    auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, n, rng));
     Matrix F = transform_all(*map, c.X, c.threads);
     c.timer.stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);

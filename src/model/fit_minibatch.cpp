@@ -36,7 +36,7 @@ public:
             }
             return;
         }
-        const Kernel kernel(c_.p.kernel, c_.report.gamma, c_.p.degree, c_.p.coef0);
+        const Kernel kernel = fit_kernel(c_);
         const Matrix right = gather_rows(c_.X, cols);
         const std::vector<float> aux = kernel.row_aux(right.view());
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
@@ -98,10 +98,7 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
     Restart run;
     std::vector<int64_t> support;
     run.centres = support_centres(result, K, support, c.threads);
-    run.basis.emplace(c.p.kernel == KernelType::precomputed
-                          ? KernelBasis(support, n)
-                          : KernelBasis(Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0),
-                                        gather_rows(c.X, support)));
+    run.basis.emplace(basis_over(c, support));
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
