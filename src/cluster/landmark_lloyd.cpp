@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cluster/lloyd.h"
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -196,7 +197,7 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
 
 SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
     return [this](const std::vector<int64_t>& centres, float* out) {
-        const int64_t t = static_cast<int64_t>(centres.size()), n = G_.rows, m = G_.cols;
+        const int64_t t = static_cast<int64_t>(centres.size()), m = G_.cols;
         std::vector<double> chosen(static_cast<size_t>(t * m));
         for (int64_t c = 0; c < t; ++c) {
             const float* g = G_.row(centres[static_cast<size_t>(c)]);
@@ -210,21 +211,7 @@ SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
             for (int64_t q = 0; q < P_.cols; ++q) s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
             gg[static_cast<size_t>(c)] = static_cast<float>(s);
         }
-        constexpr int64_t step = 4 * kRowBlock;
-        parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
-            const int64_t begin = b * step, count = std::min(step, n - begin);
-            Matrix dots(count, t);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, m, 1.0f, G_.row(begin), m,
-                          V.data(), m, 0.0f, dots.data(), t, 1);
-            for (int64_t c = 0; c < t; ++c) {
-                float* o = out + c * n + begin;
-                for (int64_t i = 0; i < count; ++i) {
-                    const float d = diag_[static_cast<size_t>(begin + i)] + gg[static_cast<size_t>(c)] -
-                                    2.0f * dots.row(i)[c];
-                    o[i] = d > 0.0f ? d : 0.0f;
-                }
-            }
-        });
+        candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_);
     };
 }
 

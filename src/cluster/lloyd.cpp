@@ -201,29 +201,32 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
     return total;
 }
 
+void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
+                         const float* col_terms, const float* extra, float* out, int threads) {
+    const int64_t n = A.rows, t = B.rows, r = A.cols;
+    constexpr int64_t step = 4 * kRowBlock;
+    parallel_blocks(threads, block_count(n, step), [&](int64_t b) {
+        const int64_t begin = b * step, count = std::min(step, n - begin);
+        Matrix dots(count, t);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, r, 1.0f, A.row(begin), r,
+                      B.data(), r, 0.0f, dots.data(), t, 1);
+        for (int64_t c = 0; c < t; ++c) {
+            float* o = out + c * n + begin;
+            for (int64_t i = 0; i < count; ++i) {
+                const float d = row_terms[begin + i] + col_terms[c] - 2.0f * dots.row(i)[c];
+                o[i] = (d > 0.0f ? d : 0.0f) + (extra != nullptr ? extra[begin + i] : 0.0f);
+            }
+        }
+    });
+}
+
 SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
     return [this](const std::vector<int64_t>& centres, float* out) {
-        const int64_t t = static_cast<int64_t>(centres.size()), n = F_.rows, r = F_.cols;
-        Matrix chosen(t, r);
-        for (int64_t c = 0; c < t; ++c) {
-            std::copy(F_.row(centres[static_cast<size_t>(c)]), F_.row(centres[static_cast<size_t>(c)]) + r, chosen.row(c));
-        }
-        constexpr int64_t step = 4 * kRowBlock;
-        parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
-            const int64_t begin = b * step, count = std::min(step, n - begin);
-            Matrix dots(count, t);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, r, 1.0f, F_.row(begin), r,
-                          chosen.data(), r, 0.0f, dots.data(), t, 1);
-            for (int64_t c = 0; c < t; ++c) {
-                const float cn = norms_[static_cast<size_t>(centres[static_cast<size_t>(c)])];
-                float* o = out + c * n + begin;
-                for (int64_t i = 0; i < count; ++i) {
-                    const float d = norms_[static_cast<size_t>(begin + i)] + cn - 2.0f * dots.row(i)[c];
-                    const float extra = offset_.empty() ? 0.0f : offset_[static_cast<size_t>(begin + i)];
-                    o[i] = (d > 0.0f ? d : 0.0f) + extra;
-                }
-            }
-        });
+        const Matrix chosen = gather_rows(F_, centres);
+        std::vector<float> cn;
+        for (int64_t c : centres) cn.push_back(norms_[static_cast<size_t>(c)]);
+        candidate_distances(F_, chosen, norms_.data(), cn.data(),
+                            offset_.empty() ? nullptr : offset_.data(), out, threads_);
     };
 }
 

@@ -57,6 +57,12 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
                       int32_t* labels, float* dist);
 
+/// Seeding distances for t candidates at once, in parallel row blocks with one GEMM each:
+/// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),
+/// A n×r and B t×r GEMM-safe.
+void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
+                         const float* col_terms, const float* extra, float* out, int threads);
+
 /// Row squared norms.
 std::vector<float> row_squared_norms(ConstMatrix M);
 
