@@ -205,6 +205,34 @@ KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, 
 KKM_API kkm_status kkm_get_timings(const kkm_model *model, char *buf, size_t len,
                                    size_t *out_len);
 
+/* ---------------------------------------------------------------- persistence */
+
+/* A fitted model serialises to a self-contained, versioned byte string: magic "KKMEANS\0",
+ * format version, byte order, the parameters, one section per array (with its size), and a
+ * CRC-32 over everything. Loading validates every size before allocating, verifies the
+ * checksum, and refuses a newer format version. A loaded model assigns exactly as the saved
+ * one did; its training labels, objective and timings come back too. */
+
+/* Serialises a fitted model into buffer (capacity bytes). *size receives the number of bytes
+ * the model needs. buffer = NULL with capacity = 0 is a size query (returns KKM_OK).
+ * Errors: NOT_FITTED, INVALID_ARGUMENT (size is NULL; capacity too small: nothing is
+ * written then). Safe to call concurrently with assign on one model. */
+KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t capacity,
+                                   int64_t *size);
+
+/* Replaces the model's parameters and fitted state by those serialised in buffer (size
+ * bytes). On any error the model is unchanged.
+ * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated, checksum
+ * mismatch, newer format version, inconsistent sizes; the message says which). */
+KKM_API kkm_status kkm_load_buffer(kkm_model *model, const void *buffer, int64_t size);
+
+/* kkm_save_buffer into a file at path (created or truncated). Errors: as kkm_save_buffer,
+ * IO (the file cannot be written; the message names the path and the reason). */
+KKM_API kkm_status kkm_save(const kkm_model *model, const char *path);
+
+/* kkm_load_buffer from a file. Errors: as kkm_load_buffer, IO (cannot be read). */
+KKM_API kkm_status kkm_load(kkm_model *model, const char *path);
+
 /* ---------------------------------------------------------------- evaluation */
 
 /* Adjusted Rand index between two labelings of n items (labels are any int32 values).

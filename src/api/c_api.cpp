@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -15,9 +16,11 @@
 #include "eval/metrics.h"
 #include "kkmeans.h"
 #include "model/model.h"
+#include "model/serialize.h"
 
 struct kkm_model {
-    kkm::ParamSet params;
+    kkm::ParamSet params;                           ///< what the next fit uses
+    kkm::ParamSet fitted_params;                    ///< what the fitted model was fitted with
     std::shared_ptr<const kkm::FittedModel> fitted;
 };
 
@@ -92,8 +95,16 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
     kkm::require_finite(X, "X");
     const kkm::Params params = model->params.typed();
     std::shared_ptr<const kkm::FittedModel> result = kkm::fit_model(params, X, weights);
+    model->fitted_params = model->params;
     model->fitted = std::move(result);
     KKM_API_END
+}
+
+/// Replaces the model's parameters and fitted state by a loaded model's (cannot fail).
+void install(kkm_model* model, kkm::LoadedModel&& loaded) noexcept {
+    model->params = loaded.params;
+    model->fitted_params = std::move(loaded.params);
+    model->fitted = std::move(loaded.fitted);
 }
 
 void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d,
@@ -334,6 +345,50 @@ kkm_status kkm_get_timings(const kkm_model* model, char* buf, size_t len, size_t
     }
     os << "total=" << total;
     copy_string(os.str(), buf, len, out_len);
+    KKM_API_END
+}
+
+kkm_status kkm_save_buffer(const kkm_model* model, void* buffer, int64_t capacity, int64_t* size) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(size, "size");
+    const std::vector<unsigned char> bytes = kkm::save_model(model->fitted_params, f);
+    *size = static_cast<int64_t>(bytes.size());
+    if (buffer == nullptr && capacity == 0) return KKM_OK;  // size query
+    kkm::require_pointer(buffer, "buffer");
+    if (capacity < *size) {
+        kkm::invalid_argument("capacity=" + std::to_string(capacity) + " bytes is too small for buffer: " +
+                              std::to_string(*size) + " bytes are needed (query with buffer=NULL, capacity=0)");
+    }
+    std::memcpy(buffer, bytes.data(), bytes.size());
+    KKM_API_END
+}
+
+kkm_status kkm_load_buffer(kkm_model* model, const void* buffer, int64_t size) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    if (size < 0) kkm::invalid_argument("size=" + std::to_string(size) + " must be >= 0");
+    if (size > 0) kkm::require_pointer(buffer, "buffer");  // an empty buffer is a FORMAT error below
+    static const unsigned char kEmpty = 0;
+    if (buffer == nullptr) buffer = &kEmpty;
+    install(model, kkm::load_model(std::span<const unsigned char>(static_cast<const unsigned char*>(buffer),
+                                                                  static_cast<size_t>(size))));
+    KKM_API_END
+}
+
+kkm_status kkm_save(const kkm_model* model, const char* path) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(path, "path");
+    kkm::write_file(path, kkm::save_model(model->fitted_params, f));
+    KKM_API_END
+}
+
+kkm_status kkm_load(kkm_model* model, const char* path) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(path, "path");
+    install(model, kkm::load_model(kkm::read_file(path)));
     KKM_API_END
 }
 

@@ -218,6 +218,15 @@ void ParamSet::set(std::string_view key, std::string_view value) {
     values_[static_cast<size_t>(index)] = canonical_value(index, value);
 }
 
+std::string ParamSet::text() const {
+    std::string out;
+    for (size_t i = 0; i < values_.size(); ++i) {
+        if (i > 0) out.push_back(' ');
+        out.append(param_table()[i].name).append("=").append(values_[i]);
+    }
+    return out;
+}
+
 void ParamSet::set_many(std::string_view text) {
     ParamSet next = *this;
     size_t pos = 0;

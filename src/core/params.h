@@ -118,6 +118,8 @@ public:
     const std::string& get(std::string_view key) const;
     /// The typed view used by a fit.
     Params typed() const;
+    /// Every parameter as "name=value name=value ..." (set_many reads it back).
+    std::string text() const;
 
 private:
     std::vector<std::string> values_;

@@ -17,6 +17,8 @@ class RffMap final : public FeatureMap {
 public:
     /// Throws INVALID_ARGUMENT for kernels other than rbf and laplacian.
     RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng);
+    /// A saved map: W (m × d frequencies) and its m phases (sizes checked by the caller).
+    RffMap(Matrix W, std::vector<float> phases) : W_(std::move(W)), b_(std::move(phases)) {}
     int64_t input_dim() const override { return W_.cols; }
     int64_t dim() const override { return W_.rows; }
     /// out = √(2/m) · cos(rows · Wᵀ + b): one GEMM, then one vectorised elementwise pass.

@@ -62,6 +62,10 @@ public:
         scaled_signs_.resize(static_cast<size_t>(p_));
         for (float& s : scaled_signs_) s = random_sign(rng) * scale;
     }
+    /// A saved projection: scaled_signs has next_power_of_two(m) entries.
+    RosProjection(int64_t m, std::vector<float> scaled_signs)
+        : m_(m), p_(next_power_of_two(m)), scaled_signs_(std::move(scaled_signs)) {}
+    const std::vector<float>& scaled_signs() const { return scaled_signs_; }
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return p_; }
     void apply(ConstMatrix G, Matrix& out) const override {
@@ -100,12 +104,21 @@ public:
             row_start_.push_back(static_cast<int64_t>(columns_.size()));
         }
     }
+    /// A saved projection (row_start has m + 1 entries, ascending from 0 to columns.size();
+    /// every column in [0, m); row_value m entries).
+    SubgaussianProjection(int64_t m, std::vector<int64_t> row_start, std::vector<int64_t> columns,
+                          std::vector<float> row_value)
+        : m_(m), row_start_(std::move(row_start)), columns_(std::move(columns)),
+          row_value_(std::move(row_value)) {}
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return m_; }
     void apply(ConstMatrix G, Matrix& out) const override {
         out.reshape(G.rows, m_);
         for (int64_t r = 0; r < G.rows; ++r) transform_row(G.row(r), out.row(r));
     }
+    const std::vector<int64_t>& row_start() const { return row_start_; }
+    const std::vector<int64_t>& columns() const { return columns_; }
+    const std::vector<float>& row_value() const { return row_value_; }
 
 private:
     /// Columns j with S_ij ≠ 0 for one row: independent Bernoulli(q) draws, taken by
@@ -199,6 +212,96 @@ Matrix dense_matrix(const Projection& projection) {
         for (int64_t i = 0; i < projection.out_dim(); ++i) S.row(i)[j] = out.row(j)[i];
     }
     return S;
+}
+
+}  // namespace kkm
+
+// ---------------------------------------------------------------- model files
+
+namespace kkm {
+namespace {
+
+enum class ProjectionKind : uint32_t { dense = 1, identity = 2, ros = 3, subgaussian = 4 };
+
+[[noreturn]] void bad_projection(const std::string& message) {
+    fail(KKM_ERR_FORMAT, "corrupted model: projection " + message);
+}
+
+void check_subgaussian(int64_t m, const std::vector<int64_t>& row_start,
+                       const std::vector<int64_t>& columns, const std::vector<float>& row_value) {
+    if (static_cast<int64_t>(row_start.size()) != m + 1 || static_cast<int64_t>(row_value.size()) != m) {
+        bad_projection("(subgaussian) has " + std::to_string(row_start.size()) + " row starts and " +
+                       std::to_string(row_value.size()) + " row values for m=" + std::to_string(m));
+    }
+    if (row_start.front() != 0 || row_start.back() != static_cast<int64_t>(columns.size()) ||
+        !std::is_sorted(row_start.begin(), row_start.end())) {
+        bad_projection("(subgaussian) row starts are not ascending from 0 to the column count");
+    }
+    for (int64_t j : columns) {
+        if (j < 0 || j >= m) bad_projection("(subgaussian) column " + std::to_string(j) + " is outside [0, m)");
+    }
+}
+
+}  // namespace
+
+void save_projection(const Projection& projection, Writer& w) {
+    w.section(tag("PROJ"), [&] {
+        w.scalar<int64_t>(projection.in_dim());
+        if (const auto* dense = dynamic_cast<const DenseProjection*>(&projection)) {
+            w.scalar(static_cast<uint32_t>(ProjectionKind::dense));
+            w.matrix(tag("PDNS"), dense->matrix());
+        } else if (dynamic_cast<const IdentityProjection*>(&projection) != nullptr) {
+            w.scalar(static_cast<uint32_t>(ProjectionKind::identity));
+        } else if (const auto* ros = dynamic_cast<const RosProjection*>(&projection)) {
+            w.scalar(static_cast<uint32_t>(ProjectionKind::ros));
+            w.array<float>(tag("PSGN"), ros->scaled_signs());
+        } else if (const auto* sub = dynamic_cast<const SubgaussianProjection*>(&projection)) {
+            w.scalar(static_cast<uint32_t>(ProjectionKind::subgaussian));
+            w.array<int64_t>(tag("PROW"), sub->row_start());
+            w.array<int64_t>(tag("PCOL"), sub->columns());
+            w.array<float>(tag("PVAL"), sub->row_value());
+        } else {
+            fail(KKM_ERR_INTERNAL, "save_projection: unknown projection type");
+        }
+    });
+}
+
+std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim) {
+    Reader r = outer.section(tag("PROJ"));
+    const auto m = r.scalar<int64_t>("landmark count");
+    if (m != in_dim) {
+        bad_projection("maps " + std::to_string(m) + " kernel values but the basis has " + std::to_string(in_dim));
+    }
+    std::unique_ptr<Projection> out;
+    switch (static_cast<ProjectionKind>(r.scalar<uint32_t>("projection kind"))) {
+        case ProjectionKind::dense: {
+            Matrix P = r.matrix(tag("PDNS"));
+            if (P.rows != m) bad_projection("(dense) has " + std::to_string(P.rows) + " rows for m=" + std::to_string(m));
+            out = std::make_unique<DenseProjection>(std::move(P));
+            break;
+        }
+        case ProjectionKind::identity: out = std::make_unique<IdentityProjection>(m); break;
+        case ProjectionKind::ros: {
+            std::vector<float> signs = r.array<float>(tag("PSGN"));
+            if (static_cast<int64_t>(signs.size()) != next_power_of_two(m)) {
+                bad_projection("(ros) has " + std::to_string(signs.size()) + " signs for m=" + std::to_string(m));
+            }
+            out = std::make_unique<RosProjection>(m, std::move(signs));
+            break;
+        }
+        case ProjectionKind::subgaussian: {
+            std::vector<int64_t> row_start = r.array<int64_t>(tag("PROW"));
+            std::vector<int64_t> columns = r.array<int64_t>(tag("PCOL"));
+            std::vector<float> row_value = r.array<float>(tag("PVAL"));
+            check_subgaussian(m, row_start, columns, row_value);
+            out = std::make_unique<SubgaussianProjection>(m, std::move(row_start), std::move(columns),
+                                                          std::move(row_value));
+            break;
+        }
+        default: bad_projection("kind is unknown");
+    }
+    r.finish();
+    return out;
 }
 
 }  // namespace kkm

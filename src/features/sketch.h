@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/archive.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "features/feature_map.h"
@@ -20,6 +21,13 @@ namespace kkm {
 /// The sketch S as a Projection on kernel rows of length m; n is the number of training rows
 /// (the sub-Gaussian density is 1/√n). All randomness comes from rng.
 std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng);
+
+/// Writes any projection of a landmark map (dense, identity, ros, subgaussian) to w.
+void save_projection(const Projection& projection, Writer& w);
+
+/// Reads a projection written by save_projection, checking that it maps kernel rows of
+/// length in_dim and that every stored index lies in range; throws KKM_ERR_FORMAT otherwise.
+std::unique_ptr<Projection> load_projection(Reader& r, int64_t in_dim);
 
 /// The dense matrix a projection applies, as out_dim × in_dim (row i, column j = S_ij), for
 /// tests and small sizes.

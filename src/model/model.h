@@ -87,6 +87,8 @@ public:
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
+    const LandmarkMap& map() const { return *map_; }
+    const LandmarkCentres& centres() const { return centres_; }
 
 private:
     std::unique_ptr<LandmarkMap> map_;
@@ -104,6 +106,9 @@ public:
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
+    const FeatureMap& map() const { return *map_; }
+    const Matrix& centroids() const { return centroids_; }
+    bool kernel_distances() const { return kernel_distances_; }
 
 private:
     std::unique_ptr<FeatureMap> map_;

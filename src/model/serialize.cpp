@@ -1,0 +1,339 @@
+#include "model/serialize.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "core/archive.h"
+#include "core/error.h"
+#include "features/rff.h"
+#include "features/sketch.h"
+
+namespace kkm {
+namespace {
+
+constexpr char kMagic[8] = {'K', 'K', 'M', 'E', 'A', 'N', 'S', '\0'};
+constexpr uint32_t kByteOrderMark = 0x01020304u;
+constexpr size_t kHeaderBytes = sizeof kMagic + 2 * sizeof(uint32_t);
+constexpr size_t kTrailerBytes = sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
+
+enum class ModelKind : uint32_t { dual = 1, nystrom = 2, feature = 3 };
+enum class BasisKind : uint32_t { points = 1, columns = 2 };
+enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
+
+/// What every model holds besides its own arrays: the header section's fields.
+struct Shape {
+    ModelKind kind;
+    int64_t n_train, d, k;
+};
+
+[[noreturn]] void bad(const std::string& message) { fail(KKM_ERR_FORMAT, "corrupted model: " + message); }
+
+void require_size(const char* what, size_t have, int64_t want) {
+    if (static_cast<int64_t>(have) != want) {
+        bad(std::string(what) + " has " + std::to_string(have) + " entries, expected " + std::to_string(want));
+    }
+}
+
+// ---------------------------------------------------------------- writing
+
+void save_report(const FitReport& r, Writer& w) {
+    w.section(tag("REPT"), [&] {
+        w.scalar(r.objective);
+        w.scalar<int64_t>(r.iterations);
+        w.scalar(r.gamma);
+        w.scalar(r.m);
+        w.scalar(r.reg_rank);
+        w.scalar(r.rls_lambda);
+    });
+    w.array<int32_t>(tag("LABL"), r.labels);
+    w.array<double>(tag("MASS"), r.mass);
+    std::string timings;
+    for (const auto& [stage, seconds] : r.timings) timings += stage + "=" + std::to_string(seconds) + " ";
+    w.text(tag("TIME"), timings);
+}
+
+void save_basis(const KernelBasis& basis, Writer& w) {
+    w.section(tag("BASE"), [&] {
+        if (basis.precomputed()) {
+            w.scalar(static_cast<uint32_t>(BasisKind::columns));
+            w.array<int64_t>(tag("BCOL"), basis.columns());
+        } else {
+            w.scalar(static_cast<uint32_t>(BasisKind::points));
+            w.matrix(tag("BPTS"), basis.points());
+        }
+    });
+}
+
+void save_map(const FeatureMap& map, Writer& w) {
+    if (const auto* landmarks = dynamic_cast<const LandmarkMap*>(&map)) {
+        w.scalar(static_cast<uint32_t>(MapKind::landmarks));
+        save_basis(*landmarks->basis(), w);
+        save_projection(landmarks->projection(), w);
+    } else if (const auto* rff = dynamic_cast<const RffMap*>(&map)) {
+        w.scalar(static_cast<uint32_t>(MapKind::rff));
+        w.matrix(tag("RFFW"), rff->frequencies());
+        w.array<float>(tag("RFFB"), rff->phases());
+    } else {
+        fail(KKM_ERR_INTERNAL, "save_model: unknown feature map type");
+    }
+}
+
+void save_body(const FittedModel& model, Writer& w) {
+    if (const auto* dual = dynamic_cast<const DualModel*>(&model)) {
+        save_basis(dual->basis(), w);
+        w.matrix(tag("DUAZ"), dual->centres().Z);
+        w.array<double>(tag("DUAW"), dual->centres().mass);
+        w.array<double>(tag("DUAC"), dual->centres().self_dot);
+    } else if (const auto* nystrom = dynamic_cast<const NystromModel*>(&model)) {
+        save_map(nystrom->map(), w);
+        w.matrix(tag("NYSH"), nystrom->centres().H);
+        w.array<float>(tag("NYSC"), nystrom->centres().self_dot);
+        w.array<char>(tag("NYSA"), nystrom->centres().alive);
+    } else if (const auto* feature = dynamic_cast<const FeatureModel*>(&model)) {
+        save_map(feature->map(), w);
+        w.matrix(tag("FEAC"), feature->centroids());
+        w.scalar<uint32_t>(feature->kernel_distances() ? 1 : 0);
+    } else {
+        fail(KKM_ERR_INTERNAL, "save_model: unknown model type");
+    }
+}
+
+ModelKind kind_of(const FittedModel& model) {
+    if (dynamic_cast<const DualModel*>(&model) != nullptr) return ModelKind::dual;
+    if (dynamic_cast<const NystromModel*>(&model) != nullptr) return ModelKind::nystrom;
+    return ModelKind::feature;
+}
+
+// ---------------------------------------------------------------- reading
+
+ParamSet load_params(Reader& r) {
+    const std::string text = r.text(tag("PARM"));
+    ParamSet params;
+    try {
+        params.set_many(text);
+    } catch (const Error& e) {
+        bad(std::string("parameter block: ") + e.what());
+    }
+    return params;
+}
+
+Shape load_shape(Reader& outer, const Params& p) {
+    Reader r = outer.section(tag("INFO"));
+    Shape s{};
+    const auto kind = r.scalar<uint32_t>("model kind");
+    if (kind < 1 || kind > 3) bad("model kind " + std::to_string(kind) + " is unknown");
+    s.kind = static_cast<ModelKind>(kind);
+    s.n_train = r.scalar<int64_t>("n_train");
+    s.d = r.scalar<int64_t>("d");
+    s.k = r.scalar<int64_t>("k");
+    r.finish();
+    if (s.n_train < 1 || s.d < 1 || s.k < 1 || s.k > s.n_train || s.k != p.k) {
+        bad("sizes n_train=" + std::to_string(s.n_train) + ", d=" + std::to_string(s.d) + ", k=" +
+            std::to_string(s.k) + " are inconsistent (parameter k=" + std::to_string(p.k) + ")");
+    }
+    return s;
+}
+
+FitReport load_report(Reader& outer, const Shape& s) {
+    FitReport report;
+    Reader r = outer.section(tag("REPT"));
+    report.objective = r.scalar<double>("objective");
+    report.iterations = static_cast<int32_t>(std::clamp<int64_t>(r.scalar<int64_t>("iterations"), 0, INT32_MAX));
+    report.gamma = r.scalar<double>("gamma");
+    report.m = r.scalar<int64_t>("m");
+    report.reg_rank = r.scalar<int64_t>("reg_rank");
+    report.rls_lambda = r.scalar<double>("rls_lambda");
+    r.finish();
+    if (!std::isfinite(report.objective) || !std::isfinite(report.gamma) || !std::isfinite(report.rls_lambda)) {
+        bad("the fit report holds a non-finite value");
+    }
+    report.labels = outer.array<int32_t>(tag("LABL"));
+    require_size("labels", report.labels.size(), s.n_train);
+    for (int32_t label : report.labels) {
+        if (label < 0 || label >= s.k) bad("label " + std::to_string(label) + " is outside [0, k)");
+    }
+    report.mass = outer.array<double>(tag("MASS"));
+    require_size("cluster sizes", report.mass.size(), s.k);
+    const std::string timings = outer.text(tag("TIME"));
+    for (size_t pos = 0; pos < timings.size();) {
+        const size_t end = std::min(timings.find(' ', pos), timings.size());
+        const std::string pair = timings.substr(pos, end - pos);
+        const size_t eq = pair.find('=');
+        if (eq != std::string::npos) report.timings.emplace_back(pair.substr(0, eq), std::atof(pair.c_str() + eq + 1));
+        pos = end + 1;
+    }
+    return report;
+}
+
+KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, const Shape& s) {
+    Reader r = outer.section(tag("BASE"));
+    const auto kind = r.scalar<uint32_t>("basis kind");
+    const bool precomputed = p.kernel == KernelType::precomputed;
+    if (kind != static_cast<uint32_t>(precomputed ? BasisKind::columns : BasisKind::points)) {
+        bad("basis kind " + std::to_string(kind) + " does not match kernel=" + kernel_name(p.kernel));
+    }
+    if (precomputed) {
+        std::vector<int64_t> columns = r.array<int64_t>(tag("BCOL"));
+        r.finish();
+        if (columns.empty() || s.d != s.n_train) bad("precomputed basis is empty or d != n_train");
+        for (int64_t c : columns) {
+            if (c < 0 || c >= s.n_train) bad("basis column " + std::to_string(c) + " is outside [0, n_train)");
+        }
+        return KernelBasis(std::move(columns), s.n_train);
+    }
+    Matrix points = r.matrix(tag("BPTS"));
+    r.finish();
+    if (points.cols != s.d) bad("basis points have " + std::to_string(points.cols) + " columns, d=" + std::to_string(s.d));
+    return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0), std::move(points));
+}
+
+std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport& report, const Shape& s) {
+    const auto kind = r.scalar<uint32_t>("feature map kind");
+    if (kind == static_cast<uint32_t>(MapKind::landmarks)) {
+        KernelBasis basis = load_basis(r, p, report, s);
+        std::unique_ptr<Projection> projection = load_projection(r, basis.size());
+        return std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
+    }
+    if (kind != static_cast<uint32_t>(MapKind::rff)) bad("feature map kind " + std::to_string(kind) + " is unknown");
+    Matrix W = r.matrix(tag("RFFW"));
+    std::vector<float> phases = r.array<float>(tag("RFFB"));
+    if (W.cols != s.d) bad("random features take " + std::to_string(W.cols) + " columns, d=" + std::to_string(s.d));
+    require_size("random feature phases", phases.size(), W.rows);
+    return std::make_unique<RffMap>(std::move(W), std::move(phases));
+}
+
+void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t cols) {
+    if (m.rows != rows || m.cols != cols) {
+        bad(std::string(what) + " is " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", expected " +
+            std::to_string(rows) + " x " + std::to_string(cols));
+    }
+}
+
+std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport report, const Shape& s) {
+    if (s.kind == ModelKind::dual) {
+        KernelBasis basis = load_basis(r, p, report, s);
+        DualCentres c;
+        c.Z = r.matrix(tag("DUAZ"));
+        c.mass = r.array<double>(tag("DUAW"));
+        c.self_dot = r.array<double>(tag("DUAC"));
+        require_matrix("dual centre coefficients", c.Z, basis.size(), s.k);
+        require_size("dual centre masses", c.mass.size(), s.k);
+        require_size("dual centre norms", c.self_dot.size(), s.k);
+        return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
+                                           std::move(c));
+    }
+    std::unique_ptr<FeatureMap> map = load_map(r, p, report, s);
+    if (s.kind == ModelKind::nystrom) {
+        auto* landmarks = dynamic_cast<LandmarkMap*>(map.get());
+        if (landmarks == nullptr || dynamic_cast<const DenseProjection*>(&landmarks->projection()) == nullptr) {
+            bad("a Nystrom model needs landmarks with a dense projection");
+        }
+        LandmarkCentres c;
+        c.H = r.matrix(tag("NYSH"));
+        c.self_dot = r.array<float>(tag("NYSC"));
+        c.alive = r.array<char>(tag("NYSA"));
+        require_matrix("Nystrom centres", c.H, s.k, landmarks->basis()->size());
+        require_size("Nystrom centre norms", c.self_dot.size(), s.k);
+        require_size("Nystrom live clusters", c.alive.size(), s.k);
+        map.release();
+        return std::make_shared<NystromModel>(std::move(p), s.n_train, s.d, std::move(report),
+                                              std::unique_ptr<LandmarkMap>(landmarks), std::move(c));
+    }
+    Matrix centroids = r.matrix(tag("FEAC"));
+    require_matrix("centroids", centroids, s.k, map->dim());
+    const auto kernel_distances = r.scalar<uint32_t>("kernel distance flag");
+    if (kernel_distances > 1) bad("kernel distance flag is " + std::to_string(kernel_distances));
+    return std::make_shared<FeatureModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(map),
+                                          std::move(centroids), kernel_distances == 1);
+}
+
+/// Checks magic, version, byte order and checksum; returns the region between header and trailer.
+std::span<const unsigned char> check_envelope(std::span<const unsigned char> bytes) {
+    if (bytes.size() < kHeaderBytes + kTrailerBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+        fail(KKM_ERR_FORMAT, "not a kkmeans model: " + std::to_string(bytes.size()) +
+                                 " bytes without the \"KKMEANS\" header (truncated or another file?)");
+    }
+    Reader header(bytes.subspan(sizeof kMagic, 2 * sizeof(uint32_t)), sizeof kMagic);
+    const auto version = header.scalar<uint32_t>("format version");
+    const auto order = header.scalar<uint32_t>("byte order");
+    if (version > kModelFormatVersion) {
+        fail(KKM_ERR_FORMAT, "model format version " + std::to_string(version) + " is newer than this library (" +
+                                 kkm_version() + ") reads (up to " + std::to_string(kModelFormatVersion) +
+                                 "): upgrade kkmeans to load it");
+    }
+    if (version == 0) bad("format version 0");
+    if (order != kByteOrderMark) bad("the model was written on a machine of the other byte order");
+    Reader trailer(bytes.subspan(bytes.size() - kTrailerBytes), bytes.size() - kTrailerBytes);
+    Reader end = trailer.section(tag("END."));
+    const auto stored = end.scalar<uint32_t>("checksum");
+    const uint32_t actual = crc32(bytes.first(bytes.size() - sizeof(uint32_t)));
+    if (stored != actual) {
+        bad("checksum mismatch (stored " + std::to_string(stored) + ", computed " + std::to_string(actual) +
+            "): the file is damaged or truncated");
+    }
+    return bytes.subspan(kHeaderBytes, bytes.size() - kHeaderBytes - kTrailerBytes);
+}
+
+}  // namespace
+
+std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model) {
+    Writer w;
+    w.raw(kMagic, sizeof kMagic);
+    w.scalar(kModelFormatVersion);
+    w.scalar(kByteOrderMark);
+    w.text(tag("PARM"), params.text());
+    w.section(tag("INFO"), [&] {
+        w.scalar(static_cast<uint32_t>(kind_of(model)));
+        w.scalar(model.n_train());
+        w.scalar(model.input_dim());
+        w.scalar<int64_t>(model.params().k);
+    });
+    save_report(model.report(), w);
+    w.section(tag("BODY"), [&] { save_body(model, w); });
+    w.scalar(tag("END."));
+    w.scalar<uint64_t>(sizeof(uint32_t));
+    w.scalar(crc32(w.bytes()));
+    return std::move(w.bytes());
+}
+
+LoadedModel load_model(std::span<const unsigned char> bytes) {
+    Reader r(check_envelope(bytes), kHeaderBytes);
+    LoadedModel out{load_params(r), nullptr};
+    Params p = out.params.typed();
+    const Shape shape = load_shape(r, p);
+    FitReport report = load_report(r, shape);
+    Reader body = r.section(tag("BODY"));
+    out.fitted = load_body(body, std::move(p), std::move(report), shape);
+    body.finish();
+    r.finish();
+    return out;
+}
+
+std::vector<unsigned char> read_file(const std::string& path) {
+    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+    if (!file) fail(KKM_ERR_IO, "cannot open '" + path + "' for reading: " + std::strerror(errno));
+    std::vector<unsigned char> bytes;
+    unsigned char chunk[1 << 16];
+    size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) {
+        const size_t at = bytes.size();
+        bytes.resize(at + got);
+        std::memcpy(bytes.data() + at, chunk, got);
+    }
+    if (std::ferror(file.get())) fail(KKM_ERR_IO, "cannot read '" + path + "': " + std::strerror(errno));
+    return bytes;
+}
+
+void write_file(const std::string& path, const std::vector<unsigned char>& bytes) {
+    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), std::fclose);
+    if (!file) fail(KKM_ERR_IO, "cannot open '" + path + "' for writing: " + std::strerror(errno));
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file.get()) != bytes.size() || std::fflush(file.get()) != 0) {
+        fail(KKM_ERR_IO, "cannot write '" + path + "': " + std::strerror(errno));
+    }
+    if (std::fclose(file.release()) != 0) fail(KKM_ERR_IO, "cannot close '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace kkm

@@ -1,0 +1,39 @@
+// Model files: a fitted model as a self-contained, versioned, checksummed byte string.
+//
+// Layout (little-endian on disk; a big-endian host reads the byte-order mark and refuses):
+//   header   "KKMEANS\0" (8 bytes) | u32 format version | u32 byte-order mark 0x01020304
+//   sections repeated: u32 tag | u64 payload bytes | payload
+//   trailer  u32 tag "END." | u64 4 | u32 CRC-32 of every byte before the trailer payload
+// Each array section's payload starts with its element count; the loader checks every count
+// against the bytes left and against the other sections before it allocates anything.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+#include "model/model.h"
+
+namespace kkm {
+
+/// Format version written by this library; a file with a larger one is refused.
+inline constexpr uint32_t kModelFormatVersion = 1;
+
+/// Serialises a fitted model and the parameters it was fitted with.
+std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model);
+
+struct LoadedModel {
+    ParamSet params;
+    std::shared_ptr<const FittedModel> fitted;
+};
+
+/// Parses and validates a serialised model; throws Error(KKM_ERR_FORMAT) saying what is wrong.
+LoadedModel load_model(std::span<const unsigned char> bytes);
+
+/// Whole-file I/O; throws Error(KKM_ERR_IO) naming the path and the reason.
+std::vector<unsigned char> read_file(const std::string& path);
+void write_file(const std::string& path, const std::vector<unsigned char>& bytes);
+
+}  // namespace kkm

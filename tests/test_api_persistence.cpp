@@ -1,0 +1,307 @@
+// Model persistence through the public C API: kkm_save_buffer / kkm_load_buffer and
+// kkm_save / kkm_load. A loaded model must assign exactly (bit for bit) as the saved one,
+// for every method and model shape; every damaged buffer must be a FORMAT error.
+#include <cstring>
+#include <fstream>
+
+#include "api_test_util.h"
+
+using namespace kkm_test;
+
+namespace {
+
+std::vector<unsigned char> save(const kkm_model* m) {
+    int64_t size = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, nullptr, 0, &size)));
+    std::vector<unsigned char> bytes(static_cast<size_t>(size));
+    int64_t written = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, bytes.data(), size, &written)));
+    EXPECT_EQ(written, size);
+    return bytes;
+}
+
+struct Assigned {
+    std::vector<int32_t> labels;
+    std::vector<float> dist;
+};
+
+Assigned assign(const kkm_model* m, const Dataset& ds, bool distances) {
+    Assigned a{std::vector<int32_t>(static_cast<size_t>(ds.n)), std::vector<float>(static_cast<size_t>(ds.n))};
+    EXPECT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, a.labels.data(), distances ? a.dist.data() : nullptr)));
+    return a;
+}
+
+std::vector<int32_t> training_labels(const kkm_model* m) {
+    int64_t n = 0;
+    EXPECT_TRUE(Ok(kkm_get_n_train(m, &n)));
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    EXPECT_TRUE(Ok(kkm_get_labels(m, labels.data(), n)));
+    return labels;
+}
+
+/// The little-endian u32 / u64 at an offset, and the CRC-32 the format uses (recomputed
+/// here independently, to craft buffers that pass the checksum).
+uint32_t crc32_of(const unsigned char* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int b = 0; b < 8; ++b) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+void reseal(std::vector<unsigned char>& bytes) {
+    const uint32_t crc = crc32_of(bytes.data(), bytes.size() - 4);
+    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+}
+
+/// Offset of the first section with this tag (searching the raw bytes).
+size_t find_tag(const std::vector<unsigned char>& bytes, const char* tag) {
+    for (size_t i = 16; i + 4 <= bytes.size(); ++i) {
+        if (std::memcmp(bytes.data() + i, tag, 4) == 0) return i;
+    }
+    ADD_FAILURE() << "tag " << tag << " not found";
+    return 0;
+}
+
+// ------------------------------------------------------------------ every method round-trips
+
+struct Case {
+    const char* params;
+    bool distances;  // kernel=precomputed cannot give distances for exact/nystrom
+    bool precomputed;
+};
+
+class RoundTrip : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RoundTrip, LoadedModelAssignsBitForBitAndKeepsTheFit) {
+    const Case c = GetParam();
+    Dataset train = rings(60, 11, 0.1), test = rings(40, 12, 0.1);
+    if (c.precomputed) {  // kernel rows: rbf against the training points
+        auto gram = [&](const Dataset& a) {
+            Dataset g;
+            g.n = a.n;
+            g.d = train.n;
+            for (int64_t i = 0; i < a.n; ++i) {
+                for (int64_t j = 0; j < train.n; ++j) {
+                    double s = 0;
+                    for (int64_t t = 0; t < a.d; ++t) {
+                        const double diff = a.X[size_t(i * a.d + t)] - train.X[size_t(j * train.d + t)];
+                        s += diff * diff;
+                    }
+                    g.X.push_back(static_cast<float>(std::exp(-0.5 * s)));
+                }
+            }
+            finish(g);
+            return g;
+        };
+        const Dataset gtest = gram(test);
+        train = gram(train);
+        test = gtest;
+    }
+    Model a = make_model(c.params);
+    ASSERT_TRUE(Ok(kkm_fit(a.get(), train.X.data(), train.n, train.d, nullptr)));
+    const std::vector<unsigned char> bytes = save(a.get());
+
+    Model b = make_model("k=5 method=exact");  // different parameters: load replaces them
+    ASSERT_TRUE(Ok(kkm_load_buffer(b.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+
+    const Assigned before = assign(a.get(), test, c.distances), after = assign(b.get(), test, c.distances);
+    EXPECT_EQ(before.labels, after.labels);
+    EXPECT_EQ(0, std::memcmp(before.dist.data(), after.dist.data(), before.dist.size() * sizeof(float)));
+    EXPECT_EQ(training_labels(a.get()), training_labels(b.get()));
+
+    double oa = 0, ob = 0;
+    int32_t ia = 0, ib = 0, ka = 0, kb = 0;
+    ASSERT_TRUE(Ok(kkm_get_objective(a.get(), &oa)) && Ok(kkm_get_objective(b.get(), &ob)));
+    ASSERT_TRUE(Ok(kkm_get_iterations(a.get(), &ia)) && Ok(kkm_get_iterations(b.get(), &ib)));
+    ASSERT_TRUE(Ok(kkm_get_k(a.get(), &ka)) && Ok(kkm_get_k(b.get(), &kb)));
+    EXPECT_EQ(oa, ob);
+    EXPECT_EQ(ia, ib);
+    EXPECT_EQ(ka, kb);
+    for (const char* key : {"method", "kernel", "gamma", "m", "sketch", "seed", "k"}) {
+        EXPECT_EQ(get_param(a.get(), key), get_param(b.get(), key)) << key;
+    }
+    // The loaded model saves to the same bytes.
+    EXPECT_EQ(bytes, save(b.get()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryMethod, RoundTrip,
+    ::testing::Values(Case{"k=2 method=exact kernel=rbf gamma=0.5", true, false},
+                      Case{"k=2 method=exact kernel=laplacian gamma=0.5", true, false},
+                      Case{"k=2 method=exact kernel=polynomial degree=2 gamma=auto", true, false},
+                      Case{"k=2 method=nystrom kernel=rbf gamma=0.5 m=40", true, false},
+                      Case{"k=2 method=nystrom kernel=rbf gamma=auto m=40 rank=2 sampling=rls", true, false},
+                      Case{"k=2 method=nystrom kernel=rbf gamma=0.5 m=40 solver=minibatch batch_size=32", true, false},
+                      Case{"k=2 method=nystrom kernel=linear m=30 sampling=kmeanspp", true, false},
+                      Case{"k=2 method=sketch sketch=subgaussian gamma=0.5 m=40", true, false},
+                      Case{"k=2 method=sketch sketch=ros gamma=0.5 m=40", true, false},
+                      Case{"k=2 method=sketch sketch=gaussian gamma=0.5 m=40", true, false},
+                      Case{"k=2 method=sketch sketch=identity gamma=0.5 m=40", true, false},
+                      Case{"k=2 method=rff kernel=rbf gamma=0.5 m=200", true, false},
+                      Case{"k=2 method=rff kernel=laplacian gamma=0.5 m=200", true, false},
+                      Case{"k=2 method=minibatch gamma=0.5 batch_size=32 tau=20", true, false},
+                      Case{"k=2 method=minibatch gamma=0.5 batch_size=32 tau=0", true, false},
+                      Case{"k=2 method=exact kernel=precomputed", false, true},
+                      Case{"k=2 method=nystrom kernel=precomputed m=30", false, true},
+                      Case{"k=2 method=sketch kernel=precomputed m=30 sketch=ros", true, true}));
+
+// ------------------------------------------------------------------ files
+
+TEST(Persistence, FileRoundTripAndIoErrors) {
+    const Dataset ds = blobs(30, 3, 3, 5);
+    Model a = make_model("k=3 method=nystrom m=20 gamma=auto");
+    ASSERT_TRUE(Ok(kkm_fit(a.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const std::string path = ::testing::TempDir() + "kkm_persistence_test.kkm";
+    ASSERT_TRUE(Ok(kkm_save(a.get(), path.c_str())));
+    Model b = make_model();
+    ASSERT_TRUE(Ok(kkm_load(b.get(), path.c_str())));
+    EXPECT_EQ(assign(a.get(), ds, true).labels, assign(b.get(), ds, true).labels);
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<unsigned char> file((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(file, save(a.get()));
+    std::remove(path.c_str());
+
+    EXPECT_TRUE(Fails(kkm_load(b.get(), path.c_str()), KKM_ERR_IO, {"kkm_persistence_test.kkm"}));
+    EXPECT_TRUE(Fails(kkm_save(a.get(), "/nonexistent-dir/x.kkm"), KKM_ERR_IO, {"/nonexistent-dir/x.kkm"}));
+    EXPECT_TRUE(Fails(kkm_load(b.get(), "/"), KKM_ERR_IO, {}));  // a directory
+    EXPECT_TRUE(Fails(kkm_save(a.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("path")}));
+    EXPECT_TRUE(Fails(kkm_load(b.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("path")}));
+    EXPECT_TRUE(Fails(kkm_load(nullptr, "x"), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
+}
+
+// ------------------------------------------------------------------ argument errors
+
+TEST(Persistence, BufferArguments) {
+    const Dataset ds = blobs(20, 2, 2, 3);
+    Model unfitted = make_model("k=2");
+    int64_t size = 0;
+    EXPECT_TRUE(Fails(kkm_save_buffer(unfitted.get(), nullptr, 0, &size), KKM_ERR_NOT_FITTED, {"fit"}));
+    EXPECT_TRUE(Fails(kkm_save(unfitted.get(), "x.kkm"), KKM_ERR_NOT_FITTED, {"fit"}));
+    EXPECT_TRUE(Fails(kkm_save_buffer(nullptr, nullptr, 0, &size), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
+
+    Model m = make_model("k=2 method=exact gamma=0.5");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    EXPECT_TRUE(Fails(kkm_save_buffer(m.get(), nullptr, 0, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("size")}));
+    ASSERT_TRUE(Ok(kkm_save_buffer(m.get(), nullptr, 0, &size)));
+    std::vector<unsigned char> small(static_cast<size_t>(size - 1), 0xAB);
+    int64_t need = 0;
+    EXPECT_TRUE(Fails(kkm_save_buffer(m.get(), small.data(), size - 1, &need), KKM_ERR_INVALID_ARGUMENT,
+                      {W("capacity"), W(std::to_string(size))}));
+    EXPECT_EQ(need, size);
+    EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](unsigned char c) { return c == 0xAB; }))
+        << "nothing may be written into a buffer that is too small";
+    EXPECT_TRUE(Fails(kkm_save_buffer(m.get(), nullptr, size, &need), KKM_ERR_INVALID_ARGUMENT, {W("buffer")}));
+
+    const std::vector<unsigned char> bytes = save(m.get());
+    EXPECT_TRUE(Fails(kkm_load_buffer(m.get(), nullptr, 10), KKM_ERR_INVALID_ARGUMENT, {W("buffer")}));
+    EXPECT_TRUE(Fails(kkm_load_buffer(m.get(), bytes.data(), -1), KKM_ERR_INVALID_ARGUMENT, {W("size")}));
+    EXPECT_TRUE(Fails(kkm_load_buffer(nullptr, bytes.data(), 10), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
+}
+
+// ------------------------------------------------------------------ damaged buffers
+
+class Damaged : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const Dataset ds = blobs(15, 2, 2, 9);
+        Model m = make_model("k=2 method=nystrom m=10 gamma=0.5");
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        bytes = save(m.get());
+        probe = ds;
+        target = make_model("k=3 method=exact gamma=0.25");
+        ASSERT_TRUE(Ok(kkm_fit(target.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        reference = assign(target.get(), probe, true).labels;
+    }
+    kkm_status load(const std::vector<unsigned char>& b) {
+        return kkm_load_buffer(target.get(), b.data(), static_cast<int64_t>(b.size()));
+    }
+    /// A failed load leaves the target model as it was.
+    void expect_unchanged() {
+        EXPECT_EQ(get_param(target.get(), "k"), "3");
+        EXPECT_EQ(assign(target.get(), probe, true).labels, reference);
+    }
+    std::vector<unsigned char> bytes;
+    Dataset probe;
+    Model target;
+    std::vector<int32_t> reference;
+};
+
+TEST_F(Damaged, EveryTruncationIsAFormatError) {
+    for (size_t len = 0; len < bytes.size(); ++len) {
+        const std::vector<unsigned char> cut(bytes.begin(), bytes.begin() + static_cast<long>(len));
+        ASSERT_TRUE(Fails(load(cut), KKM_ERR_FORMAT)) << "length " << len;
+    }
+    expect_unchanged();
+}
+
+TEST_F(Damaged, EverySingleBitFlipIsAFormatError) {
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        std::vector<unsigned char> bad = bytes;
+        bad[i] ^= static_cast<unsigned char>(1u << (i % 8));
+        ASSERT_TRUE(Fails(load(bad), KKM_ERR_FORMAT)) << "byte " << i;
+    }
+    expect_unchanged();
+}
+
+TEST_F(Damaged, MagicVersionAndByteOrder) {
+    std::vector<unsigned char> b = bytes;
+    b[0] = 'X';
+    EXPECT_TRUE(Fails(load(b), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    b = bytes;
+    const uint32_t newer = 99;
+    std::memcpy(b.data() + 8, &newer, 4);
+    reseal(b);
+    EXPECT_TRUE(Fails(load(b), KKM_ERR_FORMAT, {"99", "newer", "upgrade"}));
+    b = bytes;
+    const uint32_t swapped = 0x04030201u;
+    std::memcpy(b.data() + 12, &swapped, 4);
+    reseal(b);
+    EXPECT_TRUE(Fails(load(b), KKM_ERR_FORMAT, {"byte order"}));
+    EXPECT_TRUE(Fails(load({}), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    expect_unchanged();
+}
+
+// Crafted buffers with a valid checksum: sizes that would overflow or allocate without
+// bound, indices out of range, inconsistent shapes. None may crash or allocate much.
+TEST_F(Damaged, CraftedSizesWithValidChecksum) {
+    auto with = [&](const char* tag, size_t skip, uint64_t value, size_t width) {
+        std::vector<unsigned char> b = bytes;
+        const size_t at = find_tag(b, tag) + 4 + 8 + skip;  // tag, section size, then payload
+        std::memcpy(b.data() + at, &value, width);
+        reseal(b);
+        return b;
+    };
+    // Element counts and matrix shapes far beyond the buffer.
+    EXPECT_TRUE(Fails(load(with("LABL", 0, uint64_t{1} << 62, 8)), KKM_ERR_FORMAT, {"LABL"}));
+    EXPECT_TRUE(Fails(load(with("LABL", 0, ~uint64_t{0}, 8)), KKM_ERR_FORMAT, {"LABL"}));
+    EXPECT_TRUE(Fails(load(with("BPTS", 0, uint64_t{1} << 40, 8)), KKM_ERR_FORMAT, {"BPTS"}));
+    EXPECT_TRUE(Fails(load(with("BPTS", 8, uint64_t{1} << 61, 8)), KKM_ERR_FORMAT, {"BPTS"}));
+    EXPECT_TRUE(Fails(load(with("BPTS", 0, 0, 8)), KKM_ERR_FORMAT, {"BPTS"}));
+    // A section size beyond the end.
+    {
+        std::vector<unsigned char> b = bytes;
+        const uint64_t huge = uint64_t{1} << 63;
+        std::memcpy(b.data() + find_tag(b, "BODY") + 4, &huge, 8);
+        reseal(b);
+        EXPECT_TRUE(Fails(load(b), KKM_ERR_FORMAT, {"BODY"}));
+    }
+    // A label outside [0, k), a non-finite centre, an unknown parameter value.
+    EXPECT_TRUE(Fails(load(with("LABL", 8, 7, 4)), KKM_ERR_FORMAT, {"label", "7"}));
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    uint32_t nan_bits;
+    std::memcpy(&nan_bits, &nan, 4);
+    EXPECT_TRUE(Fails(load(with("NYSH", 16, nan_bits, 4)), KKM_ERR_FORMAT, {"NYSH", "non-finite"}));
+    {
+        std::vector<unsigned char> b = bytes;
+        const size_t at = find_tag(b, "PARM") + 4 + 8 + 8;  // the text starts with "k="
+        ASSERT_EQ(b[at], 'k');
+        b[at] = 'q';
+        reseal(b);
+        EXPECT_TRUE(Fails(load(b), KKM_ERR_FORMAT, {"parameter block", "unknown parameter 'q'"}));
+    }
+    expect_unchanged();
+}
+
+}  // namespace
