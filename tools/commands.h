@@ -8,6 +8,7 @@
 namespace kkm_tool {
 
 int run_fit(std::span<char* const> args);
+int run_assign(std::span<char* const> args);
 int run_demo(std::span<char* const> args);
 int run_params(std::span<char* const> args);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 
 #include "cli.h"
 
@@ -59,14 +60,41 @@ std::vector<int32_t> read_label_file(const std::string& path) {
     return labels;
 }
 
+namespace {
+
+std::string separator_name(char separator) {
+    if (separator == '\t') return "TAB";
+    if (separator == ' ') return "blanks";
+    return std::string{'\'', separator, '\''};
+}
+
+}  // namespace
+
+Matrix read_matrix(const std::string& path, int64_t dims, std::string& format) {
+    if (dims > 0) {
+        format = "raw float32";
+        return read_raw_f32(path, dims);
+    }
+    CsvTable table = read_csv(path);
+    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
+             separator_name(table.separator);
+    return std::move(table.matrix);
+}
+
 void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw ToolError("cannot open '" + path + "' for writing: " + std::strerror(errno));
     std::string text = "label\n";
     for (const int32_t label : labels) {
         text += std::to_string(label);
         text += '\n';
     }
+    if (path == "-") {
+        std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+        std::cout.flush();
+        if (!std::cout) throw ToolError("cannot write labels to standard output");
+        return;
+    }
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw ToolError("cannot open '" + path + "' for writing: " + std::strerror(errno));
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     if (!out) throw ToolError("cannot write labels to '" + path + "'");

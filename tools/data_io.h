@@ -33,6 +33,10 @@ CsvTable read_csv(const std::string& path);
 /// Raw little-endian float32, `dims` columns: rows = bytes / (4 * dims), which must divide.
 Matrix read_raw_f32(const std::string& path, int64_t dims);
 
+/// A data matrix: raw float32 with `dims` columns when dims > 0, else a CSV. `format`
+/// receives a short description ("csv, header, separator ','" / "raw float32").
+Matrix read_matrix(const std::string& path, int64_t dims, std::string& format);
+
 /// IDX images (magic 0x00000803: n, rows, cols, then n*rows*cols uint8), each image one row
 /// of rows*cols pixels scaled by 1/255.
 Matrix read_idx_images(const std::string& path);
@@ -44,7 +48,7 @@ std::vector<int32_t> read_idx_labels(const std::string& path);
 /// the last one is used.
 std::vector<int32_t> read_label_file(const std::string& path);
 
-/// Writes labels as CSV: header "label", then one label per line.
+/// Writes labels as CSV: header "label", then one label per line. "-" writes standard output.
 void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels);
 
 }  // namespace kkm_tool

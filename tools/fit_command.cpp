@@ -1,4 +1,5 @@
 // kkmeans fit: cluster a CSV or raw float32 file and print a summary.
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <iostream>
@@ -15,7 +16,7 @@ namespace kkm_tool {
 namespace {
 
 constexpr std::array kFitOptions = {
-    OptionSpec{'p', "params", true}, OptionSpec{'o', "labels", true},
+    OptionSpec{'p', "params", true}, OptionSpec{'l', "labels", true}, OptionSpec{'o', "output", true},
     OptionSpec{'\0', "truth", true}, OptionSpec{'\0', "dims", true},
     OptionSpec{'q', "quiet", false}, OptionSpec{'h', "help", false},
 };
@@ -24,6 +25,7 @@ struct FitRequest {
     std::string input;
     std::string params;
     std::optional<std::string> labels_path;
+    std::optional<std::string> model_path;
     std::optional<std::string> truth_path;
     int64_t dims = 0;  ///< > 0: raw float32 input
     bool quiet = false;
@@ -39,6 +41,7 @@ FitRequest make_request(const ParsedArgs& parsed) {
     request.input = parsed.positionals[0];
     request.params = parsed.joined_params();
     request.labels_path = parsed.last("labels");
+    request.model_path = parsed.last("output");
     request.truth_path = parsed.last("truth");
     if (const auto dims = parsed.last("dims")) {
         request.dims = parse_count("--dims", *dims);
@@ -46,24 +49,6 @@ FitRequest make_request(const ParsedArgs& parsed) {
     }
     request.quiet = parsed.has("quiet");
     return request;
-}
-
-std::string separator_name(char separator) {
-    if (separator == '\t') return "TAB";
-    if (separator == ' ') return "blanks";
-    return std::string{'\'', separator, '\''};
-}
-
-/// Reads INPUT; `format` receives a short description for the summary.
-Matrix read_input(const FitRequest& request, std::string& format) {
-    if (request.dims > 0) {
-        format = "raw float32";
-        return read_raw_f32(request.input, request.dims);
-    }
-    CsvTable table = read_csv(request.input);
-    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
-             separator_name(table.separator);
-    return std::move(table.matrix);
 }
 
 std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
@@ -75,12 +60,12 @@ std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
     return truth;
 }
 
-/// Fails before the (long) fit if the labels file cannot be created at all.
-void check_output_dir(const std::string& path) {
+/// Fails before the (long) fit if an output file cannot be created at all.
+void check_output_dir(const std::string& path, const char* what) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-        throw ToolError("cannot write labels to '" + path + "': directory '" + parent.string() +
-                        "' does not exist");
+        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" +
+                        parent.string() + "' does not exist");
     }
 }
 
@@ -95,7 +80,7 @@ struct LoadedInput {
 LoadedInput load(const FitRequest& request, Progress& progress) {
     progress.begin("reading " + request.input);
     LoadedInput in;
-    in.data = read_input(request, in.format);
+    in.data = read_matrix(request.input, request.dims, in.format);
     if (request.truth_path) in.truth = read_truth(*request.truth_path, in.data.rows);
     in.seconds = progress.end("reading", std::to_string(in.data.rows) + " x " + std::to_string(in.data.cols));
     return in;
@@ -114,7 +99,8 @@ int fit(const FitRequest& request) {
     Progress progress(!request.quiet);
     Model model;
     model.set_params(request.params);  // fail fast on bad parameters, before reading
-    if (request.labels_path) check_output_dir(*request.labels_path);
+    if (request.labels_path) check_output_dir(*request.labels_path, "labels");
+    if (request.model_path) check_output_dir(*request.model_path, "the model");
     const LoadedInput in = load(request, progress);
     const double fit_seconds = fit_model(model, in.data, progress);
     const std::vector<int32_t> labels = model.labels();
@@ -123,6 +109,11 @@ int fit(const FitRequest& request) {
         progress.begin("writing labels to " + *request.labels_path);
         write_labels_csv(*request.labels_path, labels);
         write_seconds = progress.end("writing labels");
+    }
+    if (request.model_path) {
+        progress.begin("saving the model to " + *request.model_path);
+        model.save(*request.model_path);
+        write_seconds = std::max(write_seconds, 0.0) + progress.end("saving the model");
     }
 
     std::ostream& out = std::cout;
@@ -135,6 +126,7 @@ int fit(const FitRequest& request) {
         print_field(out, "NMI", fixed(normalized_mutual_info(labels, *in.truth), 4));
     }
     if (request.labels_path) print_field(out, "labels", *request.labels_path);
+    if (request.model_path) print_field(out, "model", *request.model_path);
     print_seconds(out, "read", in.seconds);
     print_seconds(out, "fit", fit_seconds);
     print_stage_times(out, model);

@@ -26,11 +26,19 @@ commands:
       Inputs may be gzip-compressed; '-' reads standard input.
         -p, --params TEXT   parameters "k=10 method=nystrom ..." (see 'kkmeans params');
                             bare key=value arguments are parameters too
-        -o, --labels FILE   write the training labels as CSV (header 'label')
+        -o, --output FILE   save the fitted model (kkmeans model file, for 'assign')
+        -l, --labels FILE   write the training labels as CSV (header 'label')
             --truth FILE    true labels (CSV or one integer per line; with several
                             columns the last one): print ARI and NMI
             --dims D        INPUT is raw float32 with D columns
         -q, --quiet         no progress lines on stderr
+  assign [options] MODEL INPUT
+      Assign the rows of INPUT (as for fit; d must match the model) to the clusters of
+      MODEL (a file written by 'fit -o') and write their labels as CSV.
+        -l, --labels FILE   where to write the labels (default '-': standard output)
+            --dims D        INPUT is raw float32 with D columns
+            --truth FILE    true labels: print ARI and NMI on stderr
+        -q, --quiet         no progress or summary lines on stderr
   demo [options] [key=value ...]
       Cluster Fashion-MNIST (60000 x 784, package dataset-fashion-mnist) with
       k=10 method=nystrom m=1000 seed=0 (key=value overrides) and report NMI / ARI.
@@ -66,6 +74,7 @@ int dispatch(int argc, char** argv) {
     }
     if (command == "-V" || command == "--version") return print_version();
     if (command == "fit") return run_fit(rest);
+    if (command == "assign") return run_assign(rest);
     if (command == "demo") return run_demo(rest);
     if (command == "params") return run_params(rest);
     throw UsageError("unknown command '" + std::string(command) + "'");

@@ -52,6 +52,16 @@ std::vector<int32_t> Model::assign(const Matrix& data) const {
     return out;
 }
 
+void Model::save(const std::string& path) const { check(kkm_save(handle_.get(), path.c_str())); }
+
+void Model::load(const std::string& path) { check(kkm_load(handle_.get(), path.c_str())); }
+
+int64_t Model::n_features() const {
+    int64_t d = 0;
+    check(kkm_get_n_features(handle_.get(), &d));
+    return d;
+}
+
 std::string Model::param(const char* key) const {
     return read_text([this, key](char* buf, size_t len, size_t* needed) {
         return kkm_get_param(handle_.get(), key, buf, len, needed);

@@ -31,6 +31,9 @@ public:
     void set_params(const std::string& params);
     void fit(const Matrix& data);
     std::vector<int32_t> assign(const Matrix& data) const;
+    void save(const std::string& path) const;  ///< kkm_save
+    void load(const std::string& path);        ///< kkm_load
+    int64_t n_features() const;
 
     /// Current text of a parameter; after a fit, "auto" parameters report resolved values.
     std::string param(const char* key) const;
