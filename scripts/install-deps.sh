@@ -2,12 +2,16 @@
 # Installs everything kkmeans needs to build, test and run its demo, from Debian's packages.
 # Idempotent: packages already installed are not fetched again; apt-get update runs only when
 # something is missing. Run as root (or through sudo).
-#   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data
+#   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data, and the
+#                                      R, Java and C# bindings with their test runners
 #   scripts/install-deps.sh --bench    also scikit-learn and OpenBLAS for bench/
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev libgtest-dev
-          zlib1g-dev python3 dataset-fashion-mnist)
+          zlib1g-dev python3 dataset-fashion-mnist
+          swig openjdk-17-jdk-headless junit5
+          mono-mcs mono-devel libnunit-cil-dev nunit-console
+          r-base-dev r-cran-testthat)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-numpy python3-sklearn libopenblas-openmp-dev) ;;

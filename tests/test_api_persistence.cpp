@@ -122,6 +122,9 @@ TEST_P(RoundTrip, LoadedModelAssignsBitForBitAndKeepsTheFit) {
     for (const char* key : {"method", "kernel", "gamma", "m", "sketch", "seed", "k"}) {
         EXPECT_EQ(get_param(a.get(), key), get_param(b.get(), key)) << key;
     }
+    char ta[512], tb[512];
+    ASSERT_TRUE(Ok(kkm_get_timings(a.get(), ta, sizeof ta, nullptr)) && Ok(kkm_get_timings(b.get(), tb, sizeof tb, nullptr)));
+    EXPECT_STREQ(ta, tb);
     // The loaded model saves to the same bytes.
     EXPECT_EQ(bytes, save(b.get()));
 }

@@ -2,6 +2,7 @@
 // KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
 // message. No exception crosses this file.
 #include <cstring>
+#include <locale>
 #include <memory>
 #include <new>
 #include <span>
@@ -71,6 +72,7 @@ void copy_string(const std::string& value, char* buf, size_t len, size_t* out_le
 
 std::string format_double(double v) {
     std::ostringstream os;
+    os.imbue(std::locale::classic());
     os.precision(17);  // round-trips a double
     os << v;
     return os.str();
@@ -336,6 +338,7 @@ kkm_status kkm_get_timings(const kkm_model* model, char* buf, size_t len, size_t
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
     std::ostringstream os;
+    os.imbue(std::locale::classic());
     os.setf(std::ios::fixed);
     os.precision(4);
     double total = 0;

@@ -1,9 +1,11 @@
 #include "core/params.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <locale>
 #include <sstream>
 
 #include "core/error.h"
@@ -103,25 +105,30 @@ std::vector<ParamSpec> build_table() {
     };
 }
 
+/// Parses the whole text as a number, independently of the process locale (from_chars: a
+/// host that set LC_NUMERIC to a comma-decimal locale, as a JVM may, still reads "0.5").
 bool parse_number(std::string_view text, bool integer, double& out) {
+    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
     if (text.empty()) return false;
-    std::string s(text);
-    errno = 0;
-    char* end = nullptr;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
     if (integer) {
-        const long long v = std::strtoll(s.c_str(), &end, 10);
-        if (errno != 0 || end != s.c_str() + s.size()) return false;
+        long long v = 0;
+        const auto [end, ec] = std::from_chars(first, last, v, 10);
+        if (ec != std::errc() || end != last) return false;
         out = static_cast<double>(v);
         return true;
     }
-    const double v = std::strtod(s.c_str(), &end);
-    if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+    if (ec != std::errc() || end != last || !std::isfinite(v)) return false;
     out = v;
     return true;
 }
 
 std::string format_number(double v, bool integer) {
     std::ostringstream os;
+    os.imbue(std::locale::classic());
     if (integer) {
         os << static_cast<long long>(v);
     } else {
@@ -255,8 +262,13 @@ const std::string& ParamSet::get(std::string_view key) const {
 }
 
 Params ParamSet::typed() const {
-    auto num = [this](const char* key) { return std::strtod(get(key).c_str(), nullptr); };
-    auto integer = [this](const char* key) { return std::strtoll(get(key).c_str(), nullptr, 10); };
+    auto value = [this](const char* key, bool integer) {
+        double v = 0;
+        parse_number(get(key), integer, v);  // canonical text: always parses
+        return v;
+    };
+    auto num = [&](const char* key) { return value(key, false); };
+    auto integer = [&](const char* key) { return static_cast<long long>(value(key, true)); };
     auto is_auto = [this](const char* key) { return get(key) == "auto"; };
     Params p;
     p.k = integer("k");

@@ -50,9 +50,14 @@ void save_report(const FitReport& r, Writer& w) {
     });
     w.array<int32_t>(tag("LABL"), r.labels);
     w.array<double>(tag("MASS"), r.mass);
-    std::string timings;
-    for (const auto& [stage, seconds] : r.timings) timings += stage + "=" + std::to_string(seconds) + " ";
-    w.text(tag("TIME"), timings);
+    std::string stages;  // names separated by spaces; seconds as doubles
+    std::vector<double> seconds;
+    for (const auto& [stage, s] : r.timings) {
+        stages += (stages.empty() ? "" : " ") + stage;
+        seconds.push_back(s);
+    }
+    w.text(tag("TIMN"), stages);
+    w.array<double>(tag("TIMS"), seconds);
 }
 
 void save_basis(const KernelBasis& basis, Writer& w) {
@@ -157,14 +162,14 @@ FitReport load_report(Reader& outer, const Shape& s) {
     }
     report.mass = outer.array<double>(tag("MASS"));
     require_size("cluster sizes", report.mass.size(), s.k);
-    const std::string timings = outer.text(tag("TIME"));
-    for (size_t pos = 0; pos < timings.size();) {
-        const size_t end = std::min(timings.find(' ', pos), timings.size());
-        const std::string pair = timings.substr(pos, end - pos);
-        const size_t eq = pair.find('=');
-        if (eq != std::string::npos) report.timings.emplace_back(pair.substr(0, eq), std::atof(pair.c_str() + eq + 1));
+    const std::string stages = outer.text(tag("TIMN"));
+    const std::vector<double> seconds = outer.array<double>(tag("TIMS"));
+    for (size_t pos = 0; pos < stages.size() && report.timings.size() < seconds.size();) {
+        const size_t end = std::min(stages.find(' ', pos), stages.size());
+        report.timings.emplace_back(stages.substr(pos, end - pos), seconds[report.timings.size()]);
         pos = end + 1;
     }
+    require_size("stage times", report.timings.size(), static_cast<int64_t>(seconds.size()));
     return report;
 }
 

@@ -1,0 +1,436 @@
+// KernelKMeans.cs — the public C# API of kkmeans over the SWIG-generated (internal) NativeModel.
+//
+// Arrays cross to the library in place: the P/Invoke marshaller pins float[], double[], int[],
+// byte[] and rectangular float[,] / double[,] (contiguous, row-major), so nothing is copied.
+
+using System;
+using System.Globalization;
+
+namespace KKMeans
+{
+    /// <summary>
+    /// Kernel k-means clustering (exact, Nyström, sketch, random Fourier features, mini-batch).
+    /// </summary>
+    /// <example>
+    /// <code>
+    /// using (var model = new KernelKMeans().K(2).Method("exact").Kernel("rbf").Gamma(0.5))
+    /// {
+    ///     model.Fit(x);                     // float[,] or double[,], n rows × d columns
+    ///     int[] labels = model.Labels;      // 0-based cluster of each training row
+    ///     int[] predicted = model.Predict(y);
+    /// }
+    /// </code>
+    /// </example>
+    /// <remarks>
+    /// Parameters are the library's (see its README: k, method, kernel, gamma, m, seed, ...);
+    /// an unknown key or a bad value throws <see cref="ArgumentException"/> with the library's
+    /// message. Other failures throw <see cref="KKMeansException"/> with a <see cref="Status"/>.
+    /// A fitted model is immutable: Predict, the getters, ToBytes and Save may run on many
+    /// threads at once. Param, Fit, Load and Dispose must not run concurrently with any other
+    /// call on the same model. Using a disposed model throws <see cref="ObjectDisposedException"/>.
+    /// </remarks>
+    public sealed class KernelKMeans : IDisposable
+    {
+        private NativeModel model;
+
+        /// <summary>A model with every parameter at its default.</summary>
+        public KernelKMeans()
+        {
+            model = new NativeModel();
+        }
+
+        /// <summary>A model with parameters "key=value key=value ..." applied (all or nothing).</summary>
+        public KernelKMeans(string parameters) : this()
+        {
+            try
+            {
+                Params(parameters);
+            }
+            catch
+            {
+                Dispose();
+                throw;
+            }
+        }
+
+        private NativeModel Model
+        {
+            get
+            {
+                NativeModel m = model;
+                if (m == null) throw new ObjectDisposedException(nameof(KernelKMeans));
+                return m;
+            }
+        }
+
+        /// <summary>Releases the native model. Calling it again does nothing.</summary>
+        public void Dispose()
+        {
+            NativeModel m = System.Threading.Interlocked.Exchange(ref model, null);
+            if (m != null) m.Dispose();
+        }
+
+        /// <summary>Whether <see cref="Dispose"/> has been called.</summary>
+        public bool IsDisposed
+        {
+            get { return model == null; }
+        }
+
+        /// <summary>The library's version, "MAJOR.MINOR.PATCH".</summary>
+        public static string Version
+        {
+            get { return NativeModel.version(); }
+        }
+
+        // ------------------------------------------------------------------ parameters
+
+        /// <summary>Sets one parameter from its text value, e.g. ("gamma", "auto").</summary>
+        public KernelKMeans Param(string key, string value)
+        {
+            if (key == null) throw new ArgumentNullException(nameof(key));
+            if (value == null) throw new ArgumentNullException(nameof(value));
+            Model.set_param(key, value);
+            return this;
+        }
+
+        /// <summary>Sets one integer parameter.</summary>
+        public KernelKMeans Param(string key, long value)
+        {
+            return Param(key, value.ToString(CultureInfo.InvariantCulture));
+        }
+
+        /// <summary>Sets one floating-point parameter (written with round-trip precision).</summary>
+        public KernelKMeans Param(string key, double value)
+        {
+            return Param(key, value.ToString("R", CultureInfo.InvariantCulture));
+        }
+
+        /// <summary>Sets several parameters from "key=value key=value ..." (all or nothing).</summary>
+        public KernelKMeans Params(string parameters)
+        {
+            if (parameters == null) throw new ArgumentNullException(nameof(parameters));
+            Model.set_params(parameters);
+            return this;
+        }
+
+        /// <summary>
+        /// The value of a parameter; on a fitted model, "auto" parameters (gamma, m) report
+        /// the value the last fit resolved them to.
+        /// </summary>
+        public string GetParam(string key)
+        {
+            if (key == null) throw new ArgumentNullException(nameof(key));
+            return Model.get_param(key);
+        }
+
+        /// <summary>Number of clusters (k).</summary>
+        public KernelKMeans K(int k) { return Param("k", k); }
+
+        /// <summary>exact, nystrom, sketch, rff or minibatch (method).</summary>
+        public KernelKMeans Method(string method) { return Param("method", method); }
+
+        /// <summary>rbf, laplacian, polynomial, linear, cosine or precomputed (kernel).</summary>
+        public KernelKMeans Kernel(string kernel) { return Param("kernel", kernel); }
+
+        /// <summary>Kernel scale (gamma).</summary>
+        public KernelKMeans Gamma(double gamma) { return Param("gamma", gamma); }
+
+        /// <summary>Kernel scale as text: a number or "auto" (gamma).</summary>
+        public KernelKMeans Gamma(string gamma) { return Param("gamma", gamma); }
+
+        /// <summary>Landmarks, sketch size or random features (m).</summary>
+        public KernelKMeans M(int m) { return Param("m", m); }
+
+        /// <summary>Seed of every random choice (seed).</summary>
+        public KernelKMeans Seed(long seed) { return Param("seed", seed); }
+
+        /// <summary>Restarts from independent seedings; the lowest objective wins (n_init).</summary>
+        public KernelKMeans NInit(int restarts) { return Param("n_init", restarts); }
+
+        /// <summary>Maximum Lloyd iterations per restart (max_iter).</summary>
+        public KernelKMeans MaxIter(int iterations) { return Param("max_iter", iterations); }
+
+        /// <summary>Relative objective tolerance (tol).</summary>
+        public KernelKMeans Tol(double tol) { return Param("tol", tol); }
+
+        /// <summary>Threads; 0 = all cores (threads).</summary>
+        public KernelKMeans Threads(int threads) { return Param("threads", threads); }
+
+        // ------------------------------------------------------------------ fit
+
+        /// <summary>Fits on the rows of x (n × d).</summary>
+        public KernelKMeans Fit(float[,] x)
+        {
+            Model.fit(x);
+            return this;
+        }
+
+        /// <summary>Fits on the rows of x (n × d) with n non-negative sample weights.</summary>
+        public KernelKMeans Fit(float[,] x, float[] weights)
+        {
+            Model.fit_weighted(x, weights);
+            return this;
+        }
+
+        /// <summary>Fits on n rows of d values stored row-major in rowMajor (length n·d).</summary>
+        public KernelKMeans Fit(float[] rowMajor, long n, long d)
+        {
+            Model.fit(rowMajor, n, d);
+            return this;
+        }
+
+        /// <summary>As <see cref="Fit(float[], long, long)"/> with n sample weights.</summary>
+        public KernelKMeans Fit(float[] rowMajor, long n, long d, float[] weights)
+        {
+            Model.fit_weighted(rowMajor, n, d, weights);
+            return this;
+        }
+
+        /// <summary>Fits on the rows of x (n × d); computation runs in float32.</summary>
+        public KernelKMeans Fit(double[,] x)
+        {
+            Model.fit_f64(x);
+            return this;
+        }
+
+        /// <summary>Fits on the rows of x (n × d) with n non-negative sample weights.</summary>
+        public KernelKMeans Fit(double[,] x, double[] weights)
+        {
+            Model.fit_weighted_f64(x, weights);
+            return this;
+        }
+
+        /// <summary>Fits on n rows of d values stored row-major in rowMajor (length n·d).</summary>
+        public KernelKMeans Fit(double[] rowMajor, long n, long d)
+        {
+            Model.fit_f64(rowMajor, n, d);
+            return this;
+        }
+
+        /// <summary>As <see cref="Fit(double[], long, long)"/> with n sample weights.</summary>
+        public KernelKMeans Fit(double[] rowMajor, long n, long d, double[] weights)
+        {
+            Model.fit_weighted_f64(rowMajor, n, d, weights);
+            return this;
+        }
+
+        // ------------------------------------------------------------------ predict
+
+        /// <summary>The nearest fitted centre (0-based) of each row of x.</summary>
+        public int[] Predict(float[,] x)
+        {
+            NativeModel m = Model;
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            int[] labels = new int[x.GetLength(0)];
+            m.assign(x, labels);
+            return labels;
+        }
+
+        /// <summary>The nearest fitted centre (0-based) of each of n row-major rows of d values.</summary>
+        public int[] Predict(float[] rowMajor, long n, long d)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            int[] labels = new int[Rows(n, rowMajor.LongLength)];
+            m.assign(rowMajor, n, d, labels);
+            return labels;
+        }
+
+        /// <summary>The nearest fitted centre (0-based) of each row of x.</summary>
+        public int[] Predict(double[,] x)
+        {
+            NativeModel m = Model;
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            int[] labels = new int[x.GetLength(0)];
+            m.assign_f64(x, labels);
+            return labels;
+        }
+
+        /// <summary>The nearest fitted centre (0-based) of each of n row-major rows of d values.</summary>
+        public int[] Predict(double[] rowMajor, long n, long d)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            int[] labels = new int[Rows(n, rowMajor.LongLength)];
+            m.assign_f64(rowMajor, n, d, labels);
+            return labels;
+        }
+
+        /// <summary>
+        /// As <see cref="Predict(double[,])"/>, also giving each row's squared distance to its
+        /// centre (kernel-space for exact and nystrom, feature-space for sketch and rff).
+        /// </summary>
+        public int[] Predict(double[,] x, out double[] distances)
+        {
+            NativeModel m = Model;
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            int[] labels = new int[x.GetLength(0)];
+            double[] dist = new double[labels.Length];
+            m.assign_distances_f64(x, labels, dist);
+            distances = dist;
+            return labels;
+        }
+
+        /// <summary>
+        /// As <see cref="Predict(double[], long, long)"/>, also giving each row's squared
+        /// distance to its centre.
+        /// </summary>
+        public int[] Predict(double[] rowMajor, long n, long d, out double[] distances)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            int[] labels = new int[Rows(n, rowMajor.LongLength)];
+            double[] dist = new double[labels.Length];
+            m.assign_distances_f64(rowMajor, n, d, labels, dist);
+            distances = dist;
+            return labels;
+        }
+
+        // Room for the labels of n rows: n when it is plausible, else 0 and the library reports
+        // what is wrong with n, d or the array (no huge allocation for a bad n).
+        private static long Rows(long n, long values)
+        {
+            return n > 0 && n <= values ? n : 0;
+        }
+
+        // ------------------------------------------------------------------ fitted results
+
+        /// <summary>Cluster (0-based) of each training row of the last fit.</summary>
+        public int[] Labels
+        {
+            get
+            {
+                NativeModel m = Model;
+                int[] labels = new int[m.n_train()];
+                m.labels(labels);
+                return labels;
+            }
+        }
+
+        /// <summary>Weight (number of rows, or sum of their weights) of each cluster.</summary>
+        public double[] ClusterSizes
+        {
+            get
+            {
+                NativeModel m = Model;
+                double[] sizes = new double[m.k()];
+                m.cluster_sizes(sizes);
+                return sizes;
+            }
+        }
+
+        /// <summary>Objective of the fit: weighted sum of squared distances to the centres.</summary>
+        public double Objective
+        {
+            get { return Model.objective(); }
+        }
+
+        /// <summary>Lloyd iterations run by the best restart.</summary>
+        public int Iterations
+        {
+            get { return Model.iterations(); }
+        }
+
+        /// <summary>Number of clusters of the fitted model.</summary>
+        public int NumClusters
+        {
+            get { return Model.k(); }
+        }
+
+        /// <summary>Number of training rows of the last fit.</summary>
+        public long NumTrain
+        {
+            get { return Model.n_train(); }
+        }
+
+        /// <summary>Number of columns the model was fitted on.</summary>
+        public long NumFeatures
+        {
+            get { return Model.n_features(); }
+        }
+
+        /// <summary>Dimension of an approximate method's feature space (0 for exact).</summary>
+        public long FeatureDim
+        {
+            get { return Model.feature_dim(); }
+        }
+
+        /// <summary>Wall-clock seconds of the last fit's stages, "stage=seconds ...".</summary>
+        public string Timings
+        {
+            get { return Model.timings(); }
+        }
+
+        // ------------------------------------------------------------------ persistence
+
+        /// <summary>The fitted model as the library's self-contained, versioned byte string.</summary>
+        public byte[] ToBytes()
+        {
+            NativeModel m = Model;
+            byte[] bytes = new byte[m.save_size()];
+            m.save_buffer(bytes);
+            return bytes;
+        }
+
+        /// <summary>A model restored from <see cref="ToBytes"/>'s output.</summary>
+        public static KernelKMeans FromBytes(byte[] bytes)
+        {
+            if (bytes == null) throw new ArgumentNullException(nameof(bytes));
+            KernelKMeans restored = new KernelKMeans();
+            try
+            {
+                restored.Model.load_buffer(bytes);
+            }
+            catch
+            {
+                restored.Dispose();
+                throw;
+            }
+            return restored;
+        }
+
+        /// <summary>Writes the fitted model to a file (created or truncated).</summary>
+        public void Save(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Model.save(path);
+        }
+
+        /// <summary>A model restored from a file written by <see cref="Save"/>.</summary>
+        public static KernelKMeans Load(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            KernelKMeans restored = new KernelKMeans();
+            try
+            {
+                restored.Model.load(path);
+            }
+            catch
+            {
+                restored.Dispose();
+                throw;
+            }
+            return restored;
+        }
+    }
+
+    /// <summary>Agreement between two labelings of the same items.</summary>
+    public static class Metrics
+    {
+        /// <summary>Adjusted Rand index: 1 for identical partitions, about 0 for independent ones.</summary>
+        public static double AdjustedRandIndex(int[] a, int[] b)
+        {
+            if (a == null) throw new ArgumentNullException(nameof(a));
+            if (b == null) throw new ArgumentNullException(nameof(b));
+            return NativeModel.adjusted_rand_index(a, b);
+        }
+
+        /// <summary>Normalized mutual information (arithmetic-mean normalisation).</summary>
+        public static double NormalizedMutualInfo(int[] a, int[] b)
+        {
+            if (a == null) throw new ArgumentNullException(nameof(a));
+            if (b == null) throw new ArgumentNullException(nameof(b));
+            return NativeModel.normalized_mutual_info(a, b);
+        }
+    }
+}

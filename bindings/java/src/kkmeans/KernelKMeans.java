@@ -1,0 +1,535 @@
+package kkmeans;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Kernel k-means clustering (the kkmeans library).
+ *
+ * <pre>{@code
+ * try (KernelKMeans km = new KernelKMeans().k(2).method("exact").kernel("rbf").gamma(0.5)) {
+ *     km.fit(x);                     // double[n][d], float[n][d], or row-major float[]/double[] with n, d
+ *     int[] train = km.labels();     // 0-based cluster of each training row
+ *     int[] y = km.predict(newRows); // nearest fitted centre of new rows
+ *     byte[] saved = km.toBytes();   // KernelKMeans.fromBytes(saved) assigns identically
+ * }
+ * }</pre>
+ *
+ * <p>Parameters are set with the fluent setters ({@link #k(int)}, {@link #method(String)}, ...),
+ * {@link #param(String, String)} or {@link #params(String)} ("k=2 method=nystrom m=100"), and read
+ * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
+ * They take effect at the next fit.
+ *
+ * <p>Errors: an invalid argument (unknown key, value out of range, wrong array length, null
+ * array) is an {@link IllegalArgumentException} carrying the library's message; other failures
+ * are {@link KKMeansException}s with the library's status and message; any use after
+ * {@link #close()} is an {@link IllegalStateException}.
+ *
+ * <p>Threads: {@code predict}, the getters, {@code toBytes} and {@code save} may run
+ * concurrently on one model; {@code fit}, the setters and {@code close} wait until they are
+ * done (a read-write lock). The native model is freed by {@link #close()} (idempotent) or,
+ * if it was never closed, after the object becomes unreachable.
+ */
+public final class KernelKMeans implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    /** Largest Java array length asked of the JVM. */
+    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Cleaner.Cleanable cleanable;
+    private NativeModel model; // guarded by lock; null once closed
+
+    /** A model with every parameter at its default (k=8 method=nystrom kernel=rbf gamma=auto ...). */
+    public KernelKMeans() {
+        NativeModel created = new NativeModel();
+        this.model = created;
+        this.cleanable = CLEANER.register(this, created::delete);
+    }
+
+    /**
+     * A model with parameters set from "key=value key=value ..." (see {@link #params(String)}).
+     *
+     * @throws IllegalArgumentException if a pair is invalid
+     */
+    public KernelKMeans(String params) {
+        this();
+        try {
+            params(params);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ life cycle
+
+    /** Frees the native model. Idempotent; any later use throws {@link IllegalStateException}. */
+    @Override
+    public void close() {
+        lock.writeLock().lock();
+        try {
+            if (model != null) {
+                model = null;
+                cleanable.clean();
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** True once {@link #close()} has run. */
+    public boolean isClosed() {
+        lock.readLock().lock();
+        try {
+            return model == null;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private NativeModel live() {
+        NativeModel m = model;
+        if (m == null) {
+            throw new IllegalStateException("this KernelKMeans has been closed");
+        }
+        return m;
+    }
+
+    /** Runs a call that may share the model with other readers (predict, getters, save). */
+    private <T> T read(Function<NativeModel, T> call) {
+        lock.readLock().lock();
+        try {
+            return call.apply(live());
+        } finally {
+            lock.readLock().unlock();
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Runs a call that changes the model (parameters, fit, load): exclusive. */
+    private KernelKMeans write(Consumer<NativeModel> call) {
+        lock.writeLock().lock();
+        try {
+            call.accept(live());
+            return this;
+        } finally {
+            lock.writeLock().unlock();
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    // ------------------------------------------------------------------ parameters
+
+    /**
+     * Sets one parameter from its text value, e.g. {@code param("gamma", "auto")}.
+     *
+     * @return this
+     * @throws IllegalArgumentException for an unknown key or a bad value (the message names it)
+     */
+    public KernelKMeans param(String key, String value) {
+        requireNonNull(key, "key");
+        requireNonNull(value, "value");
+        return write(m -> m.set_param(key, value));
+    }
+
+    /**
+     * Sets several parameters from "key=value key=value ..." (separated by spaces, tabs,
+     * newlines or commas). All or nothing: if one pair is invalid none is applied.
+     *
+     * @return this
+     * @throws IllegalArgumentException if a pair is invalid (the message names it)
+     */
+    public KernelKMeans params(String params) {
+        requireNonNull(params, "params");
+        return write(m -> m.set_params(params));
+    }
+
+    /**
+     * The value of a parameter as text. On a fitted model, a parameter set to "auto" (gamma,
+     * m) reads as the value the fit resolved it to.
+     *
+     * @throws IllegalArgumentException for an unknown key
+     */
+    public String param(String key) {
+        requireNonNull(key, "key");
+        return read(m -> m.get_param(key));
+    }
+
+    /** Number of clusters (parameter k, default 8). */
+    public KernelKMeans k(int k) {
+        return param("k", Integer.toString(k));
+    }
+
+    /** Method: "exact", "nystrom" (default), "sketch", "rff" or "minibatch". */
+    public KernelKMeans method(String method) {
+        return param("method", method);
+    }
+
+    /** Kernel: "rbf" (default), "laplacian", "polynomial", "linear", "cosine" or "precomputed". */
+    public KernelKMeans kernel(String kernel) {
+        return param("kernel", kernel);
+    }
+
+    /** RBF/Laplacian bandwidth gamma (default "auto", see {@link #param(String, String)}). */
+    public KernelKMeans gamma(double gamma) {
+        return param("gamma", Double.toString(gamma));
+    }
+
+    /** Number of landmarks or features of the approximate methods (default "auto"). */
+    public KernelKMeans m(int m) {
+        return param("m", Integer.toString(m));
+    }
+
+    /** Restarts from independent seedings; the lowest objective wins. */
+    public KernelKMeans nInit(int nInit) {
+        return param("n_init", Integer.toString(nInit));
+    }
+
+    /** Maximum Lloyd iterations per restart. */
+    public KernelKMeans maxIter(int maxIter) {
+        return param("max_iter", Integer.toString(maxIter));
+    }
+
+    /** Relative objective tolerance of the Lloyd iterations. */
+    public KernelKMeans tol(double tol) {
+        return param("tol", Double.toString(tol));
+    }
+
+    /** Random seed. */
+    public KernelKMeans seed(long seed) {
+        return param("seed", Long.toString(seed));
+    }
+
+    /** Threads used by fit and predict (0: all cores). */
+    public KernelKMeans threads(int threads) {
+        return param("threads", Integer.toString(threads));
+    }
+
+    // ------------------------------------------------------------------ fit
+
+    /**
+     * Fits on n rows of d features, row-major: element (i, j) is {@code x[i * d + j]}.
+     *
+     * @return this
+     * @throws IllegalArgumentException if x is null, its length is not n * d, or the
+     *     parameters do not fit the data (e.g. k &gt; n)
+     * @throws KKMeansException for invalid data (NaN/Inf) or when memory would run out
+     */
+    public KernelKMeans fit(float[] x, long n, long d) {
+        requireNonNull(x, "x");
+        return write(m -> m.fit(x, n, d));
+    }
+
+    /** As {@link #fit(float[], long, long)} with n non-negative sample weights. */
+    public KernelKMeans fit(float[] x, long n, long d, float[] weights) {
+        requireNonNull(x, "x");
+        requireNonNull(weights, "weights");
+        return write(m -> m.fit_weighted(x, n, d, weights));
+    }
+
+    /** As {@link #fit(float[], long, long)} for float64 data. */
+    public KernelKMeans fit(double[] x, long n, long d) {
+        requireNonNull(x, "x");
+        return write(m -> m.fit_f64(x, n, d));
+    }
+
+    /** As {@link #fit(double[], long, long)} with n non-negative sample weights. */
+    public KernelKMeans fit(double[] x, long n, long d, double[] weights) {
+        requireNonNull(x, "x");
+        requireNonNull(weights, "weights");
+        return write(m -> m.fit_weighted_f64(x, n, d, weights));
+    }
+
+    /** Fits on {@code x[i]} = row i (all rows of one length d). */
+    public KernelKMeans fit(double[][] x) {
+        Flat<double[]> f = flatten(x);
+        return fit(f.values, f.n, f.d);
+    }
+
+    /** As {@link #fit(double[][])} with one non-negative weight per row. */
+    public KernelKMeans fit(double[][] x, double[] weights) {
+        Flat<double[]> f = flatten(x);
+        return fit(f.values, f.n, f.d, weights);
+    }
+
+    /** Fits on {@code x[i]} = row i (all rows of one length d). */
+    public KernelKMeans fit(float[][] x) {
+        Flat<float[]> f = flatten(x);
+        return fit(f.values, f.n, f.d);
+    }
+
+    // ------------------------------------------------------------------ predict
+
+    /**
+     * The nearest fitted centre (0-based) of each of n rows of d features, row-major.
+     * Safe to call from many threads at once.
+     *
+     * @throws IllegalArgumentException if x is null, its length is not n * d, or d differs
+     *     from the training d
+     * @throws KKMeansException if the model is not fitted (status NOT_FITTED) or x holds NaN/Inf
+     */
+    public int[] predict(float[] x, long n, long d) {
+        requireNonNull(x, "x");
+        int[] labels = new int[rows(n)];
+        return read(m -> {
+            m.assign(x, n, d, labels);
+            return labels;
+        });
+    }
+
+    /** As {@link #predict(float[], long, long)} for float64 data. */
+    public int[] predict(double[] x, long n, long d) {
+        requireNonNull(x, "x");
+        int[] labels = new int[rows(n)];
+        return read(m -> {
+            m.assign_f64(x, n, d, labels);
+            return labels;
+        });
+    }
+
+    /**
+     * As {@link #predict(double[], long, long)}, also writing each row's squared distance to
+     * its centre into {@code distances} (room for n values).
+     */
+    public int[] predict(double[] x, long n, long d, double[] distances) {
+        requireNonNull(x, "x");
+        requireNonNull(distances, "distances");
+        int[] labels = new int[rows(n)];
+        return read(m -> {
+            m.assign_distances_f64(x, n, d, labels, distances);
+            return labels;
+        });
+    }
+
+    /** The nearest fitted centre of each row {@code x[i]}. */
+    public int[] predict(double[][] x) {
+        Flat<double[]> f = flatten(x);
+        return predict(f.values, f.n, f.d);
+    }
+
+    /** The nearest fitted centre of each row {@code x[i]}. */
+    public int[] predict(float[][] x) {
+        Flat<float[]> f = flatten(x);
+        return predict(f.values, f.n, f.d);
+    }
+
+    /** Fits on x and returns the training labels. */
+    public int[] fitPredict(double[][] x) {
+        return fit(x).labels();
+    }
+
+    // ------------------------------------------------------------------ fitted results
+
+    /** The 0-based cluster of each training row. @throws KKMeansException if not fitted */
+    public int[] labels() {
+        return read(m -> {
+            int[] labels = new int[rows(m.n_train())];
+            m.labels(labels);
+            return labels;
+        });
+    }
+
+    /** Number of clusters of the fitted model. @throws KKMeansException if not fitted */
+    public int k() {
+        return read(NativeModel::k);
+    }
+
+    /**
+     * Objective of the fit: the weighted sum of the training rows' squared distances to their
+     * centres (scikit-learn's inertia_). @throws KKMeansException if not fitted
+     */
+    public double objective() {
+        return read(NativeModel::objective);
+    }
+
+    /** Lloyd iterations run by the best restart. @throws KKMeansException if not fitted */
+    public int iterations() {
+        return read(NativeModel::iterations);
+    }
+
+    /** Number of rows (or their total weight) in each cluster. @throws KKMeansException if not fitted */
+    public double[] clusterSizes() {
+        return read(m -> {
+            double[] sizes = new double[m.k()];
+            m.cluster_sizes(sizes);
+            return sizes;
+        });
+    }
+
+    /** Number of training rows. @throws KKMeansException if not fitted */
+    public long nTrain() {
+        return read(NativeModel::n_train);
+    }
+
+    /** Number of features d the model was fitted on. @throws KKMeansException if not fitted */
+    public long nFeatures() {
+        return read(NativeModel::n_features);
+    }
+
+    /** Dimension of the approximate method's feature space (0 for exact). */
+    public long featureDim() {
+        return read(NativeModel::feature_dim);
+    }
+
+    /** Seconds of the last fit's stages, "stage=seconds ...". */
+    public String timings() {
+        return read(NativeModel::timings);
+    }
+
+    // ------------------------------------------------------------------ persistence
+
+    /**
+     * The fitted model as a self-contained byte string (the library's versioned format).
+     *
+     * @throws KKMeansException if the model is not fitted
+     */
+    public byte[] toBytes() {
+        return read(m -> {
+            long size = m.save_size();
+            if (size > MAX_ARRAY) {
+                throw new KKMeansException(KKMeansException.OUT_OF_MEMORY,
+                        "the model needs " + size + " bytes, more than a Java array holds");
+            }
+            byte[] bytes = new byte[(int) size];
+            m.save_buffer(bytes);
+            return bytes;
+        });
+    }
+
+    /**
+     * A model read from {@link #toBytes()}'s bytes; it assigns exactly as the saved one did.
+     *
+     * @throws IllegalArgumentException if bytes is null
+     * @throws KKMeansException with status FORMAT if the bytes are not a valid model
+     */
+    public static KernelKMeans fromBytes(byte[] bytes) {
+        requireNonNull(bytes, "bytes");
+        KernelKMeans km = new KernelKMeans();
+        try {
+            km.write(m -> m.load_buffer(bytes));
+            return km;
+        } catch (RuntimeException e) {
+            km.close();
+            throw e;
+        }
+    }
+
+    /** Writes the fitted model to a file (created or truncated). @throws KKMeansException (IO, NOT_FITTED) */
+    public void save(String path) {
+        requireNonNull(path, "path");
+        read(m -> {
+            m.save(path);
+            return null;
+        });
+    }
+
+    /** A model read from a file written by {@link #save(String)}. @throws KKMeansException (IO, FORMAT) */
+    public static KernelKMeans load(String path) {
+        requireNonNull(path, "path");
+        KernelKMeans km = new KernelKMeans();
+        try {
+            km.write(m -> m.load(path));
+            return km;
+        } catch (RuntimeException e) {
+            km.close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ library helpers
+
+    /** The native library's version, "MAJOR.MINOR.PATCH". */
+    public static String version() {
+        return NativeModel.version();
+    }
+
+    /** Adjusted Rand index of two labelings of the same items (1: identical partitions). */
+    public static double adjustedRandIndex(int[] a, int[] b) {
+        requireNonNull(a, "a");
+        requireNonNull(b, "b");
+        return NativeModel.adjusted_rand_index(a, b);
+    }
+
+    /** Normalized mutual information (arithmetic normalisation) of two labelings. */
+    public static double normalizedMutualInfo(int[] a, int[] b) {
+        requireNonNull(a, "a");
+        requireNonNull(b, "b");
+        return NativeModel.normalized_mutual_info(a, b);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static void requireNonNull(Object value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+    }
+
+    private static int rows(long n) {
+        if (n < 0 || n > MAX_ARRAY) {
+            throw new IllegalArgumentException("n = " + n + " must be in [0, " + MAX_ARRAY + "]");
+        }
+        return (int) n;
+    }
+
+    /** A row-major copy of a rectangular 2-D array. */
+    private static final class Flat<A> {
+        final A values;
+        final long n;
+        final long d;
+
+        Flat(A values, long n, long d) {
+            this.values = values;
+            this.n = n;
+            this.d = d;
+        }
+    }
+
+    private static int width(Object[] x, int row, int length, int d) {
+        if (length != d) {
+            throw new IllegalArgumentException("x[" + row + "] has " + length + " values but x[0] has " + d
+                    + " (rows must have one length)");
+        }
+        return d;
+    }
+
+    private static Flat<double[]> flatten(double[][] x) {
+        requireNonNull(x, "x");
+        int n = x.length;
+        int d = n == 0 ? 0 : rowOf(x[0], 0).length;
+        if ((long) n * d > MAX_ARRAY) {
+            throw new IllegalArgumentException(n + " x " + d + " values are more than a Java array holds");
+        }
+        double[] flat = new double[n * d];
+        for (int i = 0; i < n; i++) {
+            double[] row = rowOf(x[i], i);
+            System.arraycopy(row, 0, flat, i * d, width(x, i, row.length, d));
+        }
+        return new Flat<>(flat, n, d);
+    }
+
+    private static Flat<float[]> flatten(float[][] x) {
+        requireNonNull(x, "x");
+        int n = x.length;
+        int d = n == 0 ? 0 : rowOf(x[0], 0).length;
+        if ((long) n * d > MAX_ARRAY) {
+            throw new IllegalArgumentException(n + " x " + d + " values are more than a Java array holds");
+        }
+        float[] flat = new float[n * d];
+        for (int i = 0; i < n; i++) {
+            float[] row = rowOf(x[i], i);
+            System.arraycopy(row, 0, flat, i * d, width(x, i, row.length, d));
+        }
+        return new Flat<>(flat, n, d);
+    }
+
+    private static <A> A rowOf(A row, int i) {
+        if (row == null) {
+            throw new IllegalArgumentException("x[" + i + "] must not be null");
+        }
+        return row;
+    }
+}

@@ -1,0 +1,93 @@
+# predict(), persistence through saveRDS/readRDS, and the native model's life cycle.
+
+test_that("predict on the training data equals the training labels", {
+    d <- make_rings(120L, seed = 31L)
+    for (method in c("exact", "nystrom")) {
+        fit <- kkmeans(d$x, 2, method = method, gamma = ring_gamma, m = 80, seed = 1)
+        expect_identical(predict(fit, d$x), fitted(fit))
+        expect_identical(predict(fit), fitted(fit))
+    }
+})
+
+test_that("predict assigns new points of the same rings to their ring", {
+    d <- make_rings(150L, seed = 32L)
+    fresh <- make_rings(60L, seed = 33L)
+    fit <- kkmeans(d$x, 2, method = "nystrom", gamma = ring_gamma, m = 100, nstart = 5, seed = 1)
+    expect_gte(adjusted_rand_index(fitted(fit), d$truth), 0.95)
+    expect_gte(adjusted_rand_index(predict(fit, fresh$x), fresh$truth), 0.95)
+    one <- predict(fit, fresh$x[5, , drop = FALSE])
+    expect_identical(one, predict(fit, fresh$x)[5])
+})
+
+test_that("predict matches columns by name and checks their number", {
+    d <- make_rings(80L, seed = 34L)
+    fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
+    swapped <- d$x[, c("x2", "x1")]
+    expect_identical(predict(fit, swapped), fitted(fit))
+    expect_identical(predict(fit, as.data.frame(d$x)), fitted(fit))
+    expect_error(predict(fit, cbind(d$x, 1)), "3 columns", class = "kkmeans_invalid_argument")
+})
+
+test_that("saveRDS/readRDS keeps a model that predicts identically", {
+    d <- make_rings(120L, seed = 35L)
+    fresh <- make_rings(40L, seed = 36L)
+    fit <- kkmeans(d$x, 2, method = "nystrom", gamma = ring_gamma, m = 80, seed = 1)
+    expect_type(fit$model_buffer, "raw")
+    file <- tempfile(fileext = ".rds")
+    saveRDS(fit, file)
+    back <- readRDS(file)
+    expect_true(kkmeans:::native_is_null(back$native$model))  # a restored externalptr is NULL
+    expect_identical(predict(back, fresh$x), predict(fit, fresh$x))
+    expect_false(kkmeans:::native_is_null(back$native$model))  # rebuilt once, then cached
+    expect_identical(predict(back, d$x), fitted(fit))
+    expect_identical(back$cluster, fit$cluster)
+    expect_identical(back$params, fit$params)
+})
+
+test_that("an exact model survives serialize/unserialize too", {
+    d <- make_rings(80L, seed = 37L)
+    fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
+    back <- unserialize(serialize(fit, NULL))
+    expect_identical(predict(back, d$x), fitted(fit))
+})
+
+test_that("the external pointer never dangles", {
+    d <- make_rings(80L, seed = 38L)
+    fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
+    copy <- fit                   # shares the environment, hence the native model
+    kkmeans:::release_native(fit)  # kkm_destroy now; the pointer is cleared, not left dangling
+    expect_true(kkmeans:::native_is_null(copy$native$model))
+    kkmeans:::release_native(fit)  # releasing twice is harmless
+    expect_identical(predict(copy, d$x), fitted(fit))  # rebuilt from the model buffer
+
+    # A NULL pointer reaching the SWIG layer is an R error, never a crash.
+    model <- fit$native$model
+    kkmeans:::delete_NativeModel(model)
+    expect_error(kkmeans:::NativeModel_k(model))
+
+    # Without a model buffer a released model is an error, not a crash.
+    broken <- fit
+    broken$model_buffer <- NULL
+    kkmeans:::release_native(broken)
+    expect_error(predict(broken, d$x), "no model buffer", class = "kkmeans_not_fitted")
+
+    # Dropping every reference lets the finalizer run kkm_destroy; other models live on.
+    keep <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 2)
+    for (i in 1:5) local(kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = i))
+    rm(fit, copy, broken)
+    invisible(gc())
+    expect_identical(predict(keep, d$x), fitted(keep))
+})
+
+test_that("a corrupted model buffer is refused with the library's message", {
+    d <- make_rings(60L, seed = 39L)
+    fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
+    bad <- fit
+    bad$native <- new.env()
+    buffer <- bad$model_buffer
+    buffer[length(buffer) %/% 2L] <- as.raw(bitwXor(as.integer(buffer[length(buffer) %/% 2L]), 0xFFL))
+    bad$model_buffer <- buffer
+    expect_error(predict(bad, d$x), class = "kkmeans_format")
+    bad$model_buffer <- as.raw(1:10)
+    expect_error(predict(bad, d$x), class = "kkmeans_error")
+})

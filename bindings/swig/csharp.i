@@ -1,0 +1,231 @@
+/* csharp.i — the C# section of kkmeans.i (included before the NativeModel class).
+ *
+ * Generate with: swig -c++ -csharp -namespace KKMeans -dllimport kkmeans_csharp kkmeans.i
+ * The generated classes (NativeModel, kkmeans, kkmeansPINVOKE) are internal to KKMeans.dll;
+ * users see the hand-written KKMeans.KernelKMeans (bindings/csharp/src).
+ *
+ *  - Errors: every NativeModel method throws kkm_swig::Failure on a non-OK status. The
+ *    %exception below turns it into a pending C# exception that the proxy method throws
+ *    right after the P/Invoke call ($excode): KKM_ERR_INVALID_ARGUMENT → ArgumentException
+ *    with the library's message; any other status → KKMeans.KKMeansException carrying the
+ *    status (created through a callback the intermediary class registers at start-up).
+ *  - Arrays: each (pointer, length) pair becomes ONE C# array parameter (float[], double[],
+ *    int[], byte[]). The P/Invoke marshaller pins blittable arrays, so the C code reads and
+ *    writes the managed array in place (no copy); the intermediary passes the array and its
+ *    .LongLength as two native arguments. A null array throws ArgumentNullException.
+ */
+
+/* ------------------------------------------------------------------ visibility */
+
+/* kkmeans.i declares `struct kkm_model {}` itself, so SWIG knows the class as plain kkm_model:
+ * class-level typemaps naming `struct kkm_model` are silently ignored here (checked with
+ * SWIG 4.1). SWIGTYPE covers any type-wrapper class (SWIGTYPE_p_...) a later change may add. */
+%typemap(csclassmodifiers) kkm_model "internal class"
+%typemap(csclassmodifiers) SWIGTYPE "internal class"
+%pragma(csharp) moduleclassmodifiers = "internal class"
+%pragma(csharp) imclassclassmodifiers = "internal class"
+SWIG_CSBODY_PROXY(internal, internal, SWIGTYPE)
+SWIG_CSBODY_TYPEWRAPPER(internal, internal, internal, SWIGTYPE)
+
+/* ------------------------------------------------------------------ exceptions */
+
+%insert(runtime) %{
+/* Creates a KKMeans.KKMeansException(status, message) as the pending C# exception. */
+typedef void (SWIGSTDCALL *kkm_cs_exception_callback_t)(const char *, int);
+static kkm_cs_exception_callback_t kkm_cs_exception_callback = 0;
+
+#ifdef __cplusplus
+extern "C"
+#endif
+SWIGEXPORT void SWIGSTDCALL kkm_cs_register_exception_callback(kkm_cs_exception_callback_t callback) {
+  kkm_cs_exception_callback = callback;
+}
+%}
+
+%{
+/* Makes a failed call's status and message the pending C# exception. */
+static void kkm_cs_set_pending(kkm_status status, const char *message) {
+  if (status == KKM_ERR_INVALID_ARGUMENT) {
+    SWIG_CSharpSetPendingExceptionArgument(SWIG_CSharpArgumentException, message, 0);
+  } else if (kkm_cs_exception_callback) {
+    kkm_cs_exception_callback(message, (int)status);
+  } else {
+    SWIG_CSharpSetPendingException(SWIG_CSharpApplicationException, message);
+  }
+}
+%}
+
+%pragma(csharp) imclasscode = %{
+  // Registers the callback the native %exception code calls for statuses other than
+  // KKM_ERR_INVALID_ARGUMENT: it makes a KKMeansException the pending exception.
+  internal class KkmExceptionHelper {
+    internal delegate void ExceptionDelegate(string message, int status);
+    static readonly ExceptionDelegate callback = new ExceptionDelegate(SetPending);
+
+    [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "kkm_cs_register_exception_callback")]
+    static extern void Register(ExceptionDelegate callback);
+
+    static void SetPending(string message, int status) {
+      SWIGPendingException.Set(new KKMeansException((Status)status, message));
+    }
+
+    static KkmExceptionHelper() {
+      Register(callback);
+    }
+  }
+  internal static readonly KkmExceptionHelper kkmExceptionHelper = new KkmExceptionHelper();
+%}
+
+%exception %{
+  try {
+    $action
+  } catch (const kkm_swig::Failure &failure) {
+    kkm_cs_set_pending(failure.status, failure.message.c_str());
+    return $null;
+  } catch (const std::bad_alloc &) {
+    kkm_cs_set_pending(KKM_ERR_OUT_OF_MEMORY, "out of memory in the C# binding");
+    return $null;
+  } catch (const std::exception &error) {
+    kkm_cs_set_pending(KKM_ERR_INTERNAL, error.what());
+    return $null;
+  }
+%}
+
+/* ------------------------------------------------------------------ arrays */
+
+/* KKM_CS_ARRAY(C type, parameter name, C# element type, [In] or [Out])
+ * (CTYPE NAME, int64_t NAME_len) → one C# parameter CSTYPE[] NAME. The native wrapper gets two
+ * arguments: NAME_ptr (the pinned array) and the length the intermediary computes. */
+%define KKM_CS_ARRAY(CTYPE, NAME, CSTYPE, DIRECTION)
+%typemap(ctype) (CTYPE NAME, int64_t NAME##_len) %{CTYPE NAME##_ptr, int64_t%}
+%typemap(imtype) (CTYPE NAME, int64_t NAME##_len)
+  %{[global::System.Runtime.InteropServices.DIRECTION] CSTYPE[] NAME##_ptr, long%}
+%typemap(cstype) (CTYPE NAME, int64_t NAME##_len) %{CSTYPE[]%}
+%typemap(csin, pre="    if ($csinput == null) throw new global::System.ArgumentNullException(\"$csinput\");")
+  (CTYPE NAME, int64_t NAME##_len) %{$csinput, $csinput.LongLength%}
+%typemap(in, canthrow=1) (CTYPE NAME, int64_t NAME##_len) %{
+  $1 = ($1_ltype)NAME##_ptr;
+  $2 = (int64_t)$input;
+%}
+%enddef
+
+KKM_CS_ARRAY(const float *, data, float, In)
+KKM_CS_ARRAY(const float *, weights, float, In)
+KKM_CS_ARRAY(const double *, data, double, In)
+KKM_CS_ARRAY(const double *, weights, double, In)
+KKM_CS_ARRAY(const int32_t *, a, int, In)
+KKM_CS_ARRAY(const int32_t *, b, int, In)
+KKM_CS_ARRAY(const void *, bytes, byte, In)
+KKM_CS_ARRAY(int32_t *, labels, int, Out)
+KKM_CS_ARRAY(double *, distances, double, Out)
+KKM_CS_ARRAY(double *, sizes, double, Out)
+KKM_CS_ARRAY(void *, bytes, byte, Out)
+
+/* ------------------------------------------------------------------ rectangular arrays */
+
+/* A float[,] or double[,] is one contiguous row-major block of a blittable type, and the
+ * marshaller pins it like a float[] (checked on mono: the native side sees the managed
+ * array's own address). So the same native entry points SWIG generated for the 1-D forms
+ * above also take rectangular arrays in place; only the managed signature differs. The
+ * entry point names are SWIG 4's CSharp_<namespace>_<class>_<method>; the C# tests call each
+ * of these, so a renamed entry point fails them (EntryPointNotFoundException). */
+%pragma(csharp) imclasscode = %{
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit")]
+  internal static extern void NativeModel_fit_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted")]
+  internal static extern void NativeModel_fit_weighted_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] float[] weights, long weights_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_f64")]
+  internal static extern void NativeModel_fit_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_f64")]
+  internal static extern void NativeModel_fit_weighted_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] double[] weights, long weights_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign")]
+  internal static extern void NativeModel_assign_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign_f64")]
+  internal static extern void NativeModel_assign_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign_distances_f64")]
+  internal static extern void NativeModel_assign_distances_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len,
+      [global::System.Runtime.InteropServices.Out] double[] distances, long distances_len);
+%}
+
+/* NativeModel overloads taking rectangular arrays (n = rows, d = columns). */
+%typemap(cscode) kkm_model %{
+  private static void ThrowPending() {
+    if (kkmeansPINVOKE.SWIGPendingException.Pending) throw kkmeansPINVOKE.SWIGPendingException.Retrieve();
+  }
+
+  private static void NotNull(object array, string name) {
+    if (array == null) throw new global::System.ArgumentNullException(name);
+  }
+
+  internal void fit(float[,] data) {
+    NotNull(data, "data");
+    kkmeansPINVOKE.NativeModel_fit_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0), data.GetLongLength(1));
+    ThrowPending();
+  }
+
+  internal void fit_weighted(float[,] data, float[] weights) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    kkmeansPINVOKE.NativeModel_fit_weighted_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                               data.GetLongLength(1), weights, weights.LongLength);
+    ThrowPending();
+  }
+
+  internal void fit_f64(double[,] data) {
+    NotNull(data, "data");
+    kkmeansPINVOKE.NativeModel_fit_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0), data.GetLongLength(1));
+    ThrowPending();
+  }
+
+  internal void fit_weighted_f64(double[,] data, double[] weights) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    kkmeansPINVOKE.NativeModel_fit_weighted_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                   data.GetLongLength(1), weights, weights.LongLength);
+    ThrowPending();
+  }
+
+  internal void assign(float[,] data, int[] labels) {
+    NotNull(data, "data");
+    NotNull(labels, "labels");
+    kkmeansPINVOKE.NativeModel_assign_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                         data.GetLongLength(1), labels, labels.LongLength);
+    ThrowPending();
+  }
+
+  internal void assign_f64(double[,] data, int[] labels) {
+    NotNull(data, "data");
+    NotNull(labels, "labels");
+    kkmeansPINVOKE.NativeModel_assign_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                             data.GetLongLength(1), labels, labels.LongLength);
+    ThrowPending();
+  }
+
+  internal void assign_distances_f64(double[,] data, int[] labels, double[] distances) {
+    NotNull(data, "data");
+    NotNull(labels, "labels");
+    NotNull(distances, "distances");
+    kkmeansPINVOKE.NativeModel_assign_distances_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                       data.GetLongLength(1), labels, labels.LongLength,
+                                                       distances, distances.LongLength);
+    ThrowPending();
+  }
+%}

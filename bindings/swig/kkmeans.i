@@ -1,0 +1,202 @@
+/* kkmeans.i — the one SWIG interface of the R, Java and C# bindings.
+ *
+ * It wraps include/kkmeans.h as one class, NativeModel: the constructor calls kkm_create, the
+ * destructor kkm_destroy, and every method calls the C API and turns a non-OK status into a
+ * C++ kkm_swig::Failure carrying kkm_last_error()'s message. Each language's section
+ * (java.i, csharp.i, r.i, included below) supplies
+ *   - the %exception that turns a Failure into the language's exception
+ *     (KKM_ERR_INVALID_ARGUMENT → its argument exception), and
+ *   - typemaps for the (pointer, length) pairs below, so that one language array crosses
+ *     as one argument without an element-by-element copy where the language allows it.
+ * The generated classes stay internal to each binding; users see its idiomatic layer.
+ *
+ * Sizes are int64_t (never long: SWIG maps long to 32 bits in Java and C#). Lengths are
+ * checked against n and d here, so a short array is an argument error, never an overread.
+ * Compile the wrapper as C++ (swig -c++).
+ */
+%module kkmeans
+
+%{
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kkmeans.h"
+
+namespace kkm_swig {
+
+/// A failed C API call: its status and the library's message.
+struct Failure {
+    kkm_status status;
+    std::string message;
+};
+
+inline void check(kkm_status status) {
+    if (status != KKM_OK) throw Failure{status, kkm_last_error()};
+}
+
+inline void fail(kkm_status status, const std::string& message) {
+    throw Failure{status, message};
+}
+
+/// An array of `len` elements must hold n × d values.
+inline void require_length(const char* what, int64_t len, int64_t n, int64_t d) {
+    if (n < 0 || d < 0 || (d > 0 && n > INT64_MAX / d) || len != n * d) {
+        fail(KKM_ERR_INVALID_ARGUMENT,
+             std::string(what) + " has " + std::to_string(len) + " values but n x d = " +
+                 std::to_string(n) + " x " + std::to_string(d) + " needs " +
+                 (n >= 0 && d >= 0 && (d == 0 || n <= INT64_MAX / d) ? std::to_string(n * d)
+                                                                     : std::string("more")));
+    }
+}
+
+inline void require_at_least(const char* what, int64_t len, int64_t need) {
+    if (len < need) {
+        fail(KKM_ERR_INVALID_ARGUMENT, std::string(what) + " has room for " + std::to_string(len) +
+                                           " values but " + std::to_string(need) + " are needed");
+    }
+}
+
+inline std::string text_of(kkm_status (*get)(const kkm_model*, const char*, char*, size_t, size_t*),
+                           const kkm_model* model, const char* key) {
+    size_t need = 0;
+    check(get(model, key, nullptr, 0, &need));
+    std::vector<char> buf(need + 1);
+    check(get(model, key, buf.data(), buf.size(), nullptr));
+    return std::string(buf.data());
+}
+
+inline kkm_status timings_of(const kkm_model* model, const char*, char* buf, size_t len,
+                             size_t* out_len) {
+    return kkm_get_timings(model, buf, len, out_len);
+}
+
+}  // namespace kkm_swig
+%}
+
+%include <stdint.i>
+%include <std_string.i>
+
+#if defined(SWIGJAVA)
+%include "java.i"
+#elif defined(SWIGCSHARP)
+%include "csharp.i"
+#elif defined(SWIGR)
+%include "r.i"
+#endif
+
+%rename(NativeModel) kkm_model;
+%nodefaultctor kkm_model;
+%nodefaultdtor kkm_model;
+struct kkm_model {};
+
+%extend kkm_model {
+    kkm_model() {
+        kkm_model* model = nullptr;
+        kkm_swig::check(kkm_create(&model));
+        return model;
+    }
+    ~kkm_model() { kkm_destroy($self); }
+
+    /* Parameters: "key", "value" or "key=value key=value ..." (all-or-nothing). */
+    void set_param(const char* key, const char* value) { kkm_swig::check(kkm_set_param($self, key, value)); }
+    void set_params(const char* params) { kkm_swig::check(kkm_set_params($self, params)); }
+    /* A parameter's value; "auto" reports what the last fit resolved it to. */
+    std::string get_param(const char* key) const { return kkm_swig::text_of(kkm_get_param, $self, key); }
+
+    /* Fit on n × d row-major values; weights: n values (the _weighted forms). */
+    void fit(const float* data, int64_t data_len, int64_t n, int64_t d) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_fit($self, data, n, d, nullptr));
+    }
+    void fit_weighted(const float* data, int64_t data_len, int64_t n, int64_t d,
+                      const float* weights, int64_t weights_len) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        kkm_swig::check(kkm_fit($self, data, n, d, weights));
+    }
+    void fit_f64(const double* data, int64_t data_len, int64_t n, int64_t d) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_fit_f64($self, data, n, d, nullptr));
+    }
+    void fit_weighted_f64(const double* data, int64_t data_len, int64_t n, int64_t d,
+                          const double* weights, int64_t weights_len) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        kkm_swig::check(kkm_fit_f64($self, data, n, d, weights));
+    }
+
+    /* Nearest centre of each of n rows into labels (room for at least n; 0-based). Safe to
+     * call from many threads on one fitted model. */
+    void assign(const float* data, int64_t data_len, int64_t n, int64_t d,
+                int32_t* labels, int64_t labels_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_at_least("labels", labels_len, n);
+        kkm_swig::check(kkm_assign($self, data, n, d, labels, nullptr));
+    }
+    void assign_f64(const double* data, int64_t data_len, int64_t n, int64_t d,
+                    int32_t* labels, int64_t labels_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_at_least("labels", labels_len, n);
+        kkm_swig::check(kkm_assign_f64($self, data, n, d, labels, nullptr));
+    }
+    /* As assign, also writing each row's squared distance to its centre. */
+    void assign_distances_f64(const double* data, int64_t data_len, int64_t n, int64_t d,
+                              int32_t* labels, int64_t labels_len,
+                              double* distances, int64_t distances_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_at_least("labels", labels_len, n);
+        kkm_swig::require_at_least("distances", distances_len, n);
+        kkm_swig::check(kkm_assign_f64($self, data, n, d, labels, distances));
+    }
+
+    /* Fitted results. */
+    int64_t n_train() const { int64_t v = 0; kkm_swig::check(kkm_get_n_train($self, &v)); return v; }
+    int64_t n_features() const { int64_t v = 0; kkm_swig::check(kkm_get_n_features($self, &v)); return v; }
+    int32_t k() const { int32_t v = 0; kkm_swig::check(kkm_get_k($self, &v)); return v; }
+    double objective() const { double v = 0; kkm_swig::check(kkm_get_objective($self, &v)); return v; }
+    int32_t iterations() const { int32_t v = 0; kkm_swig::check(kkm_get_iterations($self, &v)); return v; }
+    int64_t feature_dim() const { int64_t v = 0; kkm_swig::check(kkm_get_feature_dim($self, &v)); return v; }
+    /* Training labels (0-based) into labels (room for n_train()). */
+    void labels(int32_t* labels, int64_t labels_len) const {
+        kkm_swig::check(kkm_get_labels($self, labels, labels_len));
+    }
+    /* Weight of each cluster into sizes (room for k()). */
+    void cluster_sizes(double* sizes, int64_t sizes_len) const {
+        kkm_swig::check(kkm_get_cluster_sizes($self, sizes, sizes_len));
+    }
+    /* "stage=seconds ..." of the last fit. */
+    std::string timings() const { return kkm_swig::text_of(kkm_swig::timings_of, $self, ""); }
+
+    /* Persistence through the library's model buffer: save_size() bytes, then save_buffer
+     * into an array of that size; load_buffer replaces parameters and fitted state. */
+    int64_t save_size() const {
+        int64_t size = 0;
+        kkm_swig::check(kkm_save_buffer($self, nullptr, 0, &size));
+        return size;
+    }
+    void save_buffer(void* bytes, int64_t bytes_len) const {
+        int64_t size = 0;
+        kkm_swig::check(kkm_save_buffer($self, bytes, bytes_len, &size));
+    }
+    void load_buffer(const void* bytes, int64_t bytes_len) {
+        kkm_swig::check(kkm_load_buffer($self, bytes, bytes_len));
+    }
+    void save(const char* path) const { kkm_swig::check(kkm_save($self, path)); }
+    void load(const char* path) { kkm_swig::check(kkm_load($self, path)); }
+
+    /* Library-level helpers. */
+    static std::string version() { return kkm_version(); }
+    static double adjusted_rand_index(const int32_t* a, int64_t a_len, const int32_t* b, int64_t b_len) {
+        kkm_swig::require_length("b", b_len, a_len, 1);
+        double v = 0;
+        kkm_swig::check(kkm_adjusted_rand_index(a, b, a_len, &v));
+        return v;
+    }
+    static double normalized_mutual_info(const int32_t* a, int64_t a_len, const int32_t* b, int64_t b_len) {
+        kkm_swig::require_length("b", b_len, a_len, 1);
+        double v = 0;
+        kkm_swig::check(kkm_normalized_mutual_info(a, b, a_len, &v));
+        return v;
+    }
+}

@@ -1,0 +1,244 @@
+/* r.i — the R section of kkmeans.i (included before the NativeModel class).
+ *
+ * Errors. Every method of NativeModel throws kkm_swig::Failure on a non-OK status. The
+ * %exception below catches it, copies the message into SWIG-R's static error buffer
+ * (SWIG_Error) and jumps to the wrapper's `fail:` label. The generated wrapper then leaves
+ * the block holding every C++ local (their destructors run) and only then calls Rf_error,
+ * so R's longjmp never crosses a catch block or a live C++ object. The R error reads
+ *   "SWIG:ValueError [kkm_status=1] unknown parameter 'bogus' ..."
+ * (ValueError for KKM_ERR_INVALID_ARGUMENT, MemoryError for OUT_OF_MEMORY, IOError for IO,
+ * RuntimeError for the rest); the package's R layer (R/kkmeans.R) turns it into a classed
+ * condition ("kkmeans_invalid_argument", ..., "kkmeans_error") with the library's message.
+ *
+ * Arrays. Each (pointer, length) pair of kkmeans.i is ONE R argument:
+ *   (const double*, len)       numeric vector, read in place through REAL(): no copy
+ *   (const float*, len)        numeric vector, converted to float32 into R_alloc memory
+ *                              (R has no float type, so this one copy is unavoidable)
+ *   (const int32_t*, len)      integer vector, read in place through INTEGER()
+ *   (const void*, len)         raw vector, read in place through RAW()
+ *   (int32_t* out, len)        the R argument is the LENGTH; the wrapper allocates a fresh
+ *   (double* out, len)         integer / numeric / raw vector of that length, the library
+ *   (void* out, len)           writes into it, and the wrapper returns it
+ * assign_distances_f64 has two outputs and returns list(labels =, distances =).
+ * Non-numeric input (a character vector, a list) is refused with an R error; integer and
+ * logical vectors are coerced by the R-side wrapper first.
+ */
+
+%{
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+namespace kkm_swig {
+
+/// SWIG-R error code for a library status: the kind of R error the message is raised as.
+inline int r_error_code(kkm_status status) {
+    switch (status) {
+        case KKM_ERR_INVALID_ARGUMENT: return SWIG_ValueError;
+        case KKM_ERR_OUT_OF_MEMORY: return SWIG_MemoryError;
+        case KKM_ERR_IO: return SWIG_IOError;
+        default: return SWIG_RuntimeError;
+    }
+}
+
+/// A length argument given from R (integer or double scalar) as a non-negative int64_t;
+/// false if it is not one.
+inline bool r_length(SEXP value, int64_t* out) {
+    if (Rf_xlength(value) != 1) return false;
+    double v = 0;
+    if (TYPEOF(value) == INTSXP) {
+        if (INTEGER(value)[0] == NA_INTEGER) return false;
+        v = INTEGER(value)[0];
+    } else if (TYPEOF(value) == REALSXP) {
+        v = REAL(value)[0];
+    } else {
+        return false;
+    }
+    if (!(v >= 0 && v <= 4503599627370496.0) || v != static_cast<double>(static_cast<int64_t>(v))) return false;
+    *out = static_cast<int64_t>(v);
+    return true;
+}
+
+/// True when an R value stands for no native model: NULL, or an external pointer whose
+/// address is NULL (freed by delete_NativeModel, or restored by readRDS()/unserialize(),
+/// which also nulls SWIG's type tag).
+inline bool r_null_model(SEXP value) {
+    if (value == R_NilValue) return true;
+    if (TYPEOF(value) != EXTPTRSXP) return false;
+    if (R_ExternalPtrAddr(value) == nullptr) return true;
+    SEXP tag = R_ExternalPtrTag(value);
+    return TYPEOF(tag) == EXTPTRSXP && R_ExternalPtrAddr(tag) == nullptr;
+}
+
+}  // namespace kkm_swig
+%}
+
+/* ---------------------------------------------------------------- errors */
+
+%exception {
+    try {
+        $action
+    } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+                   e.message.c_str());
+        SWIG_fail;
+    } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+    } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+    }
+}
+
+/* ---------------------------------------------------------------- input arrays */
+
+/* numeric → const double*: REAL() in place. */
+%typemap(rtype) (const double* IN_ARRAY, int64_t IN_LEN) "numeric"
+%typemap(scoercein) (const double* IN_ARRAY, int64_t IN_LEN)
+%{ if (is.integer($input) || is.logical($input)) $input = as.double($input); %}
+%typemap(in) (const double* IN_ARRAY, int64_t IN_LEN) {
+    if (TYPEOF($input) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be a numeric vector");
+    }
+    $1 = REAL($input);
+    $2 = static_cast<int64_t>(Rf_xlength($input));
+}
+%typemap(freearg) (const double* IN_ARRAY, int64_t IN_LEN) ""
+
+/* numeric → const float*: one conversion into R_alloc memory (released by the wrapper's
+ * vmaxset, or by R itself on an error). */
+%typemap(rtype) (const float* IN_ARRAY, int64_t IN_LEN) "numeric"
+%typemap(scoercein) (const float* IN_ARRAY, int64_t IN_LEN)
+%{ if (is.integer($input) || is.logical($input)) $input = as.double($input); %}
+%typemap(in) (const float* IN_ARRAY, int64_t IN_LEN) {
+    if (TYPEOF($input) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be a numeric vector");
+    }
+    {
+        const R_xlen_t len_ = Rf_xlength($input);
+        const double* src_ = REAL($input);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        $1 = dst_;
+        $2 = static_cast<int64_t>(len_);
+    }
+}
+%typemap(freearg) (const float* IN_ARRAY, int64_t IN_LEN) ""
+
+/* integer → const int32_t*: INTEGER() in place (R's integer is a 32-bit int). */
+%typemap(rtype) (const int32_t* IN_ARRAY, int64_t IN_LEN) "integer"
+%typemap(scoercein) (const int32_t* IN_ARRAY, int64_t IN_LEN)
+%{ if (!is.integer($input)) $input = as.integer($input); %}
+%typemap(in) (const int32_t* IN_ARRAY, int64_t IN_LEN) {
+    if (TYPEOF($input) != INTSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be an integer vector");
+    }
+    $1 = reinterpret_cast<int32_t*>(INTEGER($input));
+    $2 = static_cast<int64_t>(Rf_xlength($input));
+}
+%typemap(freearg) (const int32_t* IN_ARRAY, int64_t IN_LEN) ""
+
+/* raw → const void*: RAW() in place. */
+%typemap(rtype) (const void* IN_ARRAY, int64_t IN_LEN) "raw"
+%typemap(in) (const void* IN_ARRAY, int64_t IN_LEN) {
+    if (TYPEOF($input) != RAWSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be a raw vector");
+    }
+    $1 = reinterpret_cast<$1_ltype>(RAW($input));
+    $2 = static_cast<int64_t>(Rf_xlength($input));
+}
+%typemap(freearg) (const void* IN_ARRAY, int64_t IN_LEN) ""
+
+%apply (const double* IN_ARRAY, int64_t IN_LEN) {
+    (const double* data, int64_t data_len),
+    (const double* weights, int64_t weights_len)
+};
+%apply (const float* IN_ARRAY, int64_t IN_LEN) {
+    (const float* data, int64_t data_len),
+    (const float* weights, int64_t weights_len)
+};
+%apply (const int32_t* IN_ARRAY, int64_t IN_LEN) {
+    (const int32_t* a, int64_t a_len),
+    (const int32_t* b, int64_t b_len)
+};
+%apply (const void* IN_ARRAY, int64_t IN_LEN) { (const void* bytes, int64_t bytes_len) };
+
+/* ---------------------------------------------------------------- output arrays */
+
+/* The R argument is the output's length; the wrapper allocates the vector (protected until
+ * the wrapper returns), the library writes into it, and it becomes the result. */
+%define KKM_R_OUTPUT(CTYPE, SEXPTYPE, ACCESS)
+%typemap(rtype) (CTYPE* OUT_ARRAY, int64_t OUT_LEN) "numeric"
+%typemap(scoercein) (CTYPE* OUT_ARRAY, int64_t OUT_LEN) ""
+%typemap(in) (CTYPE* OUT_ARRAY, int64_t OUT_LEN) (SEXP out_vec = R_NilValue) {
+    {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length($input, &len_)) {
+            SWIG_exception_fail(SWIG_ValueError,
+                                "in method '$symname', argument $argnum must be a non-negative whole number (the output's length)");
+        }
+        out_vec = Rf_protect(Rf_allocVector(SEXPTYPE, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        $1 = reinterpret_cast<CTYPE*>(ACCESS(out_vec));
+        $2 = len_;
+    }
+}
+%typemap(freearg) (CTYPE* OUT_ARRAY, int64_t OUT_LEN) ""
+%typemap(argout) (CTYPE* OUT_ARRAY, int64_t OUT_LEN) %{ r_ans = out_vec$argnum; %}
+%enddef
+
+KKM_R_OUTPUT(int32_t, INTSXP, INTEGER)
+KKM_R_OUTPUT(double, REALSXP, REAL)
+KKM_R_OUTPUT(void, RAWSXP, RAW)
+
+%apply (int32_t* OUT_ARRAY, int64_t OUT_LEN) { (int32_t* labels, int64_t labels_len) };
+%apply (double* OUT_ARRAY, int64_t OUT_LEN) {
+    (double* sizes, int64_t sizes_len),
+    (double* distances, int64_t distances_len)
+};
+%apply (void* OUT_ARRAY, int64_t OUT_LEN) { (void* bytes, int64_t bytes_len) };
+
+/* assign_distances_f64 writes two outputs: the labels' argout ran first and left them in
+ * r_ans; return both as list(labels =, distances =). */
+%typemap(argout) (double* distances, int64_t distances_len) {
+    {
+        SEXP both_ = Rf_protect(Rf_allocVector(VECSXP, 2));
+        r_nprotect++;
+        SEXP names_ = Rf_protect(Rf_allocVector(STRSXP, 2));
+        r_nprotect++;
+        SET_VECTOR_ELT(both_, 0, r_ans);
+        SET_VECTOR_ELT(both_, 1, out_vec$argnum);
+        SET_STRING_ELT(names_, 0, Rf_mkChar("labels"));
+        SET_STRING_ELT(names_, 1, Rf_mkChar("distances"));
+        Rf_setAttrib(both_, R_NamesSymbol, names_);
+        r_ans = both_;
+    }
+}
+
+/* ---------------------------------------------------------------- the model handle */
+
+/* SWIG-R's pointer conversion reads the type tag of the external pointer; after
+ * readRDS()/unserialize() that tag is a NULL pointer and the conversion would crash. A NULL
+ * model therefore reaches the library as NULL (every call reports INVALID_ARGUMENT naming
+ * the model; kkm_destroy ignores it), and anything that is not an external pointer is an
+ * R error. */
+%typemap(in, noblock=1) kkm_model* (void* argp = 0, int res = 0), const kkm_model* (void* argp = 0, int res = 0) {
+    if (kkm_swig::r_null_model($input)) {
+        $1 = nullptr;
+    } else {
+        if (TYPEOF($input) != EXTPTRSXP) {
+            SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be a NativeModel");
+        }
+        res = SWIG_ConvertPtr($input, &argp, $descriptor, $disown | %convertptr_flags);
+        if (!SWIG_IsOK(res)) {
+            %argument_fail(res, "$type", $symname, $argnum);
+        }
+        $1 = %reinterpret_cast(argp, $ltype);
+    }
+}
+
+/* For the R layer: whether a NativeModel (or its external pointer) holds no model. */
+%inline %{
+bool native_model_is_null(SEXP model) { return kkm_swig::r_null_model(model); }
+%}

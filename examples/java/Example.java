@@ -1,0 +1,50 @@
+// Clusters two concentric rings with kernel k-means through the Java binding.
+//
+// Build and run (see bindings/java/README.md), from the repository root with the build in BUILD:
+//   javac -cp BUILD/bindings/java/kkmeans.jar -d /tmp/kkm-example examples/java/Example.java
+//   java -Dkkmeans.library.path=BUILD/bindings/java/libkkmeans_jni.so \
+//        -cp BUILD/bindings/java/kkmeans.jar:/tmp/kkm-example Example
+import java.util.Arrays;
+import java.util.Random;
+
+import kkmeans.KernelKMeans;
+
+public class Example {
+    public static void main(String[] args) {
+        // 2 × 300 points on circles of radius 1 and 3 with Gaussian noise (sd 0.1).
+        int perRing = 300;
+        Random rng = new Random(42);
+        double[][] x = new double[2 * perRing][];
+        int[] truth = new int[2 * perRing];
+        for (int ring = 0; ring < 2; ring++) {
+            double radius = ring == 0 ? 1.0 : 3.0;
+            for (int i = 0; i < perRing; i++) {
+                double angle = 2 * Math.PI * rng.nextDouble();
+                x[ring * perRing + i] = new double[] {
+                    radius * Math.cos(angle) + 0.1 * rng.nextGaussian(),
+                    radius * Math.sin(angle) + 0.1 * rng.nextGaussian()};
+                truth[ring * perRing + i] = ring;
+            }
+        }
+
+        try (KernelKMeans km = new KernelKMeans().k(2).method("exact").kernel("rbf").gamma(0.3)
+                .nInit(5).seed(1)) {
+            km.fit(x);
+            double ari = KernelKMeans.adjustedRandIndex(km.labels(), truth);
+            System.out.println("kkmeans " + KernelKMeans.version());
+            System.out.println("k             = " + km.k());
+            System.out.println("iterations    = " + km.iterations());
+            System.out.println("objective     = " + km.objective());
+            System.out.println("cluster sizes = " + Arrays.toString(km.clusterSizes()));
+            System.out.println("ARI vs truth  = " + ari);
+
+            // New points: one near each ring.
+            int[] y = km.predict(new double[][] {{0.0, 1.05}, {-2.9, 0.2}});
+            System.out.println("predict([0, 1.05], [-2.9, 0.2]) = " + Arrays.toString(y));
+            if (ari < 0.9) {
+                System.err.println("unexpectedly low ARI");
+                System.exit(1);
+            }
+        }
+    }
+}
