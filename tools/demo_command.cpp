@@ -77,6 +77,7 @@ int demo(const ParsedArgs& parsed) {
     const std::string params = user_params.empty() ? kDefaultParams : std::string(kDefaultParams) + " " + user_params;
     Model model;
     model.set_params(params);
+    if (!parsed.has("quiet")) model.show_progress_bar();
 
     progress.begin("reading Fashion-MNIST from " + dir);
     const Split train = read_split(dir, "train");

@@ -99,6 +99,7 @@ int fit(const FitRequest& request) {
     Progress progress(!request.quiet);
     Model model;
     model.set_params(request.params);  // fail fast on bad parameters, before reading
+    if (!request.quiet) model.show_progress_bar();
     if (request.labels_path) check_output_dir(*request.labels_path, "labels");
     if (request.model_path) check_output_dir(*request.model_path, "the model");
     const LoadedInput in = load(request, progress);

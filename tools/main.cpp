@@ -52,7 +52,8 @@ commands:
   -h, --help      this help (also 'kkmeans <command> --help')
   -V, --version   version of the program and of the library
 
-Progress goes to stderr, results to stdout. Exit status: 0 success, 1 failure,
+Progress goes to stderr (with a progress bar of the fit's stages when stderr is a
+terminal), results to stdout. Exit status: 0 success, 1 failure,
 2 usage error.
 )";
 }

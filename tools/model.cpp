@@ -1,5 +1,10 @@
 #include "model.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <string_view>
+
 #include "data_io.h"
 
 namespace kkm_tool {
@@ -38,6 +43,28 @@ Model::Model() {
     kkm_model* raw = nullptr;
     check(kkm_create(&raw));
     handle_.reset(raw);
+}
+
+namespace {
+
+/// kkm_progress_fn: "\r  stage        [#########...........]  45%" on stderr, cleared at "done".
+int draw_progress_bar(const char* stage, double fraction, void*) {
+    constexpr int kWidth = 30;
+    if (std::string_view(stage) == "done") {
+        std::fprintf(stderr, "\r%*s\r", kWidth + 28, "");
+        return 0;
+    }
+    const int filled = static_cast<int>(fraction * kWidth + 0.5);
+    std::fprintf(stderr, "\r  %-14s [%.*s%.*s] %3d%%", stage, filled, "##############################",
+                 kWidth - filled, "..............................", static_cast<int>(fraction * 100 + 0.5));
+    std::fflush(stderr);
+    return 0;
+}
+
+}  // namespace
+
+void Model::show_progress_bar() {
+    if (isatty(fileno(stderr)) != 0) check(kkm_set_progress(handle_.get(), &draw_progress_bar, nullptr));
 }
 
 void Model::set_params(const std::string& params) { check(kkm_set_params(handle_.get(), params.c_str())); }

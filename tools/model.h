@@ -29,6 +29,8 @@ public:
     Model();  ///< kkm_create
 
     void set_params(const std::string& params);
+    /// Draws a progress bar on stderr during fit (only when stderr is a terminal).
+    void show_progress_bar();
     void fit(const Matrix& data);
     std::vector<int32_t> assign(const Matrix& data) const;
     void save(const std::string& path) const;  ///< kkm_save

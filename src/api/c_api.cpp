@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/params.h"
+#include "core/progress.h"
 #include "core/validate.h"
 #include "eval/metrics.h"
 #include "kkmeans.h"
@@ -23,6 +24,8 @@ struct kkm_model {
     kkm::ParamSet params;                           ///< what the next fit uses
     kkm::ParamSet fitted_params;                    ///< what the fitted model was fitted with
     std::shared_ptr<const kkm::FittedModel> fitted;
+    kkm_progress_fn progress = nullptr;             ///< kkm_set_progress
+    void* progress_user = nullptr;
 };
 
 namespace {
@@ -96,9 +99,15 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
     KKM_API_BEGIN
     kkm::require_finite(X, "X");
     const kkm::Params params = model->params.typed();
-    std::shared_ptr<const kkm::FittedModel> result = kkm::fit_model(params, X, weights);
+    kkm::Progress progress(model->progress, model->progress_user);
+    std::shared_ptr<const kkm::FittedModel> result;
+    {
+        const kkm::ProgressScope scope(progress);
+        result = kkm::fit_model(params, X, weights);
+    }
     model->fitted_params = model->params;
     model->fitted = std::move(result);
+    progress.finish();
     KKM_API_END
 }
 
@@ -348,6 +357,14 @@ kkm_status kkm_get_timings(const kkm_model* model, char* buf, size_t len, size_t
     }
     os << "total=" << total;
     copy_string(os.str(), buf, len, out_len);
+    KKM_API_END
+}
+
+kkm_status kkm_set_progress(kkm_model* model, kkm_progress_fn callback, void* user_data) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    model->progress = callback;
+    model->progress_user = user_data;
     KKM_API_END
 }
 

@@ -1,5 +1,9 @@
 #include "cluster/lloyd_driver.h"
 
+#include <algorithm>
+
+#include "core/progress.h"
+
 #include <cstddef>
 #include <limits>
 
@@ -50,8 +54,11 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
     double previous = std::numeric_limits<double>::infinity();
     LloydResult result;
     fill_empty_clusters(labels, dist, weights, options.k);
+    const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     for (int64_t it = 1; it <= options.max_iter; ++it) {
+        progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
         const double objective = problem.reassign(labels, next, dist);
+        progress_poll(static_cast<double>(it) / max_iter);
         result.iterations = static_cast<int32_t>(it);
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k);
         const bool unchanged = !relocated && next == labels;

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/rng.h"
+#include "core/progress.h"
 
 namespace kkm {
 namespace {
@@ -434,6 +435,7 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
         r.iterations = static_cast<int32_t>(it);
         r.stopped_early = before - after < options.epsilon;
         r.history.push_back({before, after});
+        progress_poll(static_cast<double>(it) / static_cast<double>(options.max_iter));
     }
     for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients(options.normalise));
     return r;

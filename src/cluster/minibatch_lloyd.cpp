@@ -7,6 +7,7 @@
 #include "cluster/seeding.h"
 #include "core/rng.h"
 #include "features/landmarks.h"
+#include "core/progress.h"
 
 namespace kkm {
 namespace {
@@ -66,6 +67,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
     const BatchSampler sampler(F.rows, weights);
     std::vector<int32_t> labels;
     for (int64_t it = 0; it < o.max_iter; ++it) {
+        progress_poll(static_cast<double>(it) / static_cast<double>(o.max_iter));
         Rng rng(seed, Stream::batches, (restart << 32) | static_cast<uint64_t>(it));
         std::vector<int64_t> idx(static_cast<size_t>(o.batch_size));
         for (int64_t& i : idx) i = sampler.draw(rng);

@@ -11,6 +11,8 @@
 #include <exception>
 #include <mutex>
 
+#include "core/progress.h"
+
 namespace kkm {
 
 /// Resolves the `threads` parameter: 0 means every core OpenMP reports.
@@ -25,20 +27,32 @@ inline int64_t block_count(int64_t n, int64_t block) { return (n + block - 1) / 
 /// Runs fn(b) for every block index b in [0, nblocks) on `threads` threads. Blocks are
 /// independent, so the results never depend on the thread count. The first exception
 /// thrown by any block is rethrown here after all threads have finished.
+/// During a fit with a progress callback (core/progress.h), the calling thread reports the
+/// loop's progress between its blocks; once the callback cancels, the remaining blocks are
+/// skipped and Error(KKM_ERR_CANCELLED) is thrown here.
 template <class Fn>
 void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
+    Progress* const progress = Progress::current();  // the calling thread's, or NULL
+    if (progress != nullptr) progress->throw_if_cancelled();
     std::exception_ptr error;
     std::mutex error_mutex;
+    std::atomic<int64_t> done{0};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && nblocks > 1)
     for (int64_t b = 0; b < nblocks; ++b) {
+        if (progress != nullptr && progress->cancelled()) continue;
         try {
             fn(b);
         } catch (...) {
             std::lock_guard<std::mutex> lock(error_mutex);
             if (!error) error = std::current_exception();
         }
+        if (progress != nullptr) {
+            const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
+            if (omp_get_thread_num() == 0) progress->poll_loop(finished, nblocks);
+        }
     }
     if (error) std::rethrow_exception(error);
+    if (progress != nullptr) progress->throw_if_cancelled();
 }
 
 /// As parallel_blocks, while the first thread first runs `side` (e.g. a single-threaded
@@ -46,6 +60,8 @@ void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
 /// independent, so results never depend on the thread count.
 template <class Side, class Fn>
 void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) {
+    Progress* const progress = Progress::current();
+    if (progress != nullptr) progress->throw_if_cancelled();
     std::exception_ptr error;
     std::mutex error_mutex;
     std::atomic<int64_t> next{0};
@@ -60,9 +76,14 @@ void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) 
 #pragma omp parallel num_threads(threads)
     {
         if (omp_get_thread_num() == 0) guarded(side);
-        for (int64_t b = next++; b < nblocks; b = next++) guarded([&] { fn(b); });
+        for (int64_t b = next++; b < nblocks; b = next++) {
+            if (progress != nullptr && progress->cancelled()) continue;
+            guarded([&] { fn(b); });
+            if (progress != nullptr && omp_get_thread_num() == 0) progress->poll_loop(b + 1, nblocks);
+        }
     }
     if (error) std::rethrow_exception(error);
+    if (progress != nullptr) progress->throw_if_cancelled();
 }
 
 }  // namespace kkm

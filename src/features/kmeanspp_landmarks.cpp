@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "features/landmarks.h"
+#include "core/progress.h"
 
 namespace kkm {
 namespace {
@@ -54,6 +55,7 @@ std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, R
     std::vector<int64_t> result;
     result.reserve(static_cast<size_t>(m));
     for (int64_t k = 0; k < m; ++k) {
+        progress_range(static_cast<double>(k) / static_cast<double>(m), static_cast<double>(k + 1) / static_cast<double>(m));
         double total = 0.0;  // sequential, in index order: independent of the thread count
         for (double v : d2) total += v;
         // The first landmark, or every remaining point coincides with a landmark: uniform.

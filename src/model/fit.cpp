@@ -45,6 +45,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
                             p.kernel == KernelType::polynomial;
     if (uses_gamma) {
+        if (p.gamma <= 0) progress_begin("gamma");
         report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
     }
     timer.stage("gamma");

@@ -92,8 +92,10 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     MinibatchLloydResult mb;
     LloydResult assigned;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
+        progress_begin("minibatch");
         MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r));
         c.timer.stage("minibatch");
+        progress_begin("assign");
         LloydResult labels = problem.assign_to(run.centroids);
         c.timer.stage("assign");
         if (r == 0 || labels.objective < assigned.objective) {

@@ -10,6 +10,7 @@
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/matrix.h"
+#include "core/progress.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "kernels/kernel.h"
@@ -68,8 +69,10 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
     const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
     for (int64_t r = 0; r < c.p.n_init; ++r) {
         Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
+        progress_begin("seeding");
         Seeding s = seed_centres(c.p.init, c.X.rows, c.p.k, c.w, problem.distance_oracle(), rng);
         c.timer.stage("seeding");
+        progress_begin("lloyd");
         LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options);
         c.timer.stage("lloyd");
         if (r == 0 || result.objective < best.objective) best = std::move(result);

@@ -38,6 +38,7 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
         require_budget("exact", base + per_row, c.p,
                        "training copy, labels and n x k sums, plus one kernel row per thread");
     }
+    progress_begin("kernel");
     KernelBasis basis = training_basis(c);
     const ConstMatrix train = precomputed ? c.X : basis.points().view();
     Matrix K;

@@ -87,6 +87,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
                    4.0 * dn * dm + 4.0 * dm * c.X.cols + 24.0 * dm * dm +
                        4.0 * 32 * static_cast<double>(c.p.k) * dm + 16.0 * dn,
                    c.p, "n x m kernel rows, landmarks, m x m eigen-decomposition");
+    progress_begin("landmarks");
     const std::vector<int64_t> idx = choose_landmarks(c, m);
     const Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx)
                                                                         : Matrix();
@@ -96,6 +97,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     c.timer.stage("landmarks");
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
+    progress_begin("kernel+eigen");
     Matrix P, G(n, m);
     std::vector<Matrix> rows(static_cast<size_t>(c.threads));  // caller's rows, copied for GEMM
     parallel_blocks_beside(
@@ -108,12 +110,14 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         });
     c.timer.stage("kernel+eigen");
     if (l > 0) {
+        progress_begin("rank");
         P = rank_restrict(P, G.view(), std::min(c.p.rank, P.cols), c.threads);
         c.timer.stage("rank");
     }
     std::vector<float> diag = training_diagonal(c);
     if (c.p.solver == Solver::minibatch || features_cheaper(c.p, m, P.cols)) {
         std::vector<float> residual;
+        progress_begin("features");
         Matrix F = project_rows(G, P, diag, residual, c.threads);
         G = Matrix();  // the kernel rows are no longer needed
         c.timer.stage("features");
@@ -139,8 +143,10 @@ std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
     const double r = c.p.sketch == SketchKind::ros ? 2.0 * dm : dm;  // ros pads to a power of 2
     require_budget("sketch", 4.0 * dn * r + 4.0 * dm * c.X.cols + 4.0 * dm * dm + 16.0 * dn, c.p,
                    "n x m sketched features, landmarks, the sketch");
+    progress_begin("landmarks");
     const std::vector<int64_t> idx = choose_landmarks(c, m);
     c.timer.stage("landmarks");
+    progress_begin("features");
     Rng rng(c.p.seed, Stream::sketch);
     auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, n, rng));
     Matrix F = transform_all(*map, c.X, c.threads);

@@ -147,8 +147,10 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     Restart best;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest objective on all rows wins
         const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
+        progress_begin("minibatch");
         const MinibatchResult result = minibatch_kernel_kmeans(K, c.w, options, seed);
         c.timer.stage("minibatch");
+        progress_begin("assign");
         Restart run = assign_all(c, K, diag, result);
         c.timer.stage("assign");
         if (r == 0 || run.assigned.objective < best.assigned.objective) best = std::move(run);

@@ -11,6 +11,7 @@ std::unique_ptr<FittedModel> fit_rff(const FitContext& c) {
     const double dm = static_cast<double>(m);
     require_budget("rff", 4.0 * static_cast<double>(n) * dm + 4.0 * dm * c.X.cols + 16.0 * n, c.p,
                    "n x m features and the m x d frequencies");
+    progress_begin("features");
     Rng rng(c.p.seed, Stream::random_features);
     auto map = std::make_unique<RffMap>(c.p.kernel, c.report.gamma, c.X.cols, m, rng);
     Matrix F = transform_all(*map, c.X, c.threads);

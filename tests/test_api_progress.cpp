@@ -1,0 +1,187 @@
+// kkm_set_progress: the callback's stages and fractions, how often it runs, and cancellation
+// (KKM_ERR_CANCELLED, model unchanged) at every stage of every method.
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "api_test_util.h"
+
+using namespace kkm_test;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Call {
+    std::string stage;
+    double fraction;
+    double seconds;  // since the fit started
+    std::thread::id thread;
+};
+
+/// Records every call; cancels at the first call whose stage is cancel_stage (and whose
+/// fraction is at least cancel_fraction).
+struct Recorder {
+    std::vector<Call> calls;
+    Clock::time_point start = Clock::now();
+    std::string cancel_stage;
+    double cancel_fraction = 0;
+    double cancelled_at = -1;
+
+    static int callback(const char* stage, double fraction, void* user) {
+        auto* r = static_cast<Recorder*>(user);
+        const double t = std::chrono::duration<double>(Clock::now() - r->start).count();
+        r->calls.push_back({stage, fraction, t, std::this_thread::get_id()});
+        if (r->cancelled_at < 0 && r->cancel_stage == stage && fraction >= r->cancel_fraction) {
+            r->cancelled_at = t;
+            return 1;
+        }
+        return 0;
+    }
+};
+
+const char* const kMethods[] = {
+    "method=exact",
+    "method=nystrom m=60",
+    "method=nystrom m=60 rank=2 sampling=kmeanspp",
+    "method=nystrom m=60 solver=minibatch batch_size=64",
+    "method=sketch m=60 sketch=ros",
+    "method=rff m=200",
+    "method=minibatch batch_size=64 tau=50",
+};
+
+std::string params_for(const char* method) {
+    return std::string("k=2 gamma=auto bandwidth_scale=0.4 n_init=2 seed=3 ") + method;
+}
+
+TEST(Progress, ReportsStagesOnTheCallingThreadWithFractionsInRange) {
+    const Dataset ds = rings(150, 5);
+    for (const char* method : kMethods) {
+        SCOPED_TRACE(method);
+        Model m = make_model(params_for(method).c_str());
+        Recorder r;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        ASSERT_FALSE(r.calls.empty());
+        const std::set<std::string> known = {"gamma", "landmarks", "kernel", "kernel+eigen", "rank", "features",
+                                             "seeding", "lloyd", "minibatch", "assign", "done"};
+        for (size_t i = 0; i < r.calls.size(); ++i) {
+            const Call& c = r.calls[i];
+            EXPECT_TRUE(known.count(c.stage)) << c.stage;
+            EXPECT_GE(c.fraction, 0.0);
+            EXPECT_LE(c.fraction, 1.0);
+            EXPECT_EQ(c.thread, std::this_thread::get_id()) << "callback on a worker thread";
+            // Within a stage the fraction never goes back (a stage start reports 0).
+            if (i > 0 && r.calls[i - 1].stage == c.stage && c.fraction > 0) {
+                EXPECT_GE(c.fraction, r.calls[i - 1].fraction) << c.stage;
+            }
+        }
+        EXPECT_EQ(r.calls.front().stage, "gamma");
+        EXPECT_EQ(r.calls.back().stage, "done");
+        EXPECT_EQ(r.calls.back().fraction, 1.0);
+        std::set<std::string> seen;
+        for (const Call& c : r.calls) seen.insert(c.stage);
+        const bool minibatch = std::string(method).find("minibatch") != std::string::npos;
+        EXPECT_TRUE(seen.count(minibatch ? "minibatch" : "lloyd"));
+    }
+}
+
+TEST(Progress, CancelAtEveryStageOfEveryMethodLeavesTheModelUnchanged) {
+    const Dataset ds = rings(150, 6);
+    for (const char* method : kMethods) {
+        // The stages a full run reports.
+        Model probe = make_model(params_for(method).c_str());
+        Recorder all;
+        ASSERT_TRUE(Ok(kkm_set_progress(probe.get(), &Recorder::callback, &all)));
+        ASSERT_TRUE(Ok(kkm_fit(probe.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        std::set<std::string> stages;
+        for (const Call& c : all.calls) stages.insert(c.stage);
+        stages.erase("done");
+        for (const std::string& stage : stages) {
+            SCOPED_TRACE(std::string(method) + ", cancel at stage " + stage);
+            // A model fitted before (exact, k=3): the cancelled fit must leave it as it was.
+            Model m = make_model("k=3 method=exact gamma=0.5");
+            ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+            std::vector<int32_t> before(static_cast<size_t>(ds.n)), after(static_cast<size_t>(ds.n));
+            ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, before.data(), nullptr)));
+            ASSERT_TRUE(Ok(kkm_set_params(m.get(), params_for(method).c_str())));
+            Recorder r;
+            r.cancel_stage = stage;
+            ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+            EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED,
+                              {"cancelled", W(stage), "unchanged"}));
+            ASSERT_GE(r.cancelled_at, 0.0);
+            // No call after the cancel request.
+            EXPECT_EQ(r.calls.back().seconds, r.cancelled_at);
+            int32_t k = 0;
+            ASSERT_TRUE(Ok(kkm_get_k(m.get(), &k)));
+            EXPECT_EQ(k, 3);
+            ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, after.data(), nullptr)));
+            EXPECT_EQ(before, after);
+            // The same model fits normally once the callback lets it.
+            ASSERT_TRUE(Ok(kkm_set_progress(m.get(), nullptr, nullptr)));
+            ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+            ASSERT_TRUE(Ok(kkm_get_k(m.get(), &k)));
+            EXPECT_EQ(k, 2);
+        }
+    }
+}
+
+TEST(Progress, CancelOnAnUnfittedModelLeavesItUnfitted) {
+    const Dataset ds = blobs(50, 3, 2, 1);
+    Model m = make_model("k=2 method=nystrom m=20");
+    Recorder r;
+    r.cancel_stage = "lloyd";
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED, {"lloyd"}));
+    int32_t k = 0;
+    EXPECT_TRUE(Fails(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED));
+}
+
+TEST(Progress, ReturningNonZeroAtDoneIsIgnored) {
+    const Dataset ds = blobs(50, 3, 2, 1);
+    Model m = make_model("k=2 method=exact gamma=0.5");
+    Recorder r;
+    r.cancel_stage = "done";
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+    EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    EXPECT_GE(r.cancelled_at, 0.0);
+}
+
+TEST(Progress, NullModelIsAnError) {
+    EXPECT_TRUE(Fails(kkm_set_progress(nullptr, &Recorder::callback, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
+}
+
+// A fit of a few seconds (exact on structureless data, n = 4000, the kernel recomputed in
+// blocks every iteration because max_memory_mb is small): the callback runs at least about
+// once a second, and a cancel request during Lloyd returns within a second.
+TEST(Progress, CalledAtLeastOnceASecondAndCancelReturnsWithinASecond) {
+    const Dataset ds = uniform(4000, 20, 9);
+    const char* params = "k=8 method=exact gamma=0.5 max_memory_mb=16 max_iter=10 tol=0 threads=2";
+    Model m = make_model(params);
+    Recorder r;
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+    r.start = Clock::now();
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const double total = std::chrono::duration<double>(Clock::now() - r.start).count();
+    double max_gap = r.calls.front().seconds;
+    for (size_t i = 1; i < r.calls.size(); ++i) max_gap = std::max(max_gap, r.calls[i].seconds - r.calls[i - 1].seconds);
+    max_gap = std::max(max_gap, total - r.calls.back().seconds);
+    if (verbose()) std::printf("    fit %.2f s, %zu calls, largest gap %.3f s\n", total, r.calls.size(), max_gap);
+    EXPECT_LT(max_gap, 1.0) << "fit took " << total << " s with " << r.calls.size() << " calls";
+
+    Model c = make_model(params);
+    Recorder cancel;
+    cancel.cancel_stage = "lloyd";
+    cancel.cancel_fraction = 0.15;
+    ASSERT_TRUE(Ok(kkm_set_progress(c.get(), &Recorder::callback, &cancel)));
+    cancel.start = Clock::now();
+    EXPECT_TRUE(Fails(kkm_fit(c.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED));
+    const double returned = std::chrono::duration<double>(Clock::now() - cancel.start).count();
+    ASSERT_GE(cancel.cancelled_at, 0.0);
+    EXPECT_LT(returned - cancel.cancelled_at, 1.0) << "cancel took " << returned - cancel.cancelled_at << " s";
+}
+
+}  // namespace
