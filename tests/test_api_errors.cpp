@@ -668,6 +668,32 @@ TEST(Memory, ExactOverBudget) {
     int64_t n_train = 0;
     EXPECT_EQ(kkm_get_n_train(m.get(), &n_train), KKM_ERR_NOT_FITTED);
 }
+// Every method estimates its peak before it starts: over max_memory_mb it fails with the
+// estimate and the budget in the message, and no stage has begun (the progress callback,
+// which reports every stage start, is never called).
+TEST(Memory, EveryMethodRefusesBeforeStartingWithEstimateAndBudget) {
+    const int64_t n = 200000, d = 4;
+    std::vector<float> X(static_cast<size_t>(n * d));
+    for (size_t i = 0; i < X.size(); ++i) X[i] = static_cast<float>((i * 7919) % 1000) * 0.001f;
+    struct Counter {
+        static int call(const char*, double, void* user) {
+            ++*static_cast<int*>(user);
+            return 0;
+        }
+    };
+    for (const char* method : {"method=exact", "method=nystrom m=2000", "method=nystrom m=2000 rank=5",
+                               "method=sketch m=2000", "method=sketch m=2000 sketch=ros", "method=rff m=2000",
+                               "method=minibatch tau=0", "method=minibatch tau=200"}) {
+        SCOPED_TRACE(method);
+        Model m = make_model((std::string("k=3 gamma=0.5 max_memory_mb=2 ") + method).c_str());
+        int calls = 0;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Counter::call, &calls)));
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), n, d, nullptr), KKM_ERR_OUT_OF_MEMORY,
+                          {"estimated", "MiB", "max_memory_mb=2"}));
+        EXPECT_EQ(calls, 0) << "work started before the budget check";
+    }
+}
+
 TEST(Memory, OverBudgetLeavesFittedModelIntact) {
     Fitted f;
     double obj0 = 0;
