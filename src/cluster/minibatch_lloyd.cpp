@@ -5,9 +5,9 @@
 
 #include "cluster/lloyd.h"
 #include "cluster/seeding.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "features/landmarks.h"
-#include "core/progress.h"
 
 namespace kkm {
 namespace {

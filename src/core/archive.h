@@ -101,7 +101,9 @@ public:
         Reader r = section(section_tag);
         const uint64_t count = r.count(sizeof(T));
         std::vector<T> values(static_cast<size_t>(count));
-        std::memcpy(values.data(), r.take(values.size() * sizeof(T), "array elements"), values.size() * sizeof(T));
+        const unsigned char* elements = r.take(values.size() * sizeof(T), "array elements");
+        // An empty array's data() may be NULL, which memcpy must not get even for 0 bytes.
+        if (!values.empty()) std::memcpy(values.data(), elements, values.size() * sizeof(T));
         r.finish();
         if constexpr (std::is_floating_point_v<T>) require_finite(values.data(), values.size(), section_tag);
         return values;

@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "features/landmarks.h"
 #include "core/progress.h"
+#include "features/landmarks.h"
 
 namespace kkm {
 namespace {
