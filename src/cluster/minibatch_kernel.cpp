@@ -11,7 +11,7 @@
 // Where the paper is silent: batch i comes from Rng(seed, Stream::batches, i) alone; ties go
 // to the lowest centre index; f_B clamps each distance at 0 against rounding; an untruncated
 // centre folds its batch terms into one sparse vector once they hold more than n points.
-#include "cluster/minibatch_centres.h"
+#include "cluster/minibatch_kernel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +19,7 @@
 #include <memory>
 #include <numeric>
 
-#include "cluster/minibatch_kernel.h"
+#include "cluster/minibatch_centres.h"
 #include "cluster/seeding.h"
 #include "core/error.h"
 #include "core/parallel.h"
