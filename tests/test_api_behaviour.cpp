@@ -1,7 +1,7 @@
 // Behaviour of fitted models through the public C API only: clustering quality on two
 // concentric rings, determinism across thread counts and seeds, the reported objective
 // against an independent double-precision recomputation, weights, assign on the training
-// data, and concurrent assign on one model.
+// data, and concurrent assign on one model (8 threads, every assign path).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <latch>
+#include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "api_test_util.h"
@@ -467,45 +470,131 @@ TEST_P(ByMethod, AssignNewPointsFollowsTheRings) {
     EXPECT_GE(ari(labels, fresh.truth), 0.95);
 }
 
-TEST_P(ByMethod, ConcurrentAssignMatchesSerial) {
-    const Dataset& ds = ring_data();
-    FitResult r = fit(ds, ring_params(GetParam()) + " seed=1");
-    std::vector<int32_t> serial(ds.n);
-    std::vector<float> serial_dist(ds.n);
-    ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, serial.data(), serial_dist.data())));
+// ================================================================== concurrent assign
 
-    constexpr int kThreads = 8;
-    constexpr int kRepeats = 3;
-    std::vector<int> ok(kThreads, 0);
-    std::vector<std::string> why(kThreads);
-    std::vector<std::thread> threads;
+// kkm_assign and kkm_assign_f64 from 8 threads at once on one fitted model, each result
+// equal to the serial call's: labels exactly and distances bit for bit. One case per assign
+// path (dual: exact, minibatch; landmark: nystrom; features: nystrom rank=, sketch, rff),
+// each with the model's own threads=1 (the 8 callers are plain threads and the library
+// enters no OpenMP team: scripts/sanitize.sh runs these under ThreadSanitizer) and
+// threads=0 (all cores: an OpenMP team inside every caller's thread).
+// ds with its rows (and truth) in a random order drawn from seed.
+Dataset shuffled_rows(const Dataset& ds, uint32_t seed) {
+    std::vector<int64_t> order(static_cast<size_t>(ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) order[static_cast<size_t>(i)] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    Dataset out = ds;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        const int64_t from = order[static_cast<size_t>(i)];
+        std::copy_n(ds.X.begin() + from * ds.d, ds.d, out.X.begin() + i * ds.d);
+        std::copy_n(ds.X64.begin() + from * ds.d, ds.d, out.X64.begin() + i * ds.d);
+        out.truth[static_cast<size_t>(i)] = ds.truth[static_cast<size_t>(from)];
+    }
+    return out;
+}
+
+struct AssignCase {
+    const char* name;
+    const char* params;
+};
+void PrintTo(const AssignCase& c, std::ostream* os) { *os << c.name << " (" << c.params << ")"; }
+const AssignCase kAssignCases[] = {
+    {"exact", "method=exact"},
+    {"minibatch", "method=minibatch batch_size=256"},
+    {"nystrom", "method=nystrom m=200"},
+    {"nystrom_rank", "method=nystrom m=200 rank=20"},
+    {"sketch_ros", "method=sketch m=200 sketch=ros"},
+    {"sketch_gaussian", "method=sketch m=200 sketch=gaussian"},
+    {"rff", "method=rff m=500"},
+};
+
+class ConcurrentAssign : public ::testing::TestWithParam<std::tuple<AssignCase, int>> {};
+INSTANTIATE_TEST_SUITE_P(
+    Paths, ConcurrentAssign, ::testing::Combine(::testing::ValuesIn(kAssignCases), ::testing::Values(1, 0)),
+    [](const ::testing::TestParamInfo<std::tuple<AssignCase, int>>& info) {
+        return std::string(std::get<0>(info.param).name) + "_threads" + std::to_string(std::get<1>(info.param));
+    });
+
+TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
+    const auto& [c, model_threads] = GetParam();
+    const Dataset& ds = ring_data();
+    const std::string params = std::string("k=2 kernel=rbf gamma=") + fmt(ring_gamma(ds)) + " " + c.params +
+                               " seed=1 threads=" + std::to_string(model_threads);
+    FitResult r = fit(ds, params);
+    ASSERT_TRUE(r.m != nullptr && r.objective >= 0) << params;
     const kkm_model* model = r.m.get();
+
+    // Every thread assigns its own new points (800 rows, 13 row blocks of the assign loop, in
+    // its own random order: rings() lists the inner ring first), so state wrongly shared
+    // between calls would mix different data and show in the labels or distances.
+    constexpr int kThreads = 8;
+    constexpr int kRepeats = 4;
+    struct Reference {
+        Dataset pts;
+        std::vector<int32_t> labels, labels64;
+        std::vector<float> dist;
+        std::vector<double> dist64;
+    };
+    std::vector<Reference> ref(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+        Reference& e = ref[static_cast<size_t>(t)];
+        e.pts = shuffled_rows(rings(400, 4242 + static_cast<uint32_t>(t)), static_cast<uint32_t>(t));
+        const size_t n = static_cast<size_t>(e.pts.n);
+        e.labels.assign(n, -1);
+        e.labels64.assign(n, -1);
+        e.dist.assign(n, -1.0f);
+        e.dist64.assign(n, -1.0);
+        ASSERT_TRUE(Ok(kkm_assign(model, e.pts.X.data(), e.pts.n, e.pts.d, e.labels.data(), e.dist.data())));
+        ASSERT_TRUE(Ok(kkm_assign_f64(model, e.pts.X64.data(), e.pts.n, e.pts.d, e.labels64.data(), e.dist64.data())));
+        // A real partition, not a degenerate one the threads could match by luck.
+        EXPECT_GE(ari(e.labels, e.pts.truth), 0.9) << params;
+    }
+
+    std::vector<std::string> why(kThreads, "did not finish");
+    std::latch start(kThreads);
+    std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
-            std::vector<int32_t> labels(ds.n);
-            std::vector<float> dist(ds.n);
+            const Reference& e = ref[static_cast<size_t>(t)];
+            const size_t n = static_cast<size_t>(e.pts.n);
+            std::vector<int32_t> labels(n);
+            std::vector<float> dist(n);
+            std::vector<double> dist64(n);
+            start.arrive_and_wait();  // all 8 calls overlap
             for (int rep = 0; rep < kRepeats; ++rep) {
+                // Every thread runs all three variants, in a different order from its neighbours.
+                const int variant = (t + rep) % 3;
                 std::fill(labels.begin(), labels.end(), -1);
-                // Odd threads ask for distances, even ones do not.
-                float* dptr = (t % 2 == 1) ? dist.data() : nullptr;
-                if (kkm_assign(model, ds.X.data(), ds.n, ds.d, labels.data(), dptr) != KKM_OK) {
-                    why[t] = std::string("assign failed: ") + kkm_last_error();
+                std::fill(dist.begin(), dist.end(), -1.0f);
+                std::fill(dist64.begin(), dist64.end(), -1.0);
+                const Dataset& p = e.pts;
+                kkm_status s = KKM_OK;
+                if (variant == 0) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), dist.data());
+                if (variant == 1) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), nullptr);
+                if (variant == 2) s = kkm_assign_f64(model, p.X64.data(), p.n, p.d, labels.data(), dist64.data());
+                const std::string what = "repeat " + std::to_string(rep) + ", variant " + std::to_string(variant) + ": ";
+                if (s != KKM_OK) {
+                    why[t] = what + "assign failed: " + kkm_last_error();
                     return;
                 }
-                if (labels != serial) {
-                    why[t] = "labels differ from the serial call";
+                if (labels != (variant == 2 ? e.labels64 : e.labels)) {
+                    why[t] = what + "labels differ from the serial call";
                     return;
                 }
-                if (dptr != nullptr && std::memcmp(dist.data(), serial_dist.data(), dist.size() * sizeof(float)) != 0) {
-                    why[t] = "distances differ from the serial call";
+                if (variant == 0 && std::memcmp(dist.data(), e.dist.data(), n * sizeof(float)) != 0) {
+                    why[t] = what + "float distances differ from the serial call";
+                    return;
+                }
+                if (variant == 2 && std::memcmp(dist64.data(), e.dist64.data(), n * sizeof(double)) != 0) {
+                    why[t] = what + "double distances differ from the serial call";
                     return;
                 }
             }
-            ok[t] = 1;
+            why[t].clear();
         });
     }
     for (auto& th : threads) th.join();
-    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t << ": " << why[t];
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(why[t], "") << "thread " << t << " with " << params;
 }
 
 // ================================================================== seeds

@@ -55,15 +55,22 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
     LloydResult result;
     fill_empty_clusters(labels, dist, weights, options.k);
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
+    std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
     for (int64_t it = 1; it <= options.max_iter; ++it) {
         progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
         const double objective = problem.reassign(labels, next, dist);
         progress_poll(static_cast<double>(it) / max_iter);
         result.iterations = static_cast<int32_t>(it);
+        assigned = next;
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k);
         const bool unchanged = !relocated && next == labels;
         labels.swap(next);
         if (unchanged) break;
+        // The reassignment undid the last relocation (with fewer distinct points than k, a
+        // relocated duplicate goes back to its tied centre): the same step would repeat
+        // until max_iter, so stop with the relocated (non-empty) labelling.
+        if (relocated && assigned == previous_assigned) break;
+        previous_assigned.swap(assigned);
         if (!relocated && previous - objective < options.tol * objective) break;
         previous = objective;
     }

@@ -131,10 +131,17 @@ std::string format_number(double v, bool integer) {
     os.imbue(std::locale::classic());
     if (integer) {
         os << static_cast<long long>(v);
-    } else {
-        os.precision(std::numeric_limits<double>::max_digits10 - 2);
-        os << v;
+        return os.str();
     }
+    os.precision(std::numeric_limits<double>::max_digits10 - 2);
+    os << v;
+    // 15 digits read well ("0.1"), but must give back the same value: 0.9999999999999999 would
+    // become "1", which the range [0, 1) refuses on the next set or when a saved model loads.
+    double back = 0;
+    if (parse_number(os.str(), false, back) && back == v) return os.str();
+    os.str("");
+    os.precision(std::numeric_limits<double>::max_digits10);
+    os << v;
     return os.str();
 }
 

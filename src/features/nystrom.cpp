@@ -1,6 +1,8 @@
 #include "features/nystrom.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/error.h"
@@ -40,8 +42,11 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
         invalid_data("the landmark kernel matrix K_LL has no positive eigenvalue (is the kernel "
                      "positive semi-definite, and are the data not all zero?)");
     }
+    // Eigenvalues below the float64 round-off of the decomposition (m·eps·top) are zero: even
+    // with rcond=0, 1/sqrt of one of them (1e-60 happens for duplicate landmarks) overflows P.
+    const double cutoff = std::max(rcond, static_cast<double>(m) * std::numeric_limits<double>::epsilon()) * top;
     int64_t r = 0;
-    while (r < m && w[static_cast<size_t>(m - 1 - r)] > rcond * top && (max_rank == 0 || r < max_rank)) ++r;
+    while (r < m && w[static_cast<size_t>(m - 1 - r)] > cutoff && (max_rank == 0 || r < max_rank)) ++r;
     Matrix P(m, r);
     for (int64_t c = 0; c < r; ++c) {
         const int64_t e = m - 1 - c;

@@ -2,7 +2,9 @@
 // map: W row by row (m × d entries), then the m phases b.
 #include "features/rff.h"
 
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <string>
 
@@ -21,6 +23,13 @@ void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
     if (!(gamma > 0.0) || !std::isfinite(gamma)) {
         invalid_argument("method=rff needs a finite gamma > 0, got gamma=" + std::to_string(gamma));
     }
+    if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {  // the frequencies are float32
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "gamma=%.3g is outside [%.3g, %.3g], the float32 range "
+                      "method=rff draws its frequencies in", gamma, static_cast<double>(FLT_MIN),
+                      static_cast<double>(FLT_MAX));
+        invalid_argument(buf);
+    }
     if (d < 1 || m < 1) {
         invalid_argument("method=rff needs d >= 1 and m >= 1, got d=" + std::to_string(d) +
                          " m=" + std::to_string(m));
@@ -32,23 +41,37 @@ double open_uniform(Rng& rng) {
     return (static_cast<double>(rng.next_u64() >> 11) + 0.5) * 0x1.0p-53;
 }
 
+/// Stores v as a float32 frequency; false (and 0 stored) when v is beyond the float32 range
+/// (converting it would be undefined behaviour).
+bool store(std::vector<float>::iterator at, double v) {
+    const bool fits = std::fabs(v) <= FLT_MAX;
+    *at = fits ? static_cast<float>(v) : 0.0f;
+    return fits;
+}
+
 /// Fills `out` with i.i.d. N(0, std²) draws, Box–Muller, both values of each pair used in
-/// order (the second of the last pair is dropped when the count is odd).
-void fill_normal(std::vector<float>::iterator out, size_t count, double std, Rng& rng) {
+/// order (the second of the last pair is dropped when the count is odd). False if a draw
+/// does not fit a float32.
+bool fill_normal(std::vector<float>::iterator out, size_t count, double std, Rng& rng) {
+    bool fits = true;
     for (size_t i = 0; i < count; i += 2) {
         const double radius = std * std::sqrt(-2.0 * std::log(open_uniform(rng)));
         const double angle = 2.0 * std::numbers::pi * open_uniform(rng);
-        out[static_cast<std::ptrdiff_t>(i)] = static_cast<float>(radius * std::cos(angle));
-        if (i + 1 < count) out[static_cast<std::ptrdiff_t>(i + 1)] = static_cast<float>(radius * std::sin(angle));
+        fits &= store(out + static_cast<std::ptrdiff_t>(i), radius * std::cos(angle));
+        if (i + 1 < count) fits &= store(out + static_cast<std::ptrdiff_t>(i + 1), radius * std::sin(angle));
     }
+    return fits;
 }
 
-/// Fills `out` with i.i.d. Cauchy(0, scale) draws: scale · tan(π(u − ½)), u ∈ (0, 1).
-void fill_cauchy(std::vector<float>::iterator out, size_t count, double scale, Rng& rng) {
+/// Fills `out` with i.i.d. Cauchy(0, scale) draws: scale · tan(π(u − ½)), u ∈ (0, 1). False if
+/// a draw does not fit a float32 (|tan| reaches about 6e15).
+bool fill_cauchy(std::vector<float>::iterator out, size_t count, double scale, Rng& rng) {
+    bool fits = true;
     for (size_t i = 0; i < count; ++i) {
         const double u = open_uniform(rng);
-        out[static_cast<std::ptrdiff_t>(i)] = static_cast<float>(scale * std::tan(std::numbers::pi * (u - 0.5)));
+        fits &= store(out + static_cast<std::ptrdiff_t>(i), scale * std::tan(std::numbers::pi * (u - 0.5)));
     }
+    return fits;
 }
 
 }  // namespace
@@ -57,10 +80,15 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng) 
     check_arguments(kernel, gamma, d, m);
     W_ = Matrix(m, d);
     const auto entries = static_cast<size_t>(m * d);
-    if (kernel == KernelType::rbf) {
-        fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng);
-    } else {
-        fill_cauchy(W_.values.begin(), entries, gamma, rng);
+    const bool fits = kernel == KernelType::rbf
+                          ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
+                          : fill_cauchy(W_.values.begin(), entries, gamma, rng);
+    if (!fits) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "gamma=%.3g is too large for method=rff with kernel=%s: its "
+                      "random frequencies overflow float32; lower gamma or rescale the data",
+                      gamma, kernel_name(kernel));
+        invalid_argument(buf);
     }
     b_.resize(static_cast<size_t>(m));
     for (float& phase : b_) phase = static_cast<float>(2.0 * std::numbers::pi * rng.uniform());
@@ -76,6 +104,16 @@ void RffMap::transform_block(ConstMatrix rows, FeatureScratch&, Matrix& out) con
     if (rows.rows == 0) return;
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, rows.rows, m, input_dim(), 1.0f,
                   rows.data, rows.cols, W_.data(), W_.cols, 0.0f, out.data(), m, 1);
+    // cos(W x + b) of an overflowed W x would be NaN (the cosine pass assumes finite input).
+    bool finite = true;
+    const float* projected = out.data();
+#pragma omp simd reduction(&& : finite)
+    for (int64_t i = 0; i < rows.rows * m; ++i) finite = finite && std::isfinite(projected[i]);
+    if (!finite) {
+        invalid_data("method=rff: the random projection W x of a row of X overflows float32 (the "
+                     "data's scale times the frequencies' scale, from gamma, exceeds 3.4e38); lower "
+                     "gamma or rescale the data (e.g. standardize the columns)");
+    }
     const auto scale = static_cast<float>(std::sqrt(2.0 / static_cast<double>(m)));
     elementwise::cosine_features(out.data(), rows.rows, m, m, b_.data(), scale);
 }

@@ -15,14 +15,15 @@ namespace kkm {
 
 class RffMap final : public FeatureMap {
 public:
-    /// Throws INVALID_ARGUMENT for kernels other than rbf and laplacian.
+    /// Throws INVALID_ARGUMENT for kernels other than rbf and laplacian, and for a gamma whose
+    /// frequencies do not fit float32.
     RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng);
     /// A saved map: W (m × d frequencies) and its m phases (sizes checked by the caller).
     RffMap(Matrix W, std::vector<float> phases) : W_(std::move(W)), b_(std::move(phases)) {}
     int64_t input_dim() const override { return W_.cols; }
     int64_t dim() const override { return W_.rows; }
     /// out = √(2/m) · cos(rows · Wᵀ + b): one GEMM, then one vectorised elementwise pass.
-    /// `scratch` is not used. Single-threaded.
+    /// `scratch` is not used. Single-threaded. Throws INVALID_DATA when W x overflows float32.
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
     /// The m × d frequencies W (row j is ω_j).
     const Matrix& frequencies() const { return W_; }

@@ -1,6 +1,8 @@
 // gamma=auto: the papers' bandwidth rule (Wang, Gittens & Mahoney 2019, eq. 5 with β = 1).
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -67,6 +69,23 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
                  "derived from the data; set gamma explicitly");
 }
 
+std::string sci(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+/// The kernels compute in float32: a resolved gamma must be a normal float32, else it becomes
+/// 0 or inf there and the kernel values NaN (0 * inf).
+double representable(double gamma, const char* spread_name, double spread) {
+    if (gamma >= FLT_MIN && gamma <= FLT_MAX) return gamma;
+    invalid_data("gamma=auto resolved to " + sci(gamma) + " from the data's " + spread_name + " " +
+                 sci(spread) + ", outside [" + sci(FLT_MIN) + ", " + sci(FLT_MAX) +
+                 "], the float32 range the kernels are computed in: the data's scale is too " +
+                 (gamma < FLT_MIN ? "large" : "small") +
+                 "; rescale the data (e.g. standardize the columns)");
+}
+
 }  // namespace
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
@@ -75,12 +94,13 @@ double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weig
         case KernelType::rbf: {
             const double sigma2 = mean_pairwise_sq_distance(X, weights);
             if (!(sigma2 > 0)) zero_spread();
-            return 1.0 / (2.0 * beta * beta * sigma2);
+            return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance",
+                                 sigma2);
         }
         case KernelType::laplacian: {
             const double l1 = mean_pairwise_l1_distance(X, weights, threads);
             if (!(l1 > 0)) zero_spread();
-            return 1.0 / (beta * l1);
+            return representable(1.0 / (beta * l1), "mean pairwise L1 distance", l1);
         }
         case KernelType::polynomial: return 1.0 / static_cast<double>(X.cols);
         default: return 0.0;

@@ -1,6 +1,9 @@
 #include "kernels/kernel.h"
 
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "core/error.h"
 #include "core/linalg.h"
@@ -22,23 +25,86 @@ std::vector<float> squared_norms(ConstMatrix X) {
     return out;
 }
 
-std::vector<float> inverse_norms(ConstMatrix X) {
-    std::vector<float> out = squared_norms(X);
-    for (float& v : out) v = v > 0.0f ? 1.0f / std::sqrt(v) : 0.0f;
-    return out;
+std::string sci(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+/// Largest squared row norm the dot-product kernels accept: |x|^2 + |y|^2 - 2 x.y and every
+/// x.y then stay below FLT_MAX, so no kernel value overflows float32 (NaN downstream).
+constexpr double kMaxSquaredNorm = FLT_MAX / 4.0;
+
+/// Throws INVALID_DATA when a row's squared norm `sq` (float32, inf if it overflowed) is
+/// beyond what `type` can compute in float32 without overflow (or, for cosine, underflow).
+void check_row(KernelType type, float sq, double gamma, double coef0, int64_t degree) {
+    const std::string rescale = "rescale the data (e.g. standardize the columns)";
+    if (!(sq <= kMaxSquaredNorm)) {
+        invalid_data(std::string("X has a row with squared norm ") + sci(sq) + ": kernel=" + kernel_name(type) +
+                     " computes dot products in float32, which overflow beyond a squared norm of " +
+                     sci(kMaxSquaredNorm) + "; " + rescale);
+    }
+    if (type == KernelType::cosine && sq > 0.0f && sq < FLT_MIN) {
+        invalid_data("X has a row with squared norm " + sci(sq) +
+                     ", below the smallest normal float32 (" + sci(FLT_MIN) +
+                     "): kernel=cosine cannot normalise it in float32; " + rescale);
+    }
+    if (type == KernelType::polynomial) {
+        const double bound = std::pow(gamma * sq + std::fabs(coef0), static_cast<double>(degree));
+        if (!(bound <= kMaxSquaredNorm)) {
+            invalid_data("kernel=polynomial: (gamma |x|^2 + |coef0|)^degree = " + sci(bound) +
+                         " for a row of X overflows float32 (at most " + sci(kMaxSquaredNorm) +
+                         "); lower degree or gamma, or " + rescale);
+        }
+    }
+}
+
+void check_rows(KernelType type, const std::vector<float>& sq, double gamma, double coef0,
+                int64_t degree) {
+    if (type == KernelType::laplacian) return;  // no dot products
+    for (float v : sq) check_row(type, v, gamma, coef0, degree);
+}
+
+std::vector<float> inverse_norms(std::vector<float> sq) {
+    for (float& v : sq) v = v > 0.0f ? 1.0f / std::sqrt(v) : 0.0f;
+    return sq;
+}
+
+/// gamma as the float32 the kernels compute with; throws INVALID_ARGUMENT (before any
+/// conversion) when a kernel that uses it would see 0 or inf there (0 * inf = NaN).
+float float32_gamma(KernelType type, double gamma) {
+    if (type == KernelType::precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
+    const bool uses_gamma = type == KernelType::rbf || type == KernelType::laplacian ||
+                            type == KernelType::polynomial;
+    if (!uses_gamma) return 0.0f;
+    if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
+        invalid_argument("gamma=" + sci(gamma) + " is outside [" + sci(FLT_MIN) + ", " + sci(FLT_MAX) +
+                         "], the float32 range kernel=" + kernel_name(type) + " is computed in");
+    }
+    return static_cast<float>(gamma);
+}
+
+float float32_coef0(KernelType type, double coef0) {
+    if (type != KernelType::polynomial) return 0.0f;
+    if (!(std::fabs(coef0) <= FLT_MAX)) {
+        invalid_argument("coef0=" + sci(coef0) + " is beyond the float32 range (at most " + sci(FLT_MAX) +
+                         " in magnitude) kernel=polynomial is computed in");
+    }
+    return static_cast<float>(coef0);
 }
 
 }  // namespace
 
 Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0)
-    : type_(type), gamma_(static_cast<float>(gamma)), degree_(degree),
-      coef0_(static_cast<float>(coef0)) {
-    if (type == KernelType::precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
-}
+    : type_(type), gamma_(float32_gamma(type, gamma)), degree_(degree),
+      coef0_(float32_coef0(type, coef0)) {}
 
 std::vector<float> Kernel::row_aux(ConstMatrix Y) const {
-    if (type_ == KernelType::rbf) return squared_norms(Y);
-    if (type_ == KernelType::cosine) return inverse_norms(Y);
+    if (type_ == KernelType::laplacian) return {};
+    std::vector<float> sq = squared_norms(Y);
+    check_rows(type_, sq, gamma_, coef0_, degree_);
+    if (type_ == KernelType::rbf) return sq;
+    if (type_ == KernelType::cosine) return inverse_norms(std::move(sq));
     return {};
 }
 
@@ -48,19 +114,19 @@ void Kernel::block(ConstMatrix X, ConstMatrix Y, const std::vector<float>& y_aux
         elementwise::laplacian(X.data, X.rows, Y.data, Y.rows, X.cols, out, ldo, gamma_);
         return;
     }
+    std::vector<float> xn = squared_norms(X);
+    check_rows(type_, xn, gamma_, coef0_, degree_);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, X.rows, Y.rows, X.cols, 1.0f, X.data,
                   X.cols, Y.data, Y.cols, 0.0f, out, ldo, 1);
     switch (type_) {
-        case KernelType::rbf: {
-            const std::vector<float> xn = squared_norms(X);
+        case KernelType::rbf:
             elementwise::rbf(out, X.rows, Y.rows, ldo, xn.data(), y_aux.data(), gamma_);
             break;
-        }
         case KernelType::polynomial:
             elementwise::polynomial(out, X.rows, Y.rows, ldo, gamma_, coef0_, degree_);
             break;
         case KernelType::cosine: {
-            const std::vector<float> xinv = inverse_norms(X);
+            const std::vector<float> xinv = inverse_norms(std::move(xn));
             elementwise::cosine(out, X.rows, Y.rows, ldo, xinv.data(), y_aux.data());
             break;
         }
@@ -72,6 +138,7 @@ void Kernel::block(ConstMatrix X, ConstMatrix Y, const std::vector<float>& y_aux
 void Kernel::diagonal(ConstMatrix X, float* out) const {
     for (int64_t i = 0; i < X.rows; ++i) {
         const float sq = squared_norm(X.row(i), X.cols);
+        if (type_ != KernelType::laplacian) check_row(type_, sq, gamma_, coef0_, degree_);
         switch (type_) {
             case KernelType::rbf:
             case KernelType::laplacian: out[i] = 1.0f; break;

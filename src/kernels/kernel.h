@@ -10,9 +10,14 @@
 
 namespace kkm {
 
-/// A kernel function k(x, y) on R^d (not `precomputed`, which has no function).
+/// A kernel function k(x, y) on R^d (not `precomputed`, which has no function). Computed in
+/// float32: row_aux, block and diagonal throw INVALID_DATA for a row whose squared norm would
+/// overflow the dot products (rbf, linear, polynomial, cosine; and for cosine a nonzero row
+/// whose squared norm is subnormal), never returning Inf or NaN kernel values.
 class Kernel {
 public:
+    /// Throws INVALID_ARGUMENT when gamma (rbf, laplacian, polynomial) is not a normal float32,
+    /// or coef0 (polynomial) is beyond the float32 range.
     Kernel(KernelType type, double gamma, int64_t degree, double coef0);
 
     KernelType type() const { return type_; }

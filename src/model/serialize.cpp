@@ -164,12 +164,17 @@ FitReport load_report(Reader& outer, const Shape& s) {
     require_size("cluster sizes", report.mass.size(), s.k);
     const std::string stages = outer.text(tag("TIMN"));
     const std::vector<double> seconds = outer.array<double>(tag("TIMS"));
-    for (size_t pos = 0; pos < stages.size() && report.timings.size() < seconds.size();) {
+    // One non-empty name per time: an empty name or a name without a time would not come
+    // back the same from the next save.
+    std::vector<std::string> names;
+    for (size_t pos = 0; !stages.empty() && pos <= stages.size();) {
         const size_t end = std::min(stages.find(' ', pos), stages.size());
-        report.timings.emplace_back(stages.substr(pos, end - pos), seconds[report.timings.size()]);
+        names.push_back(stages.substr(pos, end - pos));
+        if (names.back().empty()) bad("stage names '" + stages + "' hold an empty name");
         pos = end + 1;
     }
-    require_size("stage times", report.timings.size(), static_cast<int64_t>(seconds.size()));
+    require_size("stage times", seconds.size(), static_cast<int64_t>(names.size()));
+    for (size_t i = 0; i < names.size(); ++i) report.timings.emplace_back(std::move(names[i]), seconds[i]);
     return report;
 }
 
@@ -305,16 +310,23 @@ std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel&
 }
 
 LoadedModel load_model(std::span<const unsigned char> bytes) {
-    Reader r(check_envelope(bytes), kHeaderBytes);
-    LoadedModel out{load_params(r), nullptr};
-    Params p = out.params.typed();
-    const Shape shape = load_shape(r, p);
-    FitReport report = load_report(r, shape);
-    Reader body = r.section(tag("BODY"));
-    out.fitted = load_body(body, std::move(p), std::move(report), shape);
-    body.finish();
-    r.finish();
-    return out;
+    try {
+        Reader r(check_envelope(bytes), kHeaderBytes);
+        LoadedModel out{load_params(r), nullptr};
+        Params p = out.params.typed();
+        const Shape shape = load_shape(r, p);
+        FitReport report = load_report(r, shape);
+        Reader body = r.section(tag("BODY"));
+        out.fitted = load_body(body, std::move(p), std::move(report), shape);
+        body.finish();
+        r.finish();
+        return out;
+    } catch (const Error& e) {
+        // What the model's constructors refuse (a gamma or points beyond float32) is, in a
+        // file, a damaged file: FORMAT, as kkm_load_buffer documents.
+        if (e.status() != KKM_ERR_INVALID_ARGUMENT && e.status() != KKM_ERR_INVALID_DATA) throw;
+        bad(e.what());
+    }
 }
 
 std::vector<unsigned char> read_file(const std::string& path) {

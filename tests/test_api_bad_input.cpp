@@ -1,0 +1,435 @@
+// Bad inputs not already covered by test_api_errors.cpp, test_api_persistence.cpp and
+// test_api_methods.cpp: each row of tests/BAD_INPUT.md names the test that checks it. Every
+// test asserts the exact status and the words of kkm_last_error() that name the problem.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_test_util.h"
+#include "kkmeans.h"
+
+using namespace kkm_test;
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr double kNaN64 = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf64 = std::numeric_limits<double>::infinity();
+
+Dataset small() { return blobs(10, 2, 2, 42); }  // n = 20, d = 2
+
+// A model fitted on small().
+struct Fitted {
+    Dataset ds = small();
+    Model m;
+    explicit Fitted(const char* params = "k=2 method=exact kernel=rbf gamma=0.1 seed=1") {
+        m = make_model(params);
+        EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    }
+};
+const char* const kNystrom = "k=2 method=nystrom kernel=rbf gamma=0.1 m=8 seed=1";
+
+// A substring to find in the message, from a std::string.
+Word S(const std::string& text) { return Word(text, Word::substring); }
+
+// The model is still unfitted (a failed fit must not fit it).
+void expect_unfitted(const kkm_model* m) {
+    int32_t k = 0;
+    EXPECT_EQ(kkm_get_k(m, &k), KKM_ERR_NOT_FITTED);
+}
+
+}  // namespace
+
+// ================================================================== NULL pointers
+
+TEST(BadInputNull, SaveNullModel) {
+    EXPECT_TRUE(Fails(kkm_save(nullptr, "x.kkm"), KKM_ERR_INVALID_ARGUMENT, {W("model"), I("null")}));
+}
+
+TEST(BadInputNull, TimingsSizeQueryIsNotAnError) {
+    // buf = NULL with len = 0 is a size query (as for kkm_get_param); buf = NULL with len > 0
+    // is INVALID_ARGUMENT (test_api_errors.cpp NullPointer.GetTimingsBuf).
+    Fitted f;
+    size_t need = 0;
+    ASSERT_TRUE(Ok(kkm_get_timings(f.m.get(), nullptr, 0, &need)));
+    EXPECT_GT(need, 0u);
+    ASSERT_TRUE(Ok(kkm_get_param(f.m.get(), "method", nullptr, 0, &need)));
+    EXPECT_EQ(need, std::string("exact").size());
+}
+
+// ================================================================== sizes
+
+TEST(BadInputSizes, FitF64DZero) {
+    Model m = make_model("k=2");
+    const Dataset ds = small();
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, 0, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("d"), W("0")}));
+    expect_unfitted(m.get());
+}
+TEST(BadInputSizes, FitF64NNegative) {
+    Model m = make_model("k=2");
+    const Dataset ds = small();
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), -3, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("n"), W("-3")}));
+}
+TEST(BadInputSizes, AssignDZero) {
+    Fitted f;
+    std::vector<int32_t> labels(f.ds.n);
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, 0, labels.data(), nullptr),
+                      KKM_ERR_INVALID_ARGUMENT, {W("d"), W("0")}));
+}
+TEST(BadInputSizes, AssignF64NZero) {
+    Fitted f;
+    std::vector<int32_t> labels(f.ds.n);
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), f.ds.X64.data(), 0, f.ds.d, labels.data(), nullptr),
+                      KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+}
+TEST(BadInputSizes, TransformNZero) {
+    Fitted f(kNystrom);
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), 0, f.ds.d, out.data(), f.ds.n * 8),
+                      KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+}
+TEST(BadInputSizes, TransformDZero) {
+    Fitted f(kNystrom);
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, 0, out.data(), f.ds.n * 8),
+                      KKM_ERR_INVALID_ARGUMENT, {W("d"), W("0")}));
+}
+TEST(BadInputSizes, TransformNegativeOutLen) {
+    Fitted f(kNystrom);
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), -1),
+                      KKM_ERR_INVALID_ARGUMENT, {"out_len=-1", "feature_dim"}));
+}
+TEST(BadInputSizes, MetricsNZero) {
+    const int32_t a[3] = {0, 0, 1};
+    double out = 0;
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(a, a, 0, &out), KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(a, a, 0, &out), KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+}
+TEST(BadInputSizes, GetTimingsBufferTooSmall) {
+    Fitted f;
+    size_t need = 0;
+    ASSERT_TRUE(Ok(kkm_get_timings(f.m.get(), nullptr, 0, &need)));
+    std::vector<char> buf(4, 'x');
+    size_t len = 0;
+    EXPECT_TRUE(Fails(kkm_get_timings(f.m.get(), buf.data(), buf.size(), &len), KKM_ERR_INVALID_ARGUMENT,
+                      {"len=4", W(std::to_string(need + 1))}));
+    EXPECT_EQ(len, need);
+    EXPECT_EQ(buf[3], '\0') << "a truncated, NUL-terminated prefix";
+}
+
+// ================================================================== k
+
+TEST(BadInputK, ZeroNegativeAndOverflowInSetParams) {
+    Model m = make_model();
+    const std::string before = get_param(m.get(), "k");
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=0"), KKM_ERR_INVALID_ARGUMENT, {W("k"), "out of range", "[1,"}));
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=-3"), KKM_ERR_INVALID_ARGUMENT, {W("k"), "-3", "out of range"}));
+    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k", "2147483648"), KKM_ERR_INVALID_ARGUMENT,
+                      {W("k"), "2147483648", "out of range"}));
+    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "n_clusters", "0"), KKM_ERR_INVALID_ARGUMENT, {W("k")}))
+        << "an alias is reported under the parameter's name";
+    EXPECT_EQ(get_param(m.get(), "k"), before);
+}
+
+TEST(BadInputK, LargerThanNEveryOtherMethod) {
+    // exact and nystrom: test_api_errors.cpp ParamK.LargerThanN / LargerThanNNystrom.
+    const std::vector<float> X = {0, 0, 1, 1, 2, 2, 3, 3};  // n = 4, d = 2
+    const std::vector<double> X64(X.begin(), X.end());
+    for (const char* method : {"method=sketch", "method=rff", "method=minibatch", "method=nystrom solver=minibatch"}) {
+        Model m = make_model((std::string("k=5 gamma=1 ") + method).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), 4, 2, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {W("k"), W("n"), W("5"), W("4")}))
+            << method;
+        EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), X64.data(), 4, 2, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {W("k"), W("n"), W("5"), W("4")}))
+            << method;
+        expect_unfitted(m.get());
+    }
+}
+
+// ================================================================== NaN / Inf / out of float32 range
+
+TEST(BadInputData, NaNInXAtTransform) {
+    Fitted f(kNystrom);
+    std::vector<float> X = f.ds.X;
+    X[3 * f.ds.d + 1] = kNaN;
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * 8),
+                      KKM_ERR_INVALID_DATA, {"row 3", "column 1"}));
+}
+TEST(BadInputData, NaNInXAtAssignF64) {
+    Fitted f(kNystrom);
+    std::vector<double> X = f.ds.X64;
+    X[8 * f.ds.d + 0] = kNaN64;
+    std::vector<int32_t> labels(f.ds.n);
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
+                      KKM_ERR_INVALID_DATA, {"row 8", "column 0"}));
+}
+TEST(BadInputData, NaNInPrecomputedKernel) {
+    const Dataset ds = small();
+    std::vector<float> K(static_cast<size_t>(ds.n * ds.n), 0.0f);
+    for (int64_t i = 0; i < ds.n; ++i) K[i * ds.n + i] = 1.0f;
+    K[4 * ds.n + 9] = kNaN;
+    Model m = make_model("k=2 method=exact kernel=precomputed");
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr), KKM_ERR_INVALID_DATA, {"row 4", "column 9"}));
+}
+TEST(BadInputData, BeyondFloat32AtFitF64) {
+    // The computation runs in float32: a finite double beyond FLT_MAX cannot be converted.
+    Model m = make_model("k=2 method=exact gamma=1");
+    Dataset ds = small();
+    ds.X64[6 * ds.d + 1] = 1e300;
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 6", "column 1", "float32"}));
+    expect_unfitted(m.get());
+}
+TEST(BadInputData, BeyondFloat32AtAssignF64) {
+    Fitted f;
+    std::vector<double> X = f.ds.X64;
+    X[2 * f.ds.d + 0] = -1e39;
+    std::vector<int32_t> labels(f.ds.n);
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
+                      KKM_ERR_INVALID_DATA, {"row 2", "column 0", "float32"}));
+}
+
+// ================================================================== weights
+
+TEST(BadInputWeights, NaNF64) {
+    Model m = make_model("k=2 method=exact gamma=1");
+    const Dataset ds = small();
+    std::vector<double> w(ds.n, 1.0);
+    w[13] = kNaN64;
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                      {I("weight"), W("13")}));
+}
+TEST(BadInputWeights, InfAndBeyondFloat32F64) {
+    Model m = make_model("k=2 method=rff gamma=1");
+    const Dataset ds = small();
+    std::vector<double> w(ds.n, 1.0);
+    w[5] = kInf64;
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                      {I("weight"), W("5")}));
+    w[5] = 1.0;
+    w[17] = 1e300;  // finite, but not a float32
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                      {I("weight"), W("17")}));
+    expect_unfitted(m.get());
+}
+TEST(BadInputWeights, NegativeZeroIsZero) {
+    // -0.0 is not negative: a weight of -0.0 is a zero weight, and all of them is the all-zero error.
+    Model m = make_model("k=2 method=exact gamma=1");
+    const Dataset ds = small();
+    std::vector<float> w(ds.n, -0.0f);
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                      {I("weight"), "zero"}));
+    w[0] = 1.0f;
+    w[19] = 1.0f;
+    EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data())));
+}
+
+// ================================================================== parameters
+
+namespace {
+struct BadValue {
+    const char* key;
+    const char* value;
+    const char* why;  // the words of the message after the value
+};
+}  // namespace
+
+// Every parameter rejects a value outside its range, names itself, the value and its range,
+// and keeps its previous value.
+TEST(BadInputParams, EveryParameterRejectsOutOfRange) {
+    const BadValue cases[] = {
+        {"k", "0", "out of range"},
+        {"gamma", "0", "out of range"},
+        {"bandwidth_scale", "0", "out of range"},
+        {"bandwidth_scale", "-1", "out of range"},
+        {"degree", "21", "out of range"},
+        {"m", "0", "out of range"},
+        {"nystrom_rcond", "1", "out of range"},
+        {"nystrom_rcond", "-0.1", "out of range"},
+        {"rank", "0", "out of range"},
+        {"reg_rank", "0", "out of range"},
+        {"rls_lambda", "0", "out of range"},
+        {"batch_size", "0", "out of range"},
+        {"tau", "-1", "out of range"},
+        {"epsilon", "-0.5", "out of range"},
+        {"n_init", "0", "out of range"},
+        {"n_init", "1001", "out of range"},
+        {"max_iter", "0", "out of range"},
+        {"max_iter", "1000001", "out of range"},
+        {"tol", "1", "out of range"},
+        {"tol", "-1e-9", "out of range"},
+        {"seed", "-1", "out of range"},
+        {"seed", "9007199254740992", "out of range"},
+        {"threads", "-1", "out of range"},
+        {"threads", "1025", "out of range"},
+        {"max_memory_mb", "0", "out of range"},
+    };
+    for (const BadValue& c : cases) {
+        Model m = make_model();
+        const std::string before = get_param(m.get(), c.key);
+        EXPECT_TRUE(Fails(kkm_set_param(m.get(), c.key, c.value), KKM_ERR_INVALID_ARGUMENT,
+                          {W(c.key), S(std::string("'") + c.value + "'"), c.why, S(param_range(c.key))}))
+            << c.key << "=" << c.value;
+        EXPECT_EQ(get_param(m.get(), c.key), before) << c.key;
+    }
+}
+
+TEST(BadInputParams, EveryEnumRejectsAnUnknownValue) {
+    for (const char* key : {"method", "kernel", "sampling", "sketch", "solver", "learning_rate", "init"}) {
+        Model m = make_model();
+        const std::string before = get_param(m.get(), key);
+        EXPECT_TRUE(Fails(kkm_set_param(m.get(), key, "bogus"), KKM_ERR_INVALID_ARGUMENT,
+                          {W(key), "'bogus'", "not one of the choices", S(param_range(key))}))
+            << key;
+        EXPECT_TRUE(Fails(kkm_set_param(m.get(), key, ""), KKM_ERR_INVALID_ARGUMENT, {W(key)})) << key;
+        EXPECT_EQ(get_param(m.get(), key), before) << key;
+    }
+}
+
+TEST(BadInputParams, MalformedNumbers) {
+    const BadValue cases[] = {
+        {"k", "10abc", "is not an integer"},
+        {"k", " 3", "is not an integer"},
+        {"k", "0x10", "is not an integer"},
+        {"k", "1e3", "is not an integer"},
+        {"seed", "99999999999999999999999", "is not an integer"},  // beyond int64
+        {"tol", "0.5.5", "is not a finite number"},
+        {"gamma", "1e", "is not a finite number"},
+        {"gamma", "1e999", "is not a finite number"},  // overflows a double
+        {"gamma", "0,5", "is not a finite number"},
+        {"coef0", "nan", "is not a finite number"},
+        {"coef0", "-inf", "is not a finite number"},
+        {"m", "auto2", "is not an integer"},
+        {"rank", "None", "is not an integer"},  // the keyword is "none"
+    };
+    for (const BadValue& c : cases) {
+        Model m = make_model();
+        const std::string before = get_param(m.get(), c.key);
+        EXPECT_TRUE(Fails(kkm_set_param(m.get(), c.key, c.value), KKM_ERR_INVALID_ARGUMENT,
+                          {W(c.key), S(std::string("'") + c.value + "'"), c.why}))
+            << c.key << "=" << c.value;
+        EXPECT_EQ(get_param(m.get(), c.key), before) << c.key;
+    }
+}
+
+TEST(BadInputParams, Coef0BeyondFloat32) {
+    // coef0 accepts any finite double, but kernel=polynomial computes in float32: a value that
+    // does not fit is refused at fit (it would be undefined behaviour to convert, inf to use).
+    Model m = make_model("k=2 method=exact kernel=polynomial coef0=1e300");
+    const Dataset ds = small();
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"coef0=1e+300", "float32", "kernel=polynomial"}));
+    expect_unfitted(m.get());
+    // Kernels without coef0 ignore it.
+    ASSERT_TRUE(Ok(kkm_set_params(m.get(), "kernel=rbf gamma=1")));
+    EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+}
+
+// ================================================================== conflicting parameters
+
+TEST(BadInputConflicts, RankWithEveryOtherMethod) {
+    // method=exact: test_api_methods.cpp RankRestriction.ConflictsAreErrors.
+    const Dataset ds = small();
+    for (const char* method : {"method=sketch", "method=rff", "method=minibatch"}) {
+        Model m = make_model((std::string("k=2 gamma=1 rank=2 ") + method).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {W("rank"), "method=nystrom", "rank=none"}))
+            << method;
+        expect_unfitted(m.get());
+    }
+}
+
+TEST(BadInputConflicts, RandomFeaturesNeedAShiftInvariantKernel) {
+    // polynomial and precomputed: test_api_methods.cpp RankRestriction.ConflictsAreErrors.
+    const Dataset ds = small();
+    for (const char* kernel : {"linear", "cosine"}) {
+        Model m = make_model((std::string("k=2 method=rff kernel=") + kernel).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {"method=rff", "rbf", "laplacian", S(std::string("kernel=") + kernel)}))
+            << kernel;
+    }
+}
+
+TEST(BadInputConflicts, SketchLandmarksMoreThanN) {
+    // method=nystrom: test_api_errors.cpp Conflicts.LandmarksMoreThanN.
+    Model m = make_model("k=2 method=sketch m=50 gamma=1");
+    const Dataset ds = small();  // n = 20
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("m"), W("50"), W("20")}));
+}
+
+TEST(BadInputConflicts, PrecomputedNystromAssignRejectsDistances) {
+    // method=exact: test_api_errors.cpp Conflicts.PrecomputedAssignRejectsDistances.
+    const Dataset ds = small();
+    std::vector<float> K(static_cast<size_t>(ds.n * ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < ds.n; ++j) {
+            double s = 0;
+            for (int64_t c = 0; c < ds.d; ++c) {
+                const double t = static_cast<double>(ds.X[i * ds.d + c]) - ds.X[j * ds.d + c];
+                s += t * t;
+            }
+            K[i * ds.n + j] = static_cast<float>(std::exp(-0.1 * s));
+        }
+    }
+    Model m = make_model("k=2 method=nystrom kernel=precomputed m=10 seed=1");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr)));
+    std::vector<int32_t> labels(ds.n);
+    std::vector<float> dist(ds.n);
+    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()),
+                      KKM_ERR_INVALID_ARGUMENT, {"distances", "precomputed"}));
+    EXPECT_TRUE(Ok(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), nullptr)));
+}
+
+// ================================================================== corrupted model files
+
+TEST(BadInputModel, LoadFileThatIsNotAModel) {
+    Fitted f;
+    std::vector<int32_t> before(f.ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, before.data(), nullptr)));
+    const std::string path = ::testing::TempDir() + "kkm_bad_input_not_a_model.txt";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "k=3 method=exact\nthis is a text file, not a saved model\n";
+    }
+    EXPECT_TRUE(Fails(kkm_load(f.m.get(), path.c_str()), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);  // an empty file
+    }
+    EXPECT_TRUE(Fails(kkm_load(f.m.get(), path.c_str()), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    std::remove(path.c_str());
+    // The model is unchanged.
+    std::vector<int32_t> after(f.ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, after.data(), nullptr)));
+    EXPECT_EQ(after, before);
+    EXPECT_EQ(get_param(f.m.get(), "method"), "exact");
+}
+
+TEST(BadInputModel, TruncatedFileIsAFormatError) {
+    Fitted f(kNystrom);
+    int64_t size = 0;
+    ASSERT_TRUE(Ok(kkm_save_buffer(f.m.get(), nullptr, 0, &size)));
+    std::vector<unsigned char> bytes(static_cast<size_t>(size));
+    ASSERT_TRUE(Ok(kkm_save_buffer(f.m.get(), bytes.data(), size, &size)));
+    const std::string path = ::testing::TempDir() + "kkm_bad_input_truncated.kkm";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size() / 2));
+    }
+    Model target = make_model("k=3");
+    EXPECT_TRUE(Fails(kkm_load(target.get(), path.c_str()), KKM_ERR_FORMAT, {}));
+    std::remove(path.c_str());
+    expect_unfitted(target.get());
+    EXPECT_EQ(get_param(target.get(), "k"), "3");
+}

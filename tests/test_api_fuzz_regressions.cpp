@@ -1,0 +1,257 @@
+// Regression tests for what the libFuzzer targets in fuzz/ found (see fuzz/README.md), through
+// the public C API only. Each test names the target and the invariant it broke.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "api_test_util.h"
+
+using namespace kkm_test;
+
+namespace {
+
+std::vector<unsigned char> save(const kkm_model* m) {
+    int64_t size = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, nullptr, 0, &size)));
+    std::vector<unsigned char> bytes(static_cast<size_t>(size));
+    int64_t written = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, bytes.data(), size, &written)));
+    return bytes;
+}
+
+uint32_t crc32_of(const unsigned char* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int b = 0; b < 8; ++b) c = (c & 1) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+/// The model format's trailer: the last 4 bytes are the CRC-32 of every byte before them.
+void reseal(std::vector<unsigned char>& bytes) {
+    const uint32_t crc = crc32_of(bytes.data(), bytes.size() - 4);
+    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+}
+
+/// Offset of the top-level section `tag` (its 4-byte tag; u64 size follows), or SIZE_MAX.
+/// Top-level sections start after the 16-byte header: tag, u64 payload size, payload.
+size_t find_section(const std::vector<unsigned char>& bytes, const char* tag) {
+    size_t pos = 16;
+    while (pos + 12 <= bytes.size()) {
+        uint64_t size = 0;
+        std::memcpy(&size, bytes.data() + pos + 4, 8);
+        if (std::memcmp(bytes.data() + pos, tag, 4) == 0) return pos;
+        pos += 12 + static_cast<size_t>(size);
+    }
+    return SIZE_MAX;
+}
+
+/// Replaces the payload of the top-level section at `at` by an empty array (u64 count 0).
+void empty_array_section(std::vector<unsigned char>& bytes, size_t at) {
+    uint64_t size = 0;
+    std::memcpy(&size, bytes.data() + at + 4, 8);
+    const uint64_t new_size = 8, zero = 0;
+    bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at + 12),
+                bytes.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
+    bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at + 12), 8, 0);
+    std::memcpy(bytes.data() + at + 4, &new_size, 8);
+    std::memcpy(bytes.data() + at + 12, &zero, 8);
+}
+
+/// Assigns X with distances, checking labels in [0, k) and finite distances.
+void assign_checked(const kkm_model* m, const Dataset& ds, int32_t k, std::vector<int32_t>& labels,
+                    std::vector<float>& dist) {
+    labels.assign(static_cast<size_t>(ds.n), -1);
+    dist.assign(static_cast<size_t>(ds.n), -1.0f);
+    ASSERT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, labels.data(), dist.data())));
+    for (size_t i = 0; i < labels.size(); ++i) {
+        EXPECT_GE(labels[i], 0);
+        EXPECT_LT(labels[i], k);
+        EXPECT_TRUE(std::isfinite(dist[i])) << "row " << i << ": " << dist[i];
+    }
+}
+
+Dataset identical_rows(int64_t n, int64_t d, float value) {
+    Dataset ds;
+    ds.n = n;
+    ds.d = d;
+    ds.X.assign(static_cast<size_t>(n * d), value);
+    finish(ds);
+    return ds;
+}
+
+}  // namespace
+
+// fuzz_params: the canonical text of a float parameter kept 15 significant digits, so
+// tol=0.9999999999999999 was stored as "1", which [0, 1) refuses: get_param gave back a value
+// set_param rejected, and a model fitted with it saved a parameter block its loader refused.
+TEST(FuzzRegressions, FloatParameterReadBackSetsAgain) {
+    for (const char* key : {"tol", "nystrom_rcond"}) {
+        for (const char* value : {"0.9999999999999999", "0.99999999999999989", "0.12345678901234567"}) {
+            Model m = make_model();
+            ASSERT_TRUE(Ok(kkm_set_param(m.get(), key, value))) << key << "=" << value;
+            const std::string back = get_param(m.get(), key);
+            EXPECT_EQ(std::stod(back), std::stod(value)) << key << "=" << value << " reads back as " << back;
+            EXPECT_TRUE(Ok(kkm_set_param(m.get(), key, back.c_str()))) << key << " read back as " << back;
+            EXPECT_EQ(get_param(m.get(), key), back);
+        }
+    }
+    // Short values keep their short form.
+    Model m = make_model("tol=0.1 gamma=0.5 nystrom_rcond=1e-06");
+    EXPECT_EQ(get_param(m.get(), "tol"), "0.1");
+    EXPECT_EQ(get_param(m.get(), "gamma"), "0.5");
+    EXPECT_EQ(get_param(m.get(), "nystrom_rcond"), "1e-06");
+}
+
+TEST(FuzzRegressions, ModelWithToleranceJustBelowOneSavesAndLoads) {
+    const Dataset ds = blobs(20, 2, 3, 11);
+    Model m = make_model("k=3 method=exact threads=1 tol=0.9999999999999999");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const std::vector<unsigned char> bytes = save(m.get());
+    Model loaded = make_model();
+    EXPECT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    EXPECT_EQ(get_param(loaded.get(), "tol"), get_param(m.get(), "tol"));
+}
+
+// fuzz_fit: nystrom_rcond=0 kept eigenvalues of K_LL at float64 round-off (1e-65 for
+// duplicate landmarks); 1/sqrt of them overflowed the float32 projection, and with rank=
+// LAPACK then failed on Inf: KKM_ERR_INTERNAL ("eigen-decomposition ... failed, info=8").
+TEST(FuzzRegressions, NystromRcondZeroOnDuplicatePoints) {
+    const Dataset ds = identical_rows(28, 1, -4.0f);
+    for (const char* extra : {"rank=1", "", "rank=1 solver=minibatch batch_size=1", "sampling=kmeanspp"}) {
+        Model m = make_model((std::string("k=3 method=nystrom gamma=1 nystrom_rcond=0 threads=1 seed=0 ") + extra).c_str());
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr))) << extra;
+        double objective = -1;
+        ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
+        EXPECT_TRUE(std::isfinite(objective)) << extra << ": " << objective;
+        EXPECT_NEAR(objective, 0.0, 1e-3) << extra;  // identical points: zero spread
+        std::vector<int32_t> labels;
+        std::vector<float> dist;
+        assign_checked(m.get(), ds, 3, labels, dist);
+    }
+}
+
+// fuzz_fit: kernel values beyond float32 reached LAPACK as Inf and came back as
+// KKM_ERR_INTERNAL. Whatever catches them first, it must be a documented data/argument error.
+TEST(FuzzRegressions, OverflowingKernelIsNotAnInternalError) {
+    const Dataset ds = identical_rows(35, 6, -4.0f);
+    Model m = make_model("k=4 method=nystrom kernel=polynomial gamma=1e30 degree=4 coef0=-1 rank=1 "
+                         "nystrom_rcond=0 threads=1");
+    const kkm_status s = kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr);
+    EXPECT_TRUE(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT)
+        << kkm_status_string(s) << ": " << kkm_last_error();
+    EXPECT_STRNE(kkm_last_error(), "");
+}
+
+// fuzz_load: an array section with zero elements (valid: e.g. no stage timings) passed
+// memcpy(NULL, ..., 0) (undefined behaviour, reported by UBSan). Such a model loads and
+// assigns like the original.
+TEST(FuzzRegressions, EmptyArraySectionsLoad) {
+    const Dataset ds = blobs(15, 2, 3, 5);
+    Model m = make_model("k=3 method=exact threads=1");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    std::vector<unsigned char> bytes = save(m.get());
+    for (const char* tag : {"TIMN", "TIMS"}) {
+        const size_t at = find_section(bytes, tag);
+        ASSERT_NE(at, SIZE_MAX) << tag;
+        empty_array_section(bytes, at);
+    }
+    reseal(bytes);
+    Model loaded = make_model();
+    ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    char before[256] = "", after[256] = "";
+    EXPECT_TRUE(Ok(kkm_get_timings(m.get(), before, sizeof before, nullptr)));
+    EXPECT_TRUE(Ok(kkm_get_timings(loaded.get(), after, sizeof after, nullptr)));
+    EXPECT_NE(std::string(before).find("gamma="), std::string::npos) << before;
+    EXPECT_EQ(std::string(after).find("gamma="), std::string::npos) << after;  // no stages came back
+    std::vector<int32_t> a, b;
+    std::vector<float> da, db;
+    assign_checked(m.get(), ds, 3, a, da);
+    assign_checked(loaded.get(), ds, 3, b, db);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(da, db);
+}
+
+// fuzz_load: a damaged (resealed) file whose values a fit would refuse — a gamma or a basis
+// point beyond float32 — must be refused as FORMAT (kkm_load_buffer's contract), not with the
+// fit's INVALID_ARGUMENT / INVALID_DATA; and the model stays unfitted.
+TEST(FuzzRegressions, LoadRefusesOutOfRangeValuesAsFormat) {
+    const Dataset ds = blobs(15, 2, 3, 6);
+    for (const char* params : {"k=3 method=exact kernel=rbf gamma=0.5", "k=3 method=exact kernel=polynomial degree=3",
+                               "k=3 method=nystrom kernel=linear m=10"}) {
+        Model m = make_model((std::string(params) + " threads=1").c_str());
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        const std::vector<unsigned char> bytes = save(m.get());
+        // REPT payload: f64 objective, i64 iterations, f64 gamma, ...; BASE payload: u32 kind,
+        // then the BPTS section (tag, u64 size, u64 rows, u64 cols, floats).
+        const size_t rept = find_section(bytes, "REPT");
+        const size_t body = find_section(bytes, "BODY");
+        ASSERT_NE(rept, SIZE_MAX);
+        ASSERT_NE(body, SIZE_MAX);
+        std::vector<std::vector<unsigned char>> damaged;
+        for (const double gamma : {1e300, 1e-300}) {
+            std::vector<unsigned char> g = bytes;
+            std::memcpy(g.data() + rept + 12 + 16, &gamma, 8);
+            damaged.push_back(g);
+        }
+        size_t bpts = SIZE_MAX;
+        for (size_t i = body; i + 4 <= bytes.size(); ++i) {
+            if (std::memcmp(bytes.data() + i, "BPTS", 4) == 0) {
+                bpts = i;
+                break;
+            }
+        }
+        ASSERT_NE(bpts, SIZE_MAX);
+        for (const float huge : {3e38f, -3e38f}) {
+            std::vector<unsigned char> p = bytes;
+            std::memcpy(p.data() + bpts + 12 + 16, &huge, 4);  // first coordinate of the first point
+            damaged.push_back(p);
+        }
+        for (auto& d : damaged) {
+            reseal(d);
+            Model loaded = make_model();
+            const kkm_status s = kkm_load_buffer(loaded.get(), d.data(), static_cast<int64_t>(d.size()));
+            EXPECT_TRUE(s == KKM_OK || s == KKM_ERR_FORMAT) << params << ": " << kkm_status_string(s) << ": "
+                                                            << kkm_last_error();
+            int32_t k = 0;
+            if (s != KKM_OK) {
+                EXPECT_EQ(kkm_get_k(loaded.get(), &k), KKM_ERR_NOT_FITTED);
+            }
+        }
+    }
+}
+
+// fuzz_load: stage names "gamma kernel seeding  loyd" (a space for a letter) with 4 times loaded
+// (4 names taken, one of them empty, "loyd" dropped) but saved as "gamma kernel seeding " —
+// which the loader then refused: save(load(x)) did not load. Whatever the loader accepts must
+// save to bytes that load again.
+TEST(FuzzRegressions, AcceptedStageNamesSurviveTheNextSave) {
+    const Dataset ds = blobs(15, 2, 3, 7);
+    Model m = make_model("k=3 method=exact threads=1");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const std::vector<unsigned char> bytes = save(m.get());
+    const size_t timn = find_section(bytes, "TIMN");
+    ASSERT_NE(timn, SIZE_MAX);
+    uint64_t count = 0;
+    std::memcpy(&count, bytes.data() + timn + 12, 8);
+    const size_t text = timn + 20;  // the names, separated by single spaces
+    ASSERT_GE(count, 4u);
+    // Damage every position of the names in turn: a letter becomes a space, a space a letter.
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<unsigned char> d = bytes;
+        d[text + i] = d[text + i] == ' ' ? 'x' : ' ';
+        reseal(d);
+        Model loaded = make_model();
+        const kkm_status s = kkm_load_buffer(loaded.get(), d.data(), static_cast<int64_t>(d.size()));
+        ASSERT_TRUE(s == KKM_OK || s == KKM_ERR_FORMAT) << kkm_status_string(s) << ": " << kkm_last_error();
+        if (s != KKM_OK) continue;
+        const std::vector<unsigned char> again = save(loaded.get());
+        Model reloaded = make_model();
+        EXPECT_TRUE(Ok(kkm_load_buffer(reloaded.get(), again.data(), static_cast<int64_t>(again.size()))))
+            << "names damaged at " << i;
+        EXPECT_EQ(save(reloaded.get()), again) << "names damaged at " << i;
+    }
+}
