@@ -3,7 +3,8 @@
 # Idempotent: packages already installed are not fetched again; apt-get update runs only when
 # something is missing. Run as root (or through sudo).
 #   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data, and the
-#                                      R, Java and C# bindings with their test runners
+#                                      R, Java and C# bindings with their test runners, and
+#                                      clang with LLVM's OpenMP (scripts/sanitize.sh tsan-omp)
 #   scripts/install-deps.sh --bench    also scikit-learn and OpenBLAS for bench/
 set -euo pipefail
 
@@ -11,7 +12,8 @@ packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev lib
           zlib1g-dev python3 dataset-fashion-mnist
           swig openjdk-17-jdk-headless junit5
           mono-mcs mono-devel libnunit-cil-dev nunit-console
-          r-base-dev r-cran-testthat)
+          r-base-dev r-cran-testthat
+          clang libomp-dev libclang-rt-14-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-numpy python3-sklearn libopenblas-openmp-dev) ;;

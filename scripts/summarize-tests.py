@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Sums a meson testlog.json into one closing line "N passed, N failed".
+"""Sums meson testlog.json files into one closing line "N passed, N failed".
 
 A test whose output carries GoogleTest's summary counts its cases; one that prints
 "N passed, N failed" itself (the C ABI test, language suites) counts those; any other test
-counts as one case, passed or failed by its exit status."""
+counts as one case, passed or failed by its exit status.
+
+usage: summarize-tests.py [LOG...]   (default: build/meson-logs/testlog.json)
+With more than one log, each gets its own line "LOG: N passed, N failed" first; the last
+line is always the sum. A log that does not exist (its build failed before any test ran)
+counts as one failed case."""
 import json
 import re
 import sys
@@ -31,17 +36,33 @@ def count(entry):
     return (1, 0) if ok else (0, 1)
 
 
-def main(path):
+def summarize(path):
     passed = failed = 0
-    with open(path, encoding="utf-8") as log:
+    try:
+        log = open(path, encoding="utf-8")
+    except OSError as e:
+        print(f"{path}: {e.strerror}: counted as 1 failed", file=sys.stderr)
+        return 0, 1
+    with log:
         for line in log:
             if line.strip():
                 p, f = count(json.loads(line))
                 passed += p
                 failed += f
+    return passed, failed
+
+
+def main(paths):
+    passed = failed = 0
+    for path in paths:
+        p, f = summarize(path)
+        if len(paths) > 1:
+            print(f"{path}: {p} passed, {f} failed")
+        passed += p
+        failed += f
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "build/meson-logs/testlog.json"))
+    sys.exit(main(sys.argv[1:] or ["build/meson-logs/testlog.json"]))
