@@ -255,3 +255,24 @@ TEST(FuzzRegressions, AcceptedStageNamesSurviveTheNextSave) {
         EXPECT_EQ(save(reloaded.get()), again) << "names damaged at " << i;
     }
 }
+
+// fuzz_fit: a sketch squares kernel values; polynomial values near 1e35 overflowed the
+// objective to +inf (and distances to inf, every label 0) while the fit returned OK. Now the
+// fit refuses with INVALID_DATA naming the overflow, and the model stays unfitted.
+TEST(FuzzRegression, SketchOfHugeKernelValuesIsRefusedNotInfinite) {
+    std::vector<float> X;
+    for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < 6; ++j) X.push_back(((i * 7 + j * 3) % 5 < 2) ? -4000.0f : 4000.0f);
+    }
+    Model m = make_model("k=2 method=sketch m=6 kernel=polynomial degree=4 gamma=10 coef0=1 threads=1");
+    const kkm_status s = kkm_fit(m.get(), X.data(), 12, 6, nullptr);
+    if (s == KKM_OK) {
+        double objective = 0;
+        ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
+        EXPECT_TRUE(std::isfinite(objective));
+    } else {
+        EXPECT_TRUE(Fails(s, KKM_ERR_INVALID_DATA, {"overflow"}));
+        int32_t k = 0;
+        EXPECT_EQ(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED);
+    }
+}

@@ -34,10 +34,20 @@ template <class Fn>
 void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
     Progress* const progress = Progress::current();  // the calling thread's, or NULL
     if (progress != nullptr) progress->throw_if_cancelled();
+    if (threads <= 1 || nblocks <= 1) {  // no OpenMP region at all (libomp leaks in if(false) ones)
+        for (int64_t b = 0; b < nblocks; ++b) {
+            fn(b);
+            if (progress != nullptr) {
+                progress->poll_loop(b + 1, nblocks);
+                progress->throw_if_cancelled();
+            }
+        }
+        return;
+    }
     std::exception_ptr error;
     std::mutex error_mutex;
     std::atomic<int64_t> done{0};
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && nblocks > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t b = 0; b < nblocks; ++b) {
         if (progress != nullptr && progress->cancelled()) continue;
         try {

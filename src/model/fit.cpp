@@ -1,5 +1,6 @@
 // fit_model: validation that needs the data or several parameters together, the kernel
 // scale, and the dispatch to a method.
+#include <cmath>
 #include <string>
 
 #include "core/error.h"
@@ -33,6 +34,17 @@ void validate_combination(const Params& p) {
     }
 }
 
+std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
+    switch (context.p.method) {
+        case Method::exact: return fit_exact(context);
+        case Method::nystrom: return fit_nystrom(context);
+        case Method::sketch: return fit_sketch(context);
+        case Method::rff: return fit_rff(context);
+        case Method::minibatch: return fit_minibatch(context);
+    }
+    fail(KKM_ERR_INTERNAL, "unknown method");
+}
+
 }  // namespace
 
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
@@ -50,14 +62,14 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     }
     timer.stage("gamma");
     const FitContext context{p, X, w, report, timer, threads};
-    switch (p.method) {
-        case Method::exact: return fit_exact(context);
-        case Method::nystrom: return fit_nystrom(context);
-        case Method::sketch: return fit_sketch(context);
-        case Method::rff: return fit_rff(context);
-        case Method::minibatch: return fit_minibatch(context);
+    std::unique_ptr<FittedModel> model = dispatch(context);
+    // Kernel values near the float32 limit can overflow the sums of the objective and the
+    // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.
+    if (!std::isfinite(model->report().objective)) {
+        invalid_data("the fit's objective overflowed float32 (kernel values near 1e19 or more, from the data's "
+                     "scale, gamma, degree or coef0); rescale the data or lower gamma");
     }
-    fail(KKM_ERR_INTERNAL, "unknown method");
+    return model;
 }
 
 }  // namespace kkm
