@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <numbers>
@@ -147,6 +148,36 @@ inline ::testing::AssertionResult Ok(kkm_status got) {
     return ::testing::AssertionFailure() << "status " << static_cast<int>(got) << " ("
                                          << kkm_status_string(got) << "): \"" << kkm_last_error()
                                          << "\"";
+}
+
+// ------------------------------------------------------------------ model buffers
+
+// The model's serialised bytes (kkm_save_buffer: a size query, then the copy).
+inline std::vector<unsigned char> save(const kkm_model* m) {
+    int64_t size = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, nullptr, 0, &size)));
+    std::vector<unsigned char> bytes(static_cast<size_t>(size));
+    int64_t written = 0;
+    EXPECT_TRUE(Ok(kkm_save_buffer(m, bytes.data(), size, &written)));
+    EXPECT_EQ(written, size);
+    return bytes;
+}
+
+// The CRC-32 the model format uses (zlib's polynomial), recomputed here independently of the
+// library so that tests can craft buffers that pass the checksum.
+inline uint32_t crc32_of(const unsigned char* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int b = 0; b < 8; ++b) c = (c & 1) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+// The model format's trailer: the last 4 bytes are the CRC-32 of every byte before them.
+inline void reseal(std::vector<unsigned char>& bytes) {
+    const uint32_t crc = crc32_of(bytes.data(), bytes.size() - 4);
+    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
 }
 
 // ------------------------------------------------------------------ data

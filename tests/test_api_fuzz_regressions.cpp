@@ -12,30 +12,6 @@ using namespace kkm_test;
 
 namespace {
 
-std::vector<unsigned char> save(const kkm_model* m) {
-    int64_t size = 0;
-    EXPECT_TRUE(Ok(kkm_save_buffer(m, nullptr, 0, &size)));
-    std::vector<unsigned char> bytes(static_cast<size_t>(size));
-    int64_t written = 0;
-    EXPECT_TRUE(Ok(kkm_save_buffer(m, bytes.data(), size, &written)));
-    return bytes;
-}
-
-uint32_t crc32_of(const unsigned char* p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; ++i) {
-        c ^= p[i];
-        for (int b = 0; b < 8; ++b) c = (c & 1) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    }
-    return c ^ 0xFFFFFFFFu;
-}
-
-/// The model format's trailer: the last 4 bytes are the CRC-32 of every byte before them.
-void reseal(std::vector<unsigned char>& bytes) {
-    const uint32_t crc = crc32_of(bytes.data(), bytes.size() - 4);
-    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
-}
-
 /// Offset of the top-level section `tag` (its 4-byte tag; u64 size follows), or SIZE_MAX.
 /// Top-level sections start after the 16-byte header: tag, u64 payload size, payload.
 size_t find_section(const std::vector<unsigned char>& bytes, const char* tag) {

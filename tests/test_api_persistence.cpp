@@ -10,16 +10,6 @@ using namespace kkm_test;
 
 namespace {
 
-std::vector<unsigned char> save(const kkm_model* m) {
-    int64_t size = 0;
-    EXPECT_TRUE(Ok(kkm_save_buffer(m, nullptr, 0, &size)));
-    std::vector<unsigned char> bytes(static_cast<size_t>(size));
-    int64_t written = 0;
-    EXPECT_TRUE(Ok(kkm_save_buffer(m, bytes.data(), size, &written)));
-    EXPECT_EQ(written, size);
-    return bytes;
-}
-
 struct Assigned {
     std::vector<int32_t> labels;
     std::vector<float> dist;
@@ -37,22 +27,6 @@ std::vector<int32_t> training_labels(const kkm_model* m) {
     std::vector<int32_t> labels(static_cast<size_t>(n));
     EXPECT_TRUE(Ok(kkm_get_labels(m, labels.data(), n)));
     return labels;
-}
-
-/// The little-endian u32 / u64 at an offset, and the CRC-32 the format uses (recomputed
-/// here independently, to craft buffers that pass the checksum).
-uint32_t crc32_of(const unsigned char* p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; ++i) {
-        c ^= p[i];
-        for (int b = 0; b < 8; ++b) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    }
-    return c ^ 0xFFFFFFFFu;
-}
-
-void reseal(std::vector<unsigned char>& bytes) {
-    const uint32_t crc = crc32_of(bytes.data(), bytes.size() - 4);
-    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
 }
 
 /// Offset of the first section with this tag (searching the raw bytes).

@@ -60,11 +60,7 @@ int assign(const AssignRequest& request) {
     progress.end("assigning");
     write_labels_csv(request.labels_path, labels);
     if (request.truth_path) {
-        const std::vector<int32_t> truth = read_label_file(*request.truth_path);
-        if (truth.size() != labels.size()) {
-            throw ToolError(*request.truth_path + ": " + std::to_string(truth.size()) + " labels, but the input has " +
-                            std::to_string(labels.size()) + " rows");
-        }
+        const std::vector<int32_t> truth = read_truth(*request.truth_path, data.rows);
         print_field(std::cerr, "ARI", fixed(adjusted_rand_index(labels, truth), 4));
         print_field(std::cerr, "NMI", fixed(normalized_mutual_info(labels, truth), 4));
     }

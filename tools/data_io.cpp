@@ -60,6 +60,15 @@ std::vector<int32_t> read_label_file(const std::string& path) {
     return labels;
 }
 
+std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
+    std::vector<int32_t> truth = read_label_file(path);
+    if (static_cast<int64_t>(truth.size()) != n) {
+        throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " +
+                        std::to_string(n) + " rows");
+    }
+    return truth;
+}
+
 namespace {
 
 std::string separator_name(char separator) {

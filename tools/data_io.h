@@ -48,6 +48,9 @@ std::vector<int32_t> read_idx_labels(const std::string& path);
 /// the last one is used.
 std::vector<int32_t> read_label_file(const std::string& path);
 
+/// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
+std::vector<int32_t> read_truth(const std::string& path, int64_t n);
+
 /// Writes labels as CSV: header "label", then one label per line. "-" writes standard output.
 void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels);
 

@@ -51,15 +51,6 @@ FitRequest make_request(const ParsedArgs& parsed) {
     return request;
 }
 
-std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
-    std::vector<int32_t> truth = read_label_file(path);
-    if (static_cast<int64_t>(truth.size()) != n) {
-        throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " +
-                        std::to_string(n) + " rows");
-    }
-    return truth;
-}
-
 /// Fails before the (long) fit if an output file cannot be created at all.
 void check_output_dir(const std::string& path, const char* what) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();

@@ -1,11 +1,10 @@
 #include "cluster/lloyd_driver.h"
 
 #include <algorithm>
-
-#include "core/progress.h"
-
 #include <cstddef>
 #include <limits>
+
+#include "core/progress.h"
 
 namespace kkm {
 namespace {

@@ -2,6 +2,7 @@
 // into a kkm_status plus a thread-local message.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +20,14 @@ public:
 private:
     kkm_status status_;
 };
+
+/// A number for a message, printf's %.<digits>g: "1e+300", "-0.5", "nan" (std::to_string
+/// would print 1e300 with 300 digits and 1e-30 as 0.000000).
+inline std::string message_number(double v, int digits = 3) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
 
 [[noreturn]] inline void fail(kkm_status status, const std::string& message) {
     throw Error(status, message);

@@ -2,7 +2,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/error.h"
@@ -10,16 +9,8 @@
 namespace kkm {
 namespace {
 
-/// A value for a message: "1e+300", "-0.5", "nan" (std::to_string would print 1e300 with
-/// 300 digits).
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
-
 [[noreturn]] void bad_value(const char* name, int64_t row, int64_t col, double value) {
-    invalid_data(std::string(name) + " has a non-finite value (" + number(value) +
+    invalid_data(std::string(name) + " has a non-finite value (" + message_number(value, 9) +
                  ") at row " + std::to_string(row) + ", column " + std::to_string(col) +
                  " (0-based)");
 }
@@ -33,9 +24,9 @@ std::vector<float> check_weights_impl(const T* w, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
         const double v = static_cast<double>(w[i]);
         if (!std::isfinite(v) || v < 0 || v > FLT_MAX) {
-            invalid_data("weights[" + std::to_string(i) + "] = " + number(v) +
+            invalid_data("weights[" + std::to_string(i) + "] = " + message_number(v, 9) +
                          ": weights must be finite, >= 0 and within the float32 range (at most " +
-                         number(FLT_MAX) + ")");
+                         message_number(FLT_MAX, 9) + ")");
         }
         out[static_cast<size_t>(i)] = static_cast<float>(v);
         total += v;
@@ -78,7 +69,7 @@ Matrix to_float32(const double* X, int64_t n, int64_t d, const char* name) {
             const double v = X[i * d + j];
             if (!std::isfinite(v)) bad_value(name, i, j, v);
             if (std::fabs(v) > FLT_MAX) {
-                invalid_data(std::string(name) + " value " + number(v) + " at row " +
+                invalid_data(std::string(name) + " value " + message_number(v, 9) + " at row " +
                              std::to_string(i) + ", column " + std::to_string(j) +
                              " is beyond the float32 range");
             }

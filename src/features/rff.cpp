@@ -4,7 +4,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <numbers>
 #include <string>
 
@@ -24,11 +23,8 @@ void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
         invalid_argument("method=rff needs a finite gamma > 0, got gamma=" + std::to_string(gamma));
     }
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {  // the frequencies are float32
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "gamma=%.3g is outside [%.3g, %.3g], the float32 range "
-                      "method=rff draws its frequencies in", gamma, static_cast<double>(FLT_MIN),
-                      static_cast<double>(FLT_MAX));
-        invalid_argument(buf);
+        invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " +
+                         message_number(FLT_MAX) + "], the float32 range method=rff draws its frequencies in");
     }
     if (d < 1 || m < 1) {
         invalid_argument("method=rff needs d >= 1 and m >= 1, got d=" + std::to_string(d) +
@@ -84,11 +80,9 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng) 
                           ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
                           : fill_cauchy(W_.values.begin(), entries, gamma, rng);
     if (!fits) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "gamma=%.3g is too large for method=rff with kernel=%s: its "
-                      "random frequencies overflow float32; lower gamma or rescale the data",
-                      gamma, kernel_name(kernel));
-        invalid_argument(buf);
+        invalid_argument("gamma=" + message_number(gamma) + " is too large for method=rff with kernel=" +
+                         kernel_name(kernel) + ": its random frequencies overflow float32; lower gamma or "
+                         "rescale the data");
     }
     b_.resize(static_cast<size_t>(m));
     for (float& phase : b_) phase = static_cast<float>(2.0 * std::numbers::pi * rng.uniform());

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -69,18 +68,12 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
                  "derived from the data; set gamma explicitly");
 }
 
-std::string sci(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
-
 /// The kernels compute in float32: a resolved gamma must be a normal float32, else it becomes
 /// 0 or inf there and the kernel values NaN (0 * inf).
 double representable(double gamma, const char* spread_name, double spread) {
     if (gamma >= FLT_MIN && gamma <= FLT_MAX) return gamma;
-    invalid_data("gamma=auto resolved to " + sci(gamma) + " from the data's " + spread_name + " " +
-                 sci(spread) + ", outside [" + sci(FLT_MIN) + ", " + sci(FLT_MAX) +
+    invalid_data("gamma=auto resolved to " + message_number(gamma) + " from the data's " + spread_name + " " +
+                 message_number(spread) + ", outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
                  "], the float32 range the kernels are computed in: the data's scale is too " +
                  (gamma < FLT_MIN ? "large" : "small") +
                  "; rescale the data (e.g. standardize the columns)");

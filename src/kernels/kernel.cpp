@@ -2,7 +2,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/error.h"
@@ -25,12 +24,6 @@ std::vector<float> squared_norms(ConstMatrix X) {
     return out;
 }
 
-std::string sci(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
-
 /// Largest squared row norm the dot-product kernels accept: |x|^2 + |y|^2 - 2 x.y and every
 /// x.y then stay below FLT_MAX, so no kernel value overflows float32 (NaN downstream).
 constexpr double kMaxSquaredNorm = FLT_MAX / 4.0;
@@ -40,20 +33,20 @@ constexpr double kMaxSquaredNorm = FLT_MAX / 4.0;
 void check_row(KernelType type, float sq, double gamma, double coef0, int64_t degree) {
     const std::string rescale = "rescale the data (e.g. standardize the columns)";
     if (!(sq <= kMaxSquaredNorm)) {
-        invalid_data(std::string("X has a row with squared norm ") + sci(sq) + ": kernel=" + kernel_name(type) +
+        invalid_data(std::string("X has a row with squared norm ") + message_number(sq) + ": kernel=" + kernel_name(type) +
                      " computes dot products in float32, which overflow beyond a squared norm of " +
-                     sci(kMaxSquaredNorm) + "; " + rescale);
+                     message_number(kMaxSquaredNorm) + "; " + rescale);
     }
     if (type == KernelType::cosine && sq > 0.0f && sq < FLT_MIN) {
-        invalid_data("X has a row with squared norm " + sci(sq) +
-                     ", below the smallest normal float32 (" + sci(FLT_MIN) +
+        invalid_data("X has a row with squared norm " + message_number(sq) +
+                     ", below the smallest normal float32 (" + message_number(FLT_MIN) +
                      "): kernel=cosine cannot normalise it in float32; " + rescale);
     }
     if (type == KernelType::polynomial) {
         const double bound = std::pow(gamma * sq + std::fabs(coef0), static_cast<double>(degree));
         if (!(bound <= kMaxSquaredNorm)) {
-            invalid_data("kernel=polynomial: (gamma |x|^2 + |coef0|)^degree = " + sci(bound) +
-                         " for a row of X overflows float32 (at most " + sci(kMaxSquaredNorm) +
+            invalid_data("kernel=polynomial: (gamma |x|^2 + |coef0|)^degree = " + message_number(bound) +
+                         " for a row of X overflows float32 (at most " + message_number(kMaxSquaredNorm) +
                          "); lower degree or gamma, or " + rescale);
         }
     }
@@ -78,7 +71,7 @@ float float32_gamma(KernelType type, double gamma) {
                             type == KernelType::polynomial;
     if (!uses_gamma) return 0.0f;
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
-        invalid_argument("gamma=" + sci(gamma) + " is outside [" + sci(FLT_MIN) + ", " + sci(FLT_MAX) +
+        invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
                          "], the float32 range kernel=" + kernel_name(type) + " is computed in");
     }
     return static_cast<float>(gamma);
@@ -87,7 +80,7 @@ float float32_gamma(KernelType type, double gamma) {
 float float32_coef0(KernelType type, double coef0) {
     if (type != KernelType::polynomial) return 0.0f;
     if (!(std::fabs(coef0) <= FLT_MAX)) {
-        invalid_argument("coef0=" + sci(coef0) + " is beyond the float32 range (at most " + sci(FLT_MAX) +
+        invalid_argument("coef0=" + message_number(coef0) + " is beyond the float32 range (at most " + message_number(FLT_MAX) +
                          " in magnitude) kernel=polynomial is computed in");
     }
     return static_cast<float>(coef0);
