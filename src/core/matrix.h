@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "core/zeroed_buffer.h"
+
 namespace kkm {
 
 /// A read-only row-major n×d matrix view.
@@ -27,10 +29,10 @@ using ConstMatrix = MatrixView<float>;
 /// (or a caller's block copied into one) with one spare row plus this slack behind it.
 inline constexpr int64_t kGemmSlack = 64;
 
-/// An owning row-major float matrix, zero-initialised, with one spare row plus kGemmSlack
-/// zero floats after the last element (see kGemmSlack).
+/// An owning row-major float matrix, zero-initialised (without writing: see ZeroedBuffer),
+/// with one spare row plus kGemmSlack zero floats after the last element (see kGemmSlack).
 struct Matrix {
-    std::vector<float> values;
+    ZeroedBuffer values;
     int64_t rows = 0;
     int64_t cols = 0;
 
@@ -45,7 +47,7 @@ struct Matrix {
     /// Makes this a rows×cols matrix, reusing the storage when it is large enough.
     void reshape(int64_t r, int64_t c) {
         const auto need = static_cast<size_t>(r * c + c + kGemmSlack);
-        if (values.size() < need) values.assign(need, 0.0f);
+        if (values.size() < need) values = ZeroedBuffer(need);
         rows = r;
         cols = c;
     }

@@ -39,7 +39,7 @@ double open_uniform(Rng& rng) {
 
 /// Stores v as a float32 frequency; false (and 0 stored) when v is beyond the float32 range
 /// (converting it would be undefined behaviour).
-bool store(std::vector<float>::iterator at, double v) {
+bool store(float* at, double v) {
     const bool fits = std::fabs(v) <= FLT_MAX;
     *at = fits ? static_cast<float>(v) : 0.0f;
     return fits;
@@ -48,7 +48,7 @@ bool store(std::vector<float>::iterator at, double v) {
 /// Fills `out` with i.i.d. N(0, std²) draws, Box–Muller, both values of each pair used in
 /// order (the second of the last pair is dropped when the count is odd). False if a draw
 /// does not fit a float32.
-bool fill_normal(std::vector<float>::iterator out, size_t count, double std, Rng& rng) {
+bool fill_normal(float* out, size_t count, double std, Rng& rng) {
     bool fits = true;
     for (size_t i = 0; i < count; i += 2) {
         const double radius = std * std::sqrt(-2.0 * std::log(open_uniform(rng)));
@@ -61,7 +61,7 @@ bool fill_normal(std::vector<float>::iterator out, size_t count, double std, Rng
 
 /// Fills `out` with i.i.d. Cauchy(0, scale) draws: scale · tan(π(u − ½)), u ∈ (0, 1). False if
 /// a draw does not fit a float32 (|tan| reaches about 6e15).
-bool fill_cauchy(std::vector<float>::iterator out, size_t count, double scale, Rng& rng) {
+bool fill_cauchy(float* out, size_t count, double scale, Rng& rng) {
     bool fits = true;
     for (size_t i = 0; i < count; ++i) {
         const double u = open_uniform(rng);
