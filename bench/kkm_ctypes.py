@@ -134,10 +134,13 @@ def load_fashion_mnist(data_dir, n=0, split="train"):
 def papers_gamma(X):
     """gamma = 1/(2 sigma^2), sigma^2 = mean pairwise squared distance = 2(mean|x|^2 - |mean x|^2)."""
     import numpy as np
-    X64 = X.astype(np.float64)
-    mean_sq_norm = float(np.einsum("ij,ij->", X64, X64)) / X.shape[0]
-    mean = X64.mean(axis=0)
-    sigma2 = 2.0 * (mean_sq_norm - float(mean @ mean))
+    total_sq, total = 0.0, np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], 65536):  # float64 in chunks: no n x d float64 copy
+        X64 = X[start:start + 65536].astype(np.float64)
+        total_sq += float(np.einsum("ij,ij->", X64, X64))
+        total += X64.sum(axis=0)
+    mean = total / X.shape[0]
+    sigma2 = 2.0 * (total_sq / X.shape[0] - float(mean @ mean))
     return 1.0 / (2.0 * sigma2)
 
 

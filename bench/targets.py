@@ -1,0 +1,364 @@
+#!/usr/bin/python3
+"""The issue's performance targets P1-P5, each measured as a ratio inside this one script:
+
+  P1  Nystrom fit on Fashion-MNIST (m=1000, k=10) against scikit-learn Nystroem + KMeans
+      (n_init=1): >= 10x faster at an NMI >= scikit-learn's - 0.005.
+  P2  exact kernel k-means on n=10000 (Fashion-MNIST subsample) against kernlab::kkmeans:
+      >= 100x faster at an objective no worse (exact-kernel objective of both labellings,
+      numpy float64).
+  P3  method=minibatch (library defaults) against method=exact on Fashion-MNIST:
+      >= 10x faster at |ARI difference| <= 0.02.
+  P4  the kernel-block stage of the Nystrom fit (stage "kernel+eigen": K(X, L), n x m x d,
+      with the m x m eigen-decomposition beside it) runs at >= 60% of the sgemm rate this
+      script measures on the same shape (n x d times d x m) with the library's BLAS (BLIS
+      through ctypes, same thread count).
+  P5  scale: Fashion-MNIST replicated 8x with N(0, 0.01^2) noise (480000 x 784), k=10,
+      m=1000: >= 10x faster than scikit-learn at a lower peak RSS; 1,000,000 x 784 in <= 60 s
+      with peak RSS <= input + 2*n*m*4 bytes; time(2n)/time(n) <= 2.1 (500000 vs 1000000).
+      Each P5 fit runs in a child process of its own, so that its peak RSS
+      (getrusage ru_maxrss, which includes generating the input) is its own.
+
+The targets are reported, never asserted: this prints a Markdown table (target | measured |
+goal | met) and the details, and writes them to bench/results/targets.md.
+
+    /usr/bin/python3 bench/targets.py                 # everything (about 15-20 min on 2 cores)
+    /usr/bin/python3 bench/targets.py --only P1,P4    # a subset
+    /usr/bin/python3 bench/targets.py --quick         # small sizes, a smoke test (< 2 min)
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, choose_openblas_core,
+                        cpu_name, load_fashion_mnist, log, mean_std, numpy_blas, open_library,
+                        papers_gamma, parse_timings, subsample)
+
+RESULTS_DIR = REPO_ROOT / "bench" / "results"
+OUT_DIR = REPO_ROOT / "bench" / "out"
+TARGETS = ["P1", "P2", "P3", "P4", "P5"]
+NOISE_SD = 0.01     # P5 replication noise (pixels are in [0, 1])
+REPLICA_SEED = 7    # P5 noise generator
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", default=",".join(TARGETS), help="comma-separated subset of P1..P5")
+    p.add_argument("--quick", action="store_true", help="small sizes everywhere (smoke test)")
+    p.add_argument("--seeds", type=int, default=3, help="seeds for P1 and P3's minibatch (default 3)")
+    p.add_argument("--threads", type=int, default=0, help="threads for every system (0 = all cores)")
+    p.add_argument("--lib", default=None, help="libkkmeans.so (default $KKMEANS_LIB or build/src)")
+    p.add_argument("--data-dir", default=DEFAULT_FASHION_DIR)
+    p.add_argument("--p2-n", type=int, default=10000, help="rows for P2 (default 10000)")
+    p.add_argument("--p3-n", type=int, default=60000, help="rows for P3 (default all 60000)")
+    p.add_argument("--p5-rows", default="480000,500000,1000000",
+                   help="P5 sizes: the scikit-learn race, then n and 2n for the scaling")
+    p.add_argument("--skip-sklearn-p5", action="store_true", help="P5 without scikit-learn (~100 s)")
+    p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
+    p.add_argument("--json", default=str(OUT_DIR / "targets.json"))
+    p.add_argument("--markdown", default=None,
+                   help="where the tables go (default bench/results/targets.md; --quick: bench/out/targets-quick.md)")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)  # internal: P5 child
+    p.add_argument("--rows", type=int, default=0, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def threads_param(args):
+    return f"threads={args.threads}"
+
+
+def mean(values):
+    return statistics.mean(values) if values else float("nan")
+
+
+# ---------------------------------------------------------------------------- P1
+
+def p1(args, kkm, metrics):
+    from sklearn.cluster import KMeans
+    from sklearn.kernel_approximation import Nystroem
+    from threadpoolctl import threadpool_limits
+    X, y = load_fashion_mnist(args.data_dir, 6000 if args.quick else 0)
+    gamma = papers_gamma(X)
+    m = 200 if args.quick else 1000
+    ours, theirs = [], []
+    for seed in range(args.seeds):
+        labels, seconds, timings, _ = kkm.fit(
+            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 {threads_param(args)}")
+        ours.append(dict(seconds=seconds, nmi=metrics.normalized_mutual_info_score(y, labels),
+                         stages=timings))
+        log(f"P1 kkmeans seed {seed}: {seconds:.2f} s ({timings})")
+        with threadpool_limits(limits=args.threads or None):
+            start = time.perf_counter()
+            F = Nystroem(kernel="rbf", gamma=gamma, n_components=m, random_state=seed).fit_transform(X)
+            middle = time.perf_counter()
+            labels = KMeans(n_clusters=10, n_init=1, random_state=seed).fit(F).labels_
+            end = time.perf_counter()
+        theirs.append(dict(seconds=end - start, nmi=metrics.normalized_mutual_info_score(y, labels),
+                           stages=f"nystroem={middle - start:.3f} kmeans={end - middle:.3f}"))
+        log(f"P1 scikit-learn seed {seed}: {end - start:.2f} s ({theirs[-1]['stages']})")
+    ratio = mean([r["seconds"] for r in theirs]) / mean([r["seconds"] for r in ours])
+    dnmi = mean([r["nmi"] for r in ours]) - mean([r["nmi"] for r in theirs])
+    rows = [("kkmeans nystrom", ours), ("scikit-learn Nystroem + KMeans(n_init=1)", theirs)]
+    detail = [f"### P1: Fashion-MNIST n={X.shape[0]}, m={m}, k=10, gamma={gamma:.6g}, {args.seeds} seeds\n",
+              "| system | fit time (s) | NMI |", "|---|---:|---:|"]
+    detail += [f"| {name} | {mean_std([r['seconds'] for r in runs], 2)} | "
+               f"{mean_std([r['nmi'] for r in runs], 4)} |" for name, runs in rows]
+    detail += ["", f"kkmeans stages (seed 0): {ours[0]['stages']}",
+               f"scikit-learn stages (seed 0): {theirs[0]['stages']}", ""]
+    summary = ("P1 Nystrom vs scikit-learn (Fashion-MNIST, m=1000)",
+               f"{ratio:.2f}x faster, NMI {dnmi:+.4f}", ">= 10x, NMI >= -0.005",
+               ratio >= 10 and dnmi >= -0.005)
+    return summary, detail, dict(kkmeans=ours, sklearn=theirs, ratio=ratio, nmi_diff=dnmi)
+
+
+# ---------------------------------------------------------------------------- P2
+
+def p2(args, kkm, metrics):
+    import peers
+    n = 1000 if args.quick else args.p2_n
+    X, y = load_fashion_mnist(args.data_dir, n)
+    gamma = papers_gamma(X)
+    labels, seconds, timings, _ = kkm.fit(
+        X, f"k=10 method=exact gamma={gamma!r} seed=0 n_init=1 {threads_param(args)}")
+    ours = dict(seconds=seconds, objective=peers.kernel_objective(X, labels, gamma),
+                nmi=metrics.normalized_mutual_info_score(y, labels), stages=timings)
+    log(f"P2 kkmeans exact: {seconds:.2f} s, objective {ours['objective']:.6g}")
+    theirs = peers.kernlab_kkmeans(X, 10, gamma, seed=0)
+    if theirs.get("error"):
+        detail = [f"### P2: kernlab failed: {theirs['error']}\n"]
+        return ("P2 exact vs kernlab::kkmeans", "kernlab failed", ">= 100x", False), detail, dict(kkmeans=ours, kernlab=theirs)
+    theirs["objective"] = peers.kernel_objective(X, theirs["labels"], gamma)
+    theirs["nmi"] = metrics.normalized_mutual_info_score(y, theirs["labels"])
+    log(f"P2 kernlab: {theirs['time_s']:.2f} s, objective {theirs['objective']:.6g}")
+    ratio = theirs["time_s"] / seconds
+    rel = ours["objective"] / theirs["objective"] - 1
+    detail = [f"### P2: exact kernel k-means, Fashion-MNIST subsample n={n}, k=10, gamma={gamma:.6g}, seed 0\n",
+              "| system | fit time (s) | objective (mean per point, exact kernel) | NMI |", "|---|---:|---:|---:|",
+              f"| kkmeans method=exact | {seconds:.2f} | {ours['objective']:.6f} | {ours['nmi']:.4f} |",
+              f"| kernlab::kkmeans {theirs.get('version', '')} | {theirs['time_s']:.2f} | "
+              f"{theirs['objective']:.6f} | {theirs['nmi']:.4f} |", ""]
+    summary = ("P2 exact vs kernlab::kkmeans (n=%d)" % n, f"{ratio:.1f}x faster, objective {rel:+.2%}",
+               ">= 100x, objective no worse", ratio >= 100 and rel <= 1e-9)
+    for r in (ours, theirs):
+        r.pop("labels", None)
+    return summary, detail, dict(kkmeans=ours, kernlab=theirs, ratio=ratio, objective_rel=rel)
+
+
+# ---------------------------------------------------------------------------- P3
+
+def p3(args, kkm, metrics):
+    n = 6000 if args.quick else args.p3_n
+    X, y = load_fashion_mnist(args.data_dir, n)
+    gamma = papers_gamma(X)
+    memory = "max_memory_mb=16000" if n * n * 4 > 3.5e9 else ""
+    exact, mini = [], []
+    seeds = 1 if args.quick else max(1, min(args.seeds, 2))
+    for seed in range(seeds):
+        labels, seconds, timings, _ = kkm.fit(
+            X, f"k=10 method=exact gamma={gamma!r} seed={seed} {memory} {threads_param(args)}")
+        exact.append(dict(seconds=seconds, ari=metrics.adjusted_rand_score(y, labels), stages=timings))
+        log(f"P3 exact seed {seed}: {seconds:.2f} s ARI {exact[-1]['ari']:.4f}")
+    for seed in range(args.seeds):
+        labels, seconds, timings, _ = kkm.fit(
+            X, f"k=10 method=minibatch gamma={gamma!r} seed={seed} {threads_param(args)}")
+        mini.append(dict(seconds=seconds, ari=metrics.adjusted_rand_score(y, labels), stages=timings))
+        log(f"P3 minibatch seed {seed}: {seconds:.2f} s ARI {mini[-1]['ari']:.4f}")
+    ratio = mean([r["seconds"] for r in exact]) / mean([r["seconds"] for r in mini])
+    dari = mean([r["ari"] for r in mini]) - mean([r["ari"] for r in exact])
+    detail = [f"### P3: minibatch (library defaults) vs exact, Fashion-MNIST n={n}, k=10\n",
+              "| method | seeds | fit time (s) | ARI |", "|---|---:|---:|---:|",
+              f"| exact | {len(exact)} | {mean_std([r['seconds'] for r in exact], 2)} | {mean_std([r['ari'] for r in exact], 4)} |",
+              f"| minibatch | {len(mini)} | {mean_std([r['seconds'] for r in mini], 2)} | {mean_std([r['ari'] for r in mini], 4)} |",
+              "", f"minibatch stages (seed 0): {mini[0]['stages']}", ""]
+    summary = (f"P3 minibatch vs exact (Fashion-MNIST n={n})", f"{ratio:.1f}x faster, ARI {dari:+.4f}",
+               ">= 10x, |dARI| <= 0.02", ratio >= 10 and abs(dari) <= 0.02)
+    return summary, detail, dict(exact=exact, minibatch=mini, ratio=ratio, ari_diff=dari)
+
+
+# ---------------------------------------------------------------------------- P4
+
+def blis_sgemm_seconds(n, d, m, threads, repeats=2):
+    """Best of `repeats` cblas_sgemm (BLIS, the library's default BLAS) of X (n x d) times
+    L^T (d x m), with BLIS_NUM_THREADS set for this call's process (set before loading)."""
+    import numpy as np
+    blis = ctypes.CDLL("libblis.so.4")
+    rng = np.random.default_rng(0)
+    A = rng.random((n, d), dtype=np.float32)
+    B = rng.random((m, d), dtype=np.float32)
+    C = np.empty((n, m), dtype=np.float32)
+    vp = ctypes.c_void_p
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        blis.cblas_sgemm(101, 111, 112, n, m, d, ctypes.c_float(1.0), vp(A.ctypes.data), d,
+                         vp(B.ctypes.data), d, ctypes.c_float(0.0), vp(C.ctypes.data), m)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def p4(args, kkm, metrics):
+    X, _ = load_fashion_mnist(args.data_dir, 6000 if args.quick else 0)
+    n, d = X.shape
+    m = 200 if args.quick else 1000
+    threads = args.threads or os.cpu_count()
+    stage = []
+    for seed in range(2):
+        _, _, timings, _ = kkm.fit(X, f"k=10 method=nystrom m={m} gamma=auto seed={seed} n_init=1 {threads_param(args)}")
+        stage.append(float(parse_timings(timings)["kernel+eigen"]))
+    ours = min(stage)
+    gemm = blis_sgemm_seconds(n, d, m, threads)
+    flop = 2.0 * n * m * d
+    share = gemm / ours
+    detail = [f"### P4: kernel block K(X, L), n={n}, d={d}, m={m}, {threads} threads\n",
+              "| what | seconds | GFLOP/s |", "|---|---:|---:|",
+              f"| kkmeans stage kernel+eigen (best of 2) | {ours:.3f} | {flop / ours / 1e9:.1f} |",
+              f"| BLIS cblas_sgemm, same shape (best of 2) | {gemm:.3f} | {flop / gemm / 1e9:.1f} |", "",
+              "The stage also computes the m x m eigen-decomposition (LAPACK, float64) on one thread "
+              "beside the kernel rows, squared norms, exp, and writes the n x m block.", ""]
+    summary = ("P4 kernel-block rate vs sgemm", f"{share:.0%} of sgemm", ">= 60%", share >= 0.6)
+    return summary, detail, dict(stage_s=stage, sgemm_s=gemm, share=share)
+
+
+# ---------------------------------------------------------------------------- P5
+
+def replicated_fashion(args, rows):
+    """Fashion-MNIST train rows repeated until `rows`, each copy plus N(0, NOISE_SD^2) noise
+    (copy c from generator seed REPLICA_SEED + c), float32, built in place chunk by chunk."""
+    import numpy as np
+    base, y = load_fashion_mnist(args.data_dir)
+    n0 = base.shape[0]
+    X = np.empty((rows, base.shape[1]), dtype=np.float32)
+    labels = np.empty(rows, dtype=np.int32)
+    for c, start in enumerate(range(0, rows, n0)):
+        count = min(n0, rows - start)
+        noise = np.random.default_rng(REPLICA_SEED + c).standard_normal((count, base.shape[1]), dtype=np.float32)
+        np.multiply(noise, np.float32(NOISE_SD), out=noise)
+        np.add(base[:count], noise, out=X[start:start + count])
+        labels[start:start + count] = y[:count]
+        del noise
+    del base
+    return X, labels
+
+
+def p5_child(args):
+    """One P5 fit in this process; prints one JSON line."""
+    from sklearn import metrics
+    X, y = replicated_fashion(args, args.rows)
+    gamma = papers_gamma(X)
+    m = 200 if args.quick else 1000
+    input_bytes = X.nbytes
+    if args.child == "kkmeans":
+        kkm = open_library(args.lib)
+        labels, seconds, timings, _ = kkm.fit(
+            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}")
+        stages = timings
+    else:
+        from sklearn.cluster import KMeans
+        from sklearn.kernel_approximation import Nystroem
+        from threadpoolctl import threadpool_limits
+        with threadpool_limits(limits=args.threads or None):
+            start = time.perf_counter()
+            F = Nystroem(kernel="rbf", gamma=gamma, n_components=m, random_state=0).fit_transform(X)
+            middle = time.perf_counter()
+            labels = KMeans(n_clusters=10, n_init=1, random_state=0).fit(F).labels_
+            seconds = time.perf_counter() - start
+        stages = f"nystroem={middle - start:.3f} kmeans={seconds - (middle - start):.3f}"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(dict(system=args.child, rows=args.rows, m=m, seconds=seconds, peak_rss=rss,
+                          input_bytes=input_bytes, nmi=float(metrics.normalized_mutual_info_score(y, labels)),
+                          stages=stages)))
+
+
+def run_child(args, system, rows):
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", system, "--rows", str(rows),
+           "--threads", str(args.threads), "--data-dir", str(args.data_dir),
+           "--openblas-core", args.openblas_core] + (["--lib", args.lib] if args.lib else []) + \
+          (["--quick"] if args.quick else [])
+    log(f"P5 {system} n={rows}...")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"P5 child {system} n={rows} failed:\n{out.stderr[-2000:]}")
+    record = json.loads(out.stdout.strip().splitlines()[-1])
+    log(f"P5 {system} n={rows}: {record['seconds']:.1f} s, peak RSS {record['peak_rss'] / 2**30:.2f} GiB ({record['stages']})")
+    return record
+
+
+def p5(args, kkm, metrics):
+    race, n1, n2 = [int(v) for v in args.p5_rows.split(",")]
+    if args.quick:
+        race, n1, n2 = 60000, 60000, 120000
+    ours = run_child(args, "kkmeans", race)
+    theirs = None if args.skip_sklearn_p5 else run_child(args, "sklearn", race)
+    small = run_child(args, "kkmeans", n1)
+    big = run_child(args, "kkmeans", n2)
+    gib = 2.0 ** 30
+    rss_limit = big["input_bytes"] + 2 * n2 * big["m"] * 4
+    growth = big["seconds"] / small["seconds"]
+    detail = [f"### P5: Fashion-MNIST replicated with N(0, {NOISE_SD}^2) noise, k=10, m={ours['m']}\n",
+              "| system | n | fit time (s) | peak RSS (GiB) | input (GiB) | NMI | stages |", "|---|---:|---:|---:|---:|---:|---|"]
+    for r in [ours, theirs, small, big]:
+        if r:
+            detail.append(f"| {r['system']} | {r['rows']} | {r['seconds']:.1f} | {r['peak_rss'] / gib:.2f} | "
+                          f"{r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | {r['stages']} |")
+    detail.append("")
+    rows = []
+    if theirs:
+        ratio = theirs["seconds"] / ours["seconds"]
+        rows.append((f"P5a n={race} vs scikit-learn", f"{ratio:.1f}x faster, RSS {ours['peak_rss'] / gib:.1f} vs "
+                     f"{theirs['peak_rss'] / gib:.1f} GiB", ">= 10x, lower RSS",
+                     ratio >= 10 and ours["peak_rss"] < theirs["peak_rss"]))
+    rows.append((f"P5b n={n2} time", f"{big['seconds']:.1f} s", "<= 60 s", big["seconds"] <= 60))
+    rows.append((f"P5c n={n2} peak RSS", f"{big['peak_rss'] / gib:.2f} GiB (bound {rss_limit / gib:.2f})",
+                 "<= input + 2nm4", big["peak_rss"] <= rss_limit))
+    rows.append((f"P5d time({n2})/time({n1})", f"{growth:.2f}", "<= 2.1", growth <= 2.1))
+    return rows, detail, dict(race=[ours, theirs], scaling=[small, big])
+
+
+# ---------------------------------------------------------------------------- main
+
+def main():
+    args = parse_args()
+    core_note = choose_openblas_core(args.openblas_core)
+    threads = args.threads or os.cpu_count()
+    os.environ["BLIS_NUM_THREADS"] = str(threads)  # for P4's reference sgemm (read at BLIS load)
+    if args.child:
+        return p5_child(args)
+    from sklearn import metrics
+    kkm = open_library(args.lib)
+    chosen = [t.strip().upper() for t in args.only.split(",") if t.strip()]
+    runners = dict(P1=p1, P2=p2, P3=p3, P4=p4, P5=p5)
+    summary, details, raw = [], [], {}
+    for name in chosen:
+        if name not in runners:
+            raise SystemExit(f"--only: unknown target {name!r}; accepted: {', '.join(TARGETS)}")
+        log(f"--- {name}")
+        rows, detail, record = runners[name](args, kkm, metrics)
+        summary += rows if isinstance(rows, list) else [rows]
+        details += detail
+        raw[name] = record
+    lines = [f"## Performance targets{' (--quick: small sizes, not the targets)' if args.quick else ''}\n",
+             "| target | measured | goal | met |", "|---|---|---|---|"]
+    lines += [f"| {t} | {m} | {g} | {'yes' if ok else '**no**'} |" for t, m, g, ok in summary]
+    lines += ["", f"kkmeans {kkm.version()} ({kkm.path}), {threads} threads, CPU {cpu_name()}, "
+              f"python {platform.python_version()}, numpy/scikit-learn BLAS {numpy_blas()}; {core_note}", ""]
+    lines += details
+    text = "\n".join(lines)
+    if args.markdown is None:
+        args.markdown = str(OUT_DIR / "targets-quick.md") if args.quick else str(RESULTS_DIR / "targets.md")
+    print(text)
+    Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.markdown).write_text(text + "\n")
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(raw, indent=2, default=float) + "\n")
+
+
+if __name__ == "__main__":
+    main()
