@@ -19,7 +19,7 @@ classes, source, sha256 ok).
 | shuttle | 58000 × 9 | 7 | R mlbench Shuttle (UCI Statlog shuttle) | per-column min-max to [0, 1]; very imbalanced |
 | digits | 1797 × 64 | 10 | scikit-learn load_digits (bundled with python3-sklearn) | pixels / 16 |
 | spirals | 300 × 2 | 2 | R mlbench.spirals(300, cycles=1, sd=0.05) after set.seed(1) | none |
-| rings | n × 2 (default 1500) | 3 | generated (numpy) | none |
+| rings | n × 2 (default 2000) | 2 | generated (numpy) | none |
 | blobs | n × 2 (default 3000) | 5 | generated (numpy) | none |
 
 Scaling: with the papers' gamma (1 / (2 * mean pairwise squared distance)) a global scale
@@ -165,8 +165,8 @@ SPECS = {
                     "(kernlab's data(spirals) has no labels)", package="r-cran-mlbench",
                     preprocessing="none", splits="none",
                     checksum="sha256 of the Rscript export bench/out/spirals.csv"),
-    "rings": dict(title="rings", rows=1500, d=2, classes=3, kind="generated",
-                  source="generated: 3 concentric rings, radii 1, 2, 3, n/3 points each, "
+    "rings": dict(title="rings", rows=2000, d=2, classes=2, kind="generated",
+                  source="generated: 2 concentric rings, radii 1 and 3 (as in the tests), n/2 points each, "
                   "uniform angle, isotropic Gaussian noise sd=noise (default 0.1)",
                   package=None, preprocessing="none", splits="none", checksum="none (deterministic)"),
     "blobs": dict(title="blobs", rows=3000, d=2, classes=5, kind="generated",
@@ -360,15 +360,15 @@ def _load_digits():
 
 # ---------------------------------------------------------------------------- generated
 
-def make_rings(n=1500, noise=0.1, rings=3, seed=0):
-    """rings concentric circles of radii 1..rings in 2-D, n // rings points each (the first
+def make_rings(n=1500, noise=0.1, rings=2, seed=0):
+    """rings concentric circles of radii 1, 3, 5, ... in 2-D (the tests' two rings: radii 1, 3), n // rings points each (the first
     n % rings rings get one more), uniform angles, isotropic Gaussian noise of sd noise."""
     import numpy as np
     rng = np.random.default_rng(GENERATED_SEED + seed)
     sizes = [n // rings + (1 if i < n % rings else 0) for i in range(rings)]
     y = np.repeat(np.arange(rings), sizes)
     angle = rng.uniform(0.0, 2.0 * np.pi, n)
-    radius = (y + 1).astype(np.float64)
+    radius = (2 * y + 1).astype(np.float64)
     X = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
     X += rng.normal(0.0, noise, X.shape)
     return X, y

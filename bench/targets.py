@@ -16,7 +16,7 @@
       m=1000: >= 10x faster than scikit-learn at a lower peak RSS; 1,000,000 x 784 in <= 60 s
       with peak RSS <= input + 2*n*m*4 bytes; time(2n)/time(n) <= 2.1 (500000 vs 1000000).
       Each P5 fit runs in a child process of its own, so that its peak RSS
-      (getrusage ru_maxrss, which includes generating the input) is its own.
+      (VmHWM, reset once the input is generated) is its own.
 
 The targets are reported, never asserted: this prints a Markdown table (target | measured |
 goal | met) and the details, and writes them to bench/results/targets.md.
@@ -31,7 +31,6 @@ import ctypes
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -179,7 +178,7 @@ def p3(args, kkm, metrics):
               f"| minibatch | {len(mini)} | {mean_std([r['seconds'] for r in mini], 2)} | {mean_std([r['ari'] for r in mini], 4)} |",
               "", f"minibatch stages (seed 0): {mini[0]['stages']}", ""]
     summary = (f"P3 minibatch vs exact (Fashion-MNIST n={n})", f"{ratio:.1f}x faster, ARI {dari:+.4f}",
-               ">= 10x, |dARI| <= 0.02", ratio >= 10 and abs(dari) <= 0.02)
+               ">= 10x, abs(dARI) <= 0.02", ratio >= 10 and abs(dari) <= 0.02)
     return summary, detail, dict(exact=exact, minibatch=mini, ratio=ratio, ari_diff=dari)
 
 
@@ -248,22 +247,43 @@ def replicated_fashion(args, rows):
     return X, labels
 
 
+def current_rss(field="VmRSS"):
+    """VmRSS (resident now) or VmHWM (peak since start or the last reset_peak_rss) of this
+    process, bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def reset_peak_rss():
+    """Resets VmHWM to the current RSS (Linux: echo 5 > /proc/self/clear_refs)."""
+    import gc
+    gc.collect()
+    Path("/proc/self/clear_refs").write_text("5")
+
+
 def p5_child(args):
-    """One P5 fit in this process; prints one JSON line."""
+    """One P5 fit in this process; prints one JSON line. baseline_rss: the interpreter with
+    numpy, scikit-learn and (for kkmeans) the library loaded, before the input exists."""
     from sklearn import metrics
-    X, y = replicated_fashion(args, args.rows)
-    gamma = papers_gamma(X)
-    m = 200 if args.quick else 1000
-    input_bytes = X.nbytes
     if args.child == "kkmeans":
         kkm = open_library(args.lib)
-        labels, seconds, timings, _ = kkm.fit(
-            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}")
-        stages = timings
     else:
         from sklearn.cluster import KMeans
         from sklearn.kernel_approximation import Nystroem
         from threadpoolctl import threadpool_limits
+    baseline = current_rss()
+    X, y = replicated_fashion(args, args.rows)
+    gamma = papers_gamma(X)
+    m = 200 if args.quick else 1000
+    input_bytes = X.nbytes
+    reset_peak_rss()  # the fit's peak, not the input generation's
+    if args.child == "kkmeans":
+        labels, seconds, timings, _ = kkm.fit(
+            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}")
+        stages = timings
+    else:
         with threadpool_limits(limits=args.threads or None):
             start = time.perf_counter()
             F = Nystroem(kernel="rbf", gamma=gamma, n_components=m, random_state=0).fit_transform(X)
@@ -271,8 +291,9 @@ def p5_child(args):
             labels = KMeans(n_clusters=10, n_init=1, random_state=0).fit(F).labels_
             seconds = time.perf_counter() - start
         stages = f"nystroem={middle - start:.3f} kmeans={seconds - (middle - start):.3f}"
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = current_rss("VmHWM")
     print(json.dumps(dict(system=args.child, rows=args.rows, m=m, seconds=seconds, peak_rss=rss,
+                          baseline_rss=baseline,
                           input_bytes=input_bytes, nmi=float(metrics.normalized_mutual_info_score(y, labels)),
                           stages=stages)))
 
@@ -303,12 +324,16 @@ def p5(args, kkm, metrics):
     rss_limit = big["input_bytes"] + 2 * n2 * big["m"] * 4
     growth = big["seconds"] / small["seconds"]
     detail = [f"### P5: Fashion-MNIST replicated with N(0, {NOISE_SD}^2) noise, k=10, m={ours['m']}\n",
-              "| system | n | fit time (s) | peak RSS (GiB) | input (GiB) | NMI | stages |", "|---|---:|---:|---:|---:|---:|---|"]
+              "| system | n | fit time (s) | peak RSS (GiB) | baseline (GiB) | input (GiB) | NMI | stages |",
+              "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in [ours, theirs, small, big]:
         if r:
             detail.append(f"| {r['system']} | {r['rows']} | {r['seconds']:.1f} | {r['peak_rss'] / gib:.2f} | "
-                          f"{r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | {r['stages']} |")
-    detail.append("")
+                          f"{r['baseline_rss'] / gib:.2f} | {r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | {r['stages']} |")
+    detail += ["", "peak RSS: the child's VmHWM over the fit (reset after the input was generated, so it counts "
+               "the input, which stays resident, and everything the fit allocates); baseline: its RSS "
+               "with python, numpy, scikit-learn and the library loaded, before the input exists. "
+               "P5c compares peak - baseline with input + 2*n*m*4 bytes.", ""]
     rows = []
     if theirs:
         ratio = theirs["seconds"] / ours["seconds"]
@@ -316,8 +341,9 @@ def p5(args, kkm, metrics):
                      f"{theirs['peak_rss'] / gib:.1f} GiB", ">= 10x, lower RSS",
                      ratio >= 10 and ours["peak_rss"] < theirs["peak_rss"]))
     rows.append((f"P5b n={n2} time", f"{big['seconds']:.1f} s", "<= 60 s", big["seconds"] <= 60))
-    rows.append((f"P5c n={n2} peak RSS", f"{big['peak_rss'] / gib:.2f} GiB (bound {rss_limit / gib:.2f})",
-                 "<= input + 2nm4", big["peak_rss"] <= rss_limit))
+    used = big["peak_rss"] - big["baseline_rss"]
+    rows.append((f"P5c n={n2} peak RSS", f"{used / gib:.2f} GiB above baseline (bound {rss_limit / gib:.2f})",
+                 "<= input + 2nm4", used <= rss_limit))
     rows.append((f"P5d time({n2})/time({n1})", f"{growth:.2f}", "<= 2.1", growth <= 2.1))
     return rows, detail, dict(race=[ours, theirs], scaling=[small, big])
 

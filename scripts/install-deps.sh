@@ -5,7 +5,8 @@
 #   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data, and the
 #                                      R, Java and C# bindings with their test runners, and
 #                                      clang with LLVM's OpenMP (scripts/sanitize.sh tsan-omp)
-#   scripts/install-deps.sh --bench    also scikit-learn and OpenBLAS for bench/
+#   scripts/install-deps.sh --bench    also what bench/ needs: scikit-learn, scipy, matplotlib,
+#                                      threadpoolctl, OpenBLAS, R's mlbench and kernlab
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev libgtest-dev
@@ -16,7 +17,9 @@ packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev lib
           clang libomp-dev libclang-rt-14-dev)
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-numpy python3-sklearn libopenblas-openmp-dev) ;;
+    --bench) packages+=(python3-numpy python3-scipy python3-sklearn python3-threadpoolctl
+                        python3-matplotlib libopenblas-openmp-dev r-base-core r-cran-mlbench
+                        r-cran-kernlab) ;;
     *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
   esac
 done
