@@ -17,30 +17,17 @@ the fit's gamma; lower is better; comparable across methods, exact included).
 """
 
 import argparse
-import hashlib
 import json
 import math
 import os
-import platform
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, KkmeansError,
-                        choose_openblas_core, cpu_name, load_fashion_mnist, log, mean_std,
-                        numpy_blas, open_library, papers_gamma, subsample)
-
-DEFAULT_CACHE_DIR = REPO_ROOT / "bench" / "out"
-LETTER_CSV_NAME = "letter_recognition.csv"
-# sha256 of write.csv(LetterRecognition, row.names = FALSE) from Debian bookworm's
-# r-cran-mlbench 2.1-3-1 with r-base-core 4.2.2 (20000 rows + header, column lettr first).
-LETTER_SHA256 = "b63c465dbba15552b15f1932b259704e5547c1b5a7a39fd9a15ef94c2ba99114"
-LETTER_TRAIN_ROWS = 16000  # UCI convention: first 16000 rows train, last 4000 test
-LETTER_EXPORT_R = ("suppressPackageStartupMessages(library(mlbench)); data(LetterRecognition); "
-                   "write.csv(LetterRecognition, commandArgs(TRUE)[1], row.names = FALSE)")
-R_PACKAGES_HINT = "apt-get install --no-install-recommends r-base-core r-cran-mlbench"
+from datasets import DEFAULT_CACHE_DIR, LETTER_CSV_NAME, LETTER_TRAIN_ROWS, load as load_dataset
+from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, KkmeansError,
+                        choose_openblas_core, cpu_name, fit_failed, load_fashion_mnist, log,
+                        machine_line, mean_std, numpy_blas, open_library, papers_gamma, subsample)
 
 EVAL_SEED = 20240601  # the fixed permutation behind the exact and objective subsamples
 
@@ -118,59 +105,11 @@ def load_fashion(args):
                 source=f"{args.data_dir} (train + t10k), pixels/255")
 
 
-def sha256_of(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def export_letter_csv(path):
-    """Writes mlbench's LetterRecognition to path with Rscript (once; the CSV is the cache)."""
-    rscript = shutil.which("Rscript")
-    if rscript is None:
-        raise SystemExit(f"Rscript not found: LetterRecognition comes from R's mlbench package; "
-                         f"{R_PACKAGES_HINT}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
-    log(f"exporting LetterRecognition with {rscript} to {path}...")
-    done = subprocess.run([rscript, "-e", LETTER_EXPORT_R, str(tmp)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0 or not tmp.exists():
-        tmp.unlink(missing_ok=True)
-        raise SystemExit(f"Rscript could not export LetterRecognition (is mlbench installed? "
-                         f"{R_PACKAGES_HINT}):\n{done.stdout.strip()}")
-    digest = sha256_of(tmp)
-    if digest != LETTER_SHA256:
-        bad = path.with_suffix(".csv.bad")
-        tmp.replace(bad)
-        raise SystemExit(f"LetterRecognition export has sha256 {digest}, expected {LETTER_SHA256} "
-                         f"(another mlbench or R version?); kept it as {bad}")
-    tmp.replace(path)
-
-
 def load_letter(args):
-    import csv
-    import numpy as np
+    """LetterRecognition from datasets.py (its Rscript export, sha256 checked): the first
+    LETTER_TRAIN_ROWS rows train (subsampled with --n), the others test."""
     path = Path(args.cache_dir) / LETTER_CSV_NAME
-    if not path.exists():
-        export_letter_csv(path)
-    digest = sha256_of(path)
-    if digest != LETTER_SHA256:
-        raise SystemExit(f"{path}: sha256 {digest}, expected {LETTER_SHA256}; delete the file to "
-                         f"export it again with Rscript")
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    header, rows = rows[0], rows[1:]
-    if header[0] != "lettr" or len(header) != 17 or len(rows) != 20000:
-        raise SystemExit(f"{path}: expected 20000 rows of lettr + 16 attributes, got {len(rows)} "
-                         f"rows with columns {header}")
-    y = np.array([ord(r[0]) - ord("A") for r in rows], dtype=np.int32)
-    X = np.array([[float(v) for v in r[1:]] for r in rows], dtype=np.float64)
-    if X.min() < 0 or X.max() > 15 or y.min() < 0 or y.max() > 25:
-        raise SystemExit(f"{path}: attributes outside 0..15 or letters outside A..Z")
-    X = (X / 15.0).astype(np.float32)
+    X, y = load_dataset("letter", split="all", cache_dir=args.cache_dir)
     Xtr, ytr = subsample(X[:LETTER_TRAIN_ROWS], y[:LETTER_TRAIN_ROWS], args.n)
     Xte, yte = subsample(X[LETTER_TRAIN_ROWS:], y[LETTER_TRAIN_ROWS:], 0)
     return dict(name="LetterRecognition", Xtr=Xtr, ytr=ytr, Xte=Xte, yte=yte, k=26,
@@ -288,9 +227,8 @@ def run_dataset(key, kkm, args, metrics):
             try:
                 run = fit_one(kkm, params, Xtr, ytr, ds, rows, member_idx, state, metrics, np)
             except KkmeansError as e:
-                log(f"  error: {e}")
-                errors.append(dict(method=label, m=m, seed=seed, params=params, error=str(e)))
-                runs.append(dict(seed=seed, params=params, error=str(e)))
+                fit_failed(e, dict(seed=seed, params=params), runs, errors,
+                           where=dict(method=label, m=m))
                 continue
             log(f"  {run['seconds']:.2f} s, NMI {run['nmi']:.4f}, ARI {run['ari']:.4f}, "
                 f"test objective {run['test_objective']:.5f}, stages: {run['timings']}")
@@ -306,9 +244,8 @@ def run_dataset(key, kkm, args, metrics):
 def fit_one(kkm, params, Xtr, ytr, ds, rows, member_idx, state, metrics, np):
     X_fit = Xtr if rows is None else np.ascontiguousarray(Xtr[rows])
     y_fit = ytr if rows is None else ytr[rows]
-    with kkm.model() as model:
-        model.set_params(params)
-        seconds = model.fit(X_fit)
+    with kkm.fitted(params, X_fit) as model:
+        seconds = model.seconds
         labels = model.labels()
         gamma_text = model.param("gamma")
         gamma = float(gamma_text)
@@ -402,9 +339,7 @@ def main():
         print_table(ds, out, args)
         sys.stdout.flush()
         results[key] = out
-    threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
-    print(f"kkmeans {kkm.version()} ({kkm.path}); threads: {threads}; CPU: {cpu_name()}; "
-          f"numpy BLAS (objective only): {numpy_blas()}; {core_note}; python {platform.python_version()}")
+    print(machine_line(kkm, args.threads, core_note, blas=True))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(
             library=str(kkm.path), version=kkm.version(), threads=args.threads, seeds=args.seeds,

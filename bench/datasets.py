@@ -84,7 +84,9 @@ FASHION_SHA256 = {
 FASHION_CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                    "Sneaker", "Bag", "Ankle boot"]
 
-# The same constants as approximations.py (and minibatch.py), so its cache file is shared.
+# LetterRecognition, also for approximations.py and minibatch.py (they import these): the
+# sha256 of write.csv(LetterRecognition, row.names = FALSE) from Debian bookworm's
+# r-cran-mlbench 2.1-3-1 with r-base-core 4.2.2 (20000 rows + header, column lettr first).
 LETTER_CSV_NAME = "letter_recognition.csv"
 LETTER_SHA256 = "b63c465dbba15552b15f1932b259704e5547c1b5a7a39fd9a15ef94c2ba99114"
 LETTER_TRAIN_ROWS = 16000  # UCI convention: first 16000 rows train, last 4000 test

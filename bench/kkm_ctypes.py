@@ -227,13 +227,23 @@ class Kkmeans:
     def model(self):
         return Model(self)
 
+    def fitted(self, params, X):
+        """A Model with params set and fitted on X, for a `with` block (kkm_destroy on exit);
+        the wall seconds of kkm_fit are in its .seconds."""
+        model = Model(self)
+        try:
+            model.set_params(params)
+            model.seconds = model.fit(X)
+        except BaseException:
+            model.close()
+            raise
+        return model
+
     def fit(self, X, params, np=None):
         """One fit; returns labels, wall seconds of kkm_fit, stage timings, resolved params."""
-        with self.model() as model:
-            model.set_params(params)
-            seconds = model.fit(X)
+        with self.fitted(params, X) as model:
             resolved = {key: model.param(key) for key in ("gamma", "m", "threads")}
-            return model.labels(), seconds, model.timings(), resolved
+            return model.labels(), model.seconds, model.timings(), resolved
 
 
 class Model:
@@ -244,6 +254,7 @@ class Model:
         self.handle = ctypes.c_void_p()
         self.n = None
         self.d = None
+        self.seconds = None
         kkm.check(kkm.lib.kkm_create(ctypes.byref(self.handle)), "kkm_create")
 
     def close(self):
@@ -329,3 +340,29 @@ def mean_std(values, digits):
     if len(values) == 1:
         return f"{values[0]:.{digits}f}"
     return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f}"
+
+
+def threads_text(threads):
+    """The --threads value as the reports print it."""
+    return f"{threads}" if threads else f"0 = all cores ({os.cpu_count()})"
+
+
+def machine_line(kkm, threads, core_note, blas=False, total=None):
+    """The closing line of the reports: kkmeans version and path, threads, CPU, numpy's BLAS
+    (with blas=True, for scripts whose objective runs in numpy), the OpenBLAS core note, the
+    python version and (when given) the total seconds."""
+    text = f"kkmeans {kkm.version()} ({kkm.path}); threads: {threads_text(threads)}; CPU: {cpu_name()}; "
+    if blas:
+        text += f"numpy BLAS (objective only): {numpy_blas()}; "
+    text += f"{core_note}; python {platform.python_version()}"
+    if total is not None:
+        text += f"; total {total:.0f} s"
+    return text
+
+
+def fit_failed(error, key, runs, errors, where=None):
+    """Logs a fit's KkmeansError and keeps it: dict(key, error=...) in runs and, after the
+    fields of where (which row failed), in errors."""
+    log(f"  error: {error}")
+    runs.append(dict(key, error=str(error)))
+    errors.append(dict(where or {}, **key, error=str(error)))

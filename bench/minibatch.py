@@ -41,18 +41,17 @@ Deviations from the paper's protocol:
 """
 
 import argparse
-import os
-import platform
 import sys
 import time
 from types import SimpleNamespace
 
 from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, KkmeansError,
-                        choose_openblas_core, cpu_name, load_fashion_mnist, log, mean_std,
-                        open_library, papers_gamma, subsample)
+                        fit_failed, load_fashion_mnist, log, machine_line, mean_std, papers_gamma,
+                        subsample)
 import plots
 
 NAME = "minibatch"
+DEFAULTS = dict(n=0, seeds=5, taus="50,100,200,300", batch_sizes="256,1024", rates="beta,sklearn")
 QUICK = dict(n=3000, seeds=1, taus="50,100", batch_sizes="256", rates="beta,sklearn")
 
 DEFAULT_CACHE_DIR = REPO_ROOT / "bench" / "out"
@@ -113,10 +112,7 @@ def parse_args():
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
     plots.add_output_args(p)
     args = p.parse_args()
-    defaults = dict(n=0, seeds=5, taus="50,100,200,300", batch_sizes="256,1024", rates="beta,sklearn")
-    for key, value in defaults.items():
-        if getattr(args, key) is None:
-            setattr(args, key, QUICK[key] if args.quick else value)
+    plots.fill_unset(args, QUICK if args.quick else DEFAULTS)
     args.datasets = [s.strip() for s in args.datasets.split(",") if s.strip()]
     bad = [s for s in args.datasets if s not in DATASETS]
     if bad or not args.datasets:
@@ -138,7 +134,8 @@ def parse_args():
 def load_letter(args):
     """LetterRecognition through approximations.py's Rscript export (sha256 checked)."""
     import numpy as np
-    from approximations import LETTER_TRAIN_ROWS, load_letter as load_letter_split
+    from approximations import load_letter as load_letter_split
+    from datasets import LETTER_TRAIN_ROWS
     ds = load_letter_split(SimpleNamespace(cache_dir=args.cache_dir, n=0))
     if args.letter_rows == "20000":
         X = np.concatenate([ds["Xtr"], ds["Xte"]])
@@ -183,12 +180,10 @@ def plan_rows(args):
 
 
 def fit_one(kkm, params, X, y, metrics):
-    with kkm.model() as model:
-        model.set_params(params)
-        seconds = model.fit(X)
+    with kkm.fitted(params, X) as model:
         labels = model.labels()
         resolved = {key: model.param(key) for key in ("gamma",) + DEFAULTS_REPORTED}
-        return dict(params=params, seconds=seconds,
+        return dict(params=params, seconds=model.seconds,
                     nmi=float(metrics.normalized_mutual_info_score(y, labels)),
                     ari=float(metrics.adjusted_rand_score(y, labels)),
                     timings=model.timings(), iterations=model.iterations(),
@@ -229,9 +224,8 @@ def run_dataset(key, kkm, args, metrics):
             try:
                 run = fit_one(kkm, params, X_fit, y_fit, metrics)
             except KkmeansError as e:
-                log(f"  error: {e}")
-                errors.append(dict(row=row_label(row), seed=seed, params=params, error=str(e)))
-                runs.append(dict(seed=seed, params=params, error=str(e)))
+                fit_failed(e, dict(seed=seed, params=params), runs, errors,
+                           where=dict(row=row_label(row)))
                 continue
             run["seed"] = seed
             if gamma == "auto":
@@ -412,11 +406,7 @@ def plot(results, names, args, results_dir):
 
 def main():
     args = parse_args()
-    core_note = choose_openblas_core(args.openblas_core)  # before numpy loads OpenBLAS
-    from sklearn import metrics
-
-    kkm = open_library(args.lib)
-    results_dir, json_path = plots.output_paths(NAME, args)
+    core_note, metrics, kkm, results_dir, json_path = plots.start(NAME, args)
     R = plots.Report()
     R("# Mini-batch kernel k-means (2024): truncated mini-batch against exact kernel k-means\n")
     R(f"τ ∈ {{{', '.join(map(str, args.taus))}}}, b ∈ {{{', '.join(map(str, args.batch_sizes))}}}, "
@@ -431,17 +421,12 @@ def main():
         results[key] = out
         names[key] = ds["name"]
     total = time.perf_counter() - start
-    svg = plot(results, names, args, results_dir)
-    threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
-    R(f"- figure: {plots.rel(svg)} (ARI against fit time; colour τ, shape b, filled β / open "
-      f"sklearn; exact dashed); raw records: {plots.rel(json_path)}")
-    R(f"kkmeans {kkm.version()} ({kkm.path}); threads: {threads}; CPU: {cpu_name()}; "
-      f"{core_note}; python {platform.python_version()}; total {total:.0f} s")
-    R.write(results_dir / f"{NAME}.md")
-    plots.write_json(json_path, dict(
-        library=str(kkm.path), version=kkm.version(), threads=args.threads, seeds=args.seeds,
-        cpu_count=os.cpu_count(), cpu=cpu_name(), openblas_core=core_note, quick=args.quick,
-        total_seconds=total, datasets=results))
+    plots.close_report(R, results_dir / f"{NAME}.md", plot(results, names, args, results_dir),
+                       json_path, machine_line(kkm, args.threads, core_note, total=total),
+                       figure_note=" (ARI against fit time; colour τ, shape b, filled β / open "
+                       "sklearn; exact dashed)")
+    plots.write_json(json_path, dict(plots.run_fields(kkm, args, core_note, total),
+                                     datasets=results))
     if any(out["errors"] for out in results.values()):
         sys.exit(1)
 

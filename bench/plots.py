@@ -19,9 +19,10 @@ import math
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
-from kkm_ctypes import REPO_ROOT
+from kkm_ctypes import REPO_ROOT, choose_openblas_core, cpu_name, open_library
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 OUT_DIR = REPO_ROOT / "bench" / "out"
@@ -44,11 +45,55 @@ def add_output_args(parser):
                         f"{QUICK_DIR.relative_to(REPO_ROOT)}/<script>.json)")
 
 
+def fill_unset(args, values):
+    """Sets every option named in values that the command line left unset (None) to its value."""
+    for key, value in values.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+
+
 def output_paths(name, args):
     """(results directory, JSON path) for script `name` under the options of add_output_args."""
     results = Path(args.results_dir) if args.results_dir else (QUICK_DIR if args.quick else RESULTS_DIR)
     json_path = Path(args.json) if args.json else (QUICK_DIR if args.quick else OUT_DIR) / f"{name}.json"
     return results, json_path
+
+
+def start(name, args):
+    """The first steps of a script's main: OPENBLAS_CORETYPE (before numpy loads OpenBLAS, which
+    importing sklearn does), sklearn.metrics, the library and the output paths. Returns
+    (OpenBLAS core note, sklearn.metrics, Kkmeans, results directory, JSON path)."""
+    core_note = choose_openblas_core(args.openblas_core)
+    from sklearn import metrics
+    kkm = open_library(args.lib)
+    results_dir, json_path = output_paths(name, args)
+    return core_note, metrics, kkm, results_dir, json_path
+
+
+def run_fields(kkm, args, core_note, total):
+    """The fields the JSON records of every script start with: library, machine, settings."""
+    return dict(library=str(kkm.path), version=kkm.version(), threads=args.threads,
+                seeds=args.seeds, cpu=cpu_name(), cpu_count=os.cpu_count(),
+                openblas_core=core_note, quick=args.quick, total_seconds=total)
+
+
+def has_errors(out):
+    """Whether a run's out lists failed fits (out["errors"])."""
+    return bool(out["errors"])
+
+
+def reproduce(name, args, run, report, failed=has_errors):
+    """The main of a reproduction: out = run(args, kkm, metrics), timed; the JSON records
+    (run_fields, then out); report(out, args, kkm, core_note, results_dir, json_path, total);
+    exit status 1 when failed(out)."""
+    core_note, metrics, kkm, results_dir, json_path = start(name, args)
+    started = time.perf_counter()
+    out = run(args, kkm, metrics)
+    total = time.perf_counter() - started
+    write_json(json_path, dict(run_fields(kkm, args, core_note, total), **out))
+    report(out, args, kkm, core_note, results_dir, json_path, total)
+    if failed(out):
+        sys.exit(1)
 
 
 def write_json(path, data):
@@ -89,6 +134,14 @@ class Report:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(self.lines).rstrip() + "\n")
+
+
+def close_report(R, path, svg, json_path, machine, figure_note=""):
+    """The last lines of a report (where the figure and the raw records are, then the machine
+    line), and the report written to path."""
+    R(f"- figure: {rel(svg)}{figure_note}; raw records: {rel(json_path)}")
+    R(machine)
+    R.write(path)
 
 
 def rel(path):
@@ -180,6 +233,8 @@ def grouped_bars(ax, groups, names, values, ylabel=None):
     width = 0.8 / max(1, len(names))
     x = np.arange(len(groups))
     for j, name in enumerate(names):
+        if not any(values[g][j] for g in range(len(groups))):
+            continue  # every fit of this one failed: no bars (matplotlib cannot draw all-NaN)
         means, sds = [], []
         for g in range(len(groups)):
             v = values[g][j]

@@ -53,14 +53,10 @@ sqrt(n) = 100, 200, 500, 1000}, 2 seeds (about 15 s).
 
 import argparse
 import math
-import os
-import platform
-import sys
 import time
 
-from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, KkmeansError,
-                        choose_openblas_core, cpu_name, load_fashion_mnist, log, numpy_blas,
-                        open_library, papers_gamma)
+from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, KkmeansError, fit_failed,
+                        load_fashion_mnist, log, machine_line, papers_gamma)
 import plots
 
 NAME = "repro_calandriello"
@@ -97,9 +93,7 @@ def parse_args():
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
     plots.add_output_args(p)
     args = p.parse_args()
-    for key, quick_value in QUICK.items():
-        if getattr(args, key) is None:
-            setattr(args, key, quick_value if args.quick else None)
+    plots.fill_unset(args, QUICK if args.quick else {})
     args.seeds = args.seeds or 5
     args.ms = args.ms or DEFAULT_MS
     args.n = args.n or 0
@@ -155,21 +149,19 @@ def run(args, kkm, metrics):
             params = (f"k={args.k} method=nystrom sampling=uniform m={m} gamma=auto seed={seed} "
                       f"n_init=1 threads={args.threads}{extra}")
             log(f"{params} ...")
+            key = dict(m=m, seed=seed, params=params)
             try:
-                with kkm.model() as model:
-                    model.set_params(params)
-                    seconds = model.fit(Xtr)
+                with kkm.fitted(params, Xtr) as model:
+                    seconds = model.seconds
                     labels = model.labels()
                     test_labels, _ = model.assign(Xte)
                     resolved = model.param("gamma")
-                    rec = dict(m=m, seed=seed, params=params, seconds=seconds,
-                               timings=model.timings(), iterations=model.iterations(),
+                    rec = dict(key, seconds=seconds, timings=model.timings(),
+                               iterations=model.iterations(),
                                train_objective=model.objective() / n, gamma=resolved,
                                feature_dim=model.feature_dim())
             except KkmeansError as e:
-                log(f"  error: {e}")
-                errors.append(dict(m=m, seed=seed, params=params, error=str(e)))
-                records.append(dict(m=m, seed=seed, params=params, error=str(e)))
+                fit_failed(e, key, records, errors)
                 continue
             if gamma_text is None:
                 gamma_text = resolved
@@ -256,13 +248,8 @@ def report(out, args, kkm, core_note, results_dir, json_path, total):
               f"clusters without members (objective nan)")
     for e in out["errors"]:
         R(f"- ERROR m={e['m']} seed={e['seed']} ({e['params']}): {e['error']}")
-    svg = plot(out, args, results_dir)
-    threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
-    R(f"- figure: {plots.rel(svg)}; raw records: {plots.rel(json_path)}")
-    R(f"- kkmeans {kkm.version()} ({kkm.path}); threads: {threads}; CPU: {cpu_name()}; numpy "
-      f"BLAS (objective only): {numpy_blas()}; {core_note}; python {platform.python_version()}; "
-      f"total {total:.0f} s")
-    R.write(results_dir / f"{NAME}.md")
+    plots.close_report(R, results_dir / f"{NAME}.md", plot(out, args, results_dir), json_path,
+                       "- " + machine_line(kkm, args.threads, core_note, blas=True, total=total))
 
 
 def plot(out, args, results_dir):
@@ -287,23 +274,5 @@ def plot(out, args, results_dir):
     return plots.save_svg(fig, results_dir / f"{NAME}.svg")
 
 
-def main():
-    args = parse_args()
-    core_note = choose_openblas_core(args.openblas_core)  # before numpy loads OpenBLAS
-    from sklearn import metrics
-    kkm = open_library(args.lib)
-    results_dir, json_path = plots.output_paths(NAME, args)
-    start = time.perf_counter()
-    out = run(args, kkm, metrics)
-    total = time.perf_counter() - start
-    plots.write_json(json_path, dict(library=str(kkm.path), version=kkm.version(),
-                                     threads=args.threads, seeds=args.seeds, cpu=cpu_name(),
-                                     cpu_count=os.cpu_count(), openblas_core=core_note,
-                                     quick=args.quick, total_seconds=total, **out))
-    report(out, args, kkm, core_note, results_dir, json_path, total)
-    if out["errors"]:
-        sys.exit(1)
-
-
 if __name__ == "__main__":
-    main()
+    plots.reproduce(NAME, parse_args(), run, report)

@@ -45,14 +45,9 @@ the paper's s values, 2 seeds (about 15 s).
 
 import argparse
 import math
-import os
-import platform
-import sys
-import time
 
-from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, KkmeansError,
-                        choose_openblas_core, cpu_name, load_fashion_mnist, log, open_library,
-                        papers_gamma)
+from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, KkmeansError, fit_failed,
+                        load_fashion_mnist, log, machine_line, papers_gamma)
 import plots
 
 NAME = "repro_wang"
@@ -84,10 +79,7 @@ def parse_args():
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
     plots.add_output_args(p)
     args = p.parse_args()
-    base = QUICK if args.quick else DEFAULTS
-    for key, value in base.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value)
+    plots.fill_unset(args, QUICK if args.quick else DEFAULTS)
     args.cs, args.s5, args.s6 = int_list(args.cs), int_list(args.s5), int_list(args.s6)
     if args.seeds < 1 or args.threads < 0 or args.n < 0:
         p.error("need --seeds >= 1, --threads >= 0, --n >= 0")
@@ -127,21 +119,19 @@ def run(args, kkm, metrics):
             params = (f"k={args.k} method=nystrom sampling=uniform m={c}{rank} gamma=auto "
                       f"seed={seed} n_init=1 threads={args.threads}")
             log(f"{params} ...")
+            key = dict(c=c, s=s, seed=seed, params=params)
             try:
-                with kkm.model() as model:
-                    model.set_params(params)
-                    seconds = model.fit(X)
+                with kkm.fitted(params, X) as model:
+                    seconds = model.seconds
                     labels = model.labels()
-                    rec = dict(c=c, s=s, seed=seed, params=params, seconds=seconds,
+                    rec = dict(key, seconds=seconds,
                                nmi=float(metrics.normalized_mutual_info_score(y, labels)),
                                ari=float(metrics.adjusted_rand_score(y, labels)),
                                timings=model.timings(), iterations=model.iterations(),
                                feature_dim=model.feature_dim(), reg_rank=model.param("reg_rank"),
                                train_objective=model.objective() / n, gamma=model.param("gamma"))
             except KkmeansError as e:
-                log(f"  error: {e}")
-                errors.append(dict(c=c, s=s, seed=seed, params=params, error=str(e)))
-                records.append(dict(c=c, s=s, seed=seed, params=params, error=str(e)))
+                fit_failed(e, key, records, errors)
                 continue
             gamma_text = gamma_text or rec["gamma"]
             log(f"  {seconds:.2f} s, NMI {rec['nmi']:.4f}, features {rec['feature_dim']}, "
@@ -205,12 +195,8 @@ def report(out, args, kkm, core_note, results_dir, json_path, total):
         R(f"- skipped c = {c}, s = {s}: {why} (the paper's algorithm needs s ≤ l ≤ c)")
     for e in out["errors"]:
         R(f"- ERROR c={e['c']} s={e['s']} seed={e['seed']} ({e['params']}): {e['error']}")
-    svg = plot(out, args, results_dir)
-    threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
-    R(f"- figure: {plots.rel(svg)}; raw records: {plots.rel(json_path)}")
-    R(f"- kkmeans {kkm.version()} ({kkm.path}); threads: {threads}; CPU: {cpu_name()}; "
-      f"{core_note}; python {platform.python_version()}; total {total:.0f} s")
-    R.write(results_dir / f"{NAME}.md")
+    plots.close_report(R, results_dir / f"{NAME}.md", plot(out, args, results_dir), json_path,
+                       "- " + machine_line(kkm, args.threads, core_note, total=total))
 
 
 def plot(out, args, results_dir):
@@ -255,23 +241,5 @@ def plot(out, args, results_dir):
     return plots.save_svg(fig, results_dir / f"{NAME}.svg")
 
 
-def main():
-    args = parse_args()
-    core_note = choose_openblas_core(args.openblas_core)  # before numpy loads OpenBLAS
-    from sklearn import metrics
-    kkm = open_library(args.lib)
-    results_dir, json_path = plots.output_paths(NAME, args)
-    start = time.perf_counter()
-    out = run(args, kkm, metrics)
-    total = time.perf_counter() - start
-    plots.write_json(json_path, dict(library=str(kkm.path), version=kkm.version(),
-                                     threads=args.threads, seeds=args.seeds, cpu=cpu_name(),
-                                     cpu_count=os.cpu_count(), openblas_core=core_note,
-                                     quick=args.quick, total_seconds=total, **out))
-    report(out, args, kkm, core_note, results_dir, json_path, total)
-    if out["errors"]:
-        sys.exit(1)
-
-
 if __name__ == "__main__":
-    main()
+    plots.reproduce(NAME, parse_args(), run, report)

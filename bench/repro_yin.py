@@ -60,13 +60,8 @@ Deviations from the paper's protocol:
 """
 
 import argparse
-import os
-import platform
-import sys
-import time
 
-from kkm_ctypes import (OPENBLAS_CORE_HELP, KkmeansError, choose_openblas_core, cpu_name, log,
-                        open_library, papers_gamma)
+from kkm_ctypes import OPENBLAS_CORE_HELP, KkmeansError, fit_failed, log, machine_line, papers_gamma
 import plots
 
 NAME = "repro_yin"
@@ -116,9 +111,7 @@ def parse_args():
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
     plots.add_output_args(p)
     args = p.parse_args()
-    for key, value in QUICK.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value if args.quick else None)
+    plots.fill_unset(args, QUICK if args.quick else {})
     args.seeds = args.seeds if args.seeds is not None else 5
     args.n = args.n or 0
     args.datasets = [s.strip() for s in args.datasets.split(",") if s.strip()]
@@ -140,34 +133,18 @@ def parse_args():
 
 def load(name, args):
     """(X, y, description) of all rows of data set name (subsampled with --n)."""
-    try:
-        import datasets
-    except ImportError:
-        datasets = None
-    if datasets is not None:
-        kwargs = dict(n=args.n, split="all")
-        if args.cache_dir:
-            kwargs["cache_dir"] = args.cache_dir
-        loaded = datasets.load(name, **kwargs)  # DatasetError (a SystemExit) stops the script
-        X, y = loaded
-        meta = {key: value for key, value in getattr(loaded, "meta", {}).items()
-                if key in ("sha256_ok", "class_counts", "classes_present", "subsample", "note")}
-        spec = datasets.SPECS[name]
-        return X, y, dict(title=spec["title"], source=spec.get("source", "bench/datasets.py"),
-                          preprocessing=spec.get("preprocessing", "?"), classes=spec["classes"],
-                          meta=meta)
-    if name != "letter":
-        raise SystemExit(f"bench/datasets.py is missing: only letter can be loaded (via "
-                         f"approximations.py), not {name}")
-    import numpy as np
-    from types import SimpleNamespace
-    from approximations import load_letter
-    from kkm_ctypes import subsample
-    ds = load_letter(SimpleNamespace(cache_dir=str(plots.OUT_DIR), n=0))
-    X, y = subsample(np.concatenate([ds["Xtr"], ds["Xte"]]), np.concatenate([ds["ytr"], ds["yte"]]),
-                     args.n)
-    return X, y.astype(np.int64), dict(title="LetterRecognition", source=ds["source"],
-                                       preprocessing="attributes / 15", classes=26, meta={})
+    import datasets
+    kwargs = dict(n=args.n, split="all")
+    if args.cache_dir:
+        kwargs["cache_dir"] = args.cache_dir
+    loaded = datasets.load(name, **kwargs)  # DatasetError (a SystemExit) stops the script
+    X, y = loaded
+    meta = {key: value for key, value in getattr(loaded, "meta", {}).items()
+            if key in ("sha256_ok", "class_counts", "classes_present", "subsample", "note")}
+    spec = datasets.SPECS[name]
+    return X, y, dict(title=spec["title"], source=spec.get("source", "bench/datasets.py"),
+                      preprocessing=spec.get("preprocessing", "?"), classes=spec["classes"],
+                      meta=meta)
 
 
 def split(X, y, fraction):
@@ -223,14 +200,13 @@ def run_dataset(name, args, kkm, metrics):
             params = (f"k={k} {fragment.format(m=args.m)} gamma={gamma!r} seed={seed} n_init=1 "
                       f"threads={args.threads}")
             log(f"{info['title']}: {params} ...")
+            key = dict(dataset=name, method=method, seed=seed, params=params)
             try:
-                with kkm.model() as model:
-                    model.set_params(params)
-                    seconds = model.fit(X_fit)
+                with kkm.fitted(params, X_fit) as model:
+                    seconds = model.seconds
                     labels = model.labels()
                     test_labels, _ = model.assign(Xte)
-                    rec = dict(dataset=name, method=method, seed=seed, params=params,
-                               seconds=seconds, n_fit=int(X_fit.shape[0]),
+                    rec = dict(key, seconds=seconds, n_fit=int(X_fit.shape[0]),
                                accuracy=hungarian_accuracy(yte, test_labels),
                                nmi=float(metrics.normalized_mutual_info_score(yte, test_labels)),
                                train_accuracy=hungarian_accuracy(y_fit, labels),
@@ -238,9 +214,7 @@ def run_dataset(name, args, kkm, metrics):
                                timings=model.timings(), iterations=model.iterations(),
                                feature_dim=model.feature_dim())
             except KkmeansError as e:
-                log(f"  error: {e}")
-                errors.append(dict(dataset=name, method=method, seed=seed, params=params, error=str(e)))
-                records.append(dict(dataset=name, method=method, seed=seed, params=params, error=str(e)))
+                fit_failed(e, key, records, errors)
                 continue
             log(f"  {seconds:.2f} s, test accuracy {rec['accuracy']:.4f}, test NMI {rec['nmi']:.4f}, "
                 f"stages: {rec['timings']}")
@@ -250,6 +224,17 @@ def run_dataset(name, args, kkm, metrics):
                 k=k, n_train=n_train, n_test=int(Xte.shape[0]), gamma=gamma,
                 exact_n=None if exact_rows is None else int(exact_rows.shape[0]),
                 records=records, errors=errors)
+
+
+def run(args, kkm, metrics):
+    """The settings of the JSON records and every data set of --datasets."""
+    return dict(m=args.m, sigma_rule=args.sigma_rule, split_seed=SPLIT_SEED,
+                datasets=[run_dataset(name, args, kkm, metrics) for name in args.datasets])
+
+
+def failed(out):
+    """Whether a fit of any data set failed."""
+    return any(ds["errors"] for ds in out["datasets"])
 
 
 # ---------------------------------------------------------------------------- report
@@ -272,7 +257,8 @@ def cell(ds, method, key, digits):
     return plots.fmt(vals(ds, method, key), digits)
 
 
-def report(out, args, kkm, core_note, results_dir, json_path, total):
+def report(results, args, kkm, core_note, results_dir, json_path, total):
+    out = results["datasets"]
     R = plots.Report()
     R("# Yin, Liu, Wang & Meng 2022, Table 2: randomized sketches for kernel k-means "
       "(mlbench data sets)\n")
@@ -321,12 +307,8 @@ def report(out, args, kkm, core_note, results_dir, json_path, total):
     for ds in out:
         for e in ds["errors"]:
             R(f"- ERROR {e['dataset']} {e['method']} seed={e['seed']} ({e['params']}): {e['error']}")
-    svg = plot(out, args, results_dir)
-    threads = f"{args.threads}" if args.threads else f"0 = all cores ({os.cpu_count()})"
-    R(f"- figure: {plots.rel(svg)}; raw records: {plots.rel(json_path)}")
-    R(f"- kkmeans {kkm.version()} ({kkm.path}); threads: {threads}; CPU: {cpu_name()}; "
-      f"{core_note}; python {platform.python_version()}; total {total:.0f} s")
-    R.write(results_dir / f"{NAME}.md")
+    plots.close_report(R, results_dir / f"{NAME}.md", plot(out, args, results_dir), json_path,
+                       "- " + machine_line(kkm, args.threads, core_note, total=total))
 
 
 def plot(out, args, results_dir):
@@ -350,25 +332,5 @@ def plot(out, args, results_dir):
     return plots.save_svg(fig, results_dir / f"{NAME}.svg")
 
 
-def main():
-    args = parse_args()
-    core_note = choose_openblas_core(args.openblas_core)  # before numpy loads OpenBLAS
-    from sklearn import metrics
-    kkm = open_library(args.lib)
-    results_dir, json_path = plots.output_paths(NAME, args)
-    start = time.perf_counter()
-    out = [run_dataset(name, args, kkm, metrics) for name in args.datasets]
-    total = time.perf_counter() - start
-    plots.write_json(json_path, dict(library=str(kkm.path), version=kkm.version(),
-                                     threads=args.threads, seeds=args.seeds, m=args.m,
-                                     sigma_rule=args.sigma_rule, split_seed=SPLIT_SEED,
-                                     cpu=cpu_name(), cpu_count=os.cpu_count(),
-                                     openblas_core=core_note, quick=args.quick,
-                                     total_seconds=total, datasets=out))
-    report(out, args, kkm, core_note, results_dir, json_path, total)
-    if any(ds["errors"] for ds in out):
-        sys.exit(1)
-
-
 if __name__ == "__main__":
-    main()
+    plots.reproduce(NAME, parse_args(), run, report, failed=failed)
