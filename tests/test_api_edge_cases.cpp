@@ -268,6 +268,22 @@ TEST_P(EdgeCase, AllIdenticalGammaAutoIsZeroSpread) {
     }
 }
 
+// Non-uniform weights: the weighted mean of identical rows rounds away from them, which left
+// a spread of ~1e-34 and gamma ~8e34 instead of the zero-spread error.
+TEST_P(EdgeCase, AllIdenticalWeightedGammaAutoIsZeroSpread) {
+    std::vector<float> rows;
+    for (int i = 0; i < 30; ++i) rows.insert(rows.end(), {0.1f, 7.77f, 123.456f});  // not exact in binary
+    const Dataset ds = from_rows(std::move(rows), 3);
+    std::vector<float> w(static_cast<size_t>(ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) w[static_cast<size_t>(i)] = 0.1f + 0.37f * static_cast<float>(i % 7);
+    for (const char* kernel : {"rbf", "laplacian"}) {
+        Model m = make_model(("k=3 gamma=auto kernel=" + std::string(kernel) + " " + method()).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                          {"gamma=auto", "identical", "zero spread"}))
+            << kernel;
+    }
+}
+
 TEST_P(EdgeCase, AllIdenticalExplicitGamma) {
     const Dataset ds = identical(30);
     expect_valid_fit("k=3 seed=1 gamma=1 " + method(), ds);

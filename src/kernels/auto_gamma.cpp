@@ -63,6 +63,22 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
     return 2.0 * sum / (total * total);
 }
 
+/// True when every row with positive weight equals the first such row. Checked exactly,
+/// because the weighted mean of identical rows can round away from them (non-uniform weights)
+/// and leave a spread of 1e-34 instead of 0.
+bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w) {
+    int64_t first = -1;
+    for (int64_t i = 0; i < X.rows; ++i) {
+        if (!(weight_of(w, i) > 0)) continue;
+        if (first < 0) {
+            first = i;
+            continue;
+        }
+        if (!std::equal(X.row(i), X.row(i) + X.cols, X.row(first))) return false;
+    }
+    return true;
+}
+
 [[noreturn]] void zero_spread() {
     invalid_data("gamma=auto: all rows are identical (zero spread), so no bandwidth can be "
                  "derived from the data; set gamma explicitly");
@@ -83,6 +99,8 @@ double representable(double gamma, const char* spread_name, double spread) {
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
                   int threads) {
+    const bool spread_kernel = type == KernelType::rbf || type == KernelType::laplacian;
+    if (spread_kernel && weighted_rows_identical(X, weights)) zero_spread();
     switch (type) {
         case KernelType::rbf: {
             const double sigma2 = mean_pairwise_sq_distance(X, weights);
