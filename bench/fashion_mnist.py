@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import statistics
-import time
 from pathlib import Path
 
 from kkm_ctypes import (DEFAULT_FASHION_DIR as DEFAULT_DATA_DIR, OPENBLAS_CORE_HELP, KkmeansError,
@@ -66,24 +65,14 @@ def run_kkmeans(kkm, X, y, args, gamma, metrics):
 
 
 def run_sklearn(X, y, args, gamma, metrics):
-    from sklearn.cluster import KMeans
-    from sklearn.kernel_approximation import Nystroem
-    from threadpoolctl import threadpool_limits
-
+    import peers
     runs = []
-    limits = args.threads if args.threads > 0 else None
     for seed in range(args.seeds):
         log(f"scikit-learn: Nystroem(n_components={args.m}) + KMeans(n_clusters={args.k}) seed={seed}...")
-        with threadpool_limits(limits=limits):
-            start = time.perf_counter()
-            features = Nystroem(kernel="rbf", gamma=gamma, n_components=args.m,
-                                random_state=seed).fit_transform(X)
-            middle = time.perf_counter()
-            labels = KMeans(n_clusters=args.k, n_init=1, random_state=seed).fit(features).labels_
-            end = time.perf_counter()
-        stages = f"nystroem={middle - start:.3f} kmeans={end - middle:.3f}"
-        runs.append(score(end - start, labels, y, metrics, timings=stages))
-        log(f"scikit-learn: {end - start:.2f} s, NMI {runs[-1]['nmi']:.4f}, stages: {stages}")
+        peer = peers.sklearn_nystroem_kmeans(X, args.k, args.m, gamma, seed, args.threads)
+        stages = peers.stages_text(peer)
+        runs.append(score(peer["time_s"], peer["labels"], y, metrics, timings=stages))
+        log(f"scikit-learn: {peer['time_s']:.2f} s, NMI {runs[-1]['nmi']:.4f}, stages: {stages}")
     return runs
 
 

@@ -134,6 +134,11 @@ def _record(system, stages, labels, info):
                 labels=np.asarray(labels, dtype=np.int64), info=info)
 
 
+def stages_text(record):
+    """A record's stage times as "nystroem=1.234 kmeans=5.678"."""
+    return " ".join(f"{name}={seconds:.3f}" for name, seconds in record["stages"].items())
+
+
 def sklearn_nystroem_kmeans(X, k, m, gamma, seed, threads=0):
     """Nystroem(rbf, gamma, n_components=m) + KMeans(k, n_init=1), both seeded with seed."""
     from sklearn.cluster import KMeans

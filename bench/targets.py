@@ -39,7 +39,7 @@ from pathlib import Path
 
 from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, choose_openblas_core,
                         cpu_name, load_fashion_mnist, log, mean_std, numpy_blas, open_library,
-                        papers_gamma, parse_timings, subsample)
+                        papers_gamma, parse_timings)
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 OUT_DIR = REPO_ROOT / "bench" / "out"
@@ -81,9 +81,7 @@ def mean(values):
 # ---------------------------------------------------------------------------- P1
 
 def p1(args, kkm, metrics):
-    from sklearn.cluster import KMeans
-    from sklearn.kernel_approximation import Nystroem
-    from threadpoolctl import threadpool_limits
+    import peers
     X, y = load_fashion_mnist(args.data_dir, 6000 if args.quick else 0)
     gamma = papers_gamma(X)
     m = 200 if args.quick else 1000
@@ -94,15 +92,10 @@ def p1(args, kkm, metrics):
         ours.append(dict(seconds=seconds, nmi=metrics.normalized_mutual_info_score(y, labels),
                          stages=timings))
         log(f"P1 kkmeans seed {seed}: {seconds:.2f} s ({timings})")
-        with threadpool_limits(limits=args.threads or None):
-            start = time.perf_counter()
-            F = Nystroem(kernel="rbf", gamma=gamma, n_components=m, random_state=seed).fit_transform(X)
-            middle = time.perf_counter()
-            labels = KMeans(n_clusters=10, n_init=1, random_state=seed).fit(F).labels_
-            end = time.perf_counter()
-        theirs.append(dict(seconds=end - start, nmi=metrics.normalized_mutual_info_score(y, labels),
-                           stages=f"nystroem={middle - start:.3f} kmeans={end - middle:.3f}"))
-        log(f"P1 scikit-learn seed {seed}: {end - start:.2f} s ({theirs[-1]['stages']})")
+        peer = peers.sklearn_nystroem_kmeans(X, 10, m, gamma, seed, args.threads)
+        theirs.append(dict(seconds=peer["time_s"], nmi=metrics.normalized_mutual_info_score(y, peer["labels"]),
+                           stages=peers.stages_text(peer)))
+        log(f"P1 scikit-learn seed {seed}: {peer['time_s']:.2f} s ({theirs[-1]['stages']})")
     ratio = mean([r["seconds"] for r in theirs]) / mean([r["seconds"] for r in ours])
     dnmi = mean([r["nmi"] for r in ours]) - mean([r["nmi"] for r in theirs])
     rows = [("kkmeans nystrom", ours), ("scikit-learn Nystroem + KMeans(n_init=1)", theirs)]
@@ -270,9 +263,8 @@ def p5_child(args):
     if args.child == "kkmeans":
         kkm = open_library(args.lib)
     else:
-        from sklearn.cluster import KMeans
-        from sklearn.kernel_approximation import Nystroem
-        from threadpoolctl import threadpool_limits
+        import peers
+        import sklearn.cluster, sklearn.kernel_approximation, threadpoolctl  # noqa: F401 (in the baseline)
     baseline = current_rss()
     X, y = replicated_fashion(args, args.rows)
     gamma = papers_gamma(X)
@@ -284,13 +276,8 @@ def p5_child(args):
             X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}")
         stages = timings
     else:
-        with threadpool_limits(limits=args.threads or None):
-            start = time.perf_counter()
-            F = Nystroem(kernel="rbf", gamma=gamma, n_components=m, random_state=0).fit_transform(X)
-            middle = time.perf_counter()
-            labels = KMeans(n_clusters=10, n_init=1, random_state=0).fit(F).labels_
-            seconds = time.perf_counter() - start
-        stages = f"nystroem={middle - start:.3f} kmeans={seconds - (middle - start):.3f}"
+        peer = peers.sklearn_nystroem_kmeans(X, 10, m, gamma, 0, args.threads)
+        labels, seconds, stages = peer["labels"], peer["time_s"], peers.stages_text(peer)
     rss = current_rss("VmHWM")
     print(json.dumps(dict(system=args.child, rows=args.rows, m=m, seconds=seconds, peak_rss=rss,
                           baseline_rss=baseline,
