@@ -15,7 +15,7 @@ void dsyevd(int64_t n, double* A, double* w) {
     for (int64_t i = 0; i < n * n; ++i) {
         if (!std::isfinite(A[i])) {
             invalid_data("the " + std::to_string(n) + "x" + std::to_string(n) +
-                         " matrix to eigen-decompose holds a non-finite value (" + std::to_string(A[i]) +
+                         " matrix to eigen-decompose holds a non-finite value (" + message_number(A[i]) +
                          "): kernel values overflow float32; reduce gamma, degree or the scale of X");
         }
     }
