@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "core/linalg.h"
@@ -116,30 +117,40 @@ double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int3
 }
 
 double ExactLloyd::objective(const std::vector<int32_t>& labels) {
+    // Σ_a w_a (K_aa − 2 s_a / W_j + C_j) with s_a = Σ_{t∈j} w_t K_at and C_j = Σ_{a∈j} w_a s_a / W_j²,
+    // each point's distance clamped at 0 before it is added: a sum of non-negative terms,
+    // never negative however the kernel rows were rounded.
     const int64_t n = rows_.size(), step = rows_.block_rows();
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    const int64_t nblocks = block_count(n, step);
-    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
-    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+    std::vector<double> same(static_cast<size_t>(n), 0.0);
+    parallel_blocks(threads_, block_count(n, step), [&](int64_t b) {
         const int64_t begin = b * step, count = std::min(step, n - begin);
         const float* K = rows_.rows(begin, count, scratch());
-        double s = 0;
         for (int64_t i = 0; i < count; ++i) {
-            const int64_t a = begin + i;
-            const int32_t j = labels[static_cast<size_t>(a)];
+            const int32_t j = labels[static_cast<size_t>(begin + i)];
             const float* row = K + i * n;
-            double same = 0;
+            double s = 0;
             for (int64_t t = 0; t < n; ++t) {
-                if (labels[static_cast<size_t>(t)] == j) same += weight_at(weights_, t) * row[t];
+                if (labels[static_cast<size_t>(t)] == j) s += weight_at(weights_, t) * row[t];
             }
-            const double wa = weight_at(weights_, a);
-            if (!(wa > 0)) continue;
-            s += wa * diag_[static_cast<size_t>(a)] - wa * same / mass[static_cast<size_t>(j)];
+            same[static_cast<size_t>(begin + i)] = s;
         }
-        partial[static_cast<size_t>(b)] = s;
     });
+    std::vector<double> centre(static_cast<size_t>(k_), 0.0);
+    for (int64_t a = 0; a < n; ++a) centre[static_cast<size_t>(labels[static_cast<size_t>(a)])] += weight_at(weights_, a) * same[static_cast<size_t>(a)];
+    for (int64_t j = 0; j < k_; ++j) {
+        const double m = mass[static_cast<size_t>(j)];
+        centre[static_cast<size_t>(j)] = m > 0 ? centre[static_cast<size_t>(j)] / (m * m) : 0.0;
+    }
     double total = 0;
-    for (double v : partial) total += v;
+    for (int64_t a = 0; a < n; ++a) {
+        const double wa = weight_at(weights_, a);
+        if (!(wa > 0)) continue;
+        const int32_t j = labels[static_cast<size_t>(a)];
+        const double d = diag_[static_cast<size_t>(a)] - 2.0 * same[static_cast<size_t>(a)] / mass[static_cast<size_t>(j)] +
+                         centre[static_cast<size_t>(j)];
+        total += wa * std::max(d, 0.0);
+    }
     return total;
 }
 

@@ -175,7 +175,9 @@ double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<i
 }
 
 double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
-    // Σ_i w_i ‖φ_i − c_{l_i}‖² = Σ_i w_i K_ii − Σ_j W_j ‖c_j‖², in float64.
+    // Σ_i w_i ‖φ_i − c_{l_i}‖², each point's K_ii − 2 g_i·(P c_j) + ‖c_j‖² in float64 and
+    // clamped at 0 before it is added: a sum of non-negative terms, never negative however
+    // the BLAS rounded G (the closed form Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
     const int64_t m = G_.cols, r = P_.cols;
     const std::vector<double> sums = sums_for(labels);
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
@@ -185,13 +187,35 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
         for (int64_t t = 0; t < m && w > 0; ++t) means[static_cast<size_t>(j * m + t)] = sums[static_cast<size_t>(j * m + t)] / w;
     }
     const std::vector<double> C = project(means, k_);
-    double total = 0;
-    for (int64_t i = 0; i < G_.rows; ++i) total += static_cast<double>(weight_at(weights_, i)) * diag_[static_cast<size_t>(i)];
+    std::vector<double> H(static_cast<size_t>(k_ * m), 0.0), self(static_cast<size_t>(k_), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
-        double s = 0;
-        for (int64_t q = 0; q < r; ++q) s += C[static_cast<size_t>(j * r + q)] * C[static_cast<size_t>(j * r + q)];
-        total -= mass[static_cast<size_t>(j)] * s;
+        const double* c = C.data() + j * r;
+        for (int64_t q = 0; q < r; ++q) self[static_cast<size_t>(j)] += c[q] * c[q];
+        for (int64_t a = 0; a < m; ++a) {
+            const float* p = P_.row(a);
+            double s = 0;
+            for (int64_t q = 0; q < r; ++q) s += c[q] * p[q];
+            H[static_cast<size_t>(j * m + a)] = s;
+        }
     }
+    const int64_t nblocks = block_count(G_.rows, kRowBlock);
+    std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, end = std::min(G_.rows, begin + kRowBlock);
+        double s = 0;
+        for (int64_t i = begin; i < end; ++i) {
+            const int32_t j = labels[static_cast<size_t>(i)];
+            const double* h = H.data() + j * m;
+            const float* g = G_.row(i);
+            double dot = 0;
+            for (int64_t a = 0; a < m; ++a) dot += g[a] * h[a];
+            const double d = diag_[static_cast<size_t>(i)] - 2.0 * dot + self[static_cast<size_t>(j)];
+            s += static_cast<double>(weight_at(weights_, i)) * std::max(d, 0.0);
+        }
+        partial[static_cast<size_t>(b)] = s;
+    });
+    double total = 0;
+    for (double v : partial) total += v;
     return total;
 }
 
