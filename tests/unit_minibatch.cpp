@@ -43,11 +43,11 @@ public:
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
         out.reshape(nr, nc);
         const Matrix right = gather(cols, 0, nc);
-        const std::vector<float> aux = kernel_.row_aux(right.view());
+        const engine::PackedRows packed = kernel_.pack(right.view());
         parallel_blocks(threads, block_count(nr, step), [&](int64_t b) {
             const int64_t begin = b * step, count = std::min(step, nr - begin);
             const Matrix left = gather(rows, begin, count);
-            kernel_.block(left.view(), right.view(), aux, out.row(begin), nc);
+            kernel_.block(left.view(), packed, out.row(begin), nc);
         });
     }
 

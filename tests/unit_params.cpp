@@ -27,6 +27,7 @@ TEST(Params, TableDefaultsMatchTheTypedStruct) {
     EXPECT_EQ(fromTable.seed, plain.seed);
     EXPECT_EQ(fromTable.threads, plain.threads);
     EXPECT_EQ(fromTable.max_memory_mb, plain.max_memory_mb);
+    EXPECT_EQ(fromTable.isa, plain.isa);
     EXPECT_EQ(fromTable.bandwidth_scale, plain.bandwidth_scale);
     EXPECT_EQ(fromTable.rank, plain.rank);
     EXPECT_EQ(fromTable.reg_rank, plain.reg_rank);

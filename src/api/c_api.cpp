@@ -89,6 +89,7 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
     const kkm::FitReport& r = model->fitted->report();
     if (name == "gamma" && r.gamma > 0) return format_double(r.gamma);
+    if (name == "isa") return kkm::engine::isa_name(r.isa);
     if (name == "m" && r.m > 0) return std::to_string(r.m);
     if (name == "reg_rank" && r.reg_rank > 0) return std::to_string(r.reg_rank);
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);

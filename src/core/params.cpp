@@ -99,6 +99,10 @@ std::vector<ParamSpec> build_table() {
          9007199254740991.0, false, false, nullptr},
         {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores", 0, 1024,
          false, false, nullptr},
+        {"isa", "", "enum", "auto", "auto|avx512|avx2|portable",
+         "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
+         "its CPUID feature bits); a forced path the CPU lacks is an error. kkm_get_param reports "
+         "the path a fit used", 0, 0, false, false, "auto|avx512|avx2|portable"},
         {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
          "budget for the fit's working set in MiB; exact stores K when it fits, else recomputes rows",
          1, 1073741824.0, false, false, nullptr},
@@ -322,6 +326,11 @@ Params ParamSet::typed() const {
     p.seed = static_cast<uint64_t>(integer("seed"));
     p.threads = integer("threads");
     p.max_memory_mb = integer("max_memory_mb");
+    const std::string& isa = get("isa");
+    p.isa = isa == "avx512" ? IsaChoice::avx512
+            : isa == "avx2" ? IsaChoice::avx2
+            : isa == "portable" ? IsaChoice::portable
+                                : IsaChoice::automatic;
     return p;
 }
 

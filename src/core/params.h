@@ -18,6 +18,7 @@ enum class Sampling { uniform, rls, kmeanspp };
 enum class SketchKind { subgaussian, ros, gaussian, identity };
 enum class LearningRate { beta, sklearn };
 enum class Solver { lloyd, minibatch };
+enum class IsaChoice { automatic, avx512, avx2, portable };
 
 /// The parameter-table spelling of a kernel ("rbf", ...).
 const char* kernel_name(KernelType kernel);
@@ -79,6 +80,8 @@ struct Params {
     int64_t threads = 0;
     /// Memory budget in MiB for the fit's working set.
     int64_t max_memory_mb = 4096;
+    /// Instruction-set path of the kernel-block engine (automatic: the widest the CPU has).
+    IsaChoice isa = IsaChoice::automatic;
 };
 
 /// Static description of one parameter (one row of the table).

@@ -5,8 +5,6 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/linalg.h"
-#include "kernels/elementwise.h"
 
 namespace kkm {
 namespace {
@@ -86,46 +84,62 @@ float float32_coef0(KernelType type, double coef0) {
     return static_cast<float>(coef0);
 }
 
+engine::TileFn tile_fn(KernelType type) {
+    switch (type) {
+        case KernelType::rbf: return engine::TileFn::rbf;
+        case KernelType::laplacian: return engine::TileFn::laplacian;
+        case KernelType::polynomial: return engine::TileFn::polynomial;
+        case KernelType::cosine: return engine::TileFn::cosine;
+        default: return engine::TileFn::dot;
+    }
+}
+
 }  // namespace
 
-Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0)
-    : type_(type), gamma_(float32_gamma(type, gamma)), degree_(degree),
-      coef0_(float32_coef0(type, coef0)) {}
+engine::Isa requested_isa(IsaChoice choice) {
+    switch (choice) {
+        case IsaChoice::avx512: return engine::Isa::avx512;
+        case IsaChoice::avx2: return engine::Isa::avx2;
+        case IsaChoice::portable: return engine::Isa::portable;
+        case IsaChoice::automatic: break;
+    }
+    return engine::best_isa();
+}
 
-std::vector<float> Kernel::row_aux(ConstMatrix Y) const {
+engine::Isa resolve_isa(IsaChoice choice) {
+    const engine::Isa isa = requested_isa(choice);
+    if (!engine::isa_supported(isa)) {
+        invalid_argument(std::string("isa=") + engine::isa_name(isa) + " is not supported by this CPU (the widest path it runs is isa=" +
+                         engine::isa_name(engine::best_isa()) + "); use isa=auto");
+    }
+    return isa;
+}
+
+Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa)
+    : type_(type), gamma_(float32_gamma(type, gamma)), degree_(degree),
+      coef0_(float32_coef0(type, coef0)), isa_(isa) {
+    if (!engine::isa_supported(isa)) fail(KKM_ERR_INTERNAL, std::string("Kernel built for an unsupported isa=") + engine::isa_name(isa));
+}
+
+std::vector<float> Kernel::aux(ConstMatrix rows) const {
     if (type_ == KernelType::laplacian) return {};
-    std::vector<float> sq = squared_norms(Y);
+    std::vector<float> sq = squared_norms(rows);
     check_rows(type_, sq, gamma_, coef0_, degree_);
     if (type_ == KernelType::rbf) return sq;
     if (type_ == KernelType::cosine) return inverse_norms(std::move(sq));
     return {};
 }
 
-void Kernel::block(ConstMatrix X, ConstMatrix Y, const std::vector<float>& y_aux, float* out,
-                   int64_t ldo) const {
-    if (type_ == KernelType::laplacian) {
-        elementwise::laplacian(X.data, X.rows, Y.data, Y.rows, X.cols, out, ldo, gamma_);
-        return;
-    }
-    std::vector<float> xn = squared_norms(X);
-    check_rows(type_, xn, gamma_, coef0_, degree_);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, X.rows, Y.rows, X.cols, 1.0f, X.data,
-                  X.cols, Y.data, Y.cols, 0.0f, out, ldo, 1);
-    switch (type_) {
-        case KernelType::rbf:
-            elementwise::rbf(out, X.rows, Y.rows, ldo, xn.data(), y_aux.data(), gamma_);
-            break;
-        case KernelType::polynomial:
-            elementwise::polynomial(out, X.rows, Y.rows, ldo, gamma_, coef0_, degree_);
-            break;
-        case KernelType::cosine: {
-            const std::vector<float> xinv = inverse_norms(std::move(xn));
-            elementwise::cosine(out, X.rows, Y.rows, ldo, xinv.data(), y_aux.data());
-            break;
-        }
-        default:
-            break;  // linear: the dot products are the kernel
-    }
+engine::PackedRows Kernel::pack(ConstMatrix Y) const { return engine::PackedRows(isa_, Y, aux(Y)); }
+
+void Kernel::block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo) const {
+    const std::vector<float> xa = aux(X);
+    engine::TileOp op;
+    op.fn = tile_fn(type_);
+    op.gamma = gamma_;
+    op.coef0 = coef0_;
+    op.degree = degree_;
+    engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo);
 }
 
 void Kernel::diagonal(ConstMatrix X, float* out) const {

@@ -1,5 +1,5 @@
-// Kernel functions evaluated in blocks: dot products (or squared distances) through GEMM,
-// then one fused, vectorised elementwise pass.
+// Kernel functions evaluated in blocks by the library's engine (src/engine): packed register
+// tiles with the kernel function applied in registers before the store.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 
 #include "core/matrix.h"
 #include "core/params.h"
+#include "engine/engine.h"
 
 namespace kkm {
 
@@ -18,28 +19,42 @@ class Kernel {
 public:
     /// Throws INVALID_ARGUMENT when gamma (rbf, laplacian, polynomial) is not a normal float32,
     /// or coef0 (polynomial) is beyond the float32 range.
-    Kernel(KernelType type, double gamma, int64_t degree, double coef0);
+    /// isa: the engine path every block of this kernel runs on (one this CPU supports).
+    Kernel(KernelType type, double gamma, int64_t degree, double coef0,
+           engine::Isa isa = engine::best_isa());
 
     KernelType type() const { return type_; }
+    engine::Isa isa() const { return isa_; }
 
-    /// Per-row quantity the block evaluation needs for the right-hand rows
-    /// (squared norms for rbf, inverse norms for cosine, nothing otherwise).
-    std::vector<float> row_aux(ConstMatrix Y) const;
+    /// Right-hand rows Y packed for block(), with the per-row quantity the kernel needs
+    /// (squared norms for rbf, inverse norms for cosine). Pack once, evaluate many blocks.
+    engine::PackedRows pack(ConstMatrix Y) const;
 
-    /// out (X.rows × Y.rows, row stride ldo) = k(X_i, Y_j). y_aux from row_aux(Y).
-    /// Single-threaded: callers parallelise over blocks of X.
-    void block(ConstMatrix X, ConstMatrix Y, const std::vector<float>& y_aux, float* out,
-               int64_t ldo) const;
+    /// out (X.rows × Y.rows(), row stride ldo) = k(X_i, Y_j). Single-threaded: callers
+    /// parallelise over blocks of X. Any memory: no GEMM slack is needed.
+    void block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo) const;
 
     /// k(x, x) for every row of X.
     void diagonal(ConstMatrix X, float* out) const;
 
 private:
+    /// Squared norms (rbf), inverse norms (cosine) or nothing, after the overflow checks.
+    std::vector<float> aux(ConstMatrix rows) const;
+
     KernelType type_;
     float gamma_;
     int64_t degree_;
     float coef0_;
+    engine::Isa isa_;
 };
+
+/// The engine path an `isa` parameter names (automatic → the widest this CPU supports),
+/// whether or not this CPU has it.
+engine::Isa requested_isa(IsaChoice choice);
+
+/// The engine path of an `isa` parameter: automatic → the widest this CPU supports; a forced
+/// path this CPU lacks throws INVALID_ARGUMENT naming it and the best available.
+engine::Isa resolve_isa(IsaChoice choice);
 
 /// Resolves gamma=auto from the data (weights may be empty) with bandwidth scale β: rbf
 /// 1/(2β²σ²) with σ² the (weighted) mean pairwise squared distance (Wang, Gittens & Mahoney

@@ -6,7 +6,7 @@ namespace kkm {
 
 KernelBasis::KernelBasis(const Kernel& kernel, Matrix points)
     : kernel_(kernel), points_(std::move(points)) {
-    aux_ = kernel_->row_aux(points_.view());
+    packed_ = kernel_->pack(points_.view());
     size_ = points_.rows;
     input_dim_ = points_.cols;
 }
@@ -19,7 +19,7 @@ KernelBasis::KernelBasis(std::vector<int64_t> columns, int64_t n_train)
 
 void KernelBasis::evaluate(ConstMatrix rows, float* out, int64_t ldo) const {
     if (kernel_) {
-        kernel_->block(rows, points_.view(), aux_, out, ldo);
+        kernel_->block(rows, packed_, out, ldo);
         return;
     }
     for (int64_t i = 0; i < rows.rows; ++i) {

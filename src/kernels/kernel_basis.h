@@ -26,9 +26,7 @@ public:
     int64_t input_dim() const { return input_dim_; }
     bool precomputed() const { return !kernel_.has_value(); }
 
-    /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded. rows and
-    /// out go to GEMM: they must be library memory with GEMM slack behind them (a Matrix, or
-    /// a caller's block copied into one with copy_into).
+    /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded.
     void evaluate(ConstMatrix rows, float* out, int64_t ldo) const;
 
     /// k(x, x) of each input row; throws for a precomputed kernel (it is not known).
@@ -40,7 +38,7 @@ public:
 private:
     std::optional<Kernel> kernel_;
     Matrix points_;
-    std::vector<float> aux_;
+    engine::PackedRows packed_;
     std::vector<int64_t> columns_;
     int64_t size_ = 0;
     int64_t input_dim_ = 0;

@@ -53,6 +53,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     validate_against_data(p, X);
     const int threads = resolve_threads(p.threads);
     FitReport report;
+    report.isa = resolve_isa(p.isa);
     StageTimer timer(report);
     const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
                             p.kernel == KernelType::polynomial;

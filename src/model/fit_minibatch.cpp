@@ -38,12 +38,12 @@ public:
         }
         const Kernel kernel = fit_kernel(c_);
         const Matrix right = gather_rows(c_.X, cols);
-        const std::vector<float> aux = kernel.row_aux(right.view());
+        const engine::PackedRows packed = kernel.pack(right.view());
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
             const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
             const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + count);
             const Matrix left = gather_rows(c_.X, part);
-            kernel.block(left.view(), right.view(), aux, out.row(begin), nc);
+            kernel.block(left.view(), packed, out.row(begin), nc);
         });
     }
 

@@ -11,6 +11,7 @@
 #include "cluster/landmark_lloyd.h"
 #include "core/matrix.h"
 #include "core/params.h"
+#include "engine/isa.h"
 #include "features/feature_map.h"
 
 namespace kkm {
@@ -25,6 +26,7 @@ struct FitReport {
     int64_t m = 0;                     ///< landmarks / features used (0 for exact)
     int64_t reg_rank = 0;              ///< ℓ of a rank-restricted Nyström fit (0 if none)
     double rls_lambda = 0;             ///< λ of leverage-score sampling (0 if unused)
+    engine::Isa isa = engine::Isa::portable;  ///< the engine path the kernel blocks ran on
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
 };
 

@@ -197,7 +197,7 @@ KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, 
     Matrix points = r.matrix(tag("BPTS"));
     r.finish();
     if (points.cols != s.d) bad("basis points have " + std::to_string(points.cols) + " columns, d=" + std::to_string(s.d));
-    return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0), std::move(points));
+    return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0, report.isa), std::move(points));
 }
 
 std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport& report, const Shape& s) {
@@ -316,6 +316,10 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         Params p = out.params.typed();
         const Shape shape = load_shape(r, p);
         FitReport report = load_report(r, shape);
+        // The engine path is the loading machine's: the saved one when this CPU has it, else
+        // the widest it has (kernel values agree across paths to float32 rounding).
+        const engine::Isa saved = requested_isa(p.isa);
+        report.isa = engine::isa_supported(saved) ? saved : engine::best_isa();
         Reader body = r.section(tag("BODY"));
         out.fitted = load_body(body, std::move(p), std::move(report), shape);
         body.finish();

@@ -1,0 +1,125 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace kkm::engine {
+namespace {
+
+constexpr int64_t kAlignFloats = 16;           // 64 bytes
+constexpr int64_t kPanelBytes = 384 * 1024;    // packed X rows per pass: about half of L2
+
+int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// Floats from p to the next 64-byte boundary.
+size_t align_offset(const float* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    return static_cast<size_t>(((64 - address % 64) % 64) / sizeof(float));
+}
+
+void run_tiles(Isa isa, const TileJob& job) {
+    switch (isa) {
+        case Isa::avx512: run_tiles_avx512(job); return;
+        case Isa::avx2: run_tiles_avx2(job); return;
+        case Isa::portable: run_tiles_portable(job); return;
+    }
+}
+
+/// X rows per packed pass: whole register panels whose packed copy stays within kPanelBytes.
+int64_t rows_per_pass(int64_t d, int64_t mr) {
+    const int64_t panels = std::max<int64_t>(1, kPanelBytes / (4 * mr * std::max<int64_t>(d, 1)));
+    return panels * mr;
+}
+
+}  // namespace
+
+Geometry geometry(Isa isa) {
+    switch (isa) {
+        case Isa::avx512: return {14, 32};
+        case Isa::avx2: return {6, 16};
+        case Isa::portable: return {4, 8};
+    }
+    return {4, 8};
+}
+
+void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst) {
+    const int64_t panels = (rows + width - 1) / width;
+    for (int64_t p = 0; p < panels; ++p) {
+        float* out = dst + p * d * width;
+        const int64_t valid = std::min(width, rows - p * width);
+        for (int64_t i = 0; i < valid; ++i) {
+            const float* x = X + (p * width + i) * ld;
+            for (int64_t t = 0; t < d; ++t) out[t * width + i] = x[t];
+        }
+        for (int64_t i = valid; i < width; ++i) {
+            for (int64_t t = 0; t < d; ++t) out[t * width + i] = 0.0f;
+        }
+    }
+}
+
+PackedRows::PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux)
+    : isa_(isa), rows_(Y.rows), d_(Y.cols), has_aux_(!aux.empty()) {
+    const int64_t nr = geometry(isa).nr, padded = round_up(std::max<int64_t>(rows_, 1), nr);
+    panels_ = ZeroedBuffer(static_cast<size_t>(padded * d_ + kAlignFloats));
+    offset_ = align_offset(panels_.data());
+    pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
+    if (has_aux_) {
+        aux_.assign(static_cast<size_t>(padded), 0.0f);
+        std::copy(aux.begin(), aux.end(), aux_.begin());
+    }
+}
+
+void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op,
+                  float* out, int64_t ldo) {
+    if (X.rows <= 0 || Y.rows() <= 0) return;
+    const Isa isa = Y.isa();
+    const int64_t mr = geometry(isa).mr, d = X.cols;
+    const int64_t step = std::min(rows_per_pass(d, mr), round_up(X.rows, mr));
+    ZeroedBuffer packed(static_cast<size_t>(step * d + kAlignFloats));
+    float* a = packed.data() + align_offset(packed.data());
+    std::vector<float> aux(static_cast<size_t>(x_aux != nullptr ? step : 0), 0.0f);
+    for (int64_t begin = 0; begin < X.rows; begin += step) {
+        const int64_t count = std::min(step, X.rows - begin);
+        pack_panels(X.row(begin), count, d, X.cols, mr, a);
+        TileJob job;
+        job.a = a;
+        job.rows = count;
+        job.b = Y.panels();
+        job.cols = Y.rows();
+        job.d = d;
+        if (x_aux != nullptr) {
+            std::fill(aux.begin(), aux.end(), 0.0f);
+            std::copy(x_aux + begin, x_aux + begin + count, aux.begin());
+            job.x_aux = aux.data();
+        }
+        job.y_aux = Y.aux();
+        job.op = op;
+        job.out = out + begin * ldo;
+        job.ldo = ldo;
+        run_tiles(isa, job);
+    }
+}
+
+float engine_exp(float x) {
+    if (!(x >= -87.336544f)) return 0.0f;  // below the smallest normal float32 (and NaN)
+    x = std::min(x, 88.0f);  // 2^127 at most: a normal float32
+    const float n = std::nearbyint(x * 1.44269504088896341f);
+    float r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * (r * r) + r + 1.0f;
+    const auto e = static_cast<int32_t>(n) + 127;
+    uint32_t bits = static_cast<uint32_t>(e) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return y * scale;
+}
+
+}  // namespace kkm::engine

@@ -1,0 +1,52 @@
+// The library's kernel-block engine: K(X, Y) computed by its own packed, cache-blocked,
+// register-blocked single-precision micro-kernels (AVX-512, AVX2+FMA, portable), with the
+// kernel function applied to each register tile before it is stored. Every method's kernel
+// rows go through it (Kernel::block); BLIS remains for LAPACK and for products that are not
+// kernel blocks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/matrix.h"
+#include "engine/isa.h"
+#include "engine/tiles.h"
+
+namespace kkm::engine {
+
+/// Right-hand rows Y (and a per-row auxiliary value: squared norm, inverse norm) packed once
+/// into NR-wide panels of the chosen path, zero-padded, 64-byte aligned. Immutable.
+class PackedRows {
+public:
+    PackedRows() = default;
+    /// aux: one value per row of Y, or empty when the kernel needs none.
+    PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
+
+    Isa isa() const { return isa_; }
+    int64_t rows() const { return rows_; }
+    int64_t dim() const { return d_; }
+    const float* panels() const { return panels_.data() + offset_; }
+    const float* aux() const { return has_aux_ ? aux_.data() : nullptr; }
+
+private:
+    Isa isa_ = Isa::portable;
+    int64_t rows_ = 0;
+    int64_t d_ = 0;
+    ZeroedBuffer panels_;
+    size_t offset_ = 0;  // floats from panels_.data() to the first 64-byte boundary
+    std::vector<float> aux_;
+    bool has_aux_ = false;
+};
+
+/// out (X.rows × Y.rows(), row stride ldo) = op(X_i, Y_j), on Y's path. x_aux: one value per
+/// row of X when op needs it (as Y's aux), else NULL. Single-threaded: callers parallelise
+/// over blocks of X; every value depends only on its two rows, so results never depend on
+/// the blocking or the thread count.
+void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op,
+                  float* out, int64_t ldo);
+
+/// Copies rows [0, rows) of X (row stride ld, d columns) into panels of `width` rows: panel p
+/// holds, for each t < d, the values X[p·width + i][t] for i < width (zero past the last row).
+void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst);
+
+}  // namespace kkm::engine

@@ -1,0 +1,92 @@
+// The engine's inner layer, one implementation per instruction-set path (tiles_avx512.cpp,
+// tiles_avx2.cpp, tiles_portable.cpp): an MR×NR tile of kernel values held in registers
+// while the whole dot product (or L1 distance) over d accumulates, then the kernel function
+// applied to the tile in registers before its one store. Private to src/engine.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/isa.h"
+
+namespace kkm::engine {
+
+/// The function a tile's accumulators go through before the store.
+enum class TileFn {
+    dot,         ///< x·y (linear kernel)
+    rbf,         ///< exp(−gamma · max(‖x‖² + ‖y‖² − 2 x·y, 0)); aux = squared norms
+    polynomial,  ///< (gamma · x·y + coef0)^degree
+    cosine,      ///< x·y · (1/‖x‖) · (1/‖y‖); aux = inverse norms (0 for a zero row)
+    laplacian,   ///< exp(−gamma · Σ_t |x_t − y_t|): an L1 tile, not a dot product
+};
+
+struct TileOp {
+    TileFn fn = TileFn::dot;
+    float gamma = 0.0f;
+    float coef0 = 0.0f;
+    int64_t degree = 1;
+};
+
+/// Register tile of a path: MR rows of X by NR rows of Y.
+struct Geometry {
+    int64_t mr;
+    int64_t nr;
+};
+
+Geometry geometry(Isa isa);
+
+/// Every tile of `rows` packed X rows against `cols` packed Y rows.
+struct TileJob {
+    const float* a = nullptr;      ///< X packed: ceil(rows/MR) panels, each d×MR (row t: MR values)
+    int64_t rows = 0;
+    const float* b = nullptr;      ///< Y packed: ceil(cols/NR) panels, each d×NR
+    int64_t cols = 0;
+    int64_t d = 0;
+    const float* x_aux = nullptr;  ///< per X row (padded to whole panels), or NULL when unused
+    const float* y_aux = nullptr;  ///< per Y row (padded to whole panels), or NULL when unused
+    TileOp op;
+    float* out = nullptr;          ///< rows × cols, row stride ldo
+    int64_t ldo = 0;
+};
+
+void run_tiles_avx512(const TileJob& job);
+void run_tiles_avx2(const TileJob& job);
+void run_tiles_portable(const TileJob& job);
+
+/// Vector exp of the engine, the same algorithm on every path (Cephes expf: x = n ln2 + r,
+/// a degree-5 polynomial in r, scaled by 2^n); exp(x) is 0 below −87.33 (no subnormals).
+/// Scalar form, used by the portable path and by tests as the reference of the vector ones.
+float engine_exp(float x);
+
+}  // namespace kkm::engine
+
+namespace kkm::engine {
+
+/// One MR×NR tile: a (d×MR packed), b (d×NR packed), the aux values of its rows and columns
+/// (or NULL), out with row stride ld.
+using TileKernel = void (*)(const float* a, const float* b, int64_t d, const float* xaux,
+                            const float* yaux, const TileOp& op, float* out, int64_t ld);
+
+/// Runs `tile` over every MR×NR tile of the job: Y panels outer (one stays in L2 while the
+/// packed X panels pass under it), edge tiles through a local buffer.
+template <int64_t MR, int64_t NR>
+void for_each_tile(const TileJob& job, TileKernel tile) {
+    const int64_t rp = (job.rows + MR - 1) / MR, cp = (job.cols + NR - 1) / NR;
+    alignas(64) float edge[MR * NR];
+    for (int64_t jp = 0; jp < cp; ++jp) {
+        const float* b = job.b + jp * job.d * NR;
+        const float* yaux = job.y_aux != nullptr ? job.y_aux + jp * NR : nullptr;
+        const int64_t cols = std::min(NR, job.cols - jp * NR);
+        for (int64_t ip = 0; ip < rp; ++ip) {
+            const int64_t rows = std::min(MR, job.rows - ip * MR);
+            const bool whole = rows == MR && cols == NR;
+            float* out = job.out + ip * MR * job.ldo + jp * NR;
+            tile(job.a + ip * job.d * MR, b, job.d, job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr,
+                 yaux, job.op, whole ? out : edge, whole ? job.ldo : NR);
+            if (whole) continue;
+            for (int64_t i = 0; i < rows; ++i) std::copy(edge + i * NR, edge + i * NR + cols, out + i * job.ldo);
+        }
+    }
+}
+
+}  // namespace kkm::engine

@@ -1,0 +1,110 @@
+// AVX2+FMA path: 6×16 register tile (12 ymm accumulators, two Y vectors, one broadcast).
+#include "engine/tiles.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#include <algorithm>
+
+#define KKM_AVX2 __attribute__((target("avx2,fma")))
+
+namespace kkm::engine {
+namespace {
+
+constexpr int64_t MR = 6;
+constexpr int64_t NR = 16;
+
+/// engine_exp on 8 lanes.
+KKM_AVX2 inline __m256 exp8(__m256 x) {
+    const __m256 lo = _mm256_set1_ps(-87.336544f);
+    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ);
+    x = _mm256_min_ps(_mm256_max_ps(x, lo), _mm256_set1_ps(88.0f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(keep, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
+}
+
+/// The kernel function on 8 accumulators of one X row (xa broadcast) against 8 Y rows (ya).
+KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) {
+    switch (op.fn) {
+        case TileFn::dot: return v;
+        case TileFn::rbf: {
+            const __m256 d2 = _mm256_max_ps(_mm256_fnmadd_ps(_mm256_set1_ps(2.0f), v, _mm256_add_ps(xa, ya)),
+                                            _mm256_setzero_ps());
+            return exp8(_mm256_mul_ps(_mm256_set1_ps(-op.gamma), d2));
+        }
+        case TileFn::polynomial: {
+            const __m256 base = _mm256_fmadd_ps(_mm256_set1_ps(op.gamma), v, _mm256_set1_ps(op.coef0));
+            __m256 p = base;
+            for (int64_t t = 1; t < op.degree; ++t) p = _mm256_mul_ps(p, base);
+            return p;
+        }
+        case TileFn::cosine: return _mm256_mul_ps(_mm256_mul_ps(v, xa), ya);
+        case TileFn::laplacian: return exp8(_mm256_mul_ps(_mm256_set1_ps(-op.gamma), v));
+    }
+    return v;
+}
+
+/// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
+template <bool L1>
+KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
+                     const TileOp& op, float* dst, int64_t ld) {
+    __m256 acc[MR][2];
+#pragma GCC unroll 6
+    for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int64_t t = 0; t < d; ++t) {
+        const __m256 b0 = _mm256_loadu_ps(b + t * NR), b1 = _mm256_loadu_ps(b + t * NR + 8);
+        const float* at = a + t * MR;
+#pragma GCC unroll 6
+        for (int64_t i = 0; i < MR; ++i) {
+            const __m256 ai = _mm256_set1_ps(at[i]);
+            if constexpr (L1) {
+                acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_andnot_ps(sign, _mm256_sub_ps(ai, b0)));
+                acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_andnot_ps(sign, _mm256_sub_ps(ai, b1)));
+            } else {
+                acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+                acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+            }
+        }
+    }
+    const __m256 y0 = yaux != nullptr ? _mm256_loadu_ps(yaux) : _mm256_setzero_ps();
+    const __m256 y1 = yaux != nullptr ? _mm256_loadu_ps(yaux + 8) : _mm256_setzero_ps();
+    for (int64_t i = 0; i < MR; ++i) {
+        const __m256 xa = _mm256_set1_ps(xaux != nullptr ? xaux[i] : 0.0f);
+        _mm256_storeu_ps(dst + i * ld, finish(acc[i][0], xa, y0, op));
+        _mm256_storeu_ps(dst + i * ld + 8, finish(acc[i][1], xa, y1, op));
+    }
+}
+
+}  // namespace
+
+void run_tiles_avx2(const TileJob& job) {
+    if (job.op.fn == TileFn::laplacian) {
+        for_each_tile<MR, NR>(job, tile<true>);
+    } else {
+        for_each_tile<MR, NR>(job, tile<false>);
+    }
+}
+
+}  // namespace kkm::engine
+
+#else
+
+#include "core/error.h"
+
+namespace kkm::engine {
+void run_tiles_avx2(const TileJob&) { fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform"); }
+}  // namespace kkm::engine
+
+#endif
