@@ -91,6 +91,60 @@ TEST_P(EveryMethod, ThreadCountChangesNothing) {
     EXPECT_EQ(features(one, ds), features(two, ds));
 }
 
+/// The engine paths this CPU runs, narrowest first.
+std::vector<std::string> engine_paths() {
+    std::vector<std::string> out;
+    for (const char* isa : {"portable", "avx2", "avx512"}) {
+        if (isa_runs_here(isa)) out.emplace_back(isa);
+    }
+    return out;
+}
+
+/// Fits params under every engine path: same labels as the portable path, objectives within
+/// 1e-5 relative (plus float32 rounding of the kernel values, 1e-7 of their sum `trace`,
+/// where the objective is a small difference of large kernel values), and
+/// kkm_get_param("isa") names the path each fit ran on.
+void expect_paths_agree(const Dataset& ds, const std::string& params, double trace = 0.0) {
+    const std::vector<std::string> paths = engine_paths();
+    ASSERT_FALSE(paths.empty());
+    const Fitted first = fit(ds, params + " isa=" + paths[0]);
+    EXPECT_EQ(get_param(first.m.get(), "isa"), paths[0]);
+    for (size_t p = 1; p < paths.size(); ++p) {
+        SCOPED_TRACE(params + " isa=" + paths[p]);
+        const Fitted other = fit(ds, params + " isa=" + paths[p]);
+        EXPECT_EQ(get_param(other.m.get(), "isa"), paths[p]);
+        EXPECT_EQ(other.labels, first.labels);
+        EXPECT_NEAR(other.objective, first.objective, 1e-5 * std::fabs(first.objective) + 1e-7 * trace);
+    }
+}
+
+TEST_P(EveryMethod, EnginePathsAgree) { expect_paths_agree(rings2000(), kRingParams + GetParam()); }
+
+TEST(EnginePaths, ExactMinibatchAndEveryKernelAgree) {
+    const Dataset ds = blobs(100, 5, 4, 3);
+    double poly_trace = 0;  // Σ_i (0.001 |x_i|² + 1)³: the polynomial kernel's diagonal
+    for (int64_t i = 0; i < ds.n; ++i) {
+        double sq = 0;
+        for (int64_t t = 0; t < ds.d; ++t) sq += static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) * ds.X[static_cast<size_t>(i * ds.d + t)];
+        poly_trace += std::pow(0.001 * sq + 1.0, 3.0);
+    }
+    const std::pair<const char*, double> kernels[] = {{"kernel=rbf gamma=0.1", 0.0}, {"kernel=laplacian gamma=0.1", 0.0},
+                                                      {"kernel=polynomial gamma=0.001", poly_trace},
+                                                      {"kernel=linear", 0.0}, {"kernel=cosine", 0.0}};
+    for (const auto& [kernel, trace] : kernels) {
+        for (const char* method : {"method=exact", "method=nystrom m=100", "method=minibatch"}) {
+            expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 ") + kernel + " " + method, trace);
+        }
+    }
+    expect_paths_agree(rings2000(), kRingParams + "method=exact");
+}
+
+TEST(EnginePaths, AutoReportsTheWidestPathThisCpuRuns) {
+    const Dataset ds = blobs(20, 3, 2, 1);
+    const Fitted f = fit(ds, "k=2 method=exact isa=auto");
+    EXPECT_EQ(get_param(f.m.get(), "isa"), engine_paths().back());
+}
+
 TEST_P(EveryMethod, AssignsNewPointsLikeTheirRing) {
     const Dataset& ds = rings2000();
     const Fitted f = fit(ds, kRingParams + GetParam());

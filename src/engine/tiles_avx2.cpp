@@ -49,7 +49,7 @@ KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) 
             for (int64_t t = 1; t < op.degree; ++t) p = _mm256_mul_ps(p, base);
             return p;
         }
-        case TileFn::cosine: return _mm256_mul_ps(_mm256_mul_ps(v, xa), ya);
+        case TileFn::cosine: return _mm256_mul_ps(v, _mm256_mul_ps(xa, ya));  // symmetric in x, y
         case TileFn::laplacian: return exp8(_mm256_mul_ps(_mm256_set1_ps(-op.gamma), v));
     }
     return v;

@@ -54,7 +54,7 @@ KKM_AVX512 inline __m512 finish(__m512 v, __m512 xa, __m512 ya, const TileOp& op
             for (int64_t t = 1; t < op.degree; ++t) p = _mm512_mul_ps(p, base);
             return p;
         }
-        case TileFn::cosine: return _mm512_mul_ps(_mm512_mul_ps(v, xa), ya);
+        case TileFn::cosine: return _mm512_mul_ps(v, _mm512_mul_ps(xa, ya));  // symmetric in x, y
         case TileFn::laplacian: return exp16(_mm512_mul_ps(_mm512_set1_ps(-op.gamma), v));
     }
     return v;

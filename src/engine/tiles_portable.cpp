@@ -21,7 +21,7 @@ float finish(float v, float xa, float ya, const TileOp& op) {
             for (int64_t t = 1; t < op.degree; ++t) p *= base;
             return p;
         }
-        case TileFn::cosine: return v * xa * ya;
+        case TileFn::cosine: return v * (xa * ya);  // symmetric in x, y
         case TileFn::laplacian: return engine_exp(-op.gamma * v);
     }
     return v;

@@ -1,0 +1,233 @@
+// The kernel-block engine (src/engine) against a float64 reference: every kernel function on
+// every path this CPU supports, at sizes that hit every tile edge (1, 7, the register tile
+// sizes and one past them), d = 1 and d = 3000, a strided output inside a larger buffer,
+// X and Y the same rows, and the paths against each other.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/matrix.h"
+#include "engine/engine.h"
+#include "kernels/kernel.h"
+
+namespace kkm {
+namespace {
+
+using engine::Isa;
+
+std::vector<Isa> supported_paths() {
+    std::vector<Isa> out;
+    for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+        if (engine::isa_supported(isa)) out.push_back(isa);
+    }
+    return out;
+}
+
+Matrix random_rows(int64_t n, int64_t d, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+    Matrix X(n, d);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> u(lo, hi);
+    for (int64_t i = 0; i < n * d; ++i) X.values[static_cast<size_t>(i)] = u(gen);
+    return X;
+}
+
+struct KernelCase {
+    KernelType type;
+    double gamma;
+    int64_t degree;
+    double coef0;
+    std::string name;
+};
+
+std::vector<KernelCase> kernel_cases(int64_t d) {
+    const double g = 1.0 / static_cast<double>(d);
+    return {{KernelType::rbf, g, 3, 1.0, "rbf"},           {KernelType::laplacian, g, 3, 1.0, "laplacian"},
+            {KernelType::polynomial, g, 1, 0.5, "poly1"},  {KernelType::polynomial, g, 2, 1.0, "poly2"},
+            {KernelType::polynomial, g, 3, 1.0, "poly3"},  {KernelType::linear, g, 3, 1.0, "linear"},
+            {KernelType::cosine, g, 3, 1.0, "cosine"}};
+}
+
+/// k(x, y) in float64, and a bound on its float32 rounding error.
+struct Reference {
+    double value;
+    double tolerance;
+};
+
+Reference reference(const KernelCase& k, const float* x, const float* y, int64_t d) {
+    double dot = 0, absdot = 0, xx = 0, yy = 0, l1 = 0, sq = 0;
+    for (int64_t t = 0; t < d; ++t) {
+        const double a = x[t], b = y[t];
+        dot += a * b;
+        absdot += std::fabs(a * b);
+        xx += a * a;
+        yy += b * b;
+        l1 += std::fabs(a - b);
+        sq += (a - b) * (a - b);
+    }
+    const double eps = 1e-6 * std::sqrt(static_cast<double>(d) + 1.0);  // float32 sums of d terms
+    switch (k.type) {
+        case KernelType::rbf: return {std::exp(-k.gamma * sq), 4e-6 + k.gamma * eps * (xx + yy)};
+        case KernelType::laplacian: return {std::exp(-k.gamma * l1), 4e-6 + k.gamma * eps * l1};
+        case KernelType::polynomial: {
+            const double base = k.gamma * dot + k.coef0, bound = k.gamma * absdot + std::fabs(k.coef0);
+            return {std::pow(base, static_cast<double>(k.degree)),
+                    4e-6 * std::pow(bound, static_cast<double>(k.degree)) +
+                        static_cast<double>(k.degree) * std::pow(bound, static_cast<double>(k.degree - 1)) * k.gamma * eps * absdot};
+        }
+        case KernelType::cosine: {
+            const double norms = std::sqrt(xx * yy);
+            return {norms > 0 ? dot / norms : 0.0, 4e-6 + (norms > 0 ? eps * absdot / norms : 0.0)};
+        }
+        default: return {dot, 4e-6 * absdot + eps * absdot};
+    }
+}
+
+/// Evaluates k on X × Y through the engine on `isa` into a buffer of row stride ldo (> cols
+/// when a test wants guard columns) and checks every value against the float64 reference.
+void expect_matches_reference(const KernelCase& k, Isa isa, const Matrix& X, const Matrix& Y, int64_t extra = 0) {
+    SCOPED_TRACE(k.name + " isa=" + engine::isa_name(isa) + " rows=" + std::to_string(X.rows) +
+                 " cols=" + std::to_string(Y.rows) + " d=" + std::to_string(X.cols));
+    const Kernel kernel(k.type, k.gamma, k.degree, k.coef0, isa);
+    const int64_t ldo = Y.rows + extra;
+    const float guard = -12345.0f;
+    std::vector<float> out(static_cast<size_t>(X.rows * ldo), guard);
+    kernel.block(X.view(), kernel.pack(Y.view()), out.data(), ldo);
+    int failures = 0;
+    for (int64_t i = 0; i < X.rows && failures < 5; ++i) {
+        for (int64_t j = 0; j < ldo && failures < 5; ++j) {
+            const float got = out[static_cast<size_t>(i * ldo + j)];
+            if (j >= Y.rows) {
+                EXPECT_EQ(got, guard) << "wrote outside the block at (" << i << ", " << j << ")";
+                failures += got != guard;
+                continue;
+            }
+            const Reference r = reference(k, X.row(i), Y.row(j), X.cols);
+            const bool ok = std::fabs(got - r.value) <= r.tolerance;
+            EXPECT_TRUE(ok) << "(" << i << ", " << j << "): " << got << " vs " << r.value << " ± " << r.tolerance;
+            failures += !ok;
+        }
+    }
+}
+
+struct Shape {
+    int64_t rows, cols, d;
+};
+
+TEST(Engine, EveryKernelEveryPathEveryEdgeAgainstFloat64) {
+    const std::vector<Shape> shapes = {{1, 1, 1},   {7, 7, 7},    {4, 8, 5},    {5, 9, 2},    {6, 16, 3},
+                                       {7, 17, 4},  {14, 32, 9},  {15, 33, 10}, {13, 31, 11}, {29, 65, 1},
+                                       {43, 97, 33}, {300, 40, 20}};
+    for (const Shape& s : shapes) {
+        const Matrix X = random_rows(s.rows, s.d, 11), Y = random_rows(s.cols, s.d, 12);
+        for (const KernelCase& k : kernel_cases(s.d)) {
+            for (Isa isa : supported_paths()) expect_matches_reference(k, isa, X, Y);
+        }
+    }
+}
+
+TEST(Engine, LongRowsD3000) {
+    const Matrix X = random_rows(17, 3000, 21, 0.0f, 1.0f), Y = random_rows(35, 3000, 22, 0.0f, 1.0f);
+    for (const KernelCase& k : kernel_cases(3000)) {
+        for (Isa isa : supported_paths()) expect_matches_reference(k, isa, X, Y);
+    }
+}
+
+TEST(Engine, ManyRowsCrossThePackedPassBoundary) {
+    // 384 KiB of packed X per pass: at d = 784 a pass holds fewer than 130 rows, so 700 rows
+    // take several passes, the last one partial.
+    const Matrix X = random_rows(700, 784, 31, 0.0f, 1.0f), Y = random_rows(45, 784, 32, 0.0f, 1.0f);
+    for (Isa isa : supported_paths()) expect_matches_reference(kernel_cases(784)[0], isa, X, Y);
+}
+
+TEST(Engine, StridedOutputLeavesTheRestOfTheBufferAlone) {
+    const Matrix X = random_rows(23, 9, 41), Y = random_rows(37, 9, 42);
+    for (const KernelCase& k : kernel_cases(9)) {
+        for (Isa isa : supported_paths()) expect_matches_reference(k, isa, X, Y, 11);
+    }
+}
+
+TEST(Engine, SameRowsOnBothSidesGiveASymmetricKernelWithItsDiagonal) {
+    const Matrix X = random_rows(45, 13, 51);
+    for (const KernelCase& k : kernel_cases(13)) {
+        for (Isa isa : supported_paths()) {
+            SCOPED_TRACE(k.name + " isa=" + engine::isa_name(isa));
+            const Kernel kernel(k.type, k.gamma, k.degree, k.coef0, isa);
+            Matrix K(X.rows, X.rows);
+            kernel.block(X.view(), kernel.pack(X.view()), K.data(), X.rows);
+            std::vector<float> diag(static_cast<size_t>(X.rows));
+            kernel.diagonal(X.view(), diag.data());
+            for (int64_t i = 0; i < X.rows; ++i) {
+                EXPECT_NEAR(K.row(i)[i], diag[static_cast<size_t>(i)], 1e-5 * (1 + std::fabs(diag[static_cast<size_t>(i)])));
+                for (int64_t j = 0; j < i; ++j) EXPECT_EQ(K.row(i)[j], K.row(j)[i]) << i << ", " << j;
+            }
+        }
+    }
+}
+
+TEST(Engine, PathsAgreeToFloat32Rounding) {
+    const Matrix X = random_rows(61, 50, 61), Y = random_rows(77, 50, 62);
+    for (const KernelCase& k : kernel_cases(50)) {
+        SCOPED_TRACE(k.name);
+        std::vector<std::vector<float>> results;
+        for (Isa isa : supported_paths()) {
+            const Kernel kernel(k.type, k.gamma, k.degree, k.coef0, isa);
+            std::vector<float> out(static_cast<size_t>(X.rows * Y.rows));
+            kernel.block(X.view(), kernel.pack(Y.view()), out.data(), Y.rows);
+            results.push_back(std::move(out));
+        }
+        for (size_t p = 1; p < results.size(); ++p) {
+            for (size_t i = 0; i < results[0].size(); ++i) {
+                ASSERT_NEAR(results[p][i], results[0][i], 2e-6 * (1 + std::fabs(results[0][i]))) << "value " << i;
+            }
+        }
+    }
+}
+
+TEST(Engine, ExpMatchesTheLibmWithinFourUlpAndFlushesBelowTheNormalRange) {
+    for (double x = -87.3; x <= 88.0; x += 0.0137) {
+        const float got = engine::engine_exp(static_cast<float>(x));
+        const double want = std::exp(static_cast<double>(static_cast<float>(x)));
+        ASSERT_NEAR(got / want, 1.0, 4.8e-7) << "exp(" << x << ")";
+    }
+    EXPECT_EQ(engine::engine_exp(-87.4f), 0.0f);
+    EXPECT_EQ(engine::engine_exp(-1e30f), 0.0f);
+    EXPECT_EQ(engine::engine_exp(0.0f), 1.0f);
+}
+
+TEST(Engine, RbfOfFarRowsIsExactlyZeroOnEveryPath) {
+    Matrix X(1, 2), Y(1, 2);
+    X.row(0)[0] = 0.0f;
+    Y.row(0)[0] = 100.0f;  // gamma·d² = 1e4: exp underflows
+    for (Isa isa : supported_paths()) {
+        const Kernel kernel(KernelType::rbf, 1.0, 3, 1.0, isa);
+        float out = -1.0f;
+        kernel.block(X.view(), kernel.pack(Y.view()), &out, 1);
+        EXPECT_EQ(out, 0.0f) << engine::isa_name(isa);
+    }
+}
+
+TEST(Engine, AForcedPathThisCpuLacksIsAnErrorNamingIt) {
+    for (IsaChoice c : {IsaChoice::avx512, IsaChoice::avx2, IsaChoice::portable}) {
+        const Isa isa = requested_isa(c);
+        if (engine::isa_supported(isa)) {
+            EXPECT_EQ(resolve_isa(c), isa);
+            continue;
+        }
+        try {
+            resolve_isa(c);
+            ADD_FAILURE() << "isa=" << engine::isa_name(isa) << " accepted on a CPU without it";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.status(), KKM_ERR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(e.what()).find(engine::isa_name(isa)), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(resolve_isa(IsaChoice::automatic), engine::best_isa());
+    EXPECT_TRUE(engine::isa_supported(Isa::portable));
+}
+
+}  // namespace
+}  // namespace kkm
