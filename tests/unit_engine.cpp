@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/matrix.h"
+#include "engine/dots.h"
 #include "engine/engine.h"
 #include "kernels/kernel.h"
 
@@ -182,6 +183,40 @@ TEST(Engine, PathsAgreeToFloat32Rounding) {
         for (size_t p = 1; p < results.size(); ++p) {
             for (size_t i = 0; i < results[0].size(); ++i) {
                 ASSERT_NEAR(results[p][i], results[0][i], 2e-6 * (1 + std::fabs(results[0][i]))) << "value " << i;
+            }
+        }
+    }
+}
+
+TEST(Engine, RowDotsEveryPathEveryEdgeAgainstFloat64) {
+    // Row tiles of 4 (AVX-512) and 2 (AVX2), centre groups of 6 and 5, lanes of 16 and 8:
+    // sizes one below, at and above each, strided rows and output.
+    for (int64_t rows : {1, 2, 3, 4, 5, 9}) {
+        for (int64_t cols : {1, 5, 6, 7, 13}) {
+            for (int64_t m : {1, 7, 8, 15, 16, 17, 33, 1000}) {
+                const int64_t lda = m + 3, ldb = m + 5, ldo = cols + 2;
+                const Matrix A = random_rows(rows, lda, 71), B = random_rows(cols, ldb, 72);
+                for (Isa isa : supported_paths()) {
+                    std::vector<float> out(static_cast<size_t>(rows * ldo), -7.0f);
+                    engine::row_dots(isa, A.data(), rows, lda, B.data(), cols, ldb, m, out.data(), ldo);
+                    for (int64_t i = 0; i < rows; ++i) {
+                        for (int64_t j = 0; j < ldo; ++j) {
+                            const float got = out[static_cast<size_t>(i * ldo + j)];
+                            if (j >= cols) {
+                                ASSERT_EQ(got, -7.0f) << "wrote outside at " << i << ", " << j;
+                                continue;
+                            }
+                            double want = 0, scale = 0;
+                            for (int64_t t = 0; t < m; ++t) {
+                                want += static_cast<double>(A.row(i)[t]) * B.row(j)[t];
+                                scale += std::fabs(static_cast<double>(A.row(i)[t]) * B.row(j)[t]);
+                            }
+                            ASSERT_NEAR(got, want, 1e-6 * std::sqrt(static_cast<double>(m)) * (scale + 1))
+                                << engine::isa_name(isa) << " rows=" << rows << " cols=" << cols << " m=" << m
+                                << " at " << i << ", " << j;
+                        }
+                    }
+                }
             }
         }
     }

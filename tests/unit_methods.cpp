@@ -80,7 +80,7 @@ TEST(Methods, ExactWithLinearKernelIsLloydOnRawData) {
     p.tol = 0;
     const auto exact = fit_model(p, view(data), {});
     // The same seeding on the raw rows: the library's streams are public to the tests.
-    FeatureLloyd raw(view(data), {}, 4, 1);
+    FeatureLloyd raw(view(data), {}, 4, 1, engine::best_isa());
     Rng rng(p.seed, Stream::seeding, 0);
     const Seeding s = seed_centres(Init::kmeanspp, data.n, 4, {}, raw.distance_oracle(), rng);
     EXPECT_EQ(exact->report().labels, reference_lloyd(data, s.labels, 4));
@@ -103,7 +103,7 @@ TEST(Methods, LloydNeverIncreasesTheObjective) {
     const auto data = testdata::blobs(60, 5, 4, 2.0, 3);
     std::vector<int32_t> start(static_cast<size_t>(data.n));
     for (size_t i = 0; i < start.size(); ++i) start[i] = static_cast<int32_t>(i % 5);
-    FeatureLloyd linear(view(data), {}, 5, 2);
+    FeatureLloyd linear(view(data), {}, 5, 2, engine::best_isa());
     expect_monotone(linear, start);
 
     const KernelBasis basis(Kernel(KernelType::rbf, 0.1, 3, 1), Matrix(0, data.d));
@@ -168,7 +168,7 @@ TEST(Methods, IntegerWeightsEqualDuplicatedRows) {
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>(i % 2);
     std::vector<int32_t> dup_labels = labels;
     dup_labels.push_back(labels[3]);
-    FeatureLloyd weighted(view(data), w, 2, 1), duplicated(view(dup), {}, 2, 1);
+    FeatureLloyd weighted(view(data), w, 2, 1, engine::best_isa()), duplicated(view(dup), {}, 2, 1, engine::best_isa());
     EXPECT_NEAR(weighted.objective(labels), duplicated.objective(dup_labels), 1e-9 * duplicated.objective(dup_labels));
 }
 

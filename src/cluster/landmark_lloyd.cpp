@@ -7,6 +7,7 @@
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
+#include "engine/dots.h"
 
 namespace kkm {
 namespace {
@@ -43,11 +44,10 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
 }  // namespace
 
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist) {
+                      float* dist, engine::Isa isa) {
     const int64_t k = c.H.rows;
     Matrix dots(G.rows, k);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, G.rows, k, G.cols, 1.0f, G.data, G.cols,
-                  c.H.data(), c.H.cols, 0.0f, dots.data(), k, 1);
+    engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
     for (int64_t i = 0; i < G.rows; ++i) {
         float best = std::numeric_limits<float>::infinity();
         int32_t arg = 0;
@@ -66,8 +66,8 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
 }
 
 LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
-                             std::vector<float> weights, int64_t k, int threads)
-    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads) {}
+                             std::vector<float> weights, int64_t k, int threads, engine::Isa isa)
+    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa) {}
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
     if (labels == cached_labels_) return cached_sums_;
@@ -160,7 +160,7 @@ double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<i
         for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             const ConstMatrix rows = G_.slice(begin, count);
-            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin);
+            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin, isa_);
             accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
             double s = 0;
             for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
@@ -235,7 +235,7 @@ SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
             for (int64_t q = 0; q < P_.cols; ++q) s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
             gg[static_cast<size_t>(c)] = static_cast<float>(s);
         }
-        candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_);
+        candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_, isa_);
     };
 }
 

@@ -15,6 +15,7 @@
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/matrix.h"
+#include "engine/isa.h"
 
 namespace kkm {
 
@@ -29,14 +30,14 @@ struct LandmarkCentres {
 /// Nearest centre of `count` kernel rows G (count×m, with GEMM slack behind), with K(x,x) in
 /// self (NULL: distances omit it). Single-threaded.
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist);
+                      float* dist, engine::Isa isa);
 
 class LandmarkLloyd final : public LloydProblem {
 public:
     /// G: n×m kernel rows (not copied; a Matrix, see kGemmSlack), P: m×r projection,
     /// diag: K_ii of the n points.
     LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
-                  std::vector<float> weights, int64_t k, int threads);
+                  std::vector<float> weights, int64_t k, int threads, engine::Isa isa);
 
     int64_t size() const override { return G_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -64,6 +65,7 @@ private:
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
+    engine::Isa isa_;
     std::vector<int32_t> cached_labels_;
     std::vector<double> cached_sums_;
 };

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "core/linalg.h"
+#include "engine/dots.h"
 #include "core/parallel.h"
 
 namespace kkm {
@@ -31,11 +31,10 @@ std::vector<float> row_squared_norms(ConstMatrix M) {
 
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist) {
+                      int32_t* labels, float* dist, engine::Isa isa) {
     const int64_t k = C.rows;
     Matrix dots(F.rows, k);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, F.rows, k, F.cols, 1.0f, F.data, F.cols,
-                  C.data(), C.cols, 0.0f, dots.data(), k, 1);
+    engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
     for (int64_t i = 0; i < F.rows; ++i) {
         float best = std::numeric_limits<float>::infinity();
         int32_t arg = 0;
@@ -53,8 +52,8 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
 }
 
 FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
-                           std::vector<float> offset)
-    : F_(F), weights_(std::move(weights)), k_(k), threads_(threads), norms_(row_squared_norms(F)),
+                           engine::Isa isa, std::vector<float> offset)
+    : F_(F), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa), norms_(row_squared_norms(F)),
       offset_(std::move(offset)) {}
 
 std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labels) const {
@@ -119,7 +118,7 @@ double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<in
         for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
-                             next.data() + begin, dist.data() + begin);
+                             next.data() + begin, dist.data() + begin, isa_);
             if (!offset_.empty()) {
                 for (int64_t i = begin; i < begin + count; ++i) dist[static_cast<size_t>(i)] += offset_[static_cast<size_t>(i)];
             }
@@ -155,7 +154,7 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F_.rows - begin);
         nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
-                         out.labels.data() + begin, dist.data() + begin);
+                         out.labels.data() + begin, dist.data() + begin, isa_);
         double s = 0;
         for (int64_t i = begin; i < begin + count; ++i) {
             const double extra = offset_.empty() ? 0.0 : offset_[static_cast<size_t>(i)];
@@ -202,14 +201,14 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
 }
 
 void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
-                         const float* col_terms, const float* extra, float* out, int threads) {
+                         const float* col_terms, const float* extra, float* out, int threads,
+                         engine::Isa isa) {
     const int64_t n = A.rows, t = B.rows, r = A.cols;
     constexpr int64_t step = 4 * kRowBlock;
     parallel_blocks(threads, block_count(n, step), [&](int64_t b) {
         const int64_t begin = b * step, count = std::min(step, n - begin);
         Matrix dots(count, t);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, count, t, r, 1.0f, A.row(begin), r,
-                      B.data(), r, 0.0f, dots.data(), t, 1);
+        engine::row_dots(isa, A.row(begin), count, r, B.data(), t, r, r, dots.data(), t);
         for (int64_t c = 0; c < t; ++c) {
             float* o = out + c * n + begin;
             for (int64_t i = 0; i < count; ++i) {
@@ -226,7 +225,7 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
         std::vector<float> cn;
         for (int64_t c : centres) cn.push_back(norms_[static_cast<size_t>(c)]);
         candidate_distances(F_, chosen, norms_.data(), cn.data(),
-                            offset_.empty() ? nullptr : offset_.data(), out, threads_);
+                            offset_.empty() ? nullptr : offset_.data(), out, threads_, isa_);
     };
 }
 

@@ -8,6 +8,7 @@
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/matrix.h"
+#include "engine/isa.h"
 
 namespace kkm {
 
@@ -18,7 +19,7 @@ public:
     /// added to every distance of that point (Nyström features: the residual K_ii − ‖f_i‖²,
     /// which turns feature distances into kernel distances to centres in the landmark span;
     /// it changes no assignment).
-    FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
+    FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                  std::vector<float> offset = {});
 
     int64_t size() const override { return F_.rows; }
@@ -44,6 +45,7 @@ private:
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
+    engine::Isa isa_;
     std::vector<float> norms_;
     std::vector<float> offset_;
     std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
@@ -55,13 +57,14 @@ private:
 /// centroids. Single-threaded.
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist);
+                      int32_t* labels, float* dist, engine::Isa isa);
 
-/// Seeding distances for t candidates at once, in parallel row blocks with one GEMM each:
+/// Seeding distances for t candidates at once, in parallel row blocks (engine::row_dots):
 /// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),
-/// A n×r and B t×r GEMM-safe.
+/// A n×r and B t×r.
 void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
-                         const float* col_terms, const float* extra, float* out, int threads);
+                         const float* col_terms, const float* extra, float* out, int threads,
+                         engine::Isa isa);
 
 /// Row squared norms.
 std::vector<float> row_squared_norms(ConstMatrix M);

@@ -37,19 +37,19 @@ Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t s
     const int64_t size = std::min(F.rows, std::max(3 * o.batch_size, 10 * o.k));
     Rng pick(seed, Stream::seeding, (restart << 32) | 1);
     const Matrix sample = gather_rows(F, uniform_landmarks(F.rows, size, pick));
-    FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads);
+    FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads, o.isa);
     Rng rng(seed, Stream::seeding, restart << 32);
     const Seeding s = seed_centres(o.init, sample.rows, o.k, {}, on_sample.distance_oracle(), rng);
     return gather_rows(sample.view(), s.centres);
 }
 
 /// Mean squared distance of the batch rows to their nearest centres; labels out.
-double batch_objective(const Matrix& rows, const Matrix& C, std::vector<int32_t>& labels) {
+double batch_objective(const Matrix& rows, const Matrix& C, std::vector<int32_t>& labels, engine::Isa isa) {
     const std::vector<float> fn = row_squared_norms(rows.view()), cn = row_squared_norms(C.view());
     const std::vector<char> alive(static_cast<size_t>(C.rows), 1);
     std::vector<float> dist(static_cast<size_t>(rows.rows));
     labels.resize(static_cast<size_t>(rows.rows));
-    nearest_centroid(rows.view(), fn.data(), C, cn, alive, labels.data(), dist.data());
+    nearest_centroid(rows.view(), fn.data(), C, cn, alive, labels.data(), dist.data(), isa);
     double s = 0;
     for (float d : dist) s += d;
     return s / static_cast<double>(rows.rows);
@@ -72,7 +72,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
         std::vector<int64_t> idx(static_cast<size_t>(o.batch_size));
         for (int64_t& i : idx) i = sampler.draw(rng);
         const Matrix batch = gather_rows(F, idx);
-        const double before = batch_objective(batch, C, labels);
+        const double before = batch_objective(batch, C, labels, o.isa);
         std::vector<double> sums(static_cast<size_t>(o.k * F.cols), 0.0), got(static_cast<size_t>(o.k), 0.0);
         for (int64_t b = 0; b < batch.rows; ++b) {
             const int32_t j = labels[static_cast<size_t>(b)];
@@ -88,7 +88,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
             counts[static_cast<size_t>(j)] = v + g;
         }
         result.iterations = static_cast<int32_t>(it + 1);
-        if (before - batch_objective(batch, C, labels) < o.epsilon) break;
+        if (before - batch_objective(batch, C, labels, o.isa) < o.epsilon) break;
     }
     return result;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/matrix.h"
+#include "engine/isa.h"
 #include "core/params.h"
 
 namespace kkm {
@@ -20,6 +21,8 @@ struct MinibatchLloydOptions {
     double epsilon = 1e-3;
     Init init = Init::kmeanspp;
     int threads = 1;
+    /// Engine path of the distance products.
+    engine::Isa isa = engine::Isa::portable;
 };
 
 struct MinibatchLloydResult {

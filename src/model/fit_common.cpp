@@ -82,13 +82,14 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
                                                         std::vector<float> offset,
                                                         bool kernel_distances) {
     MinibatchLloydOptions o;
+    o.isa = c.report.isa;
     o.k = c.p.k;
     o.batch_size = c.p.batch_size;
     o.max_iter = c.p.max_iter;
     o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset));
     MinibatchLloydResult mb;
     LloydResult assigned;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
@@ -118,7 +119,7 @@ std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
         return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset),
                                           kernel_distances);
     }
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, std::move(offset));
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset));
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
     c.timer.stage("lloyd");

@@ -127,7 +127,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     auto projection = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
-    LandmarkLloyd problem(G.view(), Pm, std::move(diag), c.w, c.p.k, c.threads);
+    LandmarkLloyd problem(G.view(), Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa);
     LloydResult best = best_of_restarts(problem, c);
     LandmarkCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");

@@ -62,7 +62,7 @@ NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport 
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
     assign_by_kernel_rows(*map_->basis(), X, labels, dist, threads,
                           [&](const Matrix& G, const float* self, int32_t* l, float* d) {
-                              landmark_nearest(G.view(), self, centres_, l, d);
+                              landmark_nearest(G.view(), self, centres_, l, d, this->report().isa);
                           });
 }
 
@@ -90,7 +90,8 @@ void FeatureModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threa
         map_->transform_block(scratch.rows.view(), scratch, F);
         const std::vector<float> fnorms = row_squared_norms(F.view());
         std::vector<float> d(static_cast<size_t>(count)), self(residual ? static_cast<size_t>(count) : 0);
-        nearest_centroid(F.view(), fnorms.data(), centroids_, cnorms_, alive_, labels + begin, d.data());
+        nearest_centroid(F.view(), fnorms.data(), centroids_, cnorms_, alive_, labels + begin, d.data(),
+                         report().isa);
         if (residual) basis->self(scratch.rows.view(), self.data());
         for (int64_t i = 0; dist != nullptr && i < count; ++i) {
             const float extra = residual ? std::max(0.0f, self[static_cast<size_t>(i)] - fnorms[static_cast<size_t>(i)]) : 0.0f;

@@ -1,0 +1,94 @@
+// row_dots on AVX2+FMA: tiles of 2 rows × up to 5 centres (10 ymm accumulators), 8 lanes
+// along m, a masked tail.
+#include "engine/dots.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define KKM_AVX2 __attribute__((target("avx2,fma")))
+
+namespace kkm::engine {
+namespace {
+
+constexpr int64_t R = 2;
+constexpr int64_t J = 5;
+
+KKM_AVX2 inline float hsum(__m256 v) {
+    const __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 p = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    return _mm_cvtss_f32(_mm_add_ss(p, _mm_movehdup_ps(p)));
+}
+
+/// Lanes t..t+7 that lie below m, as a maskload mask.
+KKM_AVX2 inline __m256i tail_mask(int64_t left) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left < 8 ? left : 8)), lanes);
+}
+
+/// rows × cols (≤ R × J) dot products, accumulated along m in 8 lanes.
+template <int64_t NR, int64_t NJ>
+KKM_AVX2 void block(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    __m256 acc[NR][NJ];
+    for (int64_t r = 0; r < NR; ++r) {
+        for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm256_setzero_ps();
+    }
+    for (int64_t t = 0; t < m; t += 8) {
+        const __m256i mask = tail_mask(m - t);
+        __m256 a[NR];
+        for (int64_t r = 0; r < NR; ++r) a[r] = _mm256_maskload_ps(A + r * lda + t, mask);
+        for (int64_t j = 0; j < NJ; ++j) {
+            const __m256 b = _mm256_maskload_ps(B + j * ldb + t, mask);
+            for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm256_fmadd_ps(a[r], b, acc[r][j]);
+        }
+    }
+    for (int64_t r = 0; r < NR; ++r) {
+        for (int64_t j = 0; j < NJ; ++j) out[r * ldo + j] = hsum(acc[r][j]);
+    }
+}
+
+using Block = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
+
+template <int64_t NR>
+Block block_for(int64_t nj) {
+    switch (nj) {
+        case 1: return block<NR, 1>;
+        case 2: return block<NR, 2>;
+        case 3: return block<NR, 3>;
+        case 4: return block<NR, 4>;
+        default: return block<NR, 5>;
+    }
+}
+
+Block block_for(int64_t nr, int64_t nj) {
+    switch (nr) {
+        case 1: return block_for<1>(nj);
+        default: return block_for<2>(nj);
+    }
+}
+
+}  // namespace
+
+void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb,
+                     int64_t m, float* out, int64_t ldo) {
+    for (int64_t i = 0; i < rows; i += R) {
+        const int64_t nr = rows - i < R ? rows - i : R;
+        for (int64_t j = 0; j < cols; j += J) {
+            const int64_t nj = cols - j < J ? cols - j : J;
+            block_for(nr, nj)(A + i * lda, lda, B + j * ldb, ldb, m, out + i * ldo + j, ldo);
+        }
+    }
+}
+
+}  // namespace kkm::engine
+
+#else
+
+#include "core/error.h"
+
+namespace kkm::engine {
+void row_dots_avx2(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+}  // namespace kkm::engine
+
+#endif
