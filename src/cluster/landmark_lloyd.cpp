@@ -1,6 +1,7 @@
 #include "cluster/landmark_lloyd.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "cluster/lloyd.h"
@@ -44,30 +45,37 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
 }  // namespace
 
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist, engine::Isa isa) {
+                      float* dist, engine::Isa isa, float* second) {
     const int64_t k = c.H.rows;
     Matrix dots(G.rows, k);
     engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
     for (int64_t i = 0; i < G.rows; ++i) {
-        float best = std::numeric_limits<float>::infinity();
+        float best = std::numeric_limits<float>::infinity(), next = best;
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!c.alive[static_cast<size_t>(j)]) continue;
             const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
             if (d < best) {
+                next = best;
                 best = d;
                 arg = static_cast<int32_t>(j);
+            } else if (d < next) {
+                next = d;
             }
         }
         labels[i] = arg;
-        const float full = best + (self != nullptr ? self[i] : 0.0f);
+        const float s = self != nullptr ? self[i] : 0.0f;
+        const float full = best + s;
         dist[i] = self != nullptr && full < 0.0f ? 0.0f : full;
+        if (second != nullptr) second[i] = next + s;
     }
 }
 
 LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
-                             std::vector<float> weights, int64_t k, int threads, engine::Isa isa)
-    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa) {}
+                             std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
+                             bool bounds)
+    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa),
+      use_bounds_(bounds) {}
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
     if (labels == cached_labels_) return cached_sums_;
@@ -140,6 +148,7 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
     linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, k_, m, r, 1.0f, C.values.data(), r,
                   P_.values.data(), r, 0.0f, c.H.values.data(), m, 1);
     if (means_out != nullptr) *means_out = std::move(meansf);
+    c.C = std::move(C);
     return c;
 }
 
@@ -150,17 +159,27 @@ LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matri
 double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                                std::vector<float>& dist) {
     const LandmarkCentres c = centres(labels);
-    // One pass over G per iteration: each chunk assigns its rows and, while they are in
-    // cache, adds them to its partial sums for the new labels (the next centres).
-    const int64_t m = G_.cols, per_chunk = block_count(G_.rows, kChunks);
+    const bool bounded = use_bounds_ && !bound_labels_.empty() && labels == bound_labels_;
+    const double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
+    bound_labels_ = next;
+    bound_centres_ = c.C;
+    return objective;
+}
+
+double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
+    // One pass over G: each chunk assigns its rows and, while they are in cache, adds them
+    // to its partial sums for the new labels (the next centres).
+    const int64_t n = G_.rows, m = G_.cols, per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
+    std::vector<float> second(static_cast<size_t>(n));
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
-        const int64_t end = std::min(G_.rows, (chunk + 1) * per_chunk);
+        const int64_t end = std::min(n, (chunk + 1) * per_chunk);
         for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             const ConstMatrix rows = G_.slice(begin, count);
-            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin, isa_);
+            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin, isa_,
+                             second.data() + begin);
             accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
             double s = 0;
             for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
@@ -169,9 +188,149 @@ double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<i
     });
     cached_sums_ = combine(partial, k_ * m);
     cached_labels_ = next;
+    if (use_bounds_) {
+        upper_.resize(static_cast<size_t>(n));
+        lower_.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            upper_[static_cast<size_t>(i)] = std::sqrt(std::max(dist[static_cast<size_t>(i)], 0.0f));
+            lower_[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
+        }
+    }
+    last_computed_ = n;
     double total = 0;
     for (double v : objective) total += v;
     return total;
+}
+
+namespace {
+
+/// How far each centre moved since the bounds were made (feature space, float64), and the
+/// two largest movements.
+struct Drift {
+    std::vector<double> moved;
+    double largest = 0, second = 0;
+    int64_t largest_at = -1;
+};
+
+Drift centre_drift(const Matrix& now, const Matrix& before) {
+    Drift d;
+    for (int64_t j = 0; j < now.rows; ++j) {
+        double s = 0;
+        for (int64_t q = 0; q < now.cols; ++q) {
+            const double diff = static_cast<double>(now.row(j)[q]) - before.row(j)[q];
+            s += diff * diff;
+        }
+        d.moved.push_back(std::sqrt(s));
+        if (d.moved.back() > d.largest) {
+            d.second = d.largest;
+            d.largest = d.moved.back();
+            d.largest_at = j;
+        } else if (d.moved.back() > d.second) {
+            d.second = d.moved.back();
+        }
+    }
+    return d;
+}
+
+/// Half the distance from each live centre to its nearest other live centre (feature space):
+/// a point within it of its own centre is nearer to that centre than to any other.
+std::vector<double> half_separation(const Matrix& C, const std::vector<char>& alive) {
+    std::vector<double> half(static_cast<size_t>(C.rows), std::numeric_limits<double>::infinity());
+    for (int64_t a = 0; a < C.rows; ++a) {
+        for (int64_t b = 0; b < a; ++b) {
+            if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
+            double s = 0;
+            for (int64_t q = 0; q < C.cols; ++q) {
+                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
+                s += diff * diff;
+            }
+            const double h = 0.5 * std::sqrt(s);
+            half[static_cast<size_t>(a)] = std::min(half[static_cast<size_t>(a)], h);
+            half[static_cast<size_t>(b)] = std::min(half[static_cast<size_t>(b)], h);
+        }
+    }
+    return half;
+}
+
+}  // namespace
+
+double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
+                                   std::vector<int32_t>& next, std::vector<float>& dist) {
+    const int64_t n = G_.rows, m = G_.cols;
+    const Drift drift = centre_drift(c.C, bound_centres_);
+    const std::vector<double> half = half_separation(c.C, c.alive);
+    float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
+    for (int64_t j = 0; j < k_; ++j) top = std::max(top, std::fabs(c.self_dot[static_cast<size_t>(j)]));
+    const int64_t nblocks = block_count(n, kRowBlock);
+    std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
+        for (int64_t i = begin; i < end; ++i) {
+            const auto at = static_cast<size_t>(i);
+            const int32_t a = labels[at];
+            const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
+            const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
+            // float32 distances carry rounding of about 1e-6 of the terms they cancel: a bound
+            // proves a label only beyond that margin.
+            const double slack = std::sqrt(4e-6 * (std::fabs(diag_[at]) + top));
+            const double limit = std::max(low, half[static_cast<size_t>(a)]) - slack;
+            next[at] = a;
+            if (c.alive[static_cast<size_t>(a)] && up <= limit) {
+                upper_[at] = static_cast<float>(up);
+                lower_[at] = static_cast<float>(low);
+                dist[at] = static_cast<float>(up * up);
+                continue;
+            }
+            // Tightening the upper bound first would read the whole kernel row for one dot
+            // product: the cost of all k, which are computed instead.
+            const ConstMatrix row = G_.slice(i, 1);
+            float second = 0.0f;
+            landmark_nearest(row, diag_.data() + i, c, next.data() + i, dist.data() + i, isa_, &second);
+            upper_[at] = std::sqrt(std::max(dist[at], 0.0f));
+            lower_[at] = std::sqrt(std::max(second, 0.0f));
+            ++computed[static_cast<size_t>(b)];
+        }
+    });
+    last_computed_ = 0;
+    for (int64_t v : computed) last_computed_ += v;
+    move_sums(labels, next);
+    // Σ_i w_i dist(i, next_i) against these centres from the sums of the new labels:
+    // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j).
+    const std::vector<double> mass = cluster_weights(next, weights_, k_);
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) total += static_cast<double>(weight_at(weights_, i)) * diag_[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < k_; ++j) {
+        if (!(mass[static_cast<size_t>(j)] > 0)) continue;
+        double hs = 0;
+        for (int64_t t = 0; t < m; ++t) hs += static_cast<double>(c.H.row(j)[t]) * cached_sums_[static_cast<size_t>(j * m + t)];
+        total += mass[static_cast<size_t>(j)] * c.self_dot[static_cast<size_t>(j)] - 2.0 * hs;
+    }
+    return std::max(total, 0.0);
+}
+
+void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
+    cached_sums_ = sums_for(labels);
+    std::vector<int64_t> movers;
+    for (size_t i = 0; i < next.size(); ++i) {
+        if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
+    }
+    // Columns in independent slices, movers in index order within each: the same sums for
+    // any thread count.
+    const int64_t m = G_.cols, step = 64;
+    parallel_blocks(threads_, block_count(m, step), [&](int64_t b) {
+        const int64_t lo = b * step, hi = std::min(m, lo + step);
+        for (int64_t i : movers) {
+            const double w = weight_at(weights_, i);
+            const float* g = G_.row(i);
+            double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * m;
+            double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * m;
+            for (int64_t t = lo; t < hi; ++t) {
+                from[t] -= w * g[t];
+                to[t] += w * g[t];
+            }
+        }
+    });
+    cached_labels_ = next;
 }
 
 double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {

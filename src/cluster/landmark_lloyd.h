@@ -25,19 +25,25 @@ struct LandmarkCentres {
     Matrix H;                      ///< k×m
     std::vector<float> self_dot;   ///< k
     std::vector<char> alive;       ///< clusters with positive weight
+    Matrix C;                      ///< k×r, the centres in feature coordinates (fit only; not saved)
 };
 
-/// Nearest centre of `count` kernel rows G (count×m, with GEMM slack behind), with K(x,x) in
-/// self (NULL: distances omit it). Single-threaded.
+/// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
+/// omit it), and, when `second` is not NULL, the distance to the second nearest (+inf when
+/// there is none). Single-threaded.
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist, engine::Isa isa);
+                      float* dist, engine::Isa isa, float* second = nullptr);
 
 class LandmarkLloyd final : public LloydProblem {
 public:
     /// G: n×m kernel rows (not copied; a Matrix, see kGemmSlack), P: m×r projection,
     /// diag: K_ii of the n points.
+    /// bounds: skip the distances that Hamerly's bounds prove cannot change a label (the
+    /// distances are Euclidean in the kernel's feature space, so the triangle inequality
+    /// holds); false computes every distance every iteration (the tests compare the two).
     LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
-                  std::vector<float> weights, int64_t k, int threads, engine::Isa isa);
+                  std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
+                  bool bounds = true);
 
     int64_t size() const override { return G_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -50,7 +56,17 @@ public:
     /// projection of point c (the exact kernel distance when every point is a landmark).
     SquaredDistanceToPoint distance_oracle() const;
 
+    /// Points whose distances the last reassign computed (the rest were proved unchanged).
+    int64_t last_computed() const { return last_computed_; }
+
 private:
+    /// Every point against every centre; sums for the new labels from the same pass; bounds.
+    double full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist);
+    /// Hamerly: points whose bounds hold keep their label; the sums change by the movers.
+    double bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
+                        std::vector<int32_t>& next, std::vector<float>& dist);
+    /// cached_sums_ (for `labels`) moved to `next` by the points whose label changed.
+    void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
     std::vector<double> sums_for(const std::vector<int32_t>& labels);
     LandmarkCentres centres_from_sums(const std::vector<double>& sums,
                                       const std::vector<int32_t>& labels, Matrix* means) const;
@@ -68,6 +84,13 @@ private:
     engine::Isa isa_;
     std::vector<int32_t> cached_labels_;
     std::vector<double> cached_sums_;
+    // Hamerly's bounds (Euclidean distances in feature space) for the labels bound_labels_,
+    // against the centres bound_centres_ (k×r).
+    bool use_bounds_;
+    std::vector<float> upper_, lower_;
+    std::vector<int32_t> bound_labels_;
+    Matrix bound_centres_;
+    int64_t last_computed_ = 0;
 };
 
 }  // namespace kkm
