@@ -242,7 +242,7 @@ class Kkmeans:
     def fit(self, X, params, np=None):
         """One fit; returns labels, wall seconds of kkm_fit, stage timings, resolved params."""
         with self.fitted(params, X) as model:
-            resolved = {key: model.param(key) for key in ("gamma", "m", "threads")}
+            resolved = {key: model.param(key) for key in ("gamma", "m", "threads", "isa")}
             return model.labels(), model.seconds, model.timings(), resolved
 
 

@@ -361,6 +361,25 @@ TEST(BadInputConflicts, RandomFeaturesNeedAShiftInvariantKernel) {
     }
 }
 
+TEST(BadInputConflicts, ForcedEnginePathTheCpuLacks) {
+    // On a CPU with every path (AVX-512) only the accepted side runs; on an AVX2-only CPU the
+    // avx512 request must fail with this message, and on a CPU without AVX2 both must.
+    const Dataset ds = small();
+    for (const char* isa : {"avx512", "avx2", "portable"}) {
+        Model m = make_model((std::string("k=2 isa=") + isa).c_str());
+        const kkm_status s = kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr);
+        if (s == KKM_OK) {
+            EXPECT_EQ(get_param(m.get(), "isa"), isa);
+            continue;
+        }
+        EXPECT_TRUE(Fails(s, KKM_ERR_INVALID_ARGUMENT,
+                          {S(std::string("isa=") + isa), "not supported by this CPU", "isa=auto"}))
+            << isa;
+        expect_unfitted(m.get());
+        EXPECT_STRNE(isa, "portable") << "the portable path runs everywhere";
+    }
+}
+
 TEST(BadInputConflicts, SketchLandmarksMoreThanN) {
     // method=nystrom: test_api_errors.cpp Conflicts.LandmarksMoreThanN.
     Model m = make_model("k=2 method=sketch m=50 gamma=1");
