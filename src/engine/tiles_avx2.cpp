@@ -58,7 +58,7 @@ KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) 
 /// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
 template <bool L1>
 KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
-                     const TileOp& op, float* dst, int64_t ld) {
+                   const TileOp& op, float* dst, int64_t ld) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
     for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();

@@ -1,4 +1,4 @@
-// Fused elementwise passes over a block of dot products (compiled with -ffast-math for the
+// Elementwise passes over a block of dot products (compiled with -ffast-math for the
 // vectorised expf; inputs are validated finite before they get here).
 #pragma once
 
@@ -6,21 +6,11 @@
 
 namespace kkm::elementwise {
 
-/// out_ij = exp(-gamma · max(xn_i + yn_j − 2·out_ij, 0))
+/// out_ij = exp(-gamma · max(xn_i + yn_j − 2·out_ij, 0)): the pass after a BLAS GEMM that the
+/// kernel blocks used before the engine (src/engine); bench/engine/kernel_block.cpp times it as
+/// the engine's peer.
 void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, const float* yn,
          float gamma);
-
-/// out_ij = (gamma · out_ij + coef0)^degree
-void polynomial(float* out, int64_t rows, int64_t cols, int64_t ldo, float gamma, float coef0,
-                int64_t degree);
-
-/// out_ij = out_ij · xinv_i · yinv_j
-void cosine(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xinv,
-            const float* yinv);
-
-/// out_ij = exp(-gamma · Σ_t |x_it − y_jt|)
-void laplacian(const float* X, int64_t rows, const float* Y, int64_t cols, int64_t d, float* out,
-               int64_t ldo, float gamma);
 
 /// out_ij = scale · cos(out_ij + phase_j) (random Fourier features; arguments of any size)
 void cosine_features(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* phase,
