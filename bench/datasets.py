@@ -17,6 +17,7 @@ classes, source, sha256 ok).
 | satellite | 6435 × 36 | 6 | R mlbench Satellite (UCI Statlog Landsat) | per-column min-max to [0, 1] |
 | dna | 3186 × 180 | 3 | R mlbench DNA (UCI/StatLog splice junctions) | binary factors -> 0/1 (already in [0, 1]) |
 | shuttle | 58000 × 9 | 7 | R mlbench Shuttle (UCI Statlog shuttle) | per-column min-max to [0, 1]; very imbalanced |
+| vowel | 990 × 9 | 11 | R mlbench Vowel (UCI Deterding vowel recognition) | speaker factor V1 dropped; per-column min-max to [0, 1] |
 | digits | 1797 × 64 | 10 | scikit-learn load_digits (bundled with python3-sklearn) | pixels / 16 |
 | spirals | 300 × 2 | 2 | R mlbench.spirals(300, cycles=1, sd=0.05) after set.seed(1) | none |
 | rings | n × 2 (default 2000) | 2 | generated (numpy) | none |
@@ -32,7 +33,17 @@ min-max scaled per column to [0, 1], as LIBSVM's satimage.scale / shuttle.scale 
 (there are none in the current versions); digits keeps its 64 columns (3 are constant, which
 changes no distance).
 
-The R data sets (letter, satellite, dna, shuttle, spirals) are exported once with Rscript to
+vowel: mlbench's Vowel has 11 columns, V1..V10 and Class (11 vowels, 90 rows each). V1 is not a
+feature but a factor with 15 levels "0".."14", 66 rows each (11 vowels x 6 utterances): the
+speaker number of the UCI vowel-context file. It is dropped, leaving the 9 numeric columns
+V2..V10 (lpc-derived log area ratios) as features: 990 × 9. Note that UCI (and
+ElemStatLearn's vowel.train) have 10 such values per row; mlbench's V2..V10 are 9 of them,
+the second one missing (UCI row 1: -3.639 0.418 -0.670 1.779 ...; mlbench row 1: V2..V4 =
+-3.639 -0.670 1.779), and the UCI train/test and sex columns are absent. The 9 columns share a
+unit but not a range (V2 spans -5.2..-0.9, the others about -2.5..2.4, each its own sub-range),
+so they are min-max scaled per column like Satellite and Shuttle.
+
+The R data sets (letter, satellite, dna, shuttle, vowel, spirals) are exported once with Rscript to
 bench/out/<file>.csv (gitignored; `write.csv(..., row.names = FALSE)`) and the export is
 checksummed: the constants are those of Debian bookworm's r-cran-mlbench 2.1-3-1 under
 r-base-core 4.2.2. letter keeps approximations.py's file name (letter_recognition.csv) and
@@ -108,7 +119,8 @@ SPIRALS_EXPORT_R = ("suppressPackageStartupMessages(library(mlbench)); set.seed(
                     "commandArgs(TRUE)[1], row.names = FALSE)")
 
 # R exports: file name, R expression (the path is commandArgs(TRUE)[1]), sha256 of the file,
-# rows, feature columns, name of the class column, class labels in R's level order (= ids).
+# rows, feature columns, columns of the file that are no features (drop, optional), name of the
+# class column, class labels in R's level order (= ids).
 R_EXPORTS = {
     "letter": dict(file=LETTER_CSV_NAME, r=LETTER_EXPORT_R, sha256=LETTER_SHA256, rows=20000,
                    d=16, label="lettr", label_first=True,
@@ -126,6 +138,11 @@ R_EXPORTS = {
                     rows=58000, d=9, label="Class", label_first=False,
                     classes=["Rad.Flow", "Fpv.Close", "Fpv.Open", "High", "Bypass", "Bpv.Close",
                              "Bpv.Open"]),
+    "vowel": dict(file="vowel.csv", r=_mlbench_export("Vowel"),
+                  sha256="a994bb4b8cdb6d1be5dbe57c54116fcd611bfd4b3aaedb78607b37cb86ee8f31",
+                  rows=990, d=9, drop=["V1"], label="Class", label_first=False,
+                  classes=["hid", "hId", "hEd", "hAd", "hYd", "had", "hOd", "hod", "hUd", "hud",
+                           "hed"]),
     "spirals": dict(file="spirals.csv", r=SPIRALS_EXPORT_R,
                     sha256="9223215a658c1687d850143786361cf07f45b1cac26e9500a61f2dd59759b2e4",
                     rows=300, d=2, label="classes", label_first=False, classes=["1", "2"]),
@@ -162,6 +179,12 @@ SPECS = {
                    source="scikit-learn load_digits (UCI optdigits test set, 8x8)",
                    package="python3-sklearn", preprocessing="pixels / 16", splits="none",
                    checksum="sha256 of the data ('<f8') and target ('<i8') bytes"),
+    "vowel": dict(title="Vowel", rows=990, d=9, classes=11, kind="real",
+                  source="R mlbench Vowel (UCI Deterding vowel recognition)", package="r-cran-mlbench",
+                  preprocessing="speaker factor V1 dropped; V2..V10 per-column min-max to [0, 1]",
+                  splits="none", checksum="sha256 of the Rscript export bench/out/vowel.csv",
+                  note="mlbench's V1 is the speaker (a factor, 15 speakers x 66 rows), dropped; "
+                  "V2..V10 are 9 of UCI's 10 log area ratios (UCI's second value is missing)"),
     "spirals": dict(title="spirals", rows=300, d=2, classes=2, kind="real",
                     source="R mlbench.spirals(300, cycles=1, sd=0.05) after set.seed(1) "
                     "(kernlab's data(spirals) has no labels)", package="r-cran-mlbench",
@@ -301,18 +324,19 @@ def _load_r_export(name, cache_dir):
         rows = list(csv.reader(f))
     header, rows = rows[0], rows[1:]
     label_col = 0 if spec["label_first"] else len(header) - 1
-    if (header[label_col] != spec["label"] or len(header) != spec["d"] + 1
-            or len(rows) != spec["rows"]):
-        raise DatasetError(f"{path}: expected {spec['rows']} rows of {spec['d']} attributes and "
-                           f"the class column {spec['label']!r}, got {len(rows)} rows with "
-                           f"columns {header[:4]}...")
+    drop = spec.get("drop", [])
+    if (header[label_col] != spec["label"] or len(header) != spec["d"] + 1 + len(drop)
+            or not set(drop) <= set(header) or len(rows) != spec["rows"]):
+        raise DatasetError(f"{path}: expected {spec['rows']} rows of {spec['d']} attributes, "
+                           f"the class column {spec['label']!r} and the columns {drop}, got "
+                           f"{len(rows)} rows with columns {header[:4]}...")
     ids = {c: i for i, c in enumerate(spec["classes"])}
     try:
         y = np.array([ids[r[label_col]] for r in rows], dtype=np.int64)
     except KeyError as e:
         raise DatasetError(f"{path}: unknown class {e}; expected {spec['classes']}")
-    feats = [r[1:] if spec["label_first"] else r[:-1] for r in rows]
-    X = np.array(feats, dtype=np.float64)
+    keep = [i for i, h in enumerate(header) if i != label_col and h not in drop]
+    X = np.array([[r[i] for i in keep] for r in rows], dtype=np.float64)
     return X, y, dict(sha256_ok=True, sha256=[digest], class_names=spec["classes"], file=str(path))
 
 
@@ -415,7 +439,7 @@ def load(name, n=0, seed=0, split="train", noise=None, data_dir=None, cache_dir=
         X, y, info = _load_fashion(split, data_dir)
     elif name == "letter":
         X, y, info = _load_letter(split, cache_dir)
-    elif name in ("satellite", "shuttle"):
+    elif name in ("satellite", "shuttle", "vowel"):
         X, y, info = _load_scaled(name, cache_dir, minmax=True)
     elif name == "dna":
         X, y, info = _load_dna(cache_dir)
