@@ -5,7 +5,8 @@
 //
 // Lloyd keeps those sums for the training points, S = K·Z (n×k, float64), across iterations
 // and updates them per moved point (K is symmetric: S[:, j] changes by ±w_a K[a, :]), so a
-// late iteration, where few points move, costs O(n · moved) instead of O(n²).
+// late iteration, where few points move, costs O(n · moved) instead of O(n²). S is rebuilt
+// from all kernel rows when most points moved, or when it was never built.
 #pragma once
 
 #include <cstdint>
