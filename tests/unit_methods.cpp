@@ -237,6 +237,15 @@ TEST(Metrics, MatchScikitLearn) {
     EXPECT_NEAR(normalized_mutual_info(a, c, 8), 1.0, 1e-12);
 }
 
+TEST(Parallel, AutomaticThreadCountFollowsTheWork) {
+    const int cores = resolve_threads(0);
+    EXPECT_EQ(resolve_threads(0, 0.0), 1);
+    EXPECT_EQ(resolve_threads(0, 1.99 * kMinWorkPerThread), 1);
+    EXPECT_EQ(resolve_threads(0, 2.0 * kMinWorkPerThread), std::min(cores, 2));
+    EXPECT_EQ(resolve_threads(0, 1e30), cores);
+    EXPECT_EQ(resolve_threads(3, 0.0), 3);  // an explicit count is honoured
+}
+
 TEST(Parallel, AnExceptionInsideTheRegionIsRethrownAfterIt) {
     std::atomic<int> finished{0};
     auto body = [&](int64_t b) {

@@ -26,10 +26,10 @@ std::string timing_value(const std::string& raw) {
     return fixed(seconds, 3) + " s";
 }
 
-/// "0" means all cores: say how many.
+/// "0" means all cores (one thread per 1.5e6 units of work at most): say how many.
 std::string threads_text(const std::string& threads) {
     if (threads != "0") return threads;
-    return "0 (all " + std::to_string(std::thread::hardware_concurrency()) + " cores)";
+    return "0 (auto: up to " + std::to_string(std::thread::hardware_concurrency()) + " cores)";
 }
 
 }  // namespace

@@ -2,6 +2,11 @@
 // members in feature space, and ‖φ(x) − μ_j‖² = k(x,x) − 2 Σ_{a∈j} w_a k(x,a) / W_j + C_j
 // with C_j = Σ_{a,b∈j} w_a w_b k(a,b) / W_j². The sums Σ_a w_a k(x,a) for all clusters are
 // one GEMM of kernel rows with the n×k weighted indicator matrix Z.
+//
+// Lloyd keeps those sums for the training points, S = K·Z (n×k, float64), across iterations
+// and updates them per moved point (K is symmetric: S[:, j] changes by ±w_a K[a, :]), so a
+// late iteration, where few points move, costs O(n · moved) instead of O(n²). S is rebuilt
+// from all kernel rows when most points moved, or when it was never built.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,10 @@ public:
     int64_t size() const { return n_; }
     int64_t block_rows() const { return block_rows_; }
     bool stored() const { return stored_ != nullptr; }
+    /// Row a of the stored matrix (n floats; not for GEMM: no slack behind the caller's).
+    const float* row(int64_t a) const { return stored_ + a * n_; }
+    /// Recomputed rows: out (count×n) = kernel rows of training points idx[0..count).
+    void evaluate(const int64_t* idx, int64_t count, Matrix& out) const;
     /// Rows [begin, begin+count) as a count×n matrix safe to hand to GEMM: a pointer into
     /// the stored matrix, or into scratch (filled here).
     const float* rows(int64_t begin, int64_t count, Matrix& scratch) const;
@@ -54,22 +63,50 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
 
 class ExactLloyd final : public LloydProblem {
 public:
+    /// How reassign brings S = K·Z to the labels it is given.
+    enum class Update {
+        incremental,  ///< per moved point, or a rebuild when many moved (the default)
+        rebuild,      ///< a rebuild from all kernel rows every time (a reference for tests)
+    };
+
     /// diag: k(x_i, x_i) for the n training points.
     ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights,
-               int64_t k, int threads);
+               int64_t k, int threads, Update update = Update::incremental);
 
     int64_t size() const override { return rows_.size(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                     std::vector<float>& dist) override;
     double objective(const std::vector<int32_t>& labels) override;
 
-    /// Centres of a labelling (one pass over the kernel rows).
+    /// Centres of a labelling (from S, brought to these labels).
     DualCentres centres(const std::vector<int32_t>& labels);
     SquaredDistanceToPoint distance_oracle();
 
+    /// Points whose sums were rebuilt or updated since construction (for tests and tuning):
+    /// rebuilds count n each, incremental updates the points that moved.
+    int64_t rows_applied() const { return rows_applied_; }
+
 private:
-    /// G = K · Z (n×k) over all kernel rows.
-    Matrix kernel_times(const Matrix& Z);
+    /// One change to S: point a leaves cluster from (−1: it was not counted) and joins to.
+    struct Move {
+        int64_t point;
+        int32_t from;
+        int32_t to;
+        double weight;
+    };
+
+    /// Brings S to labels: a rebuild, or the moves since the labels S belongs to.
+    void sync(const std::vector<int32_t>& labels);
+    /// The points (with weight) whose label differs between S's labels and labels.
+    std::vector<Move> moves_to(const std::vector<int32_t>& labels) const;
+    /// Every point with weight joining its cluster of labels (S rebuilt from zero).
+    std::vector<Move> all_points(const std::vector<int32_t>& labels) const;
+    /// Applies moves to S in their order, in groups of kernel rows.
+    void apply(const std::vector<Move>& moves);
+    /// Kernel rows of moves[first, first+count): pointers into K, or into scratch_.
+    std::vector<const float*> move_rows(const std::vector<Move>& moves, size_t first, size_t count);
+    /// C_j = Σ_{a∈j} w_a S[a, j] / W_j² for the labels S belongs to.
+    std::vector<double> self_dots(const std::vector<double>& mass) const;
     Matrix& scratch();
 
     const KernelRows& rows_;
@@ -77,7 +114,11 @@ private:
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
-    std::vector<Matrix> scratch_;  // one kernel-row block per thread
+    Update update_;
+    std::vector<Matrix> scratch_;        // one kernel-row block per thread
+    std::vector<double> sums_;           // Sᵀ (k×n): sums_[j·n + i] = Σ_{a∈j} w_a K(x_i, x_a)
+    std::vector<int32_t> sums_labels_;   // the labels S belongs to; empty: S not built
+    int64_t rows_applied_ = 0;
 };
 
 }  // namespace kkm

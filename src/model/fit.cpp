@@ -1,5 +1,6 @@
 // fit_model: validation that needs the data or several parameters together, the kernel
 // scale, and the dispatch to a method.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -34,6 +35,27 @@ void validate_combination(const Params& p) {
     }
 }
 
+/// Arithmetic of one pass of the fit, for sizing its thread count: kernel entries times
+/// (d + k) — d per entry to compute it, k per entry and Lloyd iteration to use it — with
+/// n² entries for exact (whose Lloyd touches them once: d + 1), n·m for the landmark and
+/// feature methods, and n times the support bound k(τ + b) for mini-batch (n² without one).
+double fit_work(const Params& p, int64_t n, int64_t d) {
+    const auto dn = static_cast<double>(n), dk = static_cast<double>(p.k);
+    const double per_entry = p.kernel == KernelType::precomputed ? 1.0 : static_cast<double>(d);
+    switch (p.method) {
+        case Method::exact: return dn * dn * (per_entry + 1.0);
+        case Method::minibatch: {
+            const double support = dk * static_cast<double>(p.tau + p.batch_size);
+            return dn * (p.tau > 0 ? std::min(dn, support) : dn) * (per_entry + dk);
+        }
+        case Method::nystrom:
+        case Method::sketch:
+        case Method::rff: break;
+    }
+    const bool too_many = p.m > n && p.method != Method::rff;  // refused later, by the method
+    return dn * static_cast<double>(too_many ? n : resolve_landmarks(p, n)) * (per_entry + dk);
+}
+
 std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
     switch (context.p.method) {
         case Method::exact: return fit_exact(context);
@@ -51,7 +73,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
                                        const std::vector<float>& w) {
     validate_combination(p);
     validate_against_data(p, X);
-    const int threads = resolve_threads(p.threads);
+    const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
     FitReport report;
     report.isa = resolve_isa(p.isa);
     StageTimer timer(report);

@@ -26,7 +26,9 @@ KernelBasis training_basis(const FitContext& c) {
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     const int64_t n = c.X.rows;
     const bool precomputed = c.p.kernel == KernelType::precomputed;
-    const double per_point = 4.0 * (2.0 * static_cast<double>(c.p.k) + 8.0);
+    // Bytes per point: the float64 sums S = K·Z (8k), the centres' Z (4k), one update of S
+    // (24), labels, distances, diagonal and weights.
+    const double per_point = 4.0 * (3.0 * static_cast<double>(c.p.k) + 16.0);
     const double base = static_cast<double>(n) * (per_point + (precomputed ? 0.0 : 4.0 * c.X.cols));
     const double full = 4.0 * static_cast<double>(n) * static_cast<double>(n);
     const double budget = static_cast<double>(c.p.max_memory_mb) * 1024.0 * 1024.0;
