@@ -97,7 +97,7 @@ std::vector<ParamSpec> build_table() {
         {"seed", "random_state", "int", "0", "[0, 9007199254740991]",
          "seed of every random choice (results are identical for any thread count)", 0,
          9007199254740991.0, false, false, nullptr},
-        {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores", 0, 1024,
+        {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README)", 0, 1024,
          false, false, nullptr},
         {"isa", "", "enum", "auto", "auto|avx512|avx2|portable",
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
