@@ -138,8 +138,8 @@ TEST(Engine, LongRowsD3000) {
 }
 
 TEST(Engine, ManyRowsCrossThePackedPassBoundary) {
-    // 384 KiB of packed X per pass: at d = 784 a pass holds fewer than 130 rows, so 700 rows
-    // take several passes, the last one partial.
+    // 120 KiB of packed X per pass: at d = 784 a pass holds 28 rows, so 700 rows take 25
+    // passes (and d = 3000 one register panel per pass).
     const Matrix X = random_rows(700, 784, 31, 0.0f, 1.0f), Y = random_rows(45, 784, 32, 0.0f, 1.0f);
     for (Isa isa : supported_paths()) expect_matches_reference(kernel_cases(784)[0], isa, X, Y);
 }

@@ -6,7 +6,6 @@
 
 #include "cluster/lloyd.h"
 #include "core/hot.h"
-#include "core/linalg.h"
 #include "core/parallel.h"
 #include "engine/dots.h"
 
@@ -74,8 +73,12 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
 LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
                              std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                              bool bounds)
-    : G_(G), P_(P), diag_(std::move(diag)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa),
-      use_bounds_(bounds) {}
+    : G_(G), P_(P), Pt_(P.cols, P.rows), diag_(std::move(diag)), weights_(std::move(weights)), k_(k),
+      threads_(threads), isa_(isa), use_bounds_(bounds) {
+    for (int64_t a = 0; a < P.rows; ++a) {
+        for (int64_t q = 0; q < P.cols; ++q) Pt_.row(q)[a] = P.row(a)[q];
+    }
+}
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
     if (labels == cached_labels_) return cached_sums_;
@@ -132,21 +135,19 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
             means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
         }
     }
-    // Per iteration the products run in float32 GEMMs: C = ḡ P (k×r), H = C Pᵀ (k×m). One
-    // thread each: they are small, and a BLAS splitting them by thread count could change
-    // the rounding (OpenBLAS does), which would break thread-count invariance.
+    // Per iteration the products run in float32 on the engine's row_dots (one thread, fixed
+    // rounding): C = ḡ P (k×r, rows of ḡ against rows of Pᵀ), H = C Pᵀ (k×m, rows of C
+    // against rows of P).
     Matrix meansf(k_, m), C(k_, r);
     for (size_t t = 0; t < means.size(); ++t) meansf.values[t] = static_cast<float>(means[t]);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, k_, r, m, 1.0f, meansf.values.data(), m,
-                  P_.values.data(), r, 0.0f, C.values.data(), r, 1);
+    engine::row_dots(isa_, meansf.data(), k_, m, Pt_.data(), r, m, m, C.data(), r);
     for (int64_t j = 0; j < k_; ++j) {
         double s = 0;
         for (int64_t q = 0; q < r; ++q) s += static_cast<double>(C.row(j)[q]) * C.row(j)[q];
         c.self_dot.push_back(static_cast<float>(s));
     }
     c.H = Matrix(k_, m);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, k_, m, r, 1.0f, C.values.data(), r,
-                  P_.values.data(), r, 0.0f, c.H.values.data(), m, 1);
+    engine::row_dots(isa_, C.data(), k_, r, P_.data(), m, r, r, c.H.data(), m);
     if (means_out != nullptr) *means_out = std::move(meansf);
     c.C = std::move(C);
     return c;
@@ -265,31 +266,37 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
+        std::vector<int64_t> open;  // points whose bounds do not prove their label
         for (int64_t i = begin; i < end; ++i) {
             const auto at = static_cast<size_t>(i);
             const int32_t a = labels[at];
             const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
             const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
             // float32 distances carry rounding of about 1e-6 of the terms they cancel: a bound
-            // proves a label only beyond that margin.
+            // proves a label only beyond that margin. (Tightening the upper bound first would
+            // read the whole kernel row for one dot product: the cost of all k.)
             const double slack = std::sqrt(4e-6 * (std::fabs(diag_[at]) + top));
-            const double limit = std::max(low, half[static_cast<size_t>(a)]) - slack;
             next[at] = a;
-            if (c.alive[static_cast<size_t>(a)] && up <= limit) {
-                upper_[at] = static_cast<float>(up);
-                lower_[at] = static_cast<float>(low);
-                dist[at] = static_cast<float>(up * up);
-                continue;
-            }
-            // Tightening the upper bound first would read the whole kernel row for one dot
-            // product: the cost of all k, which are computed instead.
-            const ConstMatrix row = G_.slice(i, 1);
-            float second = 0.0f;
-            landmark_nearest(row, diag_.data() + i, c, next.data() + i, dist.data() + i, isa_, &second);
-            upper_[at] = std::sqrt(std::max(dist[at], 0.0f));
-            lower_[at] = std::sqrt(std::max(second, 0.0f));
-            ++computed[static_cast<size_t>(b)];
+            upper_[at] = static_cast<float>(up);
+            lower_[at] = static_cast<float>(low);
+            dist[at] = static_cast<float>(up * up);
+            if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
         }
+        // The open rows, gathered, against every centre in register tiles of several rows.
+        const Matrix rows = gather_rows(G_, open);
+        const auto count = static_cast<int64_t>(open.size());
+        std::vector<float> self(static_cast<size_t>(count)), best(self.size()), second(self.size());
+        std::vector<int32_t> label(self.size());
+        for (int64_t t = 0; t < count; ++t) self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
+        landmark_nearest(rows.view(), self.data(), c, label.data(), best.data(), isa_, second.data());
+        for (int64_t t = 0; t < count; ++t) {
+            const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
+            next[at] = label[static_cast<size_t>(t)];
+            dist[at] = best[static_cast<size_t>(t)];
+            upper_[at] = std::sqrt(std::max(best[static_cast<size_t>(t)], 0.0f));
+            lower_[at] = std::sqrt(std::max(second[static_cast<size_t>(t)], 0.0f));
+        }
+        computed[static_cast<size_t>(b)] = count;
     });
     last_computed_ = 0;
     for (int64_t v : computed) last_computed_ += v;

@@ -77,6 +77,7 @@ private:
 
     ConstMatrix G_;
     const Matrix& P_;
+    Matrix Pt_;  ///< Pᵀ (r×m), for the centres' products
     std::vector<float> diag_;
     std::vector<float> weights_;
     int64_t k_;

@@ -9,7 +9,7 @@ namespace kkm::engine {
 namespace {
 
 constexpr int64_t kAlignFloats = 16;           // 64 bytes
-constexpr int64_t kPanelBytes = 384 * 1024;    // packed X rows per pass: about half of L2
+constexpr int64_t kPanelBytes = 120 * 1024;    // packed X rows per pass
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
