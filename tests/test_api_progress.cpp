@@ -158,7 +158,10 @@ TEST(Progress, NullModelIsAnError) {
 // blocks every iteration because max_memory_mb is small): the callback runs at least about
 // once a second, and a cancel request during Lloyd returns within a second.
 TEST(Progress, CalledAtLeastOnceASecondAndCancelReturnsWithinASecond) {
-    const Dataset ds = uniform(4000, 20, 9);
+    // Large enough that the first Lloyd iteration (S = K·Z built from recomputed kernel rows:
+    // 2.6e8 kernel values) outlasts the 0.1 s poll interval on any machine, so the cancel
+    // below lands inside the stage, between blocks of work.
+    const Dataset ds = uniform(16000, 20, 9);
     const char* params = "k=8 method=exact gamma=0.5 max_memory_mb=16 max_iter=10 tol=0 threads=2";
     Model m = make_model(params);
     Recorder r;
@@ -175,7 +178,7 @@ TEST(Progress, CalledAtLeastOnceASecondAndCancelReturnsWithinASecond) {
     Model c = make_model(params);
     Recorder cancel;
     cancel.cancel_stage = "lloyd";
-    cancel.cancel_fraction = 0.15;
+    cancel.cancel_fraction = 1e-9;  // the first report after the stage's start (fraction 0)
     ASSERT_TRUE(Ok(kkm_set_progress(c.get(), &Recorder::callback, &cancel)));
     cancel.start = Clock::now();
     EXPECT_TRUE(Fails(kkm_fit(c.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED));

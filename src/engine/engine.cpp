@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
+
+#include "core/error.h"
 
 namespace kkm::engine {
 namespace {
@@ -74,6 +77,10 @@ PackedRows::PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux)
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op,
                   float* out, int64_t ldo) {
     if (X.rows <= 0 || Y.rows() <= 0) return;
+    if (X.cols != Y.dim()) {
+        fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
+                                   std::to_string(Y.dim()));
+    }
     const Isa isa = Y.isa();
     const int64_t mr = geometry(isa).mr, d = X.cols;
     const int64_t step = std::min(rows_per_pass(d, mr), round_up(X.rows, mr));
