@@ -5,7 +5,9 @@ namespace kkm::engine {
 bool isa_supported(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
     // __builtin_cpu_supports reads CPUID feature bits and checks XGETBV for the OS-enabled
-    // register state; it never looks at the vendor or brand string.
+    // register state; it never looks at the vendor or brand string. __builtin_cpu_init makes
+    // it safe before libgcc's constructor has run (a host calling us from its own constructor).
+    __builtin_cpu_init();
     switch (isa) {
         case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
         case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
