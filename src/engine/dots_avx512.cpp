@@ -27,59 +27,33 @@ KKM_AVX512 inline float hsum(__m512 v) {
 
 /// rows × cols (≤ R × J) dot products, accumulated along m in 16 lanes.
 template <int64_t NR, int64_t NJ>
-KKM_AVX512 void block(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
-    __m512 acc[NR][NJ];
-    for (int64_t r = 0; r < NR; ++r) {
-        for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm512_setzero_ps();
-    }
-    for (int64_t t = 0; t < m; t += 16) {
-        const __mmask16 mask = m - t >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (m - t)) - 1u);
-        __m512 a[NR];
-        for (int64_t r = 0; r < NR; ++r) a[r] = _mm512_maskz_loadu_ps(mask, A + r * lda + t);
-        for (int64_t j = 0; j < NJ; ++j) {
-            const __m512 b = _mm512_maskz_loadu_ps(mask, B + j * ldb + t);
-            for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm512_fmadd_ps(a[r], b, acc[r][j]);
+struct Tile {
+    KKM_AVX512 static void run(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out,
+                               int64_t ldo) {
+        __m512 acc[NR][NJ];
+        for (int64_t r = 0; r < NR; ++r) {
+            for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm512_setzero_ps();
+        }
+        for (int64_t t = 0; t < m; t += 16) {
+            const __mmask16 mask = m - t >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (m - t)) - 1u);
+            __m512 a[NR];
+            for (int64_t r = 0; r < NR; ++r) a[r] = _mm512_maskz_loadu_ps(mask, A + r * lda + t);
+            for (int64_t j = 0; j < NJ; ++j) {
+                const __m512 b = _mm512_maskz_loadu_ps(mask, B + j * ldb + t);
+                for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm512_fmadd_ps(a[r], b, acc[r][j]);
+            }
+        }
+        for (int64_t r = 0; r < NR; ++r) {
+            for (int64_t j = 0; j < NJ; ++j) out[r * ldo + j] = hsum(acc[r][j]);
         }
     }
-    for (int64_t r = 0; r < NR; ++r) {
-        for (int64_t j = 0; j < NJ; ++j) out[r * ldo + j] = hsum(acc[r][j]);
-    }
-}
-
-using Block = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
-
-template <int64_t NR>
-Block block_for(int64_t nj) {
-    switch (nj) {
-        case 1: return block<NR, 1>;
-        case 2: return block<NR, 2>;
-        case 3: return block<NR, 3>;
-        case 4: return block<NR, 4>;
-        case 5: return block<NR, 5>;
-        default: return block<NR, 6>;
-    }
-}
-
-Block block_for(int64_t nr, int64_t nj) {
-    switch (nr) {
-        case 1: return block_for<1>(nj);
-        case 2: return block_for<2>(nj);
-        case 3: return block_for<3>(nj);
-        default: return block_for<4>(nj);
-    }
-}
+};
 
 }  // namespace
 
 void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb,
                      int64_t m, float* out, int64_t ldo) {
-    for (int64_t i = 0; i < rows; i += R) {
-        const int64_t nr = rows - i < R ? rows - i : R;
-        for (int64_t j = 0; j < cols; j += J) {
-            const int64_t nj = cols - j < J ? cols - j : J;
-            block_for(nr, nj)(A + i * lda, lda, B + j * ldb, ldb, m, out + i * ldo + j, ldo);
-        }
-    }
+    for_each_dot_tile<R, J, Tile>(A, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
 }  // namespace kkm::engine
