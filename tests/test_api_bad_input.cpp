@@ -380,6 +380,19 @@ TEST(BadInputConflicts, ForcedEnginePathTheCpuLacks) {
     }
 }
 
+TEST(BadInputConflicts, HalfKernelRowsForAnUnboundedKernel) {
+    // A linear or polynomial kernel's values can exceed the half range (65504): f16 storage
+    // of its rows is refused, naming the parameter, the kernel and what to use instead.
+    const Dataset ds = small();
+    for (const char* kernel : {"linear", "polynomial"}) {
+        Model m = make_model((std::string("k=2 method=nystrom m=10 kernel_rows=f16 kernel=") + kernel).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {"kernel_rows=f16", S(std::string("kernel=") + kernel), "kernel_rows=f32"}))
+            << kernel;
+        expect_unfitted(m.get());
+    }
+}
+
 TEST(BadInputConflicts, SketchLandmarksMoreThanN) {
     // method=nystrom: test_api_errors.cpp Conflicts.LandmarksMoreThanN.
     Model m = make_model("k=2 method=sketch m=50 gamma=1");

@@ -104,7 +104,8 @@ std::vector<std::string> engine_paths() {
 /// 1e-5 relative (plus float32 rounding of the kernel values, 1e-7 of their sum `trace`,
 /// where the objective is a small difference of large kernel values), and
 /// kkm_get_param("isa") names the path each fit ran on.
-void expect_paths_agree(const Dataset& ds, const std::string& params, double trace = 0.0) {
+void expect_paths_agree(const Dataset& ds, const std::string& params, double trace = 0.0,
+                        double relative = 1e-5) {
     const std::vector<std::string> paths = engine_paths();
     ASSERT_FALSE(paths.empty());
     const Fitted first = fit(ds, params + " isa=" + paths[0]);
@@ -114,7 +115,7 @@ void expect_paths_agree(const Dataset& ds, const std::string& params, double tra
         const Fitted other = fit(ds, params + " isa=" + paths[p]);
         EXPECT_EQ(get_param(other.m.get(), "isa"), paths[p]);
         EXPECT_EQ(other.labels, first.labels);
-        EXPECT_NEAR(other.objective, first.objective, 1e-5 * std::fabs(first.objective) + 1e-7 * trace);
+        EXPECT_NEAR(other.objective, first.objective, relative * std::fabs(first.objective) + 1e-7 * trace);
     }
 }
 
@@ -132,7 +133,7 @@ TEST(EnginePaths, ExactMinibatchAndEveryKernelAgree) {
                                                       {"kernel=polynomial gamma=0.001", poly_trace},
                                                       {"kernel=linear", 0.0}, {"kernel=cosine", 0.0}};
     for (const auto& [kernel, trace] : kernels) {
-        for (const char* method : {"method=exact", "method=nystrom m=100", "method=minibatch"}) {
+        for (const char* method : {"method=exact", "method=nystrom m=100 kernel_rows=f32", "method=minibatch"}) {
             expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 ") + kernel + " " + method, trace);
         }
     }
@@ -143,6 +144,50 @@ TEST(EnginePaths, AutoReportsTheWidestPathThisCpuRuns) {
     const Dataset ds = blobs(20, 3, 2, 1);
     const Fitted f = fit(ds, "k=2 method=exact isa=auto");
     EXPECT_EQ(get_param(f.m.get(), "isa"), engine_paths().back());
+}
+
+/// The landmark configurations that keep the n×m kernel rows (where kernel_rows applies).
+const char* const kKernelRowMethods[] = {"method=nystrom m=200", "method=nystrom m=200 sampling=rls",
+                                         "method=nystrom m=200 sampling=kmeanspp", "method=nystrom m=200 rank=20"};
+
+TEST(KernelRows, HalfRowsGiveTheRingsTheSameLabelsAsFloatRows) {
+    const Dataset& ds = rings2000();
+    for (const char* method : kKernelRowMethods) {
+        SCOPED_TRACE(method);
+        const Fitted f32 = fit(ds, kRingParams + method + " kernel_rows=f32");
+        const Fitted f16 = fit(ds, kRingParams + method + " kernel_rows=f16");
+        EXPECT_EQ(get_param(f32.m.get(), "kernel_rows"), "f32");
+        EXPECT_EQ(get_param(f16.m.get(), "kernel_rows"), "f16");
+        EXPECT_EQ(f16.labels, f32.labels);
+        EXPECT_GE(ari(f16.labels, ds.truth), 0.99);
+        // Half rows carry 11 significant bits: the objective moves by about 2^-11 relative.
+        EXPECT_NEAR(f16.objective, f32.objective, 2e-3 * f32.objective);
+    }
+}
+
+TEST(KernelRows, HalfFitsAgreeAcrossEnginePaths) {
+    for (const char* method : kKernelRowMethods) expect_paths_agree(rings2000(), kRingParams + method + " kernel_rows=f16");
+    // Paths round the float32 kernel values differently in the last bit; now and then that
+    // moves a value across a half rounding boundary (2^-11 relative): the same labels, and
+    // objectives within 1e-4 relative.
+    const Dataset ds = blobs(100, 5, 4, 3);
+    for (const char* kernel : {"kernel=rbf gamma=0.1", "kernel=laplacian gamma=0.1", "kernel=cosine"}) {
+        expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 method=nystrom m=100 kernel_rows=f16 ") + kernel, 0.0, 1e-4);
+    }
+}
+
+TEST(KernelRows, AutoIsHalfForKernelsBoundedByOneAndFloatOtherwise) {
+    const Dataset ds = blobs(200, 5, 3, 4);
+    for (const char* kernel : {"rbf gamma=0.1", "laplacian gamma=0.1", "cosine"}) {
+        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"), "f16")
+            << kernel;
+    }
+    for (const char* kernel : {"linear", "polynomial gamma=0.01"}) {
+        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"), "f32")
+            << kernel;
+    }
+    // Methods that keep no kernel rows report the parameter as given.
+    EXPECT_EQ(get_param(fit(ds, "k=3 method=exact gamma=0.1").m.get(), "kernel_rows"), "auto");
 }
 
 TEST_P(EveryMethod, AssignsNewPointsLikeTheirRing) {

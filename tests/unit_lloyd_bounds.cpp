@@ -1,7 +1,7 @@
 // Hamerly's bounds in the landmark Lloyd (src/cluster/landmark_lloyd.cpp) skip only what
 // cannot change a label: with and without them, Lloyd from the same seeding reaches the same
-// labels and objective, weighted or not, on one thread or two, while computing fewer
-// distances.
+// labels and objective, weighted or not, on one thread or two, with float32 or half kernel
+// rows, while computing fewer distances.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +19,7 @@ namespace {
 
 struct Problem {
     Matrix X, G, P;
+    RowStore rows;  ///< G as the Lloyd reads it (float32 or half)
     std::vector<float> diag;
 };
 
@@ -47,7 +48,7 @@ Matrix rings(int64_t n, uint32_t seed) {
     return X;
 }
 
-Problem landmark_problem(Matrix X, int64_t m, double gamma) {
+Problem landmark_problem(Matrix X, int64_t m, double gamma, RowPrecision precision = RowPrecision::f32) {
     Problem p;
     const Kernel kernel(KernelType::rbf, gamma, 3, 1.0);
     Matrix L(m, X.cols);
@@ -57,6 +58,8 @@ Problem landmark_problem(Matrix X, int64_t m, double gamma) {
     basis.evaluate(X.view(), p.G.data(), m);
     p.P = nystrom_projection(basis, basis.points().view(), 1e-6);
     p.diag.assign(static_cast<size_t>(X.rows), 1.0f);
+    p.rows = RowStore(X.rows, m, precision, engine::best_isa());
+    p.rows.put(0, X.rows, p.G.data());
     p.X = std::move(X);
     return p;
 }
@@ -67,7 +70,7 @@ struct Run {
 };
 
 Run lloyd(const Problem& p, int64_t k, const std::vector<float>& w, int threads, bool bounds, uint64_t seed) {
-    LandmarkLloyd problem(p.G.view(), p.P, p.diag, w, k, threads, engine::best_isa(), bounds);
+    LandmarkLloyd problem(p.rows, p.P, p.diag, w, k, threads, engine::best_isa(), bounds);
     Rng rng(seed, Stream::seeding);
     Seeding s = seed_centres(Init::kmeanspp, p.G.rows, k, w, problem.distance_oracle(), rng);
     LloydResult r = run_lloyd(problem, std::move(s.labels), w, LloydOptions{k, 100, 0.0});
@@ -96,6 +99,12 @@ TEST(LandmarkLloydBounds, SameLabelsAndObjectiveAsEveryDistanceOnRings) {
     expect_bounds_change_nothing(landmark_problem(rings(2000, 7), 200, 0.5), 2, {});
 }
 
+TEST(LandmarkLloydBounds, SameLabelsAndObjectiveWithHalfKernelRows) {
+    // Half rows round G to 11 bits; the bounds must still prove only what holds for them.
+    expect_bounds_change_nothing(landmark_problem(blobs(3000, 8, 6, 5), 150, 0.05, RowPrecision::f16), 6, {});
+    expect_bounds_change_nothing(landmark_problem(rings(2000, 7), 200, 0.5, RowPrecision::f16), 2, {});
+}
+
 TEST(LandmarkLloydBounds, SameLabelsWithWeights) {
     const Problem p = landmark_problem(blobs(2000, 5, 4, 9), 100, 0.1);
     std::vector<float> w(static_cast<size_t>(p.G.rows));
@@ -110,7 +119,7 @@ TEST(LandmarkLloydBounds, SkipPointsOnceTheCentresSettle) {
     // Once the centres barely move, the bounds prove most points in place: the last
     // reassignments compute a small part of the distances.
     const Problem p = landmark_problem(blobs(3000, 8, 4, 11), 150, 0.05);
-    LandmarkLloyd problem(p.G.view(), p.P, p.diag, {}, 4, 1, engine::best_isa(), true);
+    LandmarkLloyd problem(p.rows, p.P, p.diag, {}, 4, 1, engine::best_isa(), true);
     Rng rng(1, Stream::seeding);
     Seeding s = seed_centres(Init::kmeanspp, p.G.rows, 4, {}, problem.distance_oracle(), rng);
     std::vector<int32_t> labels = s.labels, next(labels.size());

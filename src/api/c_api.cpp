@@ -90,6 +90,7 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     const kkm::FitReport& r = model->fitted->report();
     if (name == "gamma" && r.gamma > 0) return format_double(r.gamma);
     if (name == "isa") return kkm::engine::isa_name(r.isa);
+    if (name == "kernel_rows" && r.kernel_rows) return *r.kernel_rows == kkm::RowPrecision::f16 ? "f16" : "f32";
     if (name == "m" && r.m > 0) return std::to_string(r.m);
     if (name == "reg_rank" && r.reg_rank > 0) return std::to_string(r.reg_rank);
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);

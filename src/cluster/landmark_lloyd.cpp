@@ -13,6 +13,7 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kRowBlock = 256;
+constexpr int64_t kDecodeBlock = 64;  // rows per read of G: half rows decoded into scratch stay in L2
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
 float weight_at(const std::vector<float>& w, int64_t i) {
@@ -70,7 +71,7 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
     }
 }
 
-LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
+LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
                              std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                              bool bounds)
     : G_(G), P_(P), Pt_(P.cols, P.rows), diag_(std::move(diag)), weights_(std::move(weights)), k_(k),
@@ -82,12 +83,16 @@ LandmarkLloyd::LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> 
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
     if (labels == cached_labels_) return cached_sums_;
-    const int64_t m = G_.cols, per_chunk = block_count(G_.rows, kChunks);
+    const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
+    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t c) {
-        const int64_t begin = std::min(G_.rows, c * per_chunk), end = std::min(G_.rows, begin + per_chunk);
-        accumulate(G_.slice(begin, end - begin), labels.data() + begin, weights_, begin,
-                   partial.data() + c * k_ * m);
+        const int64_t end = std::min(n, (c + 1) * per_chunk);
+        for (int64_t begin = c * per_chunk; begin < end; begin += kDecodeBlock) {
+            const int64_t count = std::min(kDecodeBlock, end - begin);
+            accumulate(G_.block(begin, count, scratch.local()), labels.data() + begin, weights_, begin,
+                       partial.data() + c * k_ * m);
+        }
     });
     return combine(partial, k_ * m);
 }
@@ -114,6 +119,7 @@ Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const
         for (int64_t a = 0; a < m; ++a) {
             const float* p = P_.row(a);
             double s = 0;
+#pragma omp simd reduction(+ : s)
             for (int64_t q = 0; q < r; ++q) s += f[q] * p[q];
             H.row(c)[a] = static_cast<float>(s);
         }
@@ -124,7 +130,7 @@ Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const
 LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums,
                                                  const std::vector<int32_t>& labels,
                                                  Matrix* means_out) const {
-    const int64_t m = G_.cols, r = P_.cols;
+    const int64_t m = G_.cols(), r = P_.cols;
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
     std::vector<double> means(sums.size());
     LandmarkCentres c;
@@ -170,15 +176,16 @@ double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<i
 double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
     // One pass over G: each chunk assigns its rows and, while they are in cache, adds them
     // to its partial sums for the new labels (the next centres).
-    const int64_t n = G_.rows, m = G_.cols, per_chunk = block_count(n, kChunks);
+    const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
     std::vector<float> second(static_cast<size_t>(n));
+    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
         const int64_t end = std::min(n, (chunk + 1) * per_chunk);
-        for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
-            const int64_t count = std::min(kRowBlock, end - begin);
-            const ConstMatrix rows = G_.slice(begin, count);
+        for (int64_t begin = chunk * per_chunk; begin < end; begin += kDecodeBlock) {
+            const int64_t count = std::min(kDecodeBlock, end - begin);
+            const ConstMatrix rows = G_.block(begin, count, scratch.local());
             landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin, isa_,
                              second.data() + begin);
             accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
@@ -257,13 +264,14 @@ std::vector<double> half_separation(const Matrix& C, const std::vector<char>& al
 
 double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
                                    std::vector<int32_t>& next, std::vector<float>& dist) {
-    const int64_t n = G_.rows, m = G_.cols;
+    const int64_t n = G_.rows(), m = G_.cols();
     const Drift drift = centre_drift(c.C, bound_centres_);
     const std::vector<double> half = half_separation(c.C, c.alive);
     float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
     for (int64_t j = 0; j < k_; ++j) top = std::max(top, std::fabs(c.self_dot[static_cast<size_t>(j)]));
     const int64_t nblocks = block_count(n, kRowBlock);
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
+    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         std::vector<int64_t> open;  // points whose bounds do not prove their label
@@ -283,12 +291,12 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
             if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
         }
         // The open rows, gathered, against every centre in register tiles of several rows.
-        const Matrix rows = gather_rows(G_, open);
+        const ConstMatrix rows = G_.gather(open, scratch.local());
         const auto count = static_cast<int64_t>(open.size());
         std::vector<float> self(static_cast<size_t>(count)), best(self.size()), second(self.size());
         std::vector<int32_t> label(self.size());
         for (int64_t t = 0; t < count; ++t) self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
-        landmark_nearest(rows.view(), self.data(), c, label.data(), best.data(), isa_, second.data());
+        landmark_nearest(rows, self.data(), c, label.data(), best.data(), isa_, second.data());
         for (int64_t t = 0; t < count; ++t) {
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
             next[at] = label[static_cast<size_t>(t)];
@@ -323,15 +331,16 @@ void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vec
     }
     // Columns in independent slices, movers in index order within each: the same sums for
     // any thread count.
-    const int64_t m = G_.cols, step = 64;
+    const int64_t m = G_.cols(), step = 64;
     parallel_blocks(threads_, block_count(m, step), [&](int64_t b) {
         const int64_t lo = b * step, hi = std::min(m, lo + step);
+        float buf[step];
         for (int64_t i : movers) {
             const double w = weight_at(weights_, i);
-            const float* g = G_.row(i);
-            double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * m;
-            double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * m;
-            for (int64_t t = lo; t < hi; ++t) {
+            const float* g = G_.segment(i, lo, hi, buf);
+            double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * m + lo;
+            double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * m + lo;
+            for (int64_t t = 0; t < hi - lo; ++t) {
                 from[t] -= w * g[t];
                 to[t] += w * g[t];
             }
@@ -344,7 +353,7 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     // Σ_i w_i ‖φ_i − c_{l_i}‖², each point's K_ii − 2 g_i·(P c_j) + ‖c_j‖² in float64 and
     // clamped at 0 before it is added: a sum of non-negative terms, never negative however
     // the BLAS rounded G (the closed form Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
-    const int64_t m = G_.cols, r = P_.cols;
+    const int64_t n = G_.rows(), m = G_.cols(), r = P_.cols;
     const std::vector<double> sums = sums_for(labels);
     const std::vector<double> mass = cluster_weights(labels, weights_, k_);
     std::vector<double> means(sums.size(), 0.0);
@@ -364,16 +373,19 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
             H[static_cast<size_t>(j * m + a)] = s;
         }
     }
-    const int64_t nblocks = block_count(G_.rows, kRowBlock);
+    const int64_t nblocks = block_count(n, kDecodeBlock);
     std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
+    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
-        const int64_t begin = b * kRowBlock, end = std::min(G_.rows, begin + kRowBlock);
+        const int64_t begin = b * kDecodeBlock, end = std::min(n, begin + kDecodeBlock);
+        const ConstMatrix rows = G_.block(begin, end - begin, scratch.local());
         double s = 0;
         for (int64_t i = begin; i < end; ++i) {
             const int32_t j = labels[static_cast<size_t>(i)];
             const double* h = H.data() + j * m;
-            const float* g = G_.row(i);
+            const float* g = rows.row(i - begin);
             double dot = 0;
+#pragma omp simd reduction(+ : dot)
             for (int64_t a = 0; a < m; ++a) dot += g[a] * h[a];
             const double d = diag_[static_cast<size_t>(i)] - 2.0 * dot + self[static_cast<size_t>(j)];
             s += static_cast<double>(weight_at(weights_, i)) * std::max(d, 0.0);
@@ -387,12 +399,11 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
 
 SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
     return [this](const std::vector<int64_t>& centres, float* out) {
-        const int64_t t = static_cast<int64_t>(centres.size()), m = G_.cols;
+        const int64_t t = static_cast<int64_t>(centres.size()), m = G_.cols();
         std::vector<double> chosen(static_cast<size_t>(t * m));
-        for (int64_t c = 0; c < t; ++c) {
-            const float* g = G_.row(centres[static_cast<size_t>(c)]);
-            std::copy(g, g + m, chosen.begin() + c * m);
-        }
+        Matrix scratch;
+        const ConstMatrix rows = G_.gather(centres, scratch);
+        for (int64_t c = 0; c < t; ++c) std::copy(rows.row(c), rows.row(c) + m, chosen.begin() + c * m);
         const std::vector<double> F = project(chosen, t);
         const Matrix V = lift(F, t);
         std::vector<float> gg(static_cast<size_t>(t));

@@ -16,6 +16,7 @@
 #include "cluster/seeding.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
+#include "engine/row_store.h"
 
 namespace kkm {
 
@@ -36,16 +37,16 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
 
 class LandmarkLloyd final : public LloydProblem {
 public:
-    /// G: n×m kernel rows (not copied; a Matrix, see kGemmSlack), P: m×r projection,
-    /// diag: K_ii of the n points.
+    /// G: n×m kernel rows (not copied: must outlive this object; float32 or half), P: m×r
+    /// projection, diag: K_ii of the n points.
     /// bounds: skip the distances that Hamerly's bounds prove cannot change a label (the
     /// distances are Euclidean in the kernel's feature space, so the triangle inequality
     /// holds); false computes every distance every iteration (the tests compare the two).
-    LandmarkLloyd(ConstMatrix G, const Matrix& P, std::vector<float> diag,
+    LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
                   std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                   bool bounds = true);
 
-    int64_t size() const override { return G_.rows; }
+    int64_t size() const override { return G_.rows(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                     std::vector<float>& dist) override;
     double objective(const std::vector<int32_t>& labels) override;
@@ -75,7 +76,7 @@ private:
     /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
     Matrix lift(const std::vector<double>& features, int64_t t) const;
 
-    ConstMatrix G_;
+    const RowStore& G_;
     const Matrix& P_;
     Matrix Pt_;  ///< Pᵀ (r×m), for the centres' products
     std::vector<float> diag_;

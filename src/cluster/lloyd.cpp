@@ -200,20 +200,23 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
     return total;
 }
 
-void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
+void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
                          const float* col_terms, const float* extra, float* out, int threads,
                          engine::Isa isa) {
-    const int64_t n = A.rows, t = B.rows, r = A.cols;
-    constexpr int64_t step = 4 * kRowBlock;
+    const int64_t n = A.rows(), t = B.rows, r = A.cols();
+    constexpr int64_t step = 64;  // rows per block: half rows decoded into scratch stay in L2
+    PerThread<Matrix> dots(threads), scratch(threads);
     parallel_blocks(threads, block_count(n, step), [&](int64_t b) {
         const int64_t begin = b * step, count = std::min(step, n - begin);
-        Matrix dots(count, t);
-        engine::row_dots(isa, A.row(begin), count, r, B.data(), t, r, r, dots.data(), t);
+        Matrix& d = dots.local();
+        d.reshape(count, t);
+        const ConstMatrix rows = A.block(begin, count, scratch.local());
+        engine::row_dots(isa, rows.data, count, r, B.data(), t, r, r, d.data(), t);
         for (int64_t c = 0; c < t; ++c) {
             float* o = out + c * n + begin;
             for (int64_t i = 0; i < count; ++i) {
-                const float d = row_terms[begin + i] + col_terms[c] - 2.0f * dots.row(i)[c];
-                o[i] = (d > 0.0f ? d : 0.0f) + (extra != nullptr ? extra[begin + i] : 0.0f);
+                const float v = row_terms[begin + i] + col_terms[c] - 2.0f * d.row(i)[c];
+                o[i] = (v > 0.0f ? v : 0.0f) + (extra != nullptr ? extra[begin + i] : 0.0f);
             }
         }
     });
@@ -224,7 +227,7 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
         const Matrix chosen = gather_rows(F_, centres);
         std::vector<float> cn;
         for (int64_t c : centres) cn.push_back(norms_[static_cast<size_t>(c)]);
-        candidate_distances(F_, chosen, norms_.data(), cn.data(),
+        candidate_distances(RowStore::view(F_, isa_), chosen, norms_.data(), cn.data(),
                             offset_.empty() ? nullptr : offset_.data(), out, threads_, isa_);
     };
 }

@@ -9,6 +9,7 @@
 #include "cluster/seeding.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
+#include "engine/row_store.h"
 
 namespace kkm {
 
@@ -61,8 +62,8 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
 
 /// Seeding distances for t candidates at once, in parallel row blocks (engine::row_dots):
 /// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),
-/// A n×r and B t×r.
-void candidate_distances(ConstMatrix A, const Matrix& B, const float* row_terms,
+/// A n×r (float32 or half rows) and B t×r.
+void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
                          const float* col_terms, const float* extra, float* out, int threads,
                          engine::Isa isa);
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <vector>
 
 #include "core/progress.h"
 
@@ -38,6 +39,19 @@ inline int resolve_threads(int64_t requested, double work) {
     const double useful = std::floor(work / kMinWorkPerThread);
     return static_cast<int>(std::clamp(useful, 1.0, static_cast<double>(cores)));
 }
+
+/// One T per thread of a parallel loop: scratch that each thread reuses across its blocks
+/// (instead of allocating, and faulting in, a fresh buffer per block).
+template <class T>
+class PerThread {
+public:
+    explicit PerThread(int threads) : items_(static_cast<size_t>(std::max(threads, 1))) {}
+    /// The calling thread's T.
+    T& local() { return items_[std::min(static_cast<size_t>(omp_get_thread_num()), items_.size() - 1)]; }
+
+private:
+    std::vector<T> items_;
+};
 
 /// Number of blocks of `block` items covering n items.
 inline int64_t block_count(int64_t n, int64_t block) { return (n + block - 1) / block; }

@@ -103,6 +103,11 @@ std::vector<ParamSpec> build_table() {
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
          "its CPUID feature bits); a forced path the CPU lacks is an error. kkm_get_param reports "
          "the path a fit used", 0, 0, false, false, "auto|avx512|avx2|portable"},
+        {"kernel_rows", "", "enum", "auto", "auto|f32|f16",
+         "storage of the n x m kernel rows of method=nystrom: f32, or f16 (IEEE half: half the "
+         "memory and bytes streamed per iteration; rbf, laplacian and cosine kernels only, whose "
+         "values lie in [-1, 1]); auto: f16 for those kernels, f32 otherwise. kkm_get_param "
+         "reports what a fit used", 0, 0, false, false, "auto|f32|f16"},
         {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
          "budget for the fit's working set in MiB; exact stores K when it fits, else recomputes rows",
          1, 1073741824.0, false, false, nullptr},
@@ -331,6 +336,8 @@ Params ParamSet::typed() const {
             : isa == "avx2" ? IsaChoice::avx2
             : isa == "portable" ? IsaChoice::portable
                                 : IsaChoice::automatic;
+    const std::string& rows = get("kernel_rows");
+    p.kernel_rows = rows == "f32" ? RowsChoice::f32 : rows == "f16" ? RowsChoice::f16 : RowsChoice::automatic;
     return p;
 }
 

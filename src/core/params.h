@@ -19,6 +19,7 @@ enum class SketchKind { subgaussian, ros, gaussian, identity };
 enum class LearningRate { beta, sklearn };
 enum class Solver { lloyd, minibatch };
 enum class IsaChoice { automatic, avx512, avx2, portable };
+enum class RowsChoice { automatic, f32, f16 };
 
 /// The parameter-table spelling of a kernel ("rbf", ...).
 const char* kernel_name(KernelType kernel);
@@ -82,6 +83,8 @@ struct Params {
     int64_t max_memory_mb = 4096;
     /// Instruction-set path of the kernel-block engine (automatic: the widest the CPU has).
     IsaChoice isa = IsaChoice::automatic;
+    /// Storage of Nyström kernel rows (automatic: half for kernels bounded by 1).
+    RowsChoice kernel_rows = RowsChoice::automatic;
 };
 
 /// Static description of one parameter (one row of the table).

@@ -1,50 +1,69 @@
-// ZeroedBuffer: an owning array of floats that starts out zero without writing a byte.
-// Small buffers come from calloc; large ones (kHugeBytes and up) are anonymous mappings,
-// which the kernel hands out zeroed, page by page, to whichever thread first writes them,
-// and which are asked for transparent huge pages (MADV_HUGEPAGE) where the system allows.
-// A 4 GB kernel block then costs no single-threaded memset and about 2000 page faults
+// ZeroedArray<T>: an owning array of trivially copyable values that starts out zero without
+// writing a byte. Small arrays come from calloc; large ones (kHugeBytes and up) are anonymous
+// mappings, which the kernel hands out zeroed, page by page, to whichever thread first writes
+// them, and which are asked for transparent huge pages (MADV_HUGEPAGE) where the system
+// allows. A 4 GB kernel block then costs no single-threaded memset and about 2000 page faults
 // instead of a million; its pages are faulted in by the threads that fill it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 
 namespace kkm {
 
-/// Frees what ZeroedBuffer allocated (free or munmap, by size).
+/// Allocations of at least this many bytes are mapped rather than calloc'ed.
+inline constexpr size_t kHugeBytes = size_t{32} << 20;
+
+/// `bytes` zero bytes (calloc or an anonymous mapping, by size); throws std::bad_alloc.
+void* allocate_zeroed(size_t bytes);
+/// Frees what allocate_zeroed(bytes) returned.
+void release_zeroed(void* p, size_t bytes) noexcept;
+
+template <class T>
 struct ZeroedRelease {
     size_t bytes = 0;
-    void operator()(float* p) const noexcept;
+    void operator()(T* p) const noexcept { release_zeroed(p, bytes); }
 };
 
-class ZeroedBuffer {
+template <class T>
+class ZeroedArray {
+    static_assert(std::is_trivially_copyable_v<T>, "ZeroedArray holds plain values");
+
 public:
-    /// Allocations of at least this many bytes are mapped rather than calloc'ed.
-    static constexpr size_t kHugeBytes = size_t{32} << 20;
+    ZeroedArray() = default;
+    /// `count` zero values; throws std::bad_alloc when the memory cannot be had.
+    explicit ZeroedArray(size_t count)
+        : data_(static_cast<T*>(allocate_zeroed(count * sizeof(T))), ZeroedRelease<T>{count * sizeof(T)}),
+          size_(count) {}
+    ZeroedArray(const ZeroedArray& other) : ZeroedArray(other.size_) {
+        if (size_ > 0) std::memcpy(data(), other.data(), size_ * sizeof(T));
+    }
+    ZeroedArray& operator=(const ZeroedArray& other) {
+        if (this != &other) *this = ZeroedArray(other);
+        return *this;
+    }
+    ZeroedArray(ZeroedArray&& other) noexcept = default;
+    ZeroedArray& operator=(ZeroedArray&& other) noexcept = default;
+    ~ZeroedArray() = default;
 
-    ZeroedBuffer() = default;
-    /// `count` zero floats; throws std::bad_alloc when the memory cannot be had.
-    explicit ZeroedBuffer(size_t count);
-    ZeroedBuffer(const ZeroedBuffer& other);
-    ZeroedBuffer& operator=(const ZeroedBuffer& other);
-    ZeroedBuffer(ZeroedBuffer&& other) noexcept = default;
-    ZeroedBuffer& operator=(ZeroedBuffer&& other) noexcept = default;
-    ~ZeroedBuffer() = default;
-
-    float* data() { return data_.get(); }
-    const float* data() const { return data_.get(); }
+    T* data() { return data_.get(); }
+    const T* data() const { return data_.get(); }
     size_t size() const { return size_; }
-    float& operator[](size_t i) { return data_[i]; }
-    const float& operator[](size_t i) const { return data_[i]; }
-    float* begin() { return data(); }
-    float* end() { return data() + size_; }
-    const float* begin() const { return data(); }
-    const float* end() const { return data() + size_; }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+    T* begin() { return data(); }
+    T* end() { return data() + size_; }
+    const T* begin() const { return data(); }
+    const T* end() const { return data() + size_; }
 
 private:
-    std::unique_ptr<float[], ZeroedRelease> data_;
+    std::unique_ptr<T[], ZeroedRelease<T>> data_;
     size_t size_ = 0;
 };
+
+using ZeroedBuffer = ZeroedArray<float>;
 
 }  // namespace kkm

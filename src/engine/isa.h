@@ -9,7 +9,8 @@ namespace kkm::engine {
 enum class Isa { portable, avx2, avx512 };
 
 /// True when this CPU (and the OS) can run `isa`: avx512 needs AVX-512F and AVX-512DQ,
-/// avx2 needs AVX2 and FMA; portable runs anywhere.
+/// avx2 needs AVX2, FMA and F16C (half-precision conversion; every AVX2 CPU has it);
+/// portable runs anywhere.
 bool isa_supported(Isa isa);
 
 /// The widest path this CPU supports.

@@ -56,17 +56,18 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     return P;
 }
 
-Matrix rank_restrict(const Matrix& P_l, ConstMatrix G, int64_t s, int threads) {
-    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows;
+Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads) {
+    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows();
     const int64_t per_chunk = block_count(n, kChunks);
     std::vector<double> partial(static_cast<size_t>(kChunks * l * l), 0.0);
     parallel_blocks(threads, kChunks, [&](int64_t c) {
         const int64_t end = std::min(n, (c + 1) * per_chunk);
-        Matrix R, RtR(l, l);
+        Matrix R, RtR(l, l), scratch;
         for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             R.reshape(count, l);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, G.row(begin), m,
+            const ConstMatrix rows = G.block(begin, count, scratch);
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m,
                           P_l.data(), l, 0.0f, R.data(), l, 1);
             linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, count, 1.0f, R.data(), l,
                           R.data(), l, 0.0f, RtR.data(), l, 1);

@@ -58,14 +58,16 @@ bool features_cheaper(const Params& p, int64_t m, int64_t r) {
 }
 
 /// F = G P in row blocks, and each row's residual K_ii − ‖f_i‖² (≥ 0).
-Matrix project_rows(const Matrix& G, const Matrix& P, const std::vector<float>& diag,
+Matrix project_rows(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
                     std::vector<float>& residual, int threads) {
-    const int64_t n = G.rows, m = G.cols, r = P.cols;
+    const int64_t n = G.rows(), m = G.cols(), r = P.cols;
     Matrix F(n, r);
     residual.assign(static_cast<size_t>(n), 0.0f);
     parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, G.row(begin), m,
+        Matrix scratch;
+        const ConstMatrix rows = G.block(begin, count, scratch);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m,
                       P.data(), r, 0.0f, F.row(begin), r, 1);
         for (int64_t i = begin; i < begin + count; ++i) {
             double norm = 0;
@@ -76,15 +78,49 @@ Matrix project_rows(const Matrix& G, const Matrix& P, const std::vector<float>& 
     return F;
 }
 
+/// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
+/// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
+/// caller's numbers).
+RowPrecision kernel_row_precision(const Params& p) {
+    const bool bounded = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
+                         p.kernel == KernelType::cosine;
+    if (p.kernel_rows == RowsChoice::f16 && !bounded) {
+        invalid_argument("kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
+                         "cosine); kernel=" + std::string(kernel_name(p.kernel)) +
+                         " values can exceed the half-precision range: use kernel_rows=f32");
+    }
+    if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;
+    return RowPrecision::f16;
+}
+
+/// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
+/// a half store gets each block through a float32 scratch.
+void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& G, int64_t b,
+                       std::vector<Matrix>& rows, std::vector<Matrix>& scratch) {
+    const int64_t n = G.rows(), m = G.cols();
+    const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+    const auto t = static_cast<size_t>(omp_get_thread_num());
+    copy_into(c.X.slice(begin, count), rows[t]);  // the caller's rows, copied for GEMM
+    if (float* out = G.writable(begin)) {
+        basis.evaluate(rows[t].view(), out, m);
+        return;
+    }
+    scratch[t].reshape(count, m);
+    basis.evaluate(rows[t].view(), scratch[t].data(), m);
+    G.put(begin, count, scratch[t].data());
+}
+
 }  // namespace
 
 std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n), l = regularised_rank(c.p, m);
     c.report.m = m;
     c.report.reg_rank = l;
+    const RowPrecision precision = kernel_row_precision(c.p);
+    c.report.kernel_rows = precision;
     const double dm = static_cast<double>(m), dn = static_cast<double>(n);
     require_budget("nystrom",
-                   4.0 * dn * dm + 4.0 * dm * c.X.cols + 24.0 * dm * dm +
+                   RowStore::value_bytes(precision) * dn * dm + 4.0 * dm * c.X.cols + 24.0 * dm * dm +
                        4.0 * 32 * static_cast<double>(c.p.k) * dm + 16.0 * dn,
                    c.p, "n x m kernel rows, landmarks, m x m eigen-decomposition");
     progress_begin("landmarks");
@@ -98,20 +134,16 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
     progress_begin("kernel+eigen");
-    Matrix P, G(n, m);
-    std::vector<Matrix> rows(static_cast<size_t>(c.threads));  // caller's rows, copied for GEMM
+    Matrix P;
+    RowStore G(n, m, precision, c.report.isa);
+    std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch(rows.size());
     parallel_blocks_beside(
         c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); },
-        block_count(n, kRowBlock), [&](int64_t b) {
-            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-            Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
-            copy_into(c.X.slice(begin, count), block);
-            basis.evaluate(block.view(), G.row(begin), m);
-        });
+        block_count(n, kRowBlock), [&](int64_t b) { kernel_rows_block(c, basis, G, b, rows, scratch); });
     c.timer.stage("kernel+eigen");
     if (l > 0) {
         progress_begin("rank");
-        P = rank_restrict(P, G.view(), std::min(c.p.rank, P.cols), c.threads);
+        P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads);
         c.timer.stage("rank");
     }
     std::vector<float> diag = training_diagonal(c);
@@ -119,7 +151,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         std::vector<float> residual;
         progress_begin("features");
         Matrix F = project_rows(G, P, diag, residual, c.threads);
-        G = Matrix();  // the kernel rows are no longer needed
+        G = RowStore();  // the kernel rows are no longer needed
         c.timer.stage("features");
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
         return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
@@ -127,7 +159,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     auto projection = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
-    LandmarkLloyd problem(G.view(), Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa);
+    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa);
     LloydResult best = best_of_restarts(problem, c);
     LandmarkCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/matrix.h"
 #include "core/params.h"
 #include "engine/isa.h"
+#include "engine/row_store.h"
 #include "features/feature_map.h"
 
 namespace kkm {
@@ -27,6 +29,7 @@ struct FitReport {
     int64_t reg_rank = 0;              ///< ℓ of a rank-restricted Nyström fit (0 if none)
     double rls_lambda = 0;             ///< λ of leverage-score sampling (0 if unused)
     engine::Isa isa = engine::Isa::portable;  ///< the engine path the kernel blocks ran on
+    std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
 };
 
