@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -414,6 +415,36 @@ TEST(Weights, F64WeightsMatchFloatWeights) {
     ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &obj)));
     EXPECT_EQ(labels, r.labels);
     EXPECT_LE(rel_diff(obj, r.objective), 1e-6);
+}
+
+TEST(Weights, AnyPositiveScaleOfUniformWeightsGivesTheUnweightedFit) {
+    // Weights are divided by their largest inside: uniform FLT_MAX, 1e-38 (subnormal) or 1
+    // weights fit exactly like no weights; the objective and cluster sizes carry the scale;
+    // every such model saves, loads and assigns as fitted.
+    const Dataset ds = blobs(60, 3, 3, 17);
+    for (const char* method : {"exact", "nystrom m=40", "sketch m=40", "rff m=200", "minibatch"}) {
+        const std::string params = std::string("k=3 kernel=rbf gamma=0.2 n_init=2 seed=4 method=") + method;
+        const FitResult plain = fit(ds, params);
+        for (const float scale : {std::numeric_limits<float>::max(), 1e-38f, 1.0f}) {
+            SCOPED_TRACE(params + " weights " + fmt(scale));
+            const std::vector<float> w(static_cast<size_t>(ds.n), scale);
+            const FitResult r = fit(ds, params, w.data());
+            EXPECT_EQ(r.labels, plain.labels);
+            EXPECT_LE(rel_diff(r.objective / scale, plain.objective), 1e-6);
+            std::vector<double> sizes(3);
+            ASSERT_TRUE(Ok(kkm_get_cluster_sizes(r.m.get(), sizes.data(), 3)));
+            for (int32_t j = 0; j < 3; ++j) {
+                const auto members = static_cast<double>(std::count(r.labels.begin(), r.labels.end(), j));
+                EXPECT_LE(rel_diff(sizes[static_cast<size_t>(j)], members * scale), 1e-6);
+            }
+            const std::vector<unsigned char> bytes = save(r.m.get());
+            Model loaded = make_model("");
+            ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+            std::vector<int32_t> again(static_cast<size_t>(ds.n));
+            ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, again.data(), nullptr)));
+            EXPECT_EQ(again, r.labels);
+        }
+    }
 }
 
 TEST(Weights, NystromObjectiveUsesTheWeights) {

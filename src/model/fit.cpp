@@ -2,6 +2,8 @@
 // scale, and the dispatch to a method.
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "core/error.h"
@@ -67,10 +69,26 @@ std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
     fail(KKM_ERR_INTERNAL, "unknown method");
 }
 
+/// The weights divided by their largest, and that largest: any finite positive scale of the
+/// same weights then gives the same fit (float32 sums of FLT_MAX weights no longer overflow).
+/// Uniform weights of any scale become no weights, so they fit exactly as none do (the
+/// mini-batch sampler, for one, draws differently with weights). Empty stays empty (scale 1).
+std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w) {
+    if (w.empty()) return {{}, 1.0};
+    const float largest = *std::max_element(w.begin(), w.end());  // > 0: checked by the caller
+    if (std::all_of(w.begin(), w.end(), [largest](float v) { return v == largest; })) {
+        return {{}, static_cast<double>(largest)};
+    }
+    std::vector<float> unit(w.size());
+    for (size_t i = 0; i < w.size(); ++i) unit[i] = w[i] / largest;
+    return {std::move(unit), static_cast<double>(largest)};
+}
+
 }  // namespace
 
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
-                                       const std::vector<float>& w) {
+                                       const std::vector<float>& weights) {
+    const auto [w, weight_scale] = unit_weights(weights);
     validate_combination(p);
     validate_against_data(p, X);
     const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
@@ -84,7 +102,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
         report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
     }
     timer.stage("gamma");
-    const FitContext context{p, X, w, report, timer, threads};
+    const FitContext context{p, X, w, report, timer, threads, weight_scale, &weights};
     std::unique_ptr<FittedModel> model = dispatch(context);
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.

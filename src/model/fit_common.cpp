@@ -66,12 +66,11 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
     return p.m;
 }
 
-void finish_report(FitReport& report, LloydResult&& result, const std::vector<float>& weights,
-                   int64_t k) {
-    report.mass = cluster_weights(result.labels, weights, k);
-    report.labels = std::move(result.labels);
-    report.objective = result.objective;
-    report.iterations = result.iterations;
+void finish_report(const FitContext& c, LloydResult&& result) {
+    c.report.mass = cluster_weights(result.labels, c.caller_weights != nullptr ? *c.caller_weights : c.w, c.p.k);
+    c.report.labels = std::move(result.labels);
+    c.report.objective = result.objective * c.weight_scale;
+    c.report.iterations = result.iterations;
 }
 
 namespace {
@@ -105,7 +104,7 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
         }
     }
     assigned.iterations = mb.iterations;
-    finish_report(c.report, std::move(assigned), c.w, c.p.k);
+    finish_report(c, std::move(assigned));
     return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
                                           std::move(map), std::move(mb.centroids), kernel_distances);
 }
@@ -123,7 +122,7 @@ std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
     c.timer.stage("lloyd");
-    finish_report(c.report, std::move(best), c.w, c.p.k);
+    finish_report(c, std::move(best));
     return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
                                           std::move(map), std::move(centroids), kernel_distances);
 }

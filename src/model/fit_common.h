@@ -40,6 +40,11 @@ struct FitContext {
     FitReport& report;
     StageTimer& timer;
     int threads;
+    /// The caller's weights were divided by this (their largest) into w; the report's
+    /// objective is multiplied back (1 without weights).
+    double weight_scale = 1.0;
+    /// The caller's weights (empty or n): the report's cluster masses sum them exactly.
+    const std::vector<float>* caller_weights = nullptr;
 };
 
 /// Throws OUT_OF_MEMORY naming the estimate and the budget when bytes > max_memory_mb.
@@ -59,8 +64,7 @@ Kernel fit_kernel(const FitContext& c);
 int64_t resolve_landmarks(const Params& p, int64_t n);
 
 /// Moves a Lloyd result into the report.
-void finish_report(FitReport& report, LloydResult&& result, const std::vector<float>& weights,
-                   int64_t k);
+void finish_report(const FitContext& c, LloydResult&& result);
 
 /// n_init restarts, each seeded from its own stream; the lowest objective wins.
 template <class Problem>

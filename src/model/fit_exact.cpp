@@ -58,7 +58,7 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     LloydResult best = best_of_restarts(problem, c);
     DualCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");
-    finish_report(c.report, std::move(best), c.w, c.p.k);
+    finish_report(c, std::move(best));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(basis),
                                        std::move(centres));
 }

@@ -155,7 +155,7 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
         c.timer.stage("assign");
         if (r == 0 || run.assigned.objective < best.assigned.objective) best = std::move(run);
     }
-    finish_report(c.report, std::move(best.assigned), c.w, c.p.k);
+    finish_report(c, std::move(best.assigned));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),
                                        std::move(best.centres));
 }
