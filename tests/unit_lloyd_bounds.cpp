@@ -1,14 +1,17 @@
-// Hamerly's bounds in the landmark Lloyd (src/cluster/landmark_lloyd.cpp) skip only what
-// cannot change a label: with and without them, Lloyd from the same seeding reaches the same
-// labels and objective, weighted or not, on one thread or two, with float32 or half kernel
-// rows, while computing fewer distances.
+// Hamerly's bounds in the landmark Lloyd (src/cluster/landmark_lloyd.cpp) and in the Lloyd
+// on explicit features (src/cluster/lloyd.cpp) skip only what cannot change a label: with
+// and without them, Lloyd from the same start reaches the same labels and objective,
+// weighted or not, on one thread or two, with float32 or half kernel rows, while computing
+// fewer distances.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "cluster/landmark_lloyd.h"
+#include "cluster/lloyd.h"
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "features/nystrom.h"
@@ -132,6 +135,217 @@ TEST(LandmarkLloydBounds, SkipPointsOnceTheCentresSettle) {
     }
     ASSERT_EQ(next, labels) << "Lloyd did not converge";
     EXPECT_LT(problem.last_computed(), p.G.rows / 4);
+}
+
+// ---- FeatureLloyd: the same bounds on explicit features (method=rff, sketch, and Nyström
+// when features are cheaper).
+
+struct Features {
+    Matrix F;
+    std::vector<float> offset;  ///< empty, or K_ii − ‖f_i‖² (Nyström)
+};
+
+/// The Nyström features G P of a landmark problem, with their residuals as the offset, as
+/// fit_landmarks.cpp builds them.
+Features nystrom_features(const Problem& p) {
+    Features f{Matrix(p.G.rows, p.P.cols), {}};
+    for (int64_t i = 0; i < p.G.rows; ++i) {
+        double norm = 0;
+        for (int64_t q = 0; q < p.P.cols; ++q) {
+            double s = 0;
+            for (int64_t a = 0; a < p.G.cols; ++a) s += static_cast<double>(p.G.row(i)[a]) * p.P.row(a)[q];
+            f.F.row(i)[q] = static_cast<float>(s);
+            norm += s * s;
+        }
+        f.offset.push_back(static_cast<float>(std::max(0.0, p.diag[static_cast<size_t>(i)] - norm)));
+    }
+    return f;
+}
+
+/// Counts the reassignments that emptied a cluster right after a reassignment whose labels
+/// they take unchanged: FeatureLloyd's bounded pass, then its full pass again (the driver
+/// gives an emptied cluster the farthest row by `dist`, which must not be a bound).
+class EmptyingCounter final : public LloydProblem {
+public:
+    explicit EmptyingCounter(FeatureLloyd& inner) : inner_(inner) {}
+    int64_t size() const override { return inner_.size(); }
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                    std::vector<float>& dist) override {
+        const bool follows = labels == last_next_;
+        const double objective = inner_.reassign(labels, next, dist);
+        if (follows && emptied(labels, next)) ++count;
+        last_next_ = next;
+        return objective;
+    }
+    double objective(const std::vector<int32_t>& labels) override { return inner_.objective(labels); }
+    int count = 0;
+
+private:
+    bool emptied(const std::vector<int32_t>& before, const std::vector<int32_t>& after) const {
+        for (int32_t j : before) {
+            if (std::find(after.begin(), after.end(), j) == after.end()) return true;
+        }
+        return false;
+    }
+    FeatureLloyd& inner_;
+    std::vector<int32_t> last_next_;
+};
+
+struct FeatureRun {
+    LloydResult result;
+    int64_t last_computed;
+    int emptied;
+};
+
+FeatureRun feature_lloyd(const Features& f, int64_t k, const std::vector<float>& w, int threads, bool bounds,
+                         const std::vector<int32_t>& start, double tol) {
+    FeatureLloyd problem(f.F.view(), w, k, threads, engine::best_isa(), f.offset, bounds);
+    EmptyingCounter counted(problem);
+    LloydResult r = run_lloyd(counted, start, w, LloydOptions{k, 100, tol});
+    return {std::move(r), problem.last_computed(), counted.count};
+}
+
+std::vector<int32_t> kmeanspp_start(const Features& f, int64_t k, const std::vector<float>& w, uint64_t seed) {
+    const FeatureLloyd problem(f.F.view(), w, k, 1, engine::best_isa(), f.offset);
+    Rng rng(seed, Stream::seeding);
+    return seed_centres(Init::kmeanspp, f.F.rows, k, w, problem.distance_oracle(), rng).labels;
+}
+
+/// Labels drawn uniformly: every centre starts near the mean, so most points move.
+std::vector<int32_t> random_start(int64_t n, int64_t k, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(k - 1));
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    for (int32_t& l : labels) l = pick(gen);
+    return labels;
+}
+
+/// Bounded on one thread and on two against every distance on one thread, from `start`.
+/// Returns the bounded run.
+FeatureRun expect_same_run(const Features& f, int64_t k, const std::vector<float>& w,
+                           const std::vector<int32_t>& start, double tol = 0.0) {
+    const FeatureRun plain = feature_lloyd(f, k, w, 1, false, start, tol);
+    const FeatureRun one = feature_lloyd(f, k, w, 1, true, start, tol);
+    const FeatureRun two = feature_lloyd(f, k, w, 2, true, start, tol);
+    EXPECT_EQ(one.result.labels, plain.result.labels);
+    EXPECT_EQ(one.result.iterations, plain.result.iterations);
+    EXPECT_NEAR(one.result.objective, plain.result.objective, 1e-6 * plain.result.objective);
+    EXPECT_EQ(two.result.labels, one.result.labels);
+    EXPECT_EQ(two.result.iterations, one.result.iterations);
+    EXPECT_EQ(two.result.objective, one.result.objective);
+    EXPECT_EQ(plain.last_computed, f.F.rows);
+    return one;
+}
+
+void expect_feature_bounds_change_nothing(const Features& f, int64_t k, const std::vector<float>& w,
+                                          double tol = 0.0) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        expect_same_run(f, k, w, kmeanspp_start(f, k, w, seed), tol);
+    }
+}
+
+TEST(FeatureLloydBounds, SameLabelsAndObjectiveAsEveryDistanceOnBlobs) {
+    expect_feature_bounds_change_nothing({blobs(3000, 8, 6, 5), {}}, 6, {});
+}
+
+TEST(FeatureLloydBounds, SameIterationsWithTheDefaultTolerance) {
+    // The bounded pass returns the objective in closed form: the stop on tol · objective
+    // must come at the same iteration as with every distance summed.
+    expect_feature_bounds_change_nothing({blobs(3000, 8, 6, 13), {}}, 6, {}, 1e-4);
+}
+
+TEST(FeatureLloydBounds, SameLabelsOnNystromFeaturesWithOffset) {
+    // Rings through their Nyström features: the offset K_ii − ‖f_i‖² joins the distances but
+    // not the bounds.
+    const Features f = nystrom_features(landmark_problem(rings(2000, 7), 200, 0.5));
+    expect_feature_bounds_change_nothing(f, 2, {});
+    expect_feature_bounds_change_nothing(f, 5, {});
+}
+
+TEST(FeatureLloydBounds, SameLabelsWhenMostPointsMove) {
+    const Features f{blobs(3000, 6, 5, 17), {}};
+    const std::vector<int32_t> start = random_start(f.F.rows, 5, 4);
+    const FeatureRun run = expect_same_run(f, 5, {}, start);
+    int64_t moved = 0;
+    for (size_t i = 0; i < start.size(); ++i) moved += run.result.labels[i] != start[i];
+    EXPECT_GT(moved, f.F.rows / 2);
+    EXPECT_GT(run.result.iterations, 3);
+}
+
+TEST(FeatureLloydBounds, SameIterationsWhenTheOffsetDwarfsTheDistances) {
+    // Offsets near 1 beside feature distances near 1e-6, and tol = 0 (stop as soon as the
+    // objective does not improve): the step-to-step changes of the objective must survive
+    // the offset in both passes, or rounding decides where Lloyd stops.
+    Features f{blobs(300, 3, 4, 29), {}};
+    std::mt19937 gen(31);
+    std::normal_distribution<float> noise(0.0f, 1.0f);
+    for (int64_t i = 0; i < f.F.rows; ++i) {
+        for (int64_t t = 0; t < f.F.cols; ++t) f.F.row(i)[t] *= 1e-3f;
+        f.offset.push_back(std::fabs(noise(gen)));
+    }
+    for (uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        expect_same_run(f, 4, {}, random_start(f.F.rows, 4, seed));
+    }
+}
+
+TEST(FeatureLloydBounds, SameLabelsWithWeights) {
+    const Features f{blobs(2000, 5, 4, 9), {}};
+    std::vector<float> w(static_cast<size_t>(f.F.rows));
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<float> u(0.0f, 2.0f);
+    for (float& v : w) v = u(gen) < 0.3f ? 0.0f : u(gen);  // about one in seven without weight
+    w[0] = 0.0f;
+    expect_feature_bounds_change_nothing(f, 4, w);
+}
+
+TEST(FeatureLloydBounds, SameLabelsWhenAClusterDies) {
+    // Blob A at x = 0 with one outlier at x = −6, blob B at x = 60, and Z at x = 25 without
+    // weight. Cluster 1 starts with B and 30 points of A (centre x ≈ 52); cluster 2 with 5
+    // points of A, 5 of B and all of Z (centre x = 30), which then keeps only Z: no weight
+    // (dead, yet not empty). The next, bounded, pass moves Z off the dead centre and empties
+    // cluster 2, and the driver gives it the farthest row by `dist`: the outlier, unless
+    // B's rows report their bounds (inflated by the 8 their centre moved) instead of their
+    // distances.
+    const int64_t per = 200, nz = 50, n = 2 * per + nz;
+    Features f{Matrix(n, 2), {}};
+    std::vector<float> w(static_cast<size_t>(n), 1.0f);
+    std::vector<int32_t> start(static_cast<size_t>(n));
+    std::mt19937 gen(21);
+    std::normal_distribution<float> noise(0.0f, 1.0f);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t group = i < per ? 0 : i < 2 * per ? 1 : 2, at = i % per;
+        f.F.row(i)[0] = (group == 0 ? 0.0f : group == 1 ? 60.0f : 25.0f) + noise(gen);
+        f.F.row(i)[1] = noise(gen);
+        int32_t label = static_cast<int32_t>(group);
+        if (group < 2 && at < 5) label = 2;
+        if (group == 0 && at >= 5 && at < 35) label = 1;
+        start[static_cast<size_t>(i)] = label;
+        if (group == 2) w[static_cast<size_t>(i)] = 0.0f;
+    }
+    f.F.row(per - 1)[0] = -6.0f;
+    f.F.row(per - 1)[1] = 0.0f;
+    const FeatureRun run = expect_same_run(f, 3, w, start);
+    EXPECT_GT(run.emptied, 0) << "no bounded pass emptied a cluster: the test misses its case";
+    EXPECT_GT(cluster_weights(run.result.labels, w, 3)[2], 0.0) << "cluster 2 was not refilled";
+}
+
+TEST(FeatureLloydBounds, SkipRowsOnceTheCentresSettle) {
+    // Once the centres barely move, the bounds prove most rows in place: the last
+    // reassignments compute a small part of the distances.
+    const Features f{blobs(3000, 8, 4, 11), {}};
+    FeatureLloyd problem(f.F.view(), {}, 4, 1, engine::best_isa());
+    std::vector<int32_t> labels = kmeanspp_start(f, 4, {}, 1), next(labels.size());
+    std::vector<float> dist(labels.size());
+    problem.reassign(labels, next, dist);
+    EXPECT_EQ(problem.last_computed(), f.F.rows);
+    for (int it = 0; it < 100 && next != labels; ++it) {
+        labels = next;
+        problem.reassign(labels, next, dist);
+    }
+    ASSERT_EQ(next, labels) << "Lloyd did not converge";
+    EXPECT_LT(problem.last_computed(), f.F.rows / 4);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
 #include "core/hot.h"
 #include "core/parallel.h"
@@ -210,58 +211,6 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     return total;
 }
 
-namespace {
-
-/// How far each centre moved since the bounds were made (feature space, float64), and the
-/// two largest movements.
-struct Drift {
-    std::vector<double> moved;
-    double largest = 0, second = 0;
-    int64_t largest_at = -1;
-};
-
-Drift centre_drift(const Matrix& now, const Matrix& before) {
-    Drift d;
-    for (int64_t j = 0; j < now.rows; ++j) {
-        double s = 0;
-        for (int64_t q = 0; q < now.cols; ++q) {
-            const double diff = static_cast<double>(now.row(j)[q]) - before.row(j)[q];
-            s += diff * diff;
-        }
-        d.moved.push_back(std::sqrt(s));
-        if (d.moved.back() > d.largest) {
-            d.second = d.largest;
-            d.largest = d.moved.back();
-            d.largest_at = j;
-        } else if (d.moved.back() > d.second) {
-            d.second = d.moved.back();
-        }
-    }
-    return d;
-}
-
-/// Half the distance from each live centre to its nearest other live centre (feature space):
-/// a point within it of its own centre is nearer to that centre than to any other.
-std::vector<double> half_separation(const Matrix& C, const std::vector<char>& alive) {
-    std::vector<double> half(static_cast<size_t>(C.rows), std::numeric_limits<double>::infinity());
-    for (int64_t a = 0; a < C.rows; ++a) {
-        for (int64_t b = 0; b < a; ++b) {
-            if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
-            double s = 0;
-            for (int64_t q = 0; q < C.cols; ++q) {
-                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
-                s += diff * diff;
-            }
-            const double h = 0.5 * std::sqrt(s);
-            half[static_cast<size_t>(a)] = std::min(half[static_cast<size_t>(a)], h);
-            half[static_cast<size_t>(b)] = std::min(half[static_cast<size_t>(b)], h);
-        }
-    }
-    return half;
-}
-
-}  // namespace
-
 double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
                                    std::vector<int32_t>& next, std::vector<float>& dist) {
     const int64_t n = G_.rows(), m = G_.cols();
@@ -280,10 +229,9 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
             const int32_t a = labels[at];
             const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
             const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
-            // float32 distances carry rounding of about 1e-6 of the terms they cancel: a bound
-            // proves a label only beyond that margin. (Tightening the upper bound first would
-            // read the whole kernel row for one dot product: the cost of all k.)
-            const double slack = std::sqrt(4e-6 * (std::fabs(diag_[at]) + top));
+            // (Tightening the upper bound first would read the whole kernel row for one dot
+            // product: the cost of all k.)
+            const double slack = rounding_slack(diag_[at], top);
             next[at] = a;
             upper_[at] = static_cast<float>(up);
             lower_[at] = static_cast<float>(low);

@@ -1,7 +1,10 @@
 #include "cluster/lloyd.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "cluster/hamerly.h"
 #include "engine/dots.h"
 #include "core/parallel.h"
 
@@ -13,6 +16,17 @@ constexpr int64_t kChunks = 32;  // fixed reduction order, independent of thread
 
 double weight_at(const std::vector<float>& w, int64_t i) {
     return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
+}
+
+float offset_at(const std::vector<float>& offset, int64_t i) {
+    return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
+}
+
+/// True when some cluster of 0..k-1 has no row at all.
+bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k) {
+    std::vector<char> seen(static_cast<size_t>(k), 0);
+    for (int32_t l : labels) seen[static_cast<size_t>(l)] = 1;
+    return std::find(seen.begin(), seen.end(), 0) != seen.end();
 }
 
 }  // namespace
@@ -31,30 +45,38 @@ std::vector<float> row_squared_norms(ConstMatrix M) {
 
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist, engine::Isa isa) {
+                      int32_t* labels, float* dist, engine::Isa isa, float* second) {
     const int64_t k = C.rows;
     Matrix dots(F.rows, k);
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
     for (int64_t i = 0; i < F.rows; ++i) {
-        float best = std::numeric_limits<float>::infinity();
+        float best = std::numeric_limits<float>::infinity(), next = best;
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!alive[static_cast<size_t>(j)]) continue;
             const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
             if (d < best) {
+                next = best;
                 best = d;
                 arg = static_cast<int32_t>(j);
+            } else if (d < next) {
+                next = d;
             }
         }
         labels[i] = arg;
         dist[i] = best > 0.0f ? best : 0.0f;
+        if (second != nullptr) second[i] = next;
     }
 }
 
 FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
-                           engine::Isa isa, std::vector<float> offset)
+                           engine::Isa isa, std::vector<float> offset, bool bounds)
     : F_(F), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa), norms_(row_squared_norms(F)),
-      offset_(std::move(offset)) {}
+      offset_(std::move(offset)), use_bounds_(bounds) {
+    for (int64_t i = 0; i < F_.rows; ++i) {
+        weighted_terms_ += weight_at(weights_, i) * (static_cast<double>(norms_[static_cast<size_t>(i)]) + offset_at(offset_, i));
+    }
+}
 
 std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labels) const {
     const int64_t r = F_.cols;
@@ -100,32 +122,62 @@ std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) c
     return centroid_sums(labels);
 }
 
+FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labels) const {
+    Centres c{means(sums_for(labels), labels), {}, {}};
+    c.norms = row_squared_norms(c.C.view());
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    for (double m : mass) c.alive.push_back(m > 0 ? 1 : 0);
+    return c;
+}
+
 double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                               std::vector<float>& dist) {
-    const Matrix C = means(sums_for(labels), labels);
-    const std::vector<float> cnorms = row_squared_norms(C.view());
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    std::vector<char> alive(static_cast<size_t>(k_));
-    for (int64_t j = 0; j < k_; ++j) alive[static_cast<size_t>(j)] = mass[static_cast<size_t>(j)] > 0;
+    const Centres c = centres_for(labels);
+    const bool bounded = use_bounds_ && !bound_labels_.empty() && labels == bound_labels_;
+    double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
+    // An emptied cluster takes the farthest row by `dist` (run_lloyd), which the bounded pass
+    // only bounds for the rows it skipped: compute them all, so that the same row moves as
+    // without bounds.
+    if (bounded && leaves_cluster_empty(next, k_)) objective = full_pass(c, next, dist);
+    if (use_bounds_) {
+        bound_labels_ = next;
+        bound_centres_ = c.C;
+    }
+    return objective;
+}
+
+double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
     // One pass over F per iteration: each chunk assigns its rows and, while they are in cache,
     // adds them to its partial sums for the new labels (the next iteration's centroids).
-    const int64_t r = F_.cols, per_chunk = block_count(F_.rows, kChunks);
+    const int64_t n = F_.rows, r = F_.cols, per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * r), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
-    parallel_blocks(threads_, kChunks, [&](int64_t c) {
-        const int64_t end = std::min(F_.rows, (c + 1) * per_chunk);
-        float* acc = partial.data() + c * k_ * r;
-        for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
+    std::vector<float> second(use_bounds_ ? static_cast<size_t>(n) : 0);
+    if (use_bounds_) {
+        upper_.resize(static_cast<size_t>(n));
+        lower_.resize(static_cast<size_t>(n));
+    }
+    parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
+        const int64_t end = std::min(n, (chunk + 1) * per_chunk);
+        float* acc = partial.data() + chunk * k_ * r;
+        for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
-            nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
-                             next.data() + begin, dist.data() + begin, isa_);
-            if (!offset_.empty()) {
-                for (int64_t i = begin; i < begin + count; ++i) dist[static_cast<size_t>(i)] += offset_[static_cast<size_t>(i)];
-            }
+            nearest_centroid(F_.slice(begin, count), norms_.data() + begin, c.C, c.norms, c.alive,
+                             next.data() + begin, dist.data() + begin, isa_,
+                             use_bounds_ ? second.data() + begin : nullptr);
             for (int64_t i = begin; i < begin + count; ++i) {
+                const auto at = static_cast<size_t>(i);
+                if (use_bounds_) {  // the feature distances, before the offset joins them
+                    upper_[at] = std::sqrt(dist[at]);
+                    lower_[at] = std::sqrt(std::max(second[at], 0.0f));
+                }
+                // The offset joins in float64: rounded into a float32 distance it would bury
+                // the small changes of the objective that the tol stop compares (and that the
+                // bounded pass's closed form keeps).
                 const float w = static_cast<float>(weight_at(weights_, i));
-                objective[static_cast<size_t>(c)] += w * static_cast<double>(dist[static_cast<size_t>(i)]);
-                float* dst = acc + next[static_cast<size_t>(i)] * r;
+                objective[static_cast<size_t>(chunk)] += w * (static_cast<double>(dist[at]) + offset_at(offset_, i));
+                dist[at] += offset_at(offset_, i);
+                float* dst = acc + next[at] * r;
                 const float* src = F_.row(i);
 #pragma omp simd
                 for (int64_t j = 0; j < r; ++j) dst[j] += w * src[j];
@@ -134,13 +186,112 @@ double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<in
     });
     cached_sums_.assign(static_cast<size_t>(k_ * r), 0.0);
     double total = 0;
-    for (int64_t c = 0; c < kChunks; ++c) {
-        const float* acc = partial.data() + c * k_ * r;
+    for (int64_t chunk = 0; chunk < kChunks; ++chunk) {
+        const float* acc = partial.data() + chunk * k_ * r;
         for (int64_t t = 0; t < k_ * r; ++t) cached_sums_[static_cast<size_t>(t)] += acc[t];
-        total += objective[static_cast<size_t>(c)];
+        total += objective[static_cast<size_t>(chunk)];
     }
     cached_labels_ = next;
+    last_computed_ = n;
     return total;
+}
+
+double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& labels,
+                                  std::vector<int32_t>& next, std::vector<float>& dist) {
+    const int64_t n = F_.rows;
+    const Drift drift = centre_drift(c.C, bound_centres_);
+    const std::vector<double> half = half_separation(c.C, c.alive);
+    float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
+    for (int64_t j = 0; j < k_; ++j) {
+        if (c.alive[static_cast<size_t>(j)]) top = std::max(top, c.norms[static_cast<size_t>(j)]);
+    }
+    const int64_t nblocks = block_count(n, kRowBlock);
+    std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
+    parallel_blocks(threads_, nblocks, [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
+        std::vector<int64_t> open;  // rows whose bounds do not prove their label
+        for (int64_t i = begin; i < end; ++i) {
+            const auto at = static_cast<size_t>(i);
+            const int32_t a = labels[at];
+            const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
+            const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
+            // (Tightening the upper bound first would read the whole row for one dot product:
+            // most of the cost of all k when F is read from memory.)
+            const double slack = rounding_slack(norms_[at], top);
+            next[at] = a;
+            upper_[at] = static_cast<float>(up);
+            lower_[at] = static_cast<float>(low);
+            dist[at] = static_cast<float>(up * up) + offset_at(offset_, i);
+            if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
+        }
+        const auto count = static_cast<int64_t>(open.size());
+        computed[static_cast<size_t>(b)] = count;
+        if (count == 0) return;
+        // The open rows, gathered, against every centre in the engine's register tiles.
+        const Matrix rows = gather_rows(F_, open);
+        std::vector<float> fnorms(static_cast<size_t>(count)), best(fnorms.size()), second(fnorms.size());
+        std::vector<int32_t> label(fnorms.size());
+        for (int64_t t = 0; t < count; ++t) fnorms[static_cast<size_t>(t)] = norms_[static_cast<size_t>(open[static_cast<size_t>(t)])];
+        nearest_centroid(rows.view(), fnorms.data(), c.C, c.norms, c.alive, label.data(), best.data(), isa_,
+                         second.data());
+        for (int64_t t = 0; t < count; ++t) {
+            const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
+            const auto o = static_cast<size_t>(t);
+            next[at] = label[o];
+            dist[at] = best[o] + offset_at(offset_, open[o]);
+            upper_[at] = std::sqrt(best[o]);
+            lower_[at] = std::sqrt(std::max(second[o], 0.0f));
+        }
+    });
+    last_computed_ = 0;
+    for (int64_t v : computed) last_computed_ += v;
+    move_sums(labels, next);
+    return closed_objective(c, next);
+}
+
+double FeatureLloyd::closed_objective(const Centres& c, const std::vector<int32_t>& next) const {
+    // Σ_i w_i ‖f_i − c_j‖² = Σ_i w_i ‖f_i‖² + Σ_j (W_j ‖c_j‖² − 2 c_j · S_j), in float64 with
+    // the float32 centres the rows were assigned to; the cancellation can round below 0.
+    const std::vector<double> mass = cluster_weights(next, weights_, k_);
+    const int64_t r = F_.cols;
+    double total = weighted_terms_;
+    for (int64_t j = 0; j < k_; ++j) {
+        if (!(mass[static_cast<size_t>(j)] > 0)) continue;
+        const float* cj = c.C.row(j);
+        const double* sj = cached_sums_.data() + j * r;
+        double norm = 0, dot = 0;
+        for (int64_t t = 0; t < r; ++t) {
+            norm += static_cast<double>(cj[t]) * cj[t];
+            dot += cj[t] * sj[t];
+        }
+        total += mass[static_cast<size_t>(j)] * norm - 2.0 * dot;
+    }
+    return std::max(total, 0.0);
+}
+
+void FeatureLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
+    cached_sums_ = sums_for(labels);
+    std::vector<int64_t> movers;
+    for (size_t i = 0; i < next.size(); ++i) {
+        if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
+    }
+    // Columns in independent slices, movers in index order within each: the same sums for
+    // any thread count.
+    const int64_t r = F_.cols, step = 64;
+    parallel_blocks(threads_, block_count(r, step), [&](int64_t b) {
+        const int64_t lo = b * step, hi = std::min(r, lo + step);
+        for (int64_t i : movers) {
+            const double w = weight_at(weights_, i);
+            const float* f = F_.row(i);
+            double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * r;
+            double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * r;
+            for (int64_t t = lo; t < hi; ++t) {
+                from[t] -= w * f[t];
+                to[t] += w * f[t];
+            }
+        }
+    });
+    cached_labels_ = next;
 }
 
 LloydResult FeatureLloyd::assign_to(const Matrix& C) const {

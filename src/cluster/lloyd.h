@@ -1,5 +1,6 @@
 // Linear (weighted) k-means on explicit features: distances through GEMM blocks, centroid
-// sums combined in a fixed chunk order so results never depend on the thread count.
+// sums combined in a fixed chunk order so results never depend on the thread count, and
+// Hamerly's bounds (cluster/hamerly.h) to skip the rows whose label cannot change.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,11 @@ public:
     /// added to every distance of that point (Nyström features: the residual K_ii − ‖f_i‖²,
     /// which turns feature distances into kernel distances to centres in the landmark span;
     /// it changes no assignment).
+    /// bounds: skip the rows that Hamerly's bounds prove keep their label (the bounds are on
+    /// the feature distance, without the offset); false computes every distance every
+    /// iteration (the tests compare the two).
     FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                 std::vector<float> offset = {});
+                 std::vector<float> offset = {}, bool bounds = true);
 
     int64_t size() const override { return F_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -36,7 +40,26 @@ public:
     /// Oracle for seeding: exact squared distances between feature rows.
     SquaredDistanceToPoint distance_oracle() const;
 
+    /// Rows whose distances the last reassign computed (the rest were proved unchanged).
+    int64_t last_computed() const { return last_computed_; }
+
 private:
+    /// The centroids of one labelling, as the distances use them.
+    struct Centres {
+        Matrix C;                  ///< k×r (rows of clusters without weight are zero)
+        std::vector<float> norms;  ///< ‖c_j‖²
+        std::vector<char> alive;   ///< clusters with positive weight
+    };
+    Centres centres_for(const std::vector<int32_t>& labels) const;
+    /// Every row against every centre; sums for the new labels from the same pass; bounds.
+    double full_pass(const Centres& c, std::vector<int32_t>& next, std::vector<float>& dist);
+    /// Hamerly: rows whose bounds hold keep their label; the sums change by the movers.
+    double bounded_pass(const Centres& c, const std::vector<int32_t>& labels,
+                        std::vector<int32_t>& next, std::vector<float>& dist);
+    /// Σ w_i (‖f_i − c_{next_i}‖² + offset_i) in closed form from the sums of `next`.
+    double closed_objective(const Centres& c, const std::vector<int32_t>& next) const;
+    /// cached_sums_ (for `labels`) moved to `next` by the rows whose label changed.
+    void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
     std::vector<double> centroid_sums(const std::vector<int32_t>& labels) const;
     /// Sums for `labels`, reused from the previous reassign when it produced these labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels) const;
@@ -51,14 +74,23 @@ private:
     std::vector<float> offset_;
     std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
     std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster, k×r
+    double weighted_terms_ = 0;           ///< Σ w_i (‖f_i‖² + offset_i), for closed_objective
+    // Hamerly's bounds (Euclidean feature distances, no offset) for the labels bound_labels_,
+    // against the centres bound_centres_ (k×r).
+    bool use_bounds_;
+    std::vector<float> upper_, lower_;
+    std::vector<int32_t> bound_labels_;
+    Matrix bound_centres_;
+    int64_t last_computed_ = 0;
 };
 
 /// For each row of F: the nearest of the centroids whose `alive` flag is set, and the squared
-/// distance to it (clamped at 0). fnorms, cnorms: squared norms of the rows of F and of the
-/// centroids. Single-threaded.
+/// distance to it (clamped at 0); when `second` is not NULL, the squared distance to the
+/// second nearest (not clamped; +inf when there is none). fnorms, cnorms: squared norms of
+/// the rows of F and of the centroids. Single-threaded.
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
                       const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist, engine::Isa isa);
+                      int32_t* labels, float* dist, engine::Isa isa, float* second = nullptr);
 
 /// Seeding distances for t candidates at once, in parallel row blocks (engine::row_dots):
 /// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),

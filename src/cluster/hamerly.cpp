@@ -1,0 +1,46 @@
+#include "cluster/hamerly.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace kkm {
+
+Drift centre_drift(const Matrix& now, const Matrix& before) {
+    Drift d;
+    for (int64_t j = 0; j < now.rows; ++j) {
+        double s = 0;
+        for (int64_t q = 0; q < now.cols; ++q) {
+            const double diff = static_cast<double>(now.row(j)[q]) - before.row(j)[q];
+            s += diff * diff;
+        }
+        d.moved.push_back(std::sqrt(s));
+        if (d.moved.back() > d.largest) {
+            d.second = d.largest;
+            d.largest = d.moved.back();
+            d.largest_at = j;
+        } else if (d.moved.back() > d.second) {
+            d.second = d.moved.back();
+        }
+    }
+    return d;
+}
+
+std::vector<double> half_separation(const Matrix& C, const std::vector<char>& alive) {
+    std::vector<double> half(static_cast<size_t>(C.rows), std::numeric_limits<double>::infinity());
+    for (int64_t a = 0; a < C.rows; ++a) {
+        for (int64_t b = 0; b < a; ++b) {
+            if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
+            double s = 0;
+            for (int64_t q = 0; q < C.cols; ++q) {
+                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
+                s += diff * diff;
+            }
+            const double h = 0.5 * std::sqrt(s);
+            half[static_cast<size_t>(a)] = std::min(half[static_cast<size_t>(a)], h);
+            half[static_cast<size_t>(b)] = std::min(half[static_cast<size_t>(b)], h);
+        }
+    }
+    return half;
+}
+
+}  // namespace kkm
