@@ -300,35 +300,67 @@ TEST(FeatureLloydBounds, SameLabelsWithWeights) {
     expect_feature_bounds_change_nothing(f, 4, w);
 }
 
-TEST(FeatureLloydBounds, SameLabelsWhenAClusterDies) {
-    // Blob A at x = 0 with one outlier at x = −6, blob B at x = 60, and Z at x = 25 without
-    // weight. Cluster 1 starts with B and 30 points of A (centre x ≈ 52); cluster 2 with 5
-    // points of A, 5 of B and all of Z (centre x = 30), which then keeps only Z: no weight
-    // (dead, yet not empty). The next, bounded, pass moves Z off the dead centre and empties
-    // cluster 2, and the driver gives it the farthest row by `dist`: the outlier, unless
-    // B's rows report their bounds (inflated by the 8 their centre moved) instead of their
-    // distances.
+/// Blob A at x = 0 with one outlier at x = −6, blob B at x = 60, and Z at x = 25 without
+/// weight. Cluster 1 starts with B and 30 points of A (centre x ≈ 52); cluster 2 with 5
+/// points of A, 5 of B and all of Z (centre x = 30), which then keeps only Z: no weight
+/// (dead, yet not empty). The next, bounded, pass moves Z off the dead centre and empties
+/// cluster 2, and the driver gives it the farthest row by `dist`: the outlier, unless B's
+/// rows report their bounds (inflated by the 8 their centre moved) instead of their
+/// distances.
+struct DyingCluster {
+    Features f;
+    std::vector<float> w;
+    std::vector<int32_t> start;
+};
+
+DyingCluster dying_cluster() {
     const int64_t per = 200, nz = 50, n = 2 * per + nz;
-    Features f{Matrix(n, 2), {}};
-    std::vector<float> w(static_cast<size_t>(n), 1.0f);
-    std::vector<int32_t> start(static_cast<size_t>(n));
+    DyingCluster c{Features{Matrix(n, 2), {}}, std::vector<float>(static_cast<size_t>(n), 1.0f),
+                   std::vector<int32_t>(static_cast<size_t>(n))};
     std::mt19937 gen(21);
     std::normal_distribution<float> noise(0.0f, 1.0f);
     for (int64_t i = 0; i < n; ++i) {
         const int64_t group = i < per ? 0 : i < 2 * per ? 1 : 2, at = i % per;
-        f.F.row(i)[0] = (group == 0 ? 0.0f : group == 1 ? 60.0f : 25.0f) + noise(gen);
-        f.F.row(i)[1] = noise(gen);
+        c.f.F.row(i)[0] = (group == 0 ? 0.0f : group == 1 ? 60.0f : 25.0f) + noise(gen);
+        c.f.F.row(i)[1] = noise(gen);
         int32_t label = static_cast<int32_t>(group);
         if (group < 2 && at < 5) label = 2;
         if (group == 0 && at >= 5 && at < 35) label = 1;
-        start[static_cast<size_t>(i)] = label;
-        if (group == 2) w[static_cast<size_t>(i)] = 0.0f;
+        c.start[static_cast<size_t>(i)] = label;
+        if (group == 2) c.w[static_cast<size_t>(i)] = 0.0f;
     }
-    f.F.row(per - 1)[0] = -6.0f;
-    f.F.row(per - 1)[1] = 0.0f;
-    const FeatureRun run = expect_same_run(f, 3, w, start);
+    c.f.F.row(per - 1)[0] = -6.0f;
+    c.f.F.row(per - 1)[1] = 0.0f;
+    return c;
+}
+
+TEST(FeatureLloydBounds, SameLabelsWhenAClusterDies) {
+    const DyingCluster c = dying_cluster();
+    const FeatureRun run = expect_same_run(c.f, 3, c.w, c.start);
     EXPECT_GT(run.emptied, 0) << "no bounded pass emptied a cluster: the test misses its case";
-    EXPECT_GT(cluster_weights(run.result.labels, w, 3)[2], 0.0) << "cluster 2 was not refilled";
+    EXPECT_GT(cluster_weights(run.result.labels, c.w, 3)[2], 0.0) << "cluster 2 was not refilled";
+}
+
+TEST(LandmarkLloydBounds, SameLabelsWhenAClusterDies) {
+    // The same case as kernel rows of the linear kernel with the two unit vectors as
+    // landmarks: G = F, P = I, K_ii = ‖f_i‖², so the landmark distances are the features'.
+    const DyingCluster c = dying_cluster();
+    const int64_t n = c.f.F.rows;
+    Matrix P(2, 2);
+    P.row(0)[0] = P.row(1)[1] = 1.0f;
+    const RowStore G = RowStore::view(c.f.F.view(), engine::best_isa());
+    std::vector<float> diag = row_squared_norms(c.f.F.view());
+    const auto run = [&](bool bounds, int threads) {
+        LandmarkLloyd problem(G, P, diag, c.w, 3, threads, engine::best_isa(), bounds);
+        return run_lloyd(problem, c.start, c.w, LloydOptions{3, 100, 0.0});
+    };
+    const LloydResult plain = run(false, 1), one = run(true, 1), two = run(true, 2);
+    EXPECT_EQ(one.labels, plain.labels);
+    EXPECT_EQ(one.iterations, plain.iterations);
+    EXPECT_NEAR(one.objective, plain.objective, 1e-6 * plain.objective);
+    EXPECT_EQ(two.labels, one.labels);
+    EXPECT_GT(cluster_weights(one.labels, c.w, 3)[2], 0.0) << "cluster 2 was not refilled";
+    EXPECT_EQ(static_cast<int64_t>(one.labels.size()), n);
 }
 
 TEST(FeatureLloydBounds, SkipRowsOnceTheCentresSettle) {

@@ -168,7 +168,8 @@ double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<i
                                std::vector<float>& dist) {
     const LandmarkCentres c = centres(labels);
     const bool bounded = use_bounds_ && !bound_labels_.empty() && labels == bound_labels_;
-    const double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
+    double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
+    if (bounded && leaves_cluster_empty(next, k_)) objective = full_pass(c, next, dist);  // see hamerly.h
     bound_labels_ = next;
     bound_centres_ = c.C;
     return objective;

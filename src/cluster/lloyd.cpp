@@ -22,13 +22,6 @@ float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
 }
 
-/// True when some cluster of 0..k-1 has no row at all.
-bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k) {
-    std::vector<char> seen(static_cast<size_t>(k), 0);
-    for (int32_t l : labels) seen[static_cast<size_t>(l)] = 1;
-    return std::find(seen.begin(), seen.end(), 0) != seen.end();
-}
-
 }  // namespace
 
 std::vector<float> row_squared_norms(ConstMatrix M) {
