@@ -366,6 +366,53 @@ Weighted weighted_blobs() {
 }
 }  // namespace
 
+// ================================================================== far from the origin
+
+TEST(Shift, BlobsFarFromTheOriginClusterAsAtTheOrigin) {
+    // Three blobs 3 apart (sd 0.4): in float32, ‖x‖² + ‖y‖² − 2x·y of rows at 1e5 cancels to
+    // noise unless the fit centres the data (rbf, laplacian, linear). Every method clusters
+    // them as at the origin, assigns shifted new points alike, and a saved model keeps it.
+    const auto three_blobs = [](int64_t per, uint32_t seed) {
+        Dataset ds;
+        std::mt19937 gen(seed);
+        std::normal_distribution<float> noise(0.0f, 0.4f);
+        const float centres[3][2] = {{0.0f, 0.0f}, {3.0f, 0.0f}, {0.0f, 3.0f}};
+        for (int32_t c = 0; c < 3; ++c) {
+            for (int64_t i = 0; i < per; ++i) {
+                ds.X.push_back(centres[c][0] + noise(gen));
+                ds.X.push_back(centres[c][1] + noise(gen));
+                ds.truth.push_back(c);
+            }
+        }
+        ds.n = 3 * per;
+        ds.d = 2;
+        return ds;
+    };
+    const Dataset base = three_blobs(100, 8), fresh = three_blobs(30, 9);
+    for (const char* method : {"exact", "nystrom m=60", "nystrom m=60 kernel_rows=f32", "sketch m=60", "rff m=400",
+                               "minibatch", "exact kernel=laplacian", "exact kernel=linear", "nystrom m=60 kernel=linear"}) {
+        const std::string params = std::string("k=3 gamma=0.5 seed=3 n_init=3 method=") + method;
+        std::vector<int32_t> at_origin;  // the new points' labels at offset 0
+        for (const float offset : {0.0f, 1e3f, 1e4f, 1e5f}) {
+            SCOPED_TRACE(params + " offset " + fmt(offset));
+            Dataset ds = base, more = fresh;
+            for (float& v : ds.X) v += offset;
+            for (float& v : more.X) v += offset;
+            const FitResult r = fit(ds, params);
+            EXPECT_EQ(ari(r.labels, ds.truth), 1.0);
+            std::vector<int32_t> labels(static_cast<size_t>(more.n)), again(labels.size());
+            ASSERT_TRUE(Ok(kkm_assign(r.m.get(), more.X.data(), more.n, more.d, labels.data(), nullptr)));
+            if (at_origin.empty()) at_origin = labels;
+            EXPECT_EQ(ari(labels, at_origin), 1.0);
+            const std::vector<unsigned char> bytes = save(r.m.get());
+            Model loaded = make_model("");
+            ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+            ASSERT_TRUE(Ok(kkm_assign(loaded.get(), more.X.data(), more.n, more.d, again.data(), nullptr)));
+            EXPECT_EQ(again, labels);
+        }
+    }
+}
+
 TEST(Weights, ExactObjectiveUsesTheWeights) {
     const Weighted wb = weighted_blobs();
     const double gamma = 0.02;

@@ -134,7 +134,11 @@ TEST(EnginePaths, ExactMinibatchAndEveryKernelAgree) {
                                                       {"kernel=linear", 0.0}, {"kernel=cosine", 0.0}};
     for (const auto& [kernel, trace] : kernels) {
         for (const char* method : {"method=exact", "method=nystrom m=100 kernel_rows=f32", "method=minibatch"}) {
-            expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 ") + kernel + " " + method, trace);
+            // Nyström on these far-apart blobs keeps eigenvalues down to rcond = 1e-6 of the
+            // largest: Λ^-½ magnifies the paths' float32 rounding of the kernel rows up to
+            // 1000-fold, which moves the objective by about 1e-5 relative.
+            const double relative = std::string(method).find("nystrom") != std::string::npos ? 1e-4 : 1e-5;
+            expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 ") + kernel + " " + method, trace, relative);
         }
     }
     expect_paths_agree(rings2000(), kRingParams + "method=exact");

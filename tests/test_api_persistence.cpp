@@ -282,3 +282,43 @@ TEST_F(Damaged, CraftedSizesWithValidChecksum) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ format version 1
+
+namespace {
+
+/// A version-2 buffer turned into the version-1 file it stands for: without the report's
+/// centring shift (SHFT, empty here), version field 1, resealed.
+std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
+    const size_t at = find_tag(b, "SHFT");
+    uint64_t size = 0, count = 0;
+    std::memcpy(&size, b.data() + at + 4, 8);
+    std::memcpy(&count, b.data() + at + 12, 8);
+    EXPECT_EQ(count, 0u) << "this model has a shift: it has no version-1 equivalent";
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
+    const uint32_t one = 1;
+    std::memcpy(b.data() + 8, &one, 4);
+    reseal(b);
+    return b;
+}
+
+}  // namespace
+
+TEST(FormatVersion, VersionOneFilesStillLoad) {
+    // Kernels that are not shift-invariant are never centred: their version-2 files differ
+    // from version 1 only by the empty shift and the version, so a version-1 file is at hand.
+    const Dataset ds = blobs(40, 3, 3, 5);
+    for (const char* params : {"k=3 method=exact kernel=polynomial gamma=0.1",
+                               "k=3 method=nystrom m=30 kernel=cosine", "k=3 method=sketch m=30 kernel=polynomial gamma=0.1"}) {
+        SCOPED_TRACE(params);
+        Model fitted = make_model(params);
+        ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        const std::vector<unsigned char> old = as_version_one(save(fitted.get()));
+        Model loaded = make_model("");
+        ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
+        std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());
+        ASSERT_TRUE(Ok(kkm_assign(fitted.get(), ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
+        ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
+        EXPECT_EQ(got, want);
+    }
+}

@@ -72,7 +72,8 @@ bool fill_cauchy(float* out, size_t count, double scale, Rng& rng) {
 
 }  // namespace
 
-RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng) {
+RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, std::vector<float> shift)
+    : shift_(std::move(shift)) {
     check_arguments(kernel, gamma, d, m);
     W_ = Matrix(m, d);
     const auto entries = static_cast<size_t>(m * d);
@@ -88,7 +89,16 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng) 
     for (float& phase : b_) phase = static_cast<float>(2.0 * std::numbers::pi * rng.uniform());
 }
 
-void RffMap::transform_block(ConstMatrix rows, FeatureScratch&, Matrix& out) const {
+void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix& out) const {
+    ConstMatrix rows = given;
+    if (!shift_.empty()) {
+        Matrix& shifted = scratch.kernel;  // unused otherwise by this map
+        shifted.reshape(given.rows, given.cols);
+        for (int64_t i = 0; i < given.rows; ++i) {
+            for (int64_t t = 0; t < given.cols; ++t) shifted.row(i)[t] = given.row(i)[t] - shift_[static_cast<size_t>(t)];
+        }
+        rows = shifted.view();
+    }
     const int64_t m = dim();
     out.reshape(rows.rows, m);
     if (rows.cols != input_dim()) {

@@ -17,13 +17,17 @@ class RffMap final : public FeatureMap {
 public:
     /// Throws INVALID_ARGUMENT for kernels other than rbf and laplacian, and for a gamma whose
     /// frequencies do not fit float32.
-    RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng);
-    /// A saved map: W (m × d frequencies) and its m phases (sizes checked by the caller).
-    RffMap(Matrix W, std::vector<float> phases) : W_(std::move(W)), b_(std::move(phases)) {}
+    /// shift: empty, or d values subtracted from every row first (centring_shift: W x of rows
+    /// far from the origin loses the phase digits in float32).
+    RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, std::vector<float> shift = {});
+    /// A saved map: W (m × d frequencies), its m phases and the shift (sizes checked by the caller).
+    RffMap(Matrix W, std::vector<float> phases, std::vector<float> shift = {})
+        : W_(std::move(W)), b_(std::move(phases)), shift_(std::move(shift)) {}
     int64_t input_dim() const override { return W_.cols; }
     int64_t dim() const override { return W_.rows; }
-    /// out = √(2/m) · cos(rows · Wᵀ + b): one GEMM, then one vectorised elementwise pass.
-    /// `scratch` is not used. Single-threaded. Throws INVALID_DATA when W x overflows float32.
+    /// out = √(2/m) · cos((rows − shift) · Wᵀ + b): one GEMM, then one vectorised elementwise
+    /// pass; scratch.kernel holds the shifted rows. Single-threaded. Throws INVALID_DATA when
+    /// W x overflows float32.
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
     /// The m × d frequencies W (row j is ω_j).
     const Matrix& frequencies() const { return W_; }
@@ -33,6 +37,7 @@ public:
 private:
     Matrix W_;              ///< m × d frequencies
     std::vector<float> b_;  ///< m phases
+    std::vector<float> shift_;  ///< empty, or d values subtracted from every row
 };
 
 }  // namespace kkm

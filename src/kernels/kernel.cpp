@@ -1,10 +1,12 @@
 #include "kernels/kernel.h"
 
 #include <cfloat>
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace kkm {
 namespace {
@@ -115,9 +117,10 @@ engine::Isa resolve_isa(IsaChoice choice) {
     return isa;
 }
 
-Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa)
+Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa,
+               std::vector<float> shift)
     : type_(type), gamma_(float32_gamma(type, gamma)), degree_(degree),
-      coef0_(float32_coef0(type, coef0)), isa_(isa) {
+      coef0_(float32_coef0(type, coef0)), isa_(isa), shift_(std::move(shift)) {
     if (!engine::isa_supported(isa)) fail(KKM_ERR_INTERNAL, std::string("Kernel built for an unsupported isa=") + engine::isa_name(isa));
 }
 
@@ -130,9 +133,27 @@ std::vector<float> Kernel::aux(ConstMatrix rows) const {
     return {};
 }
 
-engine::PackedRows Kernel::pack(ConstMatrix Y) const { return engine::PackedRows(isa_, Y, aux(Y)); }
+ConstMatrix Kernel::centred(ConstMatrix X, Matrix& buf) const {
+    if (shift_.empty()) return X;
+    buf.reshape(X.rows, X.cols);
+    for (int64_t i = 0; i < X.rows; ++i) {
+        const float* x = X.row(i);
+        float* out = buf.row(i);
+#pragma omp simd
+        for (int64_t t = 0; t < X.cols; ++t) out[t] = x[t] - shift_[static_cast<size_t>(t)];
+    }
+    return buf.view();
+}
 
-void Kernel::block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo) const {
+engine::PackedRows Kernel::pack(ConstMatrix Y) const {
+    Matrix buf;
+    const ConstMatrix rows = centred(Y, buf);
+    return engine::PackedRows(isa_, rows, aux(rows));
+}
+
+void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo) const {
+    Matrix buf;
+    const ConstMatrix X = centred(rows, buf);
     const std::vector<float> xa = aux(X);
     engine::TileOp op;
     op.fn = tile_fn(type_);
@@ -142,7 +163,9 @@ void Kernel::block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64
     engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo);
 }
 
-void Kernel::diagonal(ConstMatrix X, float* out) const {
+void Kernel::diagonal(ConstMatrix rows, float* out) const {
+    Matrix buf;
+    const ConstMatrix X = centred(rows, buf);
     for (int64_t i = 0; i < X.rows; ++i) {
         const float sq = squared_norm(X.row(i), X.cols);
         if (type_ != KernelType::laplacian) check_row(type_, sq, gamma_, coef0_, degree_);
@@ -161,6 +184,36 @@ void Kernel::diagonal(ConstMatrix X, float* out) const {
             default: break;
         }
     }
+}
+
+std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads) {
+    if (type != KernelType::rbf && type != KernelType::laplacian && type != KernelType::linear) return {};
+    // Identical rows need no centring, and centred they would all be 0: a linear kernel
+    // without a single nonzero value has no landmark span to project onto.
+    bool identical = true;
+    for (int64_t i = 1; i < X.rows && identical; ++i) identical = std::equal(X.row(i), X.row(i) + X.cols, X.row(0));
+    if (identical) return {};
+    constexpr int64_t kChunks = 32;  // fixed summation order, whatever the thread count
+    const int64_t d = X.cols, per_chunk = block_count(X.rows, kChunks);
+    std::vector<double> partial(static_cast<size_t>(kChunks * (d + 1)), 0.0);  // sums, then the weight
+    parallel_blocks(threads, kChunks, [&](int64_t c) {
+        double* sum = partial.data() + c * (d + 1);
+        const int64_t end = std::min(X.rows, (c + 1) * per_chunk);
+        for (int64_t i = c * per_chunk; i < end; ++i) {
+            const double w = weights.empty() ? 1.0 : static_cast<double>(weights[static_cast<size_t>(i)]);
+            const float* x = X.row(i);
+#pragma omp simd
+            for (int64_t t = 0; t < d; ++t) sum[t] += w * x[t];
+            sum[d] += w;
+        }
+    });
+    std::vector<double> total(static_cast<size_t>(d + 1), 0.0);
+    for (int64_t c = 0; c < kChunks; ++c) {
+        for (int64_t t = 0; t <= d; ++t) total[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * (d + 1) + t)];
+    }
+    std::vector<float> shift(static_cast<size_t>(d));
+    for (int64_t t = 0; t < d; ++t) shift[static_cast<size_t>(t)] = static_cast<float>(total[static_cast<size_t>(t)] / total[static_cast<size_t>(d)]);
+    return shift;
 }
 
 }  // namespace kkm

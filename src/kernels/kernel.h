@@ -20,10 +20,13 @@ public:
     /// Throws INVALID_ARGUMENT when gamma (rbf, laplacian, polynomial) is not a normal float32,
     /// or coef0 (polynomial) is beyond the float32 range.
     /// isa: the engine path every block of this kernel runs on (one this CPU supports).
+    /// shift: empty, or d values subtracted from every row before the kernel sees it (the
+    /// training mean, for the shift-invariant kernels: see centring_shift).
     Kernel(KernelType type, double gamma, int64_t degree, double coef0,
-           engine::Isa isa = engine::best_isa());
+           engine::Isa isa = engine::best_isa(), std::vector<float> shift = {});
 
     KernelType type() const { return type_; }
+    const std::vector<float>& shift() const { return shift_; }
     engine::Isa isa() const { return isa_; }
 
     /// Right-hand rows Y packed for block(), with the per-row quantity the kernel needs
@@ -40,13 +43,25 @@ public:
 private:
     /// Squared norms (rbf), inverse norms (cosine) or nothing, after the overflow checks.
     std::vector<float> aux(ConstMatrix rows) const;
+    /// X itself without a shift, else X − shift in buf.
+    ConstMatrix centred(ConstMatrix X, Matrix& buf) const;
 
     KernelType type_;
     float gamma_;
     int64_t degree_;
     float coef0_;
     engine::Isa isa_;
+    std::vector<float> shift_;
 };
+
+/// The shift a fit subtracts from every row: the (weighted) column means of X (float64, then
+/// float32; weights empty or n values, so that weight 2 and a duplicated row agree)
+/// for the kernels whose values depend only on x − y (rbf, laplacian) or whose k-means
+/// distances do (linear), else empty. In float32, ‖x‖² + ‖y‖² − 2 x·y of rows far from the
+/// origin cancels to noise (three blobs 3 apart at an offset of 1e5 clustered at random);
+/// centred rows keep the digits that tell points apart.
+/// (identical rows: empty).
+std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads);
 
 /// The engine path an `isa` parameter names (automatic → the widest this CPU supports),
 /// whether or not this CPU has it.

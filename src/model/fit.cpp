@@ -101,6 +101,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
         if (p.gamma <= 0) progress_begin("gamma");
         report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
     }
+    report.shift = centring_shift(p.kernel, X, w, threads);
     timer.stage("gamma");
     const FitContext context{p, X, w, report, timer, threads, weight_scale, &weights};
     std::unique_ptr<FittedModel> model = dispatch(context);

@@ -46,7 +46,7 @@ std::vector<float> training_diagonal(const FitContext& c) {
 }
 
 Kernel fit_kernel(const FitContext& c) {
-    return Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0, c.report.isa);
+    return Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0, c.report.isa, c.report.shift);
 }
 
 KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {

@@ -13,7 +13,7 @@ std::unique_ptr<FittedModel> fit_rff(const FitContext& c) {
                    "n x m features and the m x d frequencies");
     progress_begin("features");
     Rng rng(c.p.seed, Stream::random_features);
-    auto map = std::make_unique<RffMap>(c.p.kernel, c.report.gamma, c.X.cols, m, rng);
+    auto map = std::make_unique<RffMap>(c.p.kernel, c.report.gamma, c.X.cols, m, rng, c.report.shift);
     Matrix F = transform_all(*map, c.X, c.threads);
     c.timer.stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);

@@ -30,6 +30,7 @@ struct FitReport {
     double rls_lambda = 0;             ///< λ of leverage-score sampling (0 if unused)
     engine::Isa isa = engine::Isa::portable;  ///< the engine path the kernel blocks ran on
     std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
+    std::vector<float> shift;  ///< subtracted from every row before the kernel (empty: none)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
 };
 

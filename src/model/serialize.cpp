@@ -50,6 +50,7 @@ void save_report(const FitReport& r, Writer& w) {
     });
     w.array<int32_t>(tag("LABL"), r.labels);
     w.array<double>(tag("MASS"), r.mass);
+    w.array<float>(tag("SHFT"), r.shift);
     std::string stages;  // names separated by spaces; seconds as doubles
     std::vector<double> seconds;
     for (const auto& [stage, s] : r.timings) {
@@ -142,7 +143,7 @@ Shape load_shape(Reader& outer, const Params& p) {
     return s;
 }
 
-FitReport load_report(Reader& outer, const Shape& s) {
+FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
     FitReport report;
     Reader r = outer.section(tag("REPT"));
     report.objective = r.scalar<double>("objective");
@@ -162,6 +163,13 @@ FitReport load_report(Reader& outer, const Shape& s) {
     }
     report.mass = outer.array<double>(tag("MASS"));
     require_size("cluster sizes", report.mass.size(), s.k);
+    if (version >= 2) {
+        report.shift = outer.array<float>(tag("SHFT"));
+        if (!report.shift.empty()) require_size("centring shift", report.shift.size(), s.d);
+        for (float v : report.shift) {
+            if (!std::isfinite(v)) bad("the centring shift holds a non-finite value");
+        }
+    }
     const std::string stages = outer.text(tag("TIMN"));
     const std::vector<double> seconds = outer.array<double>(tag("TIMS"));
     // One non-empty name per time: an empty name or a name without a time would not come
@@ -197,7 +205,7 @@ KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, 
     Matrix points = r.matrix(tag("BPTS"));
     r.finish();
     if (points.cols != s.d) bad("basis points have " + std::to_string(points.cols) + " columns, d=" + std::to_string(s.d));
-    return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0, report.isa), std::move(points));
+    return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0, report.isa, report.shift), std::move(points));
 }
 
 std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport& report, const Shape& s) {
@@ -212,7 +220,7 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
     std::vector<float> phases = r.array<float>(tag("RFFB"));
     if (W.cols != s.d) bad("random features take " + std::to_string(W.cols) + " columns, d=" + std::to_string(s.d));
     require_size("random feature phases", phases.size(), W.rows);
-    return std::make_unique<RffMap>(std::move(W), std::move(phases));
+    return std::make_unique<RffMap>(std::move(W), std::move(phases), report.shift);
 }
 
 void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t cols) {
@@ -260,14 +268,15 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
                                           std::move(centroids), kernel_distances == 1);
 }
 
-/// Checks magic, version, byte order and checksum; returns the region between header and trailer.
-std::span<const unsigned char> check_envelope(std::span<const unsigned char> bytes) {
+/// Checks magic, version (returned in `version`), byte order and checksum; returns the region
+/// between header and trailer.
+std::span<const unsigned char> check_envelope(std::span<const unsigned char> bytes, uint32_t& version) {
     if (bytes.size() < kHeaderBytes + kTrailerBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
         fail(KKM_ERR_FORMAT, "not a kkmeans model: " + std::to_string(bytes.size()) +
                                  " bytes without the \"KKMEANS\" header (truncated or another file?)");
     }
     Reader header(bytes.subspan(sizeof kMagic, 2 * sizeof(uint32_t)), sizeof kMagic);
-    const auto version = header.scalar<uint32_t>("format version");
+    version = header.scalar<uint32_t>("format version");
     const auto order = header.scalar<uint32_t>("byte order");
     if (version > kModelFormatVersion) {
         fail(KKM_ERR_FORMAT, "model format version " + std::to_string(version) + " is newer than this library (" +
@@ -311,11 +320,12 @@ std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel&
 
 LoadedModel load_model(std::span<const unsigned char> bytes) {
     try {
-        Reader r(check_envelope(bytes), kHeaderBytes);
+        uint32_t version = 0;
+        Reader r(check_envelope(bytes, version), kHeaderBytes);
         LoadedModel out{load_params(r), nullptr};
         Params p = out.params.typed();
         const Shape shape = load_shape(r, p);
-        FitReport report = load_report(r, shape);
+        FitReport report = load_report(r, shape, version);
         // The engine path is the loading machine's: the saved one when this CPU has it, else
         // the widest it has (kernel values agree across paths to float32 rounding).
         const engine::Isa saved = requested_isa(p.isa);

@@ -19,7 +19,8 @@
 namespace kkm {
 
 /// Format version written by this library; a file with a larger one is refused.
-inline constexpr uint32_t kModelFormatVersion = 1;
+/// 2: the report carries the centring shift (SHFT); version-1 files load without one.
+inline constexpr uint32_t kModelFormatVersion = 2;
 
 /// Serialises a fitted model and the parameters it was fitted with.
 std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model);
