@@ -182,6 +182,56 @@ TEST(BadInputData, NaNInPrecomputedKernel) {
     Model m = make_model("k=2 method=exact kernel=precomputed");
     EXPECT_TRUE(Fails(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr), KKM_ERR_INVALID_DATA, {"row 4", "column 9"}));
 }
+/// The rbf kernel matrix of the small data set (symmetric, positive semi-definite).
+std::vector<float> rbf_kernel_of(const Dataset& ds) {
+    std::vector<float> K(static_cast<size_t>(ds.n * ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < ds.n; ++j) {
+            double sq = 0;
+            for (int64_t t = 0; t < ds.d; ++t) {
+                const double diff = static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) - ds.X[static_cast<size_t>(j * ds.d + t)];
+                sq += diff * diff;
+            }
+            K[static_cast<size_t>(i * ds.n + j)] = static_cast<float>(std::exp(-0.5 * sq));
+        }
+    }
+    return K;
+}
+
+TEST(BadInputData, PrecomputedKernelNotSymmetric) {
+    const Dataset ds = small();
+    std::vector<float> K = rbf_kernel_of(ds);
+    K[static_cast<size_t>(3 * ds.n + 11)] += 0.25f;  // K[3][11] no longer equals K[11][3]
+    for (const char* method : {"exact", "nystrom m=10", "minibatch"}) {
+        Model m = make_model((std::string("k=2 kernel=precomputed method=") + method).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr), KKM_ERR_INVALID_DATA,
+                          {"not symmetric", "K[3][11]", "K[11][3]", "row 3", "column 11"}))
+            << method;
+        expect_unfitted(m.get());
+    }
+}
+
+TEST(BadInputData, PrecomputedKernelClearlyIndefinite) {
+    const Dataset ds = small();
+    // −I − 0.5: a negative diagonal.
+    std::vector<float> K(static_cast<size_t>(ds.n * ds.n), -0.5f);
+    for (int64_t i = 0; i < ds.n; ++i) K[static_cast<size_t>(i * ds.n + i)] = -1.5f;
+    Model m = make_model("k=2 kernel=precomputed method=exact");
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr), KKM_ERR_INVALID_DATA,
+                      {"K[0][0]", "< 0", "non-negative diagonal"}));
+    // A symmetric off-diagonal entry beyond sqrt(K_ii K_jj) (Cauchy-Schwarz).
+    K = rbf_kernel_of(ds);
+    K[static_cast<size_t>(2 * ds.n + 7)] = K[static_cast<size_t>(7 * ds.n + 2)] = 1.5f;
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr), KKM_ERR_INVALID_DATA,
+                      {"not positive semi-definite", "K[2][7]", "Cauchy-Schwarz"}));
+    expect_unfitted(m.get());
+    // The same kernel untouched, and rounded the way a kernel computed elsewhere might be,
+    // fits.
+    K = rbf_kernel_of(ds);
+    for (size_t t = 0; t < K.size(); t += 3) K[t] = std::nextafter(K[t], 2.0f);
+    EXPECT_TRUE(Ok(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr)));
+}
+
 TEST(BadInputData, BeyondFloat32AtFitF64) {
     // The computation runs in float32: a finite double beyond FLT_MAX cannot be converted.
     Model m = make_model("k=2 method=exact gamma=1");

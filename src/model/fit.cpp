@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/precomputed.h"
 #include "model/fit_common.h"
 
 namespace kkm {
@@ -92,6 +93,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     validate_combination(p);
     validate_against_data(p, X);
     const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
+    if (p.kernel == KernelType::precomputed) check_precomputed_kernel(X, threads);
     FitReport report;
     report.isa = resolve_isa(p.isa);
     StageTimer timer(report);
