@@ -29,6 +29,10 @@
   P7  exact kernel k-means on all 20000 LetterRecognition rows (attributes / 15), k=26,
       n_init=1, papers' gamma, --threads: kkm_fit wall time <= 3 s, seeds 0 and 1 (both must
       meet it), with kkm_get_timings' stages and the Lloyd iterations of each.
+  P8  half-precision kernel rows: the P1 fit (Fashion-MNIST, m=1000, k=10) with kernel_rows=f16
+      and kernel_rows=f32, seeds 0..9 (--seeds8): mean NMI of f16 within 0.002 of f32's,
+      with the mean fit time of each, the seeding and Lloyd stages, and the agreement (ARI)
+      of the two labellings per seed. (The rings' identical labels are a unit test.)
 
 Times are wall-clock seconds of the kkm_fit call alone (perf_counter around it, through
 ctypes; data loading, gamma and model creation excluded).
@@ -61,7 +65,7 @@ from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, choo
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 OUT_DIR = REPO_ROOT / "bench" / "out"
-TARGETS = ["P1", "P2", "P3", "P4", "P5", "P6", "P7"]
+TARGETS = ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"]
 NOISE_SD = 0.01     # P5 replication noise (pixels are in [0, 1])
 REPLICA_SEED = 7    # P5 noise generator
 
@@ -82,6 +86,7 @@ def parse_args(argv=None):
     p.add_argument("--p6-repeats", type=int, default=None, help="fits per median in P6 (default 9; --quick: 3)")
     p.add_argument("--p7-n", type=int, default=None,
                    help="LetterRecognition rows for P7 (default all 20000; --quick: 4000)")
+    p.add_argument("--seeds8", type=int, default=10, help="seeds per storage in P8 (default 10)")
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
     p.add_argument("--json", default=str(OUT_DIR / "targets.json"))
     p.add_argument("--markdown", default=None,
@@ -471,6 +476,47 @@ def p7(args, kkm, metrics):
     return summary, detail, dict(n=n, d=d, k=k, gamma=gamma, fits=fits)
 
 
+# ---------------------------------------------------------------------------- P8
+
+def p8(args, kkm, metrics):
+    X, y = load_fashion_mnist(args.data_dir, 6000 if args.quick else 0)
+    gamma = papers_gamma(X)
+    m = 200 if args.quick else 1000
+    runs = {"f32": [], "f16": []}
+    for seed in range(args.seeds8):
+        for rows in ("f32", "f16"):  # alternating, so that load drifts hit both alike
+            labels, seconds, timings, _ = kkm.fit(
+                X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 kernel_rows={rows} "
+                   f"{threads_param(args)}")
+            stages = {key: float(value) for key, value in parse_timings(timings).items()}
+            runs[rows].append(dict(seed=seed, seconds=seconds, labels=labels, stages=stages,
+                                   nmi=metrics.normalized_mutual_info_score(y, labels)))
+            log(f"P8 {rows} seed {seed}: {seconds:.2f} s NMI {runs[rows][-1]['nmi']:.4f} ({timings})")
+    agree = [metrics.adjusted_rand_score(a["labels"], b["labels"]) for a, b in zip(runs["f32"], runs["f16"])]
+    nmi = {rows: mean([r["nmi"] for r in runs[rows]]) for rows in runs}
+    dnmi = nmi["f16"] - nmi["f32"]
+    detail = [f"### P8: kernel_rows=f16 against f32, Fashion-MNIST n={X.shape[0]}, m={m}, k=10, "
+              f"{args.seeds8} seeds each\n",
+              "| kernel rows | fit time (s) | seeding (s) | lloyd (s) | kernel+eigen (s) | NMI |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for rows, fits in runs.items():
+        stage = lambda name: mean([f["stages"].get(name, float("nan")) for f in fits])
+        detail.append(f"| {rows} | {mean_std([f['seconds'] for f in fits], 3)} | {stage('seeding'):.3f} | "
+                      f"{stage('lloyd'):.3f} | {stage('kernel+eigen'):.3f} | {mean_std([f['nmi'] for f in fits], 4)} |")
+    detail += ["", "ARI between the f16 and f32 labellings, seed by seed: " +
+               ", ".join(f"{a:.3f}" for a in agree) +
+               " (each seed's k-means++ and Lloyd run from the same draws; rounding the rows to "
+               "11 bits moves some runs to another local optimum).", ""]
+    summary = ("P8 kernel_rows=f16 vs f32 (Fashion-MNIST, m=1000)",
+               f"NMI {dnmi:+.4f} (f16 {nmi['f16']:.4f}, f32 {nmi['f32']:.4f}); time "
+               f"{mean([f['seconds'] for f in runs['f16']]) / mean([f['seconds'] for f in runs['f32']]):.2f}x",
+               "|NMI difference| <= 0.002", abs(dnmi) <= 0.002)
+    for fits in runs.values():
+        for f in fits:
+            f.pop("labels")
+    return summary, detail, dict(runs=runs, agreement=agree, nmi_diff=dnmi)
+
+
 # ---------------------------------------------------------------------------- main
 
 def main():
@@ -482,7 +528,7 @@ def main():
     from sklearn import metrics
     kkm = open_library(args.lib)
     chosen = [t.strip().upper() for t in args.only.split(",") if t.strip()]
-    runners = dict(P1=p1, P2=p2, P3=p3, P4=p4, P5=p5, P6=p6, P7=p7)
+    runners = dict(P1=p1, P2=p2, P3=p3, P4=p4, P5=p5, P6=p6, P7=p7, P8=p8)
     summary, details, raw = [], [], {}
     for name in chosen:
         if name not in runners:
