@@ -34,6 +34,17 @@ KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<
     }
 }
 
+/// engine::row_dots with the columns (rows of B) split into slices over the threads: each
+/// value depends only on its two rows, so the slicing changes no bit.
+void sliced_row_dots(int threads, engine::Isa isa, const float* A, int64_t rows, int64_t lda, const float* B,
+                     int64_t cols, int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    constexpr int64_t kSlice = 64;
+    parallel_blocks(threads, block_count(cols, kSlice), [&](int64_t s) {
+        const int64_t first = s * kSlice, count = std::min(kSlice, cols - first);
+        engine::row_dots(isa, A, rows, lda, B + first * ldb, count, ldb, m, out + first, ldo);
+    });
+}
+
 std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
     std::vector<double> sums(static_cast<size_t>(size), 0.0);
     for (int64_t c = 0; c < kChunks; ++c) {
@@ -142,19 +153,19 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
             means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
         }
     }
-    // Per iteration the products run in float32 on the engine's row_dots (one thread, fixed
-    // rounding): C = ḡ P (k×r, rows of ḡ against rows of Pᵀ), H = C Pᵀ (k×m, rows of C
-    // against rows of P).
+    // Per iteration the products run in float32 on the engine's row_dots (fixed rounding,
+    // column slices over the threads): C = ḡ P (k×r, rows of ḡ against rows of Pᵀ), H = C Pᵀ
+    // (k×m, rows of C against rows of P).
     Matrix meansf(k_, m), C(k_, r);
     for (size_t t = 0; t < means.size(); ++t) meansf.values[t] = static_cast<float>(means[t]);
-    engine::row_dots(isa_, meansf.data(), k_, m, Pt_.data(), r, m, m, C.data(), r);
+    sliced_row_dots(threads_, isa_, meansf.data(), k_, m, Pt_.data(), r, m, m, C.data(), r);
     for (int64_t j = 0; j < k_; ++j) {
         double s = 0;
         for (int64_t q = 0; q < r; ++q) s += static_cast<double>(C.row(j)[q]) * C.row(j)[q];
         c.self_dot.push_back(static_cast<float>(s));
     }
     c.H = Matrix(k_, m);
-    engine::row_dots(isa_, C.data(), k_, r, P_.data(), m, r, r, c.H.data(), m);
+    sliced_row_dots(threads_, isa_, C.data(), k_, r, P_.data(), m, r, r, c.H.data(), m);
     if (means_out != nullptr) *means_out = std::move(meansf);
     c.C = std::move(C);
     return c;
