@@ -13,6 +13,12 @@
  *    int[], byte[]). The P/Invoke marshaller pins blittable arrays, so the C code reads and
  *    writes the managed array in place (no copy); the intermediary passes the array and its
  *    .LongLength as two native arguments. A null array throws ArgumentNullException.
+ *  - Progress: the `listener` of the fit_progress methods is a KKMeans.NativeProgress delegate
+ *    (src/Progress.cs), marshalled to a native function pointer for the call. The library calls
+ *    it on the fitting thread (the thread of the P/Invoke call); it must catch every exception
+ *    itself (none may unwind through the library's frames) and returns non-zero to cancel.
+ *    The caller keeps the delegate alive until the call returns (GC.KeepAlive).
+ *    fit_progress returns the status: KKM_OK or KKM_ERR_CANCELLED.
  */
 
 /* ------------------------------------------------------------------ visibility */
@@ -91,6 +97,47 @@ static void kkm_cs_set_pending(kkm_status status, const char *message) {
   }
 %}
 
+/* ------------------------------------------------------------------ progress */
+
+%{
+namespace kkm_swig {
+
+/// A KKMeans.NativeProgress delegate (as a native function pointer) as the fit's progress
+/// callback. The delegate catches its own exceptions, so calling it never throws.
+class Listener {
+public:
+    typedef int (SWIGSTDCALL *Function)(const char *stage, double fraction);
+
+    void bind(Function function) { function_ = function; }
+
+    /// kkm_progress_fn: 0 to go on, 1 to cancel.
+    static int call(const char *stage, double fraction, void *self) noexcept {
+        const Listener &l = *static_cast<const Listener *>(self);
+        return l.function_ != 0 && l.function_(stage, fraction) != 0 ? 1 : 0;
+    }
+
+    int32_t outcome(kkm_status status) const { return static_cast<int32_t>(status); }
+
+private:
+    Function function_ = 0;
+};
+
+}  // namespace kkm_swig
+%}
+
+/* SWIG only needs the name; the typemaps below pass a delegate. */
+namespace kkm_swig { class Listener; }
+
+%typemap(ctype) kkm_swig::Listener *listener "kkm_swig::Listener::Function"
+%typemap(imtype) kkm_swig::Listener *listener "NativeProgress"
+%typemap(cstype) kkm_swig::Listener *listener "NativeProgress"
+%typemap(csin, pre="    if ($csinput == null) throw new global::System.ArgumentNullException(\"$csinput\");")
+  kkm_swig::Listener *listener "$csinput"
+%typemap(in) kkm_swig::Listener *listener (kkm_swig::Listener bound) %{
+  bound.bind($input);
+  $1 = &bound;
+%}
+
 /* ------------------------------------------------------------------ arrays */
 
 /* KKM_CS_ARRAY(C type, parameter name, C# element type, [In] or [Out])
@@ -148,6 +195,24 @@ KKM_CS_ARRAY(void *, bytes, byte, Out)
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] double[] weights, long weights_len);
 
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_progress")]
+  internal static extern int NativeModel_fit_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d, NativeProgress listener);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_progress")]
+  internal static extern int NativeModel_fit_weighted_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] float[] weights, long weights_len, NativeProgress listener);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_f64_progress")]
+  internal static extern int NativeModel_fit_f64_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d, NativeProgress listener);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_f64_progress")]
+  internal static extern int NativeModel_fit_weighted_f64_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] double[] weights, long weights_len, NativeProgress listener);
+
   [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign")]
   internal static extern void NativeModel_assign_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
@@ -201,6 +266,46 @@ KKM_CS_ARRAY(void *, bytes, byte, Out)
     kkmeansPINVOKE.NativeModel_fit_weighted_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
                                                    data.GetLongLength(1), weights, weights.LongLength);
     ThrowPending();
+  }
+
+  internal int fit_progress(float[,] data, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_fit_progress_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                            data.GetLongLength(1), listener);
+    ThrowPending();
+    return status;
+  }
+
+  internal int fit_weighted_progress(float[,] data, float[] weights, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_fit_weighted_progress_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                                     data.GetLongLength(1), weights, weights.LongLength,
+                                                                     listener);
+    ThrowPending();
+    return status;
+  }
+
+  internal int fit_f64_progress(double[,] data, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_fit_f64_progress_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                                data.GetLongLength(1), listener);
+    ThrowPending();
+    return status;
+  }
+
+  internal int fit_weighted_f64_progress(double[,] data, double[] weights, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_fit_weighted_f64_progress_2d(swigCPtr, data, data.LongLength,
+                                                                         data.GetLongLength(0), data.GetLongLength(1),
+                                                                         weights, weights.LongLength, listener);
+    ThrowPending();
+    return status;
   }
 
   internal void assign(float[,] data, int[] labels) {

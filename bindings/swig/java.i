@@ -13,6 +13,13 @@
  *   `return $null` of %exception (a freearg typemap would be skipped there): inputs with
  *   JNI_ABORT (nothing is copied back), outputs with mode 0. A null array is an
  *   IllegalArgumentException, never a crash.
+ * - The `listener` of the fit_progress methods is a kkmeans.ProgressListener (never null).
+ *   kkm_swig::Listener calls its onProgress(stage, fraction) through JNI on the fitting
+ *   thread (the library calls back only on the thread that called kkm_fit, and that is the
+ *   thread of this JNI call, so the JNIEnv is valid). false, or a Java exception thrown by
+ *   onProgress, cancels the fit. The exception stays pending: no other JNI call is made
+ *   after it (later reports return "cancel" at once), the wrapper returns, and the JVM throws
+ *   it to the caller of fit. fit_progress returns the status: KKM_OK or KKM_ERR_CANCELLED.
  */
 
 %{
@@ -128,7 +135,59 @@ static_assert(sizeof(jfloat) == sizeof(float), "jfloat is float");
 static_assert(sizeof(jdouble) == sizeof(double), "jdouble is double");
 
 }  // namespace kkm_java
+
+namespace kkm_swig {
+
+/// A kkmeans.ProgressListener as the fit's progress callback (see the header comment).
+class Listener {
+public:
+    /// Finds onProgress on the listener's class; false (with a Java exception pending) if
+    /// the listener is null or the method is missing.
+    bool bind(JNIEnv* env, jobject listener) {
+        if (!listener) {
+            kkm_java::throw_null(env, "listener");
+            return false;
+        }
+        jclass cls = env->GetObjectClass(listener);
+        if (!cls) return false;
+        method_ = env->GetMethodID(cls, "onProgress", "(Ljava/lang/String;D)Z");
+        env->DeleteLocalRef(cls);
+        if (!method_) return false;  // NoSuchMethodError is pending
+        env_ = env;
+        listener_ = listener;
+        return true;
+    }
+
+    /// kkm_progress_fn: 0 to go on, 1 to cancel. Never throws.
+    static int call(const char* stage, double fraction, void* self) noexcept {
+        Listener& l = *static_cast<Listener*>(self);
+        JNIEnv* env = l.env_;
+        if (l.stopped_ || env->ExceptionCheck()) return 1;
+        jstring text = env->NewStringUTF(stage);
+        if (!text) {  // OutOfMemoryError is pending
+            l.stopped_ = true;
+            return 1;
+        }
+        const jboolean go = env->CallBooleanMethod(l.listener_, l.method_, text, static_cast<jdouble>(fraction));
+        env->DeleteLocalRef(text);
+        if (env->ExceptionCheck() || !go) l.stopped_ = true;
+        return l.stopped_ ? 1 : 0;
+    }
+
+    int32_t outcome(kkm_status status) const { return static_cast<int32_t>(status); }
+
+private:
+    JNIEnv* env_ = nullptr;
+    jobject listener_ = nullptr;
+    jmethodID method_ = nullptr;
+    bool stopped_ = false;
+};
+
+}  // namespace kkm_swig
 %}
+
+/* SWIG only needs the name; the typemaps below pass a ProgressListener. */
+namespace kkm_swig { class Listener; }
 
 /* ------------------------------------------------------------------ exceptions */
 
@@ -176,6 +235,16 @@ KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, Rel
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, distances)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, sizes)
 KKM_JAVA_ARRAY(void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, 0, bytes)
+
+/* Progress listener: one kkmeans.ProgressListener argument, bound for the call's duration. */
+%typemap(jni) kkm_swig::Listener* listener "jobject"
+%typemap(jtype) kkm_swig::Listener* listener "ProgressListener"
+%typemap(jstype) kkm_swig::Listener* listener "ProgressListener"
+%typemap(javain) kkm_swig::Listener* listener "$javainput"
+%typemap(in) kkm_swig::Listener* listener (kkm_swig::Listener bound) {
+    if (!bound.bind(jenv, $input)) return $null;
+    $1 = &bound;
+}
 
 /* Strings: SWIG's own typemap releases the chars in freearg, which the early return of
  * %exception skips (a leak per failed call); a guard releases them on every path. A null

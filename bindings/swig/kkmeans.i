@@ -5,9 +5,15 @@
  * C++ kkm_swig::Failure carrying kkm_last_error()'s message. Each language's section
  * (java.i, csharp.i, r.i, included below) supplies
  *   - the %exception that turns a Failure into the language's exception
- *     (KKM_ERR_INVALID_ARGUMENT → its argument exception), and
+ *     (KKM_ERR_INVALID_ARGUMENT → its argument exception),
  *   - typemaps for the (pointer, length) pairs below, so that one language array crosses
- *     as one argument without an element-by-element copy where the language allows it.
+ *     as one argument without an element-by-element copy where the language allows it, and
+ *   - a class kkm_swig::Listener and typemaps that make the `listener` argument of the
+ *     fit_progress methods below one language object (R: list(function or NULL, unwind token);
+ *     Java: a kkmeans.ProgressListener; C#: a delegate). Listener::call(stage, fraction, self) is the
+ *     kkm_progress_fn: it must never throw nor longjmp (the library calls it between its
+ *     own C++ frames) and returns non-zero to cancel; Listener::outcome(status) maps the
+ *     fit's status (KKM_OK or KKM_ERR_CANCELLED) to what fit_progress returns.
  * The generated classes stay internal to each binding; users see its idiomatic layer.
  *
  * Sizes are int64_t (never long: SWIG maps long to 32 bits in Java and C#). Lengths are
@@ -64,6 +70,35 @@ inline std::string text_of(kkm_status (*get)(const kkm_model*, const char*, char
     std::vector<char> buf(need + 1);
     check(get(model, key, buf.data(), buf.size(), nullptr));
     return std::string(buf.data());
+}
+
+/// Installs a progress callback for one fit and removes it on every path out (a callback
+/// left installed would point at the caller's stack after the fit).
+class ProgressInstalled {
+public:
+    ProgressInstalled(kkm_model* model, kkm_progress_fn callback, void* user_data) : model_(model) {
+        check(kkm_set_progress(model, callback, user_data));
+    }
+    ProgressInstalled(const ProgressInstalled&) = delete;
+    ProgressInstalled& operator=(const ProgressInstalled&) = delete;
+    ~ProgressInstalled() { kkm_set_progress(model_, nullptr, nullptr); }
+
+private:
+    kkm_model* model_;
+};
+
+/// Runs fit() (a kkm_fit call) with `listener` as the model's progress callback. Returns
+/// listener.outcome(status) for KKM_OK and KKM_ERR_CANCELLED (the model is unchanged after a
+/// cancel); throws a Failure for any other status.
+template <class Listener, class Fit>
+int32_t fit_listened(kkm_model* model, Listener& listener, Fit fit) {
+    kkm_status status;
+    {
+        const ProgressInstalled installed(model, &Listener::call, &listener);
+        status = fit();
+    }
+    if (status != KKM_OK && status != KKM_ERR_CANCELLED) check(status);
+    return listener.outcome(status);
 }
 
 inline kkm_status timings_of(const kkm_model* model, const char*, char* buf, size_t len,
@@ -124,6 +159,33 @@ struct kkm_model {};
         kkm_swig::require_length("data", data_len, n, d);
         kkm_swig::require_length("weights", weights_len, n, 1);
         kkm_swig::check(kkm_fit_f64($self, data, n, d, weights));
+    }
+
+    /* As fit, fit_weighted, fit_f64 and fit_weighted_f64, reporting progress to `listener`,
+     * which may cancel the fit (see the language's section for what a listener is and what
+     * the returned code means; KKM_ERR_CANCELLED leaves the model unchanged). Any other
+     * failure throws as the plain fits do. */
+    int32_t fit_progress(const float* data, int64_t data_len, int64_t n, int64_t d,
+                         kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit($self, data, n, d, nullptr); });
+    }
+    int32_t fit_weighted_progress(const float* data, int64_t data_len, int64_t n, int64_t d,
+                                  const float* weights, int64_t weights_len, kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit($self, data, n, d, weights); });
+    }
+    int32_t fit_f64_progress(const double* data, int64_t data_len, int64_t n, int64_t d,
+                             kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_f64($self, data, n, d, nullptr); });
+    }
+    int32_t fit_weighted_f64_progress(const double* data, int64_t data_len, int64_t n, int64_t d,
+                                      const double* weights, int64_t weights_len, kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_f64($self, data, n, d, weights); });
     }
 
     /* Nearest centre of each of n rows into labels (room for at least n; 0-based). Safe to

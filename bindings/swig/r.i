@@ -22,9 +22,28 @@
  * assign_distances_f64 has two outputs and returns list(labels =, distances =).
  * Non-numeric input (a character vector, a list) is refused with an R error; integer and
  * logical vectors are coerced by the R-side wrapper first.
+ *
+ * Interrupts. The `listener` of the fit_progress methods is list(function, token): function
+ * is NULL or an R function(stage, fraction); token comes from native_unwind_token().
+ * kkm_swig::Listener is the fit's progress callback (called on R's thread, at each stage
+ * start and about every 0.1 s). An R interrupt (Ctrl-C), an error or any other R jump must
+ * not longjmp across the library's C++ frames, so each R call it makes runs under
+ * R_UnwindProtect, which stops a jump at the callback and records it in the token:
+ *   - R_CheckUserInterrupt(): a pending interrupt is signalled as usual (handlers around
+ *     kkmeans() see it) and its jump is stopped;
+ *   - the function, if any: FALSE (a single logical) cancels the fit; its conditions reach
+ *     the handlers around kkmeans() (suppressMessages, tryCatch); a jump out of it (an
+ *     error, an interrupt) is stopped the same way.
+ * A stopped jump cancels the fit (later reports return "cancel" without calling R).
+ * fit_progress returns 0 (fitted), 7 (KKM_ERR_CANCELLED: the function returned FALSE) or -1
+ * (an R jump was stopped; the model is unchanged, or fitted if the jump came at the final
+ * "done" report). After -1 the R layer must call native_continue_unwind(token): it resumes
+ * the jump (to tryCatch(interrupt = ), to the top level, ...) from R code, where no C++
+ * frame is live. Other failures are R errors as above.
  */
 
 %{
+#include <csetjmp>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -70,8 +89,78 @@ inline bool r_null_model(SEXP value) {
     return TYPEOF(tag) == EXTPTRSXP && R_ExternalPtrAddr(tag) == nullptr;
 }
 
+/// An R function (or NULL) as the fit's progress callback; see "Interrupts" above.
+class Listener {
+public:
+    /// function and token are protected by .Call for the duration of the fit.
+    void bind(SEXP function, SEXP token) {
+        function_ = function;
+        token_ = token;
+    }
+
+    /// kkm_progress_fn: 0 to go on, 1 to cancel. Never throws; an R jump stops here.
+    static int call(const char* stage, double fraction, void* self) noexcept {
+        Listener& l = *static_cast<Listener*>(self);
+        if (l.jumped_ || l.refused_) return 1;
+        if (!l.protect(&Listener::check_interrupt)) return 1;
+        if (l.function_ == R_NilValue) return 0;
+        l.stage_ = stage;
+        l.fraction_ = fraction;
+        if (!l.protect(&Listener::report)) return 1;
+        return l.refused_ ? 1 : 0;
+    }
+
+    /// -1 after a stopped R jump (owed to native_continue_unwind), else the fit's status.
+    int32_t outcome(kkm_status status) const { return jumped_ ? -1 : static_cast<int32_t>(status); }
+
+private:
+    /// Runs fn(this) under R_UnwindProtect. If R jumps out of it, the cleanup function
+    /// longjmps back here (crossing only R_UnwindProtect's C frame and its own), the jump
+    /// stays recorded in token_, and the result is false.
+    bool protect(SEXP (*fn)(void*)) {
+        if (setjmp(jump_buf_) != 0) {
+            jumped_ = true;
+            return false;
+        }
+        R_UnwindProtect(fn, this, &Listener::stop_jump, this, token_);
+        return true;
+    }
+
+    static void stop_jump(void* self, Rboolean jump) {
+        if (jump) std::longjmp(static_cast<Listener*>(self)->jump_buf_, 1);
+    }
+
+    static SEXP check_interrupt(void*) {
+        R_CheckUserInterrupt();
+        return R_NilValue;
+    }
+
+    /// Calls function(stage, fraction); FALSE (a single logical) means stop.
+    static SEXP report(void* self) {
+        Listener& l = *static_cast<Listener*>(self);
+        SEXP stage = Rf_protect(Rf_mkString(l.stage_));
+        SEXP fraction = Rf_protect(Rf_ScalarReal(l.fraction_));
+        SEXP call = Rf_protect(Rf_lang3(l.function_, stage, fraction));
+        SEXP answer = Rf_eval(call, R_GlobalEnv);
+        l.refused_ = TYPEOF(answer) == LGLSXP && Rf_xlength(answer) == 1 && LOGICAL(answer)[0] == FALSE;
+        Rf_unprotect(3);
+        return R_NilValue;
+    }
+
+    SEXP function_ = R_NilValue;
+    SEXP token_ = R_NilValue;
+    std::jmp_buf jump_buf_;
+    const char* stage_ = "";
+    double fraction_ = 0;
+    bool jumped_ = false;
+    bool refused_ = false;
+};
+
 }  // namespace kkm_swig
 %}
+
+/* SWIG only needs the name; the typemaps below pass an R function or NULL. */
+namespace kkm_swig { class Listener; }
 
 /* ---------------------------------------------------------------- errors */
 
@@ -163,6 +252,30 @@ inline bool r_null_model(SEXP value) {
     (const int32_t* b, int64_t b_len)
 };
 %apply (const void* IN_ARRAY, int64_t IN_LEN) { (const void* bytes, int64_t bytes_len) };
+
+/* ---------------------------------------------------------------- progress listener */
+
+/* list(NULL or an R function(stage, fraction), native_unwind_token()). */
+%typemap(rtype) kkm_swig::Listener* listener "list"
+%typemap(scoercein) kkm_swig::Listener* listener ""
+%typemap(in) kkm_swig::Listener* listener (kkm_swig::Listener bound) {
+    if (TYPEOF($input) != VECSXP || Rf_xlength($input) != 2 ||
+        (VECTOR_ELT($input, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT($input, 0))) ||
+        TYPEOF(VECTOR_ELT($input, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+                            "in method '$symname', argument $argnum must be list(function or NULL, native_unwind_token())");
+    }
+    bound.bind(VECTOR_ELT($input, 0), VECTOR_ELT($input, 1));
+    $1 = &bound;
+}
+
+/* The token a fit_progress call records a stopped R jump in, and the call that resumes that
+ * jump: R_ContinueUnwind longjmps, so its wrapper must hold no C++ object (no %exception). */
+%noexception native_continue_unwind;
+%inline %{
+SEXP native_unwind_token() { return R_MakeUnwindCont(); }
+void native_continue_unwind(SEXP token) { R_ContinueUnwind(token); }
+%}
 
 /* ---------------------------------------------------------------- output arrays */
 

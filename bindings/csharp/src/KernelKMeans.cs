@@ -5,6 +5,7 @@
 
 using System;
 using System.Globalization;
+using System.Threading;
 
 namespace KKMeans
 {
@@ -28,6 +29,9 @@ namespace KKMeans
     /// A fitted model is immutable: Predict, the getters, ToBytes and Save may run on many
     /// threads at once. Param, Fit, Load and Dispose must not run concurrently with any other
     /// call on the same model. Using a disposed model throws <see cref="ObjectDisposedException"/>.
+    /// Every Fit takes an optional <see cref="CancellationToken"/> (a cancelled fit throws
+    /// <see cref="OperationCanceledException"/> and leaves the model unchanged) and an
+    /// <see cref="IProgress{T}"/> of <see cref="FitProgress"/>.
     /// </remarks>
     public sealed class KernelKMeans : IDisposable
     {
@@ -157,60 +161,143 @@ namespace KKMeans
         public KernelKMeans Threads(int threads) { return Param("threads", threads); }
 
         // ------------------------------------------------------------------ fit
+        //
+        // Every Fit takes an optional CancellationToken and IProgress<FitProgress>. With
+        // either, the library calls back on the fitting thread at each stage start and about
+        // every 0.1 s: the report goes to progress.Report (Progress<T> forwards it to its
+        // SynchronizationContext, or the thread pool), and a cancelled token stops the fit
+        // within about 0.1 s plus one block of work with OperationCanceledException; the model
+        // is then as it was before the fit. An exception thrown by progress.Report also stops
+        // the fit and is rethrown (after the final "done" report the model is already fitted).
 
         /// <summary>Fits on the rows of x (n × d).</summary>
-        public KernelKMeans Fit(float[,] x)
+        /// <param name="x">n rows × d columns.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        public KernelKMeans Fit(float[,] x, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit(x);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit(x);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_progress(x, reporter.Callback));
             return this;
         }
 
         /// <summary>Fits on the rows of x (n × d) with n non-negative sample weights.</summary>
-        public KernelKMeans Fit(float[,] x, float[] weights)
+        public KernelKMeans Fit(float[,] x, float[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_weighted(x, weights);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_weighted(x, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_weighted_progress(x, weights, reporter.Callback));
             return this;
         }
 
         /// <summary>Fits on n rows of d values stored row-major in rowMajor (length n·d).</summary>
-        public KernelKMeans Fit(float[] rowMajor, long n, long d)
+        public KernelKMeans Fit(float[] rowMajor, long n, long d, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit(rowMajor, n, d);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit(rowMajor, n, d);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_progress(rowMajor, n, d, reporter.Callback));
             return this;
         }
 
-        /// <summary>As <see cref="Fit(float[], long, long)"/> with n sample weights.</summary>
-        public KernelKMeans Fit(float[] rowMajor, long n, long d, float[] weights)
+        /// <summary>As <see cref="Fit(float[], long, long, CancellationToken, IProgress{FitProgress})"/> with n sample weights.</summary>
+        public KernelKMeans Fit(float[] rowMajor, long n, long d, float[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_weighted(rowMajor, n, d, weights);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_weighted(rowMajor, n, d, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_weighted_progress(rowMajor, n, d, weights, reporter.Callback));
             return this;
         }
 
         /// <summary>Fits on the rows of x (n × d); computation runs in float32.</summary>
-        public KernelKMeans Fit(double[,] x)
+        public KernelKMeans Fit(double[,] x, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_f64(x);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_f64(x);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_f64_progress(x, reporter.Callback));
             return this;
         }
 
         /// <summary>Fits on the rows of x (n × d) with n non-negative sample weights.</summary>
-        public KernelKMeans Fit(double[,] x, double[] weights)
+        public KernelKMeans Fit(double[,] x, double[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_weighted_f64(x, weights);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_weighted_f64(x, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_weighted_f64_progress(x, weights, reporter.Callback));
             return this;
         }
 
         /// <summary>Fits on n rows of d values stored row-major in rowMajor (length n·d).</summary>
-        public KernelKMeans Fit(double[] rowMajor, long n, long d)
+        public KernelKMeans Fit(double[] rowMajor, long n, long d, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_f64(rowMajor, n, d);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_f64(rowMajor, n, d);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_f64_progress(rowMajor, n, d, reporter.Callback));
             return this;
         }
 
-        /// <summary>As <see cref="Fit(double[], long, long)"/> with n sample weights.</summary>
-        public KernelKMeans Fit(double[] rowMajor, long n, long d, double[] weights)
+        /// <summary>As <see cref="Fit(double[], long, long, CancellationToken, IProgress{FitProgress})"/> with n sample weights.</summary>
+        public KernelKMeans Fit(double[] rowMajor, long n, long d, double[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
         {
-            Model.fit_weighted_f64(rowMajor, n, d, weights);
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_weighted_f64(rowMajor, n, d, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_weighted_f64_progress(rowMajor, n, d, weights, reporter.Callback));
             return this;
         }
 

@@ -28,11 +28,68 @@ kkmeans_error <- function(message, status = 1L, call = NULL) {
 # message", see bindings/swig/r.i) is re-raised as a kkmeans_error with the library's message.
 native_call <- function(expr, call = sys.call(-1L)) {
     tryCatch(expr, error = function(e) {
-        msg <- conditionMessage(e)
-        hit <- regmatches(msg, regexec("\\[kkm_status=([0-9]+)\\] (.*)$", msg))[[1L]]
-        if (length(hit) == 3L) stop(kkmeans_error(hit[3L], as.integer(hit[2L]), call))
-        stop(e)
+        converted <- as_kkmeans_error(e, call)
+        stop(if (is.null(converted)) e else converted)
     })
+}
+
+# The kkmeans_error for an error of the SWIG layer, or NULL for any other error.
+as_kkmeans_error <- function(e, call) {
+    msg <- conditionMessage(e)
+    hit <- regmatches(msg, regexec("\\[kkm_status=([0-9]+)\\] (.*)$", msg))[[1L]]
+    if (length(hit) == 3L) kkmeans_error(hit[3L], as.integer(hit[2L]), call) else NULL
+}
+
+# ------------------------------------------------------------------ progress and interrupts
+
+# The progress bar of progress = TRUE: one line on stderr, rewritten in place ("\r"), through
+# message() so that suppressMessages() silences it.
+progress_bar <- function(state, width = 30L) {
+    function(stage, fraction) {
+        done <- max(0L, min(width, as.integer(round(fraction * width))))
+        message(sprintf("\rkkmeans %-12s |%s%s| %3d%%", stage, strrep("=", done), strrep(" ", width - done),
+                        as.integer(round(100 * fraction))), appendLF = FALSE)
+        state$shown <- TRUE
+        TRUE
+    }
+}
+
+# The R function the native fit calls at each report (bindings/swig/r.i): NULL (interrupts
+# are checked all the same), the progress bar, or the user's function(stage, fraction).
+progress_function <- function(progress, state, call) {
+    if (is.null(progress) || isFALSE(progress)) return(NULL)
+    if (isTRUE(progress)) return(progress_bar(state))
+    if (is.function(progress)) return(progress)
+    stop(kkmeans_error("progress must be TRUE, FALSE or a function(stage, fraction)", 1L, call))
+}
+
+# Fits the native model with progress reports and interrupt checks. The native callback runs
+# R code (the interrupt check, the progress function) under R_UnwindProtect: an R jump out
+# of it (Ctrl-C, an error in the progress function) cancels the fit, and once the library has
+# returned (no C++ frame is live) native_continue_unwind() resumes that jump here: an
+# interrupt reaches tryCatch(interrupt = ) or the top level, an error its handlers, as if
+# raised here. The model is unchanged.
+fit_native <- function(model, x, weights, progress, call) {
+    state <- new.env(parent = emptyenv())
+    state$shown <- FALSE
+    listener <- list(progress_function(progress, state, call), native_unwind_token())
+    on.exit(if (state$shown) message(""))
+    # Not native_call(): its tryCatch would be the target of a jump stopped in the callback
+    # (an error in the progress function) and would be gone when the jump is resumed. A
+    # calling handler is no jump target; it converts only the library's own errors.
+    code <- withCallingHandlers(
+        if (is.null(weights)) {
+            NativeModel_fit_f64_progress(model, row_major(x), nrow(x), ncol(x), listener)
+        } else {
+            NativeModel_fit_weighted_f64_progress(model, row_major(x), nrow(x), ncol(x), as.double(weights), listener)
+        },
+        error = function(e) {
+            converted <- as_kkmeans_error(e, call)
+            if (!is.null(converted)) stop(converted)
+        })
+    if (code == -1L) native_continue_unwind(listener[[2L]])
+    if (code == 7L) stop(kkmeans_error("the fit was cancelled: the progress function returned FALSE", 7L, call))
+    invisible(code)
 }
 
 # ------------------------------------------------------------------ inputs
@@ -156,7 +213,8 @@ release_native <- function(object) {
 # names to the formals before `...`, so with kkmeans(x, centers, method, kernel, ...) the
 # library's m = 200 (landmarks) would silently become method = 200 and k = 3 kernel = 3.
 # After `...` only exact names match; method and kernel must be named.
-kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights = NULL) {
+kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights = NULL,
+                    progress = getOption("kkmeans.progress", interactive())) {
     call <- match.call()
     if (missing(centers) || !is.numeric(centers) || length(centers) != 1L || is.na(centers) ||
         centers != round(centers)) {
@@ -190,16 +248,13 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     param_string <- tryCatch(format_params(params),
                              error = function(e) stop(kkmeans_error(conditionMessage(e), 1L, call)))
 
+    if (!is.null(weights) && (!is.numeric(weights) || length(weights) != n)) {
+        stop(kkmeans_error(sprintf("weights must be a numeric vector of length nrow(x) = %d", n), 1L, call))
+    }
+
     model <- NativeModel()
     native_call(NativeModel_set_params(model, param_string), call)
-    if (is.null(weights)) {
-        native_call(NativeModel_fit_f64(model, row_major(x), n, d), call)
-    } else {
-        if (!is.numeric(weights) || length(weights) != n) {
-            stop(kkmeans_error(sprintf("weights must be a numeric vector of length nrow(x) = %d", n), 1L, call))
-        }
-        native_call(NativeModel_fit_weighted_f64(model, row_major(x), n, d, as.double(weights)), call)
-    }
+    fit_native(model, x, weights, progress, call)
 
     k <- native_call(NativeModel_k(model), call)
     labels <- native_call(NativeModel_labels(model, n), call) + 1L

@@ -193,6 +193,30 @@ function(from) {if (!is.null(from$"__str__")) from$"__str__"()})
 suppressMessages(suppressWarnings(setMethod('print', 'ExternalReference',
 function(x) {print(as(x, "character"))})))
 
+# Start of native_unwind_token
+
+`native_unwind_token` = function(.copy = FALSE)
+{
+  ;.Call('R_swig_native_unwind_token', as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`native_unwind_token`, 'returnType') = '_p_SEXP'
+class(`native_unwind_token`) = c("SWIGFunction", class('native_unwind_token'))
+
+# Start of native_continue_unwind
+
+`native_continue_unwind` = function(token)
+{
+  if (inherits(token, "ExternalReference")) token = slot(token,"ref"); 
+  ;.Call('R_swig_native_continue_unwind', token, PACKAGE='kkmeans');
+  
+}
+
+attr(`native_continue_unwind`, 'returnType') = 'void'
+attr(`native_continue_unwind`, "inputTypes") = c('_p_SEXP')
+class(`native_continue_unwind`) = c("SWIGFunction", class('native_continue_unwind'))
+
 # Start of native_model_is_null
 
 `native_model_is_null` = function(model, .copy = FALSE)
@@ -383,6 +407,116 @@ class(`NativeModel_fit_f64`) = c("SWIGFunction", class('NativeModel_fit_f64'))
 attr(`NativeModel_fit_weighted_f64`, 'returnType') = 'void'
 attr(`NativeModel_fit_weighted_f64`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric')
 class(`NativeModel_fit_weighted_f64`) = c("SWIGFunction", class('NativeModel_fit_weighted_f64'))
+
+# Start of NativeModel_fit_progress
+
+`NativeModel_fit_progress` = function(self, data, n, d, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  
+  ;.Call('R_swig_NativeModel_fit_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_fit_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'list')
+class(`NativeModel_fit_progress`) = c("SWIGFunction", class('NativeModel_fit_progress'))
+
+# Start of NativeModel_fit_weighted_progress
+
+`NativeModel_fit_weighted_progress` = function(self, data, n, d, weights, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  
+  ;.Call('R_swig_NativeModel_fit_weighted_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_fit_weighted_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_weighted_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric', 'list')
+class(`NativeModel_fit_weighted_progress`) = c("SWIGFunction", class('NativeModel_fit_weighted_progress'))
+
+# Start of NativeModel_fit_f64_progress
+
+`NativeModel_fit_f64_progress` = function(self, data, n, d, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  
+  ;.Call('R_swig_NativeModel_fit_f64_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_fit_f64_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_f64_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'list')
+class(`NativeModel_fit_f64_progress`) = c("SWIGFunction", class('NativeModel_fit_f64_progress'))
+
+# Start of NativeModel_fit_weighted_f64_progress
+
+`NativeModel_fit_weighted_f64_progress` = function(self, data, n, d, weights, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  
+  ;.Call('R_swig_NativeModel_fit_weighted_f64_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_fit_weighted_f64_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_weighted_f64_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric', 'list')
+class(`NativeModel_fit_weighted_f64_progress`) = c("SWIGFunction", class('NativeModel_fit_weighted_f64_progress'))
 
 # Start of NativeModel_assign
 
@@ -697,7 +831,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

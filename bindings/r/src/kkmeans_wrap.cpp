@@ -1170,15 +1170,16 @@ SWIGINTERN void SWIG_R_Raise(SEXP obj, const char *msg) {
 #define SWIGTYPE_p_char swig_types[0]
 #define SWIGTYPE_p_int swig_types[1]
 #define SWIGTYPE_p_kkm_model swig_types[2]
-#define SWIGTYPE_p_long_long swig_types[3]
-#define SWIGTYPE_p_short swig_types[4]
-#define SWIGTYPE_p_signed_char swig_types[5]
-#define SWIGTYPE_p_unsigned_char swig_types[6]
-#define SWIGTYPE_p_unsigned_int swig_types[7]
-#define SWIGTYPE_p_unsigned_long_long swig_types[8]
-#define SWIGTYPE_p_unsigned_short swig_types[9]
-static swig_type_info *swig_types[11];
-static swig_module_info swig_module = {swig_types, 10, 0, 0, 0, 0};
+#define SWIGTYPE_p_kkm_swig__Listener swig_types[3]
+#define SWIGTYPE_p_long_long swig_types[4]
+#define SWIGTYPE_p_short swig_types[5]
+#define SWIGTYPE_p_signed_char swig_types[6]
+#define SWIGTYPE_p_unsigned_char swig_types[7]
+#define SWIGTYPE_p_unsigned_int swig_types[8]
+#define SWIGTYPE_p_unsigned_long_long swig_types[9]
+#define SWIGTYPE_p_unsigned_short swig_types[10]
+static swig_type_info *swig_types[12];
+static swig_module_info swig_module = {swig_types, 11, 0, 0, 0, 0};
 #define SWIG_TypeQuery(name) SWIG_TypeQueryModule(&swig_module, &swig_module, name)
 #define SWIG_MangledTypeQuery(name) SWIG_MangledTypeQueryModule(&swig_module, &swig_module, name)
 
@@ -1414,6 +1415,35 @@ inline std::string text_of(kkm_status (*get)(const kkm_model*, const char*, char
     return std::string(buf.data());
 }
 
+/// Installs a progress callback for one fit and removes it on every path out (a callback
+/// left installed would point at the caller's stack after the fit).
+class ProgressInstalled {
+public:
+    ProgressInstalled(kkm_model* model, kkm_progress_fn callback, void* user_data) : model_(model) {
+        check(kkm_set_progress(model, callback, user_data));
+    }
+    ProgressInstalled(const ProgressInstalled&) = delete;
+    ProgressInstalled& operator=(const ProgressInstalled&) = delete;
+    ~ProgressInstalled() { kkm_set_progress(model_, nullptr, nullptr); }
+
+private:
+    kkm_model* model_;
+};
+
+/// Runs fit() (a kkm_fit call) with `listener` as the model's progress callback. Returns
+/// listener.outcome(status) for KKM_OK and KKM_ERR_CANCELLED (the model is unchanged after a
+/// cancel); throws a Failure for any other status.
+template <class Listener, class Fit>
+int32_t fit_listened(kkm_model* model, Listener& listener, Fit fit) {
+    kkm_status status;
+    {
+        const ProgressInstalled installed(model, &Listener::call, &listener);
+        status = fit();
+    }
+    if (status != KKM_OK && status != KKM_ERR_CANCELLED) check(status);
+    return listener.outcome(status);
+}
+
 inline kkm_status timings_of(const kkm_model* model, const char*, char* buf, size_t len,
                              size_t* out_len) {
     return kkm_get_timings(model, buf, len, out_len);
@@ -1428,6 +1458,7 @@ inline kkm_status timings_of(const kkm_model* model, const char*, char* buf, siz
 #include <string>
 
 
+#include <csetjmp>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -1473,7 +1504,78 @@ inline bool r_null_model(SEXP value) {
     return TYPEOF(tag) == EXTPTRSXP && R_ExternalPtrAddr(tag) == nullptr;
 }
 
+/// An R function (or NULL) as the fit's progress callback; see "Interrupts" above.
+class Listener {
+public:
+    /// function and token are protected by .Call for the duration of the fit.
+    void bind(SEXP function, SEXP token) {
+        function_ = function;
+        token_ = token;
+    }
+
+    /// kkm_progress_fn: 0 to go on, 1 to cancel. Never throws; an R jump stops here.
+    static int call(const char* stage, double fraction, void* self) noexcept {
+        Listener& l = *static_cast<Listener*>(self);
+        if (l.jumped_ || l.refused_) return 1;
+        if (!l.protect(&Listener::check_interrupt)) return 1;
+        if (l.function_ == R_NilValue) return 0;
+        l.stage_ = stage;
+        l.fraction_ = fraction;
+        if (!l.protect(&Listener::report)) return 1;
+        return l.refused_ ? 1 : 0;
+    }
+
+    /// -1 after a stopped R jump (owed to native_continue_unwind), else the fit's status.
+    int32_t outcome(kkm_status status) const { return jumped_ ? -1 : static_cast<int32_t>(status); }
+
+private:
+    /// Runs fn(this) under R_UnwindProtect. If R jumps out of it, the cleanup function
+    /// longjmps back here (crossing only R_UnwindProtect's C frame and its own), the jump
+    /// stays recorded in token_, and the result is false.
+    bool protect(SEXP (*fn)(void*)) {
+        if (setjmp(jump_buf_) != 0) {
+            jumped_ = true;
+            return false;
+        }
+        R_UnwindProtect(fn, this, &Listener::stop_jump, this, token_);
+        return true;
+    }
+
+    static void stop_jump(void* self, Rboolean jump) {
+        if (jump) std::longjmp(static_cast<Listener*>(self)->jump_buf_, 1);
+    }
+
+    static SEXP check_interrupt(void*) {
+        R_CheckUserInterrupt();
+        return R_NilValue;
+    }
+
+    /// Calls function(stage, fraction); FALSE (a single logical) means stop.
+    static SEXP report(void* self) {
+        Listener& l = *static_cast<Listener*>(self);
+        SEXP stage = Rf_protect(Rf_mkString(l.stage_));
+        SEXP fraction = Rf_protect(Rf_ScalarReal(l.fraction_));
+        SEXP call = Rf_protect(Rf_lang3(l.function_, stage, fraction));
+        SEXP answer = Rf_eval(call, R_GlobalEnv);
+        l.refused_ = TYPEOF(answer) == LGLSXP && Rf_xlength(answer) == 1 && LOGICAL(answer)[0] == FALSE;
+        Rf_unprotect(3);
+        return R_NilValue;
+    }
+
+    SEXP function_ = R_NilValue;
+    SEXP token_ = R_NilValue;
+    std::jmp_buf jump_buf_;
+    const char* stage_ = "";
+    double fraction_ = 0;
+    bool jumped_ = false;
+    bool refused_ = false;
+};
+
 }  // namespace kkm_swig
+
+
+SEXP native_unwind_token() { return R_MakeUnwindCont(); }
+void native_continue_unwind(SEXP token) { R_ContinueUnwind(token); }
 
 
 bool native_model_is_null(SEXP model) { return kkm_swig::r_null_model(model); }
@@ -1573,6 +1675,24 @@ SWIGINTERN void kkm_model_fit_weighted_f64(kkm_model *self,double const *data,in
         kkm_swig::require_length("weights", weights_len, n, 1);
         kkm_swig::check(kkm_fit_f64(self, data, n, d, weights));
     }
+SWIGINTERN int32_t kkm_model_fit_progress(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit(self, data, n, d, nullptr); });
+    }
+SWIGINTERN int32_t kkm_model_fit_weighted_progress(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d,float const *weights,int64_t weights_len,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit(self, data, n, d, weights); });
+    }
+SWIGINTERN int32_t kkm_model_fit_f64_progress(kkm_model *self,double const *data,int64_t data_len,int64_t n,int64_t d,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_f64(self, data, n, d, nullptr); });
+    }
+SWIGINTERN int32_t kkm_model_fit_weighted_f64_progress(kkm_model *self,double const *data,int64_t data_len,int64_t n,int64_t d,double const *weights,int64_t weights_len,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_f64(self, data, n, d, weights); });
+    }
 SWIGINTERN void kkm_model_assign(kkm_model const *self,float const *data,int64_t data_len,int64_t n,int64_t d,int32_t *labels,int64_t labels_len){
         kkm_swig::require_length("data", data_len, n, d);
         kkm_swig::require_at_least("labels", labels_len, n);
@@ -1647,6 +1767,65 @@ SWIGINTERN double kkm_model_normalized_mutual_info(int32_t const *a,int64_t a_le
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+SWIGEXPORT SEXP
+R_swig_native_unwind_token ( SEXP s_swig_copy)
+{
+  {
+    SEXP result;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    {
+      try {
+        result = native_unwind_token();
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = result;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_native_continue_unwind ( SEXP token)
+{
+  {
+    SEXP arg1 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    arg1 = token;
+    native_continue_unwind(SWIG_STD_MOVE(arg1));
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
 
 SWIGEXPORT SEXP
 R_swig_native_model_is_null ( SEXP model, SEXP s_swig_copy)
@@ -2293,6 +2472,394 @@ R_swig_NativeModel_fit_weighted_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP
       }
     }
     r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    kkm_swig::Listener *arg6 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound6 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_progress', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_fit_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_fit_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_progress', argument 6 must be list(function or NULL, native_unwind_token())");
+      }
+      bound6.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg6 = &bound6;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_progress(arg1,(float const *)arg2,arg3,arg4,arg5,arg6);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_weighted_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP weights, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    float *arg6 = (float *) 0 ;
+    int64_t arg7 ;
+    kkm_swig::Listener *arg8 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound8 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_weighted_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_progress', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_fit_weighted_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_fit_weighted_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_progress', argument 6 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(weights);
+        const double* src_ = REAL(weights);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg6 = dst_;
+        arg7 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_weighted_progress', argument 8 must be list(function or NULL, native_unwind_token())");
+      }
+      bound8.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg8 = &bound8;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_weighted_progress(arg1,(float const *)arg2,arg3,arg4,arg5,(float const *)arg6,arg7,arg8);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_f64_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    kkm_swig::Listener *arg6 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound6 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_f64_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_f64_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_f64_progress', argument 2 must be a numeric vector");
+      }
+      arg2 = REAL(data);
+      arg3 = static_cast<int64_t>(Rf_xlength(data));
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_fit_f64_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_fit_f64_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_f64_progress', argument 6 must be list(function or NULL, native_unwind_token())");
+      }
+      bound6.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg6 = &bound6;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_f64_progress(arg1,(double const *)arg2,arg3,arg4,arg5,arg6);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_weighted_f64_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP weights, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    double *arg6 = (double *) 0 ;
+    int64_t arg7 ;
+    kkm_swig::Listener *arg8 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound8 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_f64_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_weighted_f64_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_f64_progress', argument 2 must be a numeric vector");
+      }
+      arg2 = REAL(data);
+      arg3 = static_cast<int64_t>(Rf_xlength(data));
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_fit_weighted_f64_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_fit_weighted_f64_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_weighted_f64_progress', argument 6 must be a numeric vector");
+      }
+      arg6 = REAL(weights);
+      arg7 = static_cast<int64_t>(Rf_xlength(weights));
+    }
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_weighted_f64_progress', argument 8 must be list(function or NULL, native_unwind_token())");
+      }
+      bound8.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg8 = &bound8;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_weighted_f64_progress(arg1,(double const *)arg2,arg3,arg4,arg5,(double const *)arg6,arg7,arg8);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
     vmaxset(r_vmax);
     if(r_nprotect)  Rf_unprotect(r_nprotect);
     
@@ -3583,6 +4150,7 @@ R_swig_NativeModel_normalized_mutual_info ( SEXP a, SEXP b, SEXP s_swig_copy)
 static swig_type_info _swigt__p_char = {"_p_char", "char *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_int = {"_p_int", "int32_t *|int_fast16_t *|int_fast32_t *|int_least32_t *|intptr_t *|int *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_kkm_model = {"_p_kkm_model", "kkm_model *", 0, 0, (void*)0, 0};
+static swig_type_info _swigt__p_kkm_swig__Listener = {"_p_kkm_swig__Listener", "kkm_swig::Listener *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_long_long = {"_p_long_long", "int64_t *|int_fast64_t *|int_least64_t *|intmax_t *|long long *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_short = {"_p_short", "int16_t *|int_least16_t *|short *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_signed_char = {"_p_signed_char", "int8_t *|int_fast8_t *|int_least8_t *|signed char *", 0, 0, (void*)0, 0};
@@ -3595,6 +4163,7 @@ static swig_type_info *swig_type_initial[] = {
   &_swigt__p_char,
   &_swigt__p_int,
   &_swigt__p_kkm_model,
+  &_swigt__p_kkm_swig__Listener,
   &_swigt__p_long_long,
   &_swigt__p_short,
   &_swigt__p_signed_char,
@@ -3607,6 +4176,7 @@ static swig_type_info *swig_type_initial[] = {
 static swig_cast_info _swigc__p_char[] = {  {&_swigt__p_char, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_int[] = {  {&_swigt__p_int, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_kkm_model[] = {  {&_swigt__p_kkm_model, 0, 0, 0},{0, 0, 0, 0}};
+static swig_cast_info _swigc__p_kkm_swig__Listener[] = {  {&_swigt__p_kkm_swig__Listener, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_long_long[] = {  {&_swigt__p_long_long, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_short[] = {  {&_swigt__p_short, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_signed_char[] = {  {&_swigt__p_signed_char, 0, 0, 0},{0, 0, 0, 0}};
@@ -3619,6 +4189,7 @@ static swig_cast_info *swig_cast_initial[] = {
   _swigc__p_char,
   _swigc__p_int,
   _swigc__p_kkm_model,
+  _swigc__p_kkm_swig__Listener,
   _swigc__p_long_long,
   _swigc__p_short,
   _swigc__p_signed_char,
@@ -3881,36 +4452,42 @@ extern "C" {
 #endif
 
 SWIGINTERN R_CallMethodDef CallEntries[] = {
-   {"R_swig_NativeModel_save_size", (DL_FUNC) &R_swig_NativeModel_save_size, 2},
-   {"R_swig_NativeModel_set_params", (DL_FUNC) &R_swig_NativeModel_set_params, 2},
-   {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
-   {"R_swig_NativeModel_fit_weighted_f64", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64, 5},
-   {"R_swig_new_NativeModel", (DL_FUNC) &R_swig_new_NativeModel, 0},
-   {"R_swig_NativeModel_feature_dim", (DL_FUNC) &R_swig_NativeModel_feature_dim, 2},
-   {"R_swig_NativeModel_labels", (DL_FUNC) &R_swig_NativeModel_labels, 2},
-   {"R_swig_NativeModel_load_buffer", (DL_FUNC) &R_swig_NativeModel_load_buffer, 2},
-   {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
-   {"R_swig_NativeModel_get_param", (DL_FUNC) &R_swig_NativeModel_get_param, 3},
-   {"R_swig_NativeModel_assign_distances_f64", (DL_FUNC) &R_swig_NativeModel_assign_distances_f64, 6},
-   {"R_swig_NativeModel_k", (DL_FUNC) &R_swig_NativeModel_k, 2},
-   {"R_swig_NativeModel_adjusted_rand_index", (DL_FUNC) &R_swig_NativeModel_adjusted_rand_index, 3},
-   {"R_swig_NativeModel_normalized_mutual_info", (DL_FUNC) &R_swig_NativeModel_normalized_mutual_info, 3},
-   {"R_swig_NativeModel_assign_f64", (DL_FUNC) &R_swig_NativeModel_assign_f64, 5},
-   {"R_swig_NativeModel_set_param", (DL_FUNC) &R_swig_NativeModel_set_param, 3},
-   {"R_swig_NativeModel_fit_f64", (DL_FUNC) &R_swig_NativeModel_fit_f64, 4},
-   {"R_swig_NativeModel_iterations", (DL_FUNC) &R_swig_NativeModel_iterations, 2},
-   {"R_swig_NativeModel_load", (DL_FUNC) &R_swig_NativeModel_load, 2},
-   {"R_swig_NativeModel_n_features", (DL_FUNC) &R_swig_NativeModel_n_features, 2},
-   {"R_swig_NativeModel_fit_weighted", (DL_FUNC) &R_swig_NativeModel_fit_weighted, 5},
-   {"R_swig_delete_NativeModel", (DL_FUNC) &R_swig_delete_NativeModel, 1},
-   {"R_swig_NativeModel_objective", (DL_FUNC) &R_swig_NativeModel_objective, 2},
-   {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
-   {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
-   {"R_swig_NativeModel_n_train", (DL_FUNC) &R_swig_NativeModel_n_train, 2},
    {"R_swig_native_model_is_null", (DL_FUNC) &R_swig_native_model_is_null, 2},
-   {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
+   {"R_swig_NativeModel_labels", (DL_FUNC) &R_swig_NativeModel_labels, 2},
+   {"R_swig_NativeModel_adjusted_rand_index", (DL_FUNC) &R_swig_NativeModel_adjusted_rand_index, 3},
+   {"R_swig_NativeModel_load", (DL_FUNC) &R_swig_NativeModel_load, 2},
+   {"R_swig_NativeModel_fit_f64", (DL_FUNC) &R_swig_NativeModel_fit_f64, 4},
+   {"R_swig_NativeModel_load_buffer", (DL_FUNC) &R_swig_NativeModel_load_buffer, 2},
+   {"R_swig_NativeModel_fit_weighted", (DL_FUNC) &R_swig_NativeModel_fit_weighted, 5},
+   {"R_swig_NativeModel_save_size", (DL_FUNC) &R_swig_NativeModel_save_size, 2},
+   {"R_swig_NativeModel_assign_f64", (DL_FUNC) &R_swig_NativeModel_assign_f64, 5},
+   {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
+   {"R_swig_NativeModel_fit_weighted_f64", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64, 5},
+   {"R_swig_NativeModel_set_params", (DL_FUNC) &R_swig_NativeModel_set_params, 2},
+   {"R_swig_native_unwind_token", (DL_FUNC) &R_swig_native_unwind_token, 1},
+   {"R_swig_NativeModel_fit_weighted_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64_progress, 7},
+   {"R_swig_NativeModel_objective", (DL_FUNC) &R_swig_NativeModel_objective, 2},
+   {"R_swig_NativeModel_iterations", (DL_FUNC) &R_swig_NativeModel_iterations, 2},
+   {"R_swig_NativeModel_n_train", (DL_FUNC) &R_swig_NativeModel_n_train, 2},
+   {"R_swig_NativeModel_n_features", (DL_FUNC) &R_swig_NativeModel_n_features, 2},
+   {"R_swig_NativeModel_feature_dim", (DL_FUNC) &R_swig_NativeModel_feature_dim, 2},
    {"R_swig_NativeModel_save_buffer", (DL_FUNC) &R_swig_NativeModel_save_buffer, 2},
+   {"R_swig_NativeModel_assign_distances_f64", (DL_FUNC) &R_swig_NativeModel_assign_distances_f64, 6},
+   {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
    {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
+   {"R_swig_NativeModel_fit_weighted_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_progress, 7},
+   {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
+   {"R_swig_native_continue_unwind", (DL_FUNC) &R_swig_native_continue_unwind, 1},
+   {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
+   {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
+   {"R_swig_NativeModel_fit_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_f64_progress, 6},
+   {"R_swig_new_NativeModel", (DL_FUNC) &R_swig_new_NativeModel, 0},
+   {"R_swig_NativeModel_set_param", (DL_FUNC) &R_swig_NativeModel_set_param, 3},
+   {"R_swig_NativeModel_get_param", (DL_FUNC) &R_swig_NativeModel_get_param, 3},
+   {"R_swig_NativeModel_k", (DL_FUNC) &R_swig_NativeModel_k, 2},
+   {"R_swig_NativeModel_fit_progress", (DL_FUNC) &R_swig_NativeModel_fit_progress, 6},
+   {"R_swig_NativeModel_normalized_mutual_info", (DL_FUNC) &R_swig_NativeModel_normalized_mutual_info, 3},
+   {"R_swig_delete_NativeModel", (DL_FUNC) &R_swig_delete_NativeModel, 1},
    {NULL, NULL, 0}
 };
 

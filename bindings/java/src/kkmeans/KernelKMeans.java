@@ -28,6 +28,11 @@ import java.util.function.Function;
  * are {@link KKMeansException}s with the library's status and message; any use after
  * {@link #close()} is an {@link IllegalStateException}.
  *
+ * <p>Progress and cancellation: every fit has an overload taking a {@link ProgressListener}
+ * (stage and fraction, about every 0.1 s; returning false cancels), and every fit stops when
+ * its thread is interrupted; a cancelled fit throws {@link FitCancelledException} and leaves
+ * the model as it was.
+ *
  * <p>Threads: {@code predict}, the getters, {@code toBytes} and {@code save} may run
  * concurrently on one model; {@code fit}, the setters and {@code close} wait until they are
  * done (a read-write lock). The native model is freed by {@link #close()} (idempotent) or,
@@ -212,53 +217,148 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Fits on n rows of d features, row-major: element (i, j) is {@code x[i * d + j]}.
+     * Every fit can be cancelled by interrupting its thread ({@link Thread#interrupt()}): it
+     * then stops within about 0.1 s plus one block of work and throws
+     * {@link FitCancelledException}; the model is unchanged and the interrupt flag stays set.
      *
      * @return this
      * @throws IllegalArgumentException if x is null, its length is not n * d, or the
      *     parameters do not fit the data (e.g. k &gt; n)
      * @throws KKMeansException for invalid data (NaN/Inf) or when memory would run out
+     * @throws FitCancelledException if the thread was interrupted during the fit
      */
     public KernelKMeans fit(float[] x, long n, long d) {
+        return fit(x, n, d, (ProgressListener) null);
+    }
+
+    /**
+     * As {@link #fit(float[], long, long)}, reporting progress to {@code listener} (may be
+     * null), which may cancel the fit by returning false.
+     *
+     * @throws FitCancelledException if the listener returned false or the thread was interrupted
+     */
+    public KernelKMeans fit(float[] x, long n, long d, ProgressListener listener) {
         requireNonNull(x, "x");
-        return write(m -> m.fit(x, n, d));
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_progress(x, n, d, r)));
     }
 
     /** As {@link #fit(float[], long, long)} with n non-negative sample weights. */
     public KernelKMeans fit(float[] x, long n, long d, float[] weights) {
+        return fit(x, n, d, weights, null);
+    }
+
+    /** As {@link #fit(float[], long, long, float[])}, reporting progress to {@code listener} (may be null). */
+    public KernelKMeans fit(float[] x, long n, long d, float[] weights, ProgressListener listener) {
         requireNonNull(x, "x");
         requireNonNull(weights, "weights");
-        return write(m -> m.fit_weighted(x, n, d, weights));
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_weighted_progress(x, n, d, weights, r)));
     }
 
     /** As {@link #fit(float[], long, long)} for float64 data. */
     public KernelKMeans fit(double[] x, long n, long d) {
+        return fit(x, n, d, (ProgressListener) null);
+    }
+
+    /** As {@link #fit(double[], long, long)}, reporting progress to {@code listener} (may be null). */
+    public KernelKMeans fit(double[] x, long n, long d, ProgressListener listener) {
         requireNonNull(x, "x");
-        return write(m -> m.fit_f64(x, n, d));
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_f64_progress(x, n, d, r)));
     }
 
     /** As {@link #fit(double[], long, long)} with n non-negative sample weights. */
     public KernelKMeans fit(double[] x, long n, long d, double[] weights) {
+        return fit(x, n, d, weights, null);
+    }
+
+    /** As {@link #fit(double[], long, long, double[])}, reporting progress to {@code listener} (may be null). */
+    public KernelKMeans fit(double[] x, long n, long d, double[] weights, ProgressListener listener) {
         requireNonNull(x, "x");
         requireNonNull(weights, "weights");
-        return write(m -> m.fit_weighted_f64(x, n, d, weights));
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_weighted_f64_progress(x, n, d, weights, r)));
     }
 
     /** Fits on {@code x[i]} = row i (all rows of one length d). */
     public KernelKMeans fit(double[][] x) {
+        return fit(x, (ProgressListener) null);
+    }
+
+    /**
+     * As {@link #fit(double[][])}, reporting progress to {@code listener} (may be null):
+     * <pre>{@code
+     * km.fit(x, (stage, fraction) -> {
+     *     System.err.printf("%s %.0f%%%n", stage, 100 * fraction);
+     *     return !stopRequested;       // false cancels: FitCancelledException
+     * });
+     * }</pre>
+     */
+    public KernelKMeans fit(double[][] x, ProgressListener listener) {
         Flat<double[]> f = flatten(x);
-        return fit(f.values, f.n, f.d);
+        return fit(f.values, f.n, f.d, listener);
     }
 
     /** As {@link #fit(double[][])} with one non-negative weight per row. */
     public KernelKMeans fit(double[][] x, double[] weights) {
+        return fit(x, weights, null);
+    }
+
+    /** As {@link #fit(double[][], double[])}, reporting progress to {@code listener} (may be null). */
+    public KernelKMeans fit(double[][] x, double[] weights, ProgressListener listener) {
         Flat<double[]> f = flatten(x);
-        return fit(f.values, f.n, f.d, weights);
+        return fit(f.values, f.n, f.d, weights, listener);
     }
 
     /** Fits on {@code x[i]} = row i (all rows of one length d). */
     public KernelKMeans fit(float[][] x) {
+        return fit(x, (ProgressListener) null);
+    }
+
+    /** As {@link #fit(float[][])}, reporting progress to {@code listener} (may be null). */
+    public KernelKMeans fit(float[][] x, ProgressListener listener) {
         Flat<float[]> f = flatten(x);
-        return fit(f.values, f.n, f.d);
+        return fit(f.values, f.n, f.d, listener);
+    }
+
+    /**
+     * The listener the native fit calls (on the fitting thread): it cancels when the thread
+     * is interrupted (the flag is only read, never cleared) or the user's listener returns
+     * false, and remembers which. An exception from the user's listener passes through: the
+     * native side cancels the fit and the exception reaches the caller of fit.
+     */
+    private static final class Reporter implements ProgressListener {
+        private static final int CANCELLED_STATUS = KKMeansException.CANCELLED;
+
+        private final ProgressListener user;
+        private boolean interrupted;
+
+        Reporter(ProgressListener user) {
+            this.user = user;
+        }
+
+        @Override
+        public boolean onProgress(String stage, double fraction) {
+            if (Thread.currentThread().isInterrupted()) {
+                interrupted = true;
+                return false;
+            }
+            return user == null || user.onProgress(stage, fraction);
+        }
+
+        /** Turns the native fit's status (OK or CANCELLED) into a return or a FitCancelledException. */
+        void check(int status) {
+            if (status != CANCELLED_STATUS) {
+                return;
+            }
+            if (interrupted) {
+                throw new FitCancelledException("the fit was cancelled: its thread was interrupted; the model is unchanged",
+                        true);
+            }
+            throw new FitCancelledException("the fit was cancelled: the progress listener returned false; the model is unchanged",
+                    false);
+        }
     }
 
     // ------------------------------------------------------------------ predict
