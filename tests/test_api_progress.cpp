@@ -88,6 +88,25 @@ TEST(Progress, ReportsStagesOnTheCallingThreadWithFractionsInRange) {
     }
 }
 
+TEST(Progress, FractionsNeverGoBackOnFitsLongEnoughToReportWithinStages) {
+    // Long enough for several time-gated reports inside seeding and the mini-batch stages,
+    // whose inner parallel loops must report within their step's share, not 0 → 1 each.
+    const Dataset ds = uniform(12000, 8, 3);
+    for (const char* params : {"k=20 method=nystrom m=300 seed=1", "k=20 method=minibatch batch_size=2048 max_iter=30 seed=1",
+                               "k=20 method=rff m=300 solver=minibatch seed=1"}) {
+        SCOPED_TRACE(params);
+        Model m = make_model(params);
+        Recorder r;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        for (size_t i = 1; i < r.calls.size(); ++i) {
+            if (r.calls[i - 1].stage == r.calls[i].stage) {
+                EXPECT_GE(r.calls[i].fraction, r.calls[i - 1].fraction) << r.calls[i].stage << " report " << i;
+            }
+        }
+    }
+}
+
 TEST(Progress, CancelAtEveryStageOfEveryMethodLeavesTheModelUnchanged) {
     const Dataset ds = rings(150, 6);
     for (const char* method : kMethods) {

@@ -425,7 +425,10 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
     }
     MinibatchResult r;
     Step s;
+    const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     for (int64_t it = 1; it <= options.max_iter && !r.stopped_early; ++it) {
+        // The iteration's share of the stage: its parallel loops report within it.
+        progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
         sampler.draw(it, options.batch_size, s.points);
         products->before(s);
         const double before = batch_objective(K, s, c.self_dot, &s.labels);
@@ -435,7 +438,7 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
         r.iterations = static_cast<int32_t>(it);
         r.stopped_early = before - after < options.epsilon;
         r.history.push_back({before, after});
-        progress_poll(static_cast<double>(it) / static_cast<double>(options.max_iter));
+        progress_poll(static_cast<double>(it) / max_iter);
     }
     for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients(options.normalise));
     return r;

@@ -66,8 +66,11 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
     std::vector<double> counts(static_cast<size_t>(o.k), 0.0);
     const BatchSampler sampler(F.rows, weights);
     std::vector<int32_t> labels;
+    const auto max_iter = static_cast<double>(std::max<int64_t>(o.max_iter, 1));
     for (int64_t it = 0; it < o.max_iter; ++it) {
-        progress_poll(static_cast<double>(it) / static_cast<double>(o.max_iter));
+        // The iteration's share of the stage: its parallel loops report within it.
+        progress_range(static_cast<double>(it) / max_iter, static_cast<double>(it + 1) / max_iter);
+        progress_poll(static_cast<double>(it) / max_iter);
         Rng rng(seed, Stream::batches, (restart << 32) | static_cast<uint64_t>(it));
         std::vector<int64_t> idx(static_cast<size_t>(o.batch_size));
         for (int64_t& i : idx) i = sampler.draw(rng);

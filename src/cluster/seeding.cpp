@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/progress.h"
+
 namespace kkm {
 namespace {
 
@@ -57,10 +59,13 @@ Seeding seed_kmeanspp(int64_t n, int64_t k, const std::vector<float>& w,
     std::vector<float> closest(static_cast<size_t>(n));
     const std::vector<float> unit(static_cast<size_t>(n), 1.0f);
     s.centres.push_back(draw_proportional(cumulative_mass(w, unit), rng));
+    progress_range(0.0, 1.0 / static_cast<double>(k));
     distance_to({s.centres[0]}, closest.data());
     const int trials = 2 + static_cast<int>(std::log(static_cast<double>(k)));
     std::vector<float> candidates(static_cast<size_t>(trials * n));
     for (int64_t c = 1; c < k; ++c) {
+        // Step c's share of the stage: the oracle's parallel loops report within it.
+        progress_range(static_cast<double>(c) / static_cast<double>(k), static_cast<double>(c + 1) / static_cast<double>(k));
         const std::vector<double> cumulative = cumulative_mass(w, closest);
         std::vector<int64_t> ids(static_cast<size_t>(trials));
         for (int64_t& id : ids) id = draw_proportional(cumulative, rng);
@@ -92,6 +97,8 @@ Seeding seed_random(int64_t n, int64_t k, const SquaredDistanceToPoint& distance
     constexpr int64_t kGroup = 16;  // centres per pass over the data
     std::vector<float> dist(static_cast<size_t>(kGroup * n));
     for (int64_t first = 0; first < k; first += kGroup) {
+        progress_range(static_cast<double>(first) / static_cast<double>(k),
+                       static_cast<double>(std::min(k, first + kGroup)) / static_cast<double>(k));
         const std::vector<int64_t> group(s.centres.begin() + first,
                                          s.centres.begin() + std::min(k, first + kGroup));
         distance_to(group, dist.data());

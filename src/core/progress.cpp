@@ -19,7 +19,10 @@ ProgressScope::~ProgressScope() { tl_current = previous_; }
 
 bool Progress::call(double fraction) noexcept {
     last_ = Clock::now();
-    fraction_ = std::clamp(fraction, 0.0, 1.0);
+    // Within a stage the reported fraction never goes back: nested loops (seeding inside the
+    // mini-batch stage, several parallel loops per iteration) each estimate their own share,
+    // and a caller's progress bar must not jump backwards.
+    fraction_ = std::max(std::clamp(fraction, 0.0, 1.0), fraction_);
     if (callback_ == nullptr) return false;
     return callback_(stage_, fraction_, user_) != 0;
 }
@@ -28,6 +31,7 @@ void Progress::begin(const char* name) {
     stage_ = name;
     lo_ = 0;
     hi_ = 1;
+    fraction_ = 0;
     throw_if_cancelled();
     if (call(0.0)) cancelled_ = true;
     throw_if_cancelled();
