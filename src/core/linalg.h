@@ -1,6 +1,6 @@
 // The one wrapper around BLAS and LAPACK. Nobody else includes blis.h, cblas.h or lapacke.h.
 // All matrices are row-major. The thread count is passed per call; global BLAS/OpenMP state
-// is never changed.
+// is never changed, except in a forked child (one_blas_thread_in_forked_child).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,11 @@ void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, con
 /// overwritten by the eigenvectors as columns; w receives the eigenvalues in ascending
 /// order. Throws kkm::Error(KKM_ERR_INTERNAL) if LAPACK does not converge.
 void dsyevd(int64_t n, double* A, double* w);
+
+/// In a forked child (core/parallel.h), sets the thread count of the BLAS that takes none per
+/// call (the BLAS under LAPACK; cblas_sgemm of OpenBLAS) to 1, for good: more threads hang
+/// there. Elsewhere it does nothing. dsyevd and OpenBLAS's sgemm call it; nothing else needs to.
+void one_blas_thread_in_forked_child();
 
 /// Name of the BLAS this build uses ("blis" or "openblas").
 const char* blas_name();

@@ -19,6 +19,7 @@ void dsyevd(int64_t n, double* A, double* w) {
                          "): kernel values overflow float32; reduce gamma, degree or the scale of X");
         }
     }
+    one_blas_thread_in_forked_child();
     const lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', static_cast<lapack_int>(n),
                                            A, static_cast<lapack_int>(n), w);
     if (info != 0) {

@@ -1,6 +1,7 @@
 // Threading helpers: a thread count passed per call (never global state), and a parallel
 // loop over fixed blocks that captures the first exception thrown inside the OpenMP region
-// and rethrows it after the region (no exception may leave an OpenMP region).
+// and rethrows it after the region (no exception may leave an OpenMP region). In a forked
+// child every region runs on one thread (usable_threads, core/parallel.cpp).
 #pragma once
 
 #include <omp.h>
@@ -16,6 +17,15 @@
 #include "core/progress.h"
 
 namespace kkm {
+
+/// True in a process forked (at any depth) after the library was loaded: OpenMP's thread
+/// pool does not survive fork, so a region with more threads than one hangs there (see
+/// core/parallel.cpp).
+bool in_forked_child();
+
+/// The threads a parallel region or a BLAS call may use now: `requested`, or 1 in a forked
+/// child. Results never depend on the thread count, so a child computes what its parent would.
+inline int usable_threads(int requested) { return in_forked_child() ? 1 : requested; }
 
 /// Resolves the `threads` parameter: 0 means every core OpenMP reports.
 inline int resolve_threads(int64_t requested) {
@@ -56,6 +66,19 @@ private:
 /// Number of blocks of `block` items covering n items.
 inline int64_t block_count(int64_t n, int64_t block) { return (n + block - 1) / block; }
 
+/// Runs fn(b) for b in [0, nblocks) in order on the calling thread, with parallel_blocks'
+/// progress reports and cancellation.
+template <class Fn>
+void serial_blocks(Progress* progress, int64_t nblocks, Fn&& fn) {
+    for (int64_t b = 0; b < nblocks; ++b) {
+        fn(b);
+        if (progress != nullptr) {
+            progress->poll_loop(b + 1, nblocks);
+            progress->throw_if_cancelled();
+        }
+    }
+}
+
 /// Runs fn(b) for every block index b in [0, nblocks) on `threads` threads. Blocks are
 /// independent, so the results never depend on the thread count. The first exception
 /// thrown by any block is rethrown here after all threads have finished.
@@ -66,14 +89,9 @@ template <class Fn>
 void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
     Progress* const progress = Progress::current();  // the calling thread's, or NULL
     if (progress != nullptr) progress->throw_if_cancelled();
+    threads = usable_threads(threads);
     if (threads <= 1 || nblocks <= 1) {  // no OpenMP region at all (libomp leaks in if(false) ones)
-        for (int64_t b = 0; b < nblocks; ++b) {
-            fn(b);
-            if (progress != nullptr) {
-                progress->poll_loop(b + 1, nblocks);
-                progress->throw_if_cancelled();
-            }
-        }
+        serial_blocks(progress, nblocks, fn);
         return;
     }
     std::exception_ptr error;
@@ -99,11 +117,17 @@ void parallel_blocks(int threads, int64_t nblocks, Fn&& fn) {
 
 /// As parallel_blocks, while the first thread first runs `side` (e.g. a single-threaded
 /// LAPACK call), so the other threads are not idle meanwhile. The blocks are still
-/// independent, so results never depend on the thread count.
+/// independent, so results never depend on the thread count. On one thread: `side`, then the
+/// blocks in order, without an OpenMP region.
 template <class Side, class Fn>
 void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) {
     Progress* const progress = Progress::current();
     if (progress != nullptr) progress->throw_if_cancelled();
+    if (usable_threads(threads) <= 1) {
+        side();
+        serial_blocks(progress, nblocks, fn);
+        return;
+    }
     std::exception_ptr error;
     std::mutex error_mutex;
     std::atomic<int64_t> next{0};
