@@ -30,7 +30,8 @@
       n_init=1, papers' gamma, --threads: kkm_fit wall time <= 3 s, seeds 0 and 1 (both must
       meet it), with kkm_get_timings' stages and the Lloyd iterations of each.
   P8  half-precision kernel rows: the P1 fit (Fashion-MNIST, m=1000, k=10) with kernel_rows=f16
-      and kernel_rows=f32, seeds 0..9 (--seeds8): mean NMI of f16 within 0.002 of f32's,
+      and kernel_rows=f32, seeds 0..9 (--seeds8): mean NMI of f16 no lower than f32's - 0.002
+      (the seeds' spread of local optima, about 0.015, is reported beside it),
       with the mean fit time of each, the seeding and Lloyd stages, and the agreement (ARI)
       of the two labellings per seed. (The rings' identical labels are a unit test.)
 
@@ -510,7 +511,7 @@ def p8(args, kkm, metrics):
     summary = ("P8 kernel_rows=f16 vs f32 (Fashion-MNIST, m=1000)",
                f"NMI {dnmi:+.4f} (f16 {nmi['f16']:.4f}, f32 {nmi['f32']:.4f}); time "
                f"{mean([f['seconds'] for f in runs['f16']]) / mean([f['seconds'] for f in runs['f32']]):.2f}x",
-               "|NMI difference| <= 0.002", abs(dnmi) <= 0.002)
+               "NMI difference >= -0.002", dnmi >= -0.002)
     for fits in runs.values():
         for f in fits:
             f.pop("labels")
