@@ -97,7 +97,8 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     return value;
 }
 
-kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights) {
+kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights,
+                       kkm::MemoryLedger* ledger = nullptr) {
     KKM_API_BEGIN
     kkm::require_finite(X, "X");
     const kkm::Params params = model->params.typed();
@@ -105,7 +106,7 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
     std::shared_ptr<const kkm::FittedModel> result;
     {
         const kkm::ProgressScope scope(progress);
-        result = kkm::fit_model(params, X, weights);
+        result = kkm::fit_model(params, X, weights, ledger);
     }
     model->fitted_params = model->params;
     model->fitted = std::move(result);
@@ -228,8 +229,13 @@ kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d,
     kkm::require_pointer(model, "model");
     kkm::require_pointer(X, "X");
     kkm::require_shape(n, d);
+    // The float32 copy counts against max_memory_mb: charged to the fit's ledger (and the fit's
+    // estimate checked on top) before it is made.
+    const kkm::Params params = model->params.typed();
+    kkm::MemoryLedger ledger(params.max_memory_mb);
+    const kkm::MemoryLedger::Charge copy = kkm::charge_float32_copy(ledger, params, n, d, weights != nullptr);
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
-    return fit_checked(model, converted.view(), kkm::checked_weights(weights, n));
+    return fit_checked(model, converted.view(), kkm::checked_weights(weights, n), &ledger);
     KKM_API_END
 }
 

@@ -109,7 +109,9 @@ std::vector<ParamSpec> build_table() {
          "values lie in [-1, 1]); auto: f16 for those kernels, f32 otherwise. kkm_get_param "
          "reports what a fit used", 0, 0, false, false, "auto|f32|f16"},
         {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
-         "budget for the fit's working set in MiB; exact stores K when it fits, else recomputes rows",
+         "bound in MiB on what a fit allocates (kernel rows, features, sampling blocks, batches, the float32 "
+         "copy of float64 input, per-thread scratch): a fit whose estimate is over is refused before it "
+         "starts; exact stores K when it fits, else recomputes rows in blocks as large as fit",
          1, 1073741824.0, false, false, nullptr},
     };
 }

@@ -79,6 +79,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
     for (int64_t c = 0; c < kChunks; ++c) {
         for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
     }
+    std::vector<double>().swap(partial);  // 32 l² doubles: not held through the decomposition
     linalg::dsyevd(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);

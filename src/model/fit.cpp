@@ -11,6 +11,7 @@
 #include "kernels/kernel.h"
 #include "kernels/precomputed.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
@@ -70,6 +71,27 @@ std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
     fail(KKM_ERR_INTERNAL, "unknown method");
 }
 
+/// The method's up-front memory check (before any stage starts).
+void check_budget(const FitContext& context) {
+    switch (context.p.method) {
+        case Method::exact: return check_exact_budget(context);
+        case Method::nystrom: return check_nystrom_budget(context);
+        case Method::sketch: return check_sketch_budget(context);
+        case Method::rff: return check_rff_budget(context);
+        case Method::minibatch: return check_minibatch_budget(context);
+    }
+    fail(KKM_ERR_INTERNAL, "unknown method");
+}
+
+/// What fit_model holds from its start: the caller's float copy of the weights (made before
+/// the fit) and the copy divided by their largest, and the centring shift kept in the report.
+MemoryLedger::Charge charge_inputs(MemoryLedger& ledger, bool weighted, int64_t n, int64_t d) {
+    return ledger.charge("weights",
+                         "the weights (the caller's float copy and the copy divided by the largest) and the "
+                         "centring shift",
+                         (weighted ? 8.0 * static_cast<double>(n) : 0.0) + 4.0 * static_cast<double>(d));
+}
+
 /// The weights divided by their largest, and that largest: any finite positive scale of the
 /// same weights then gives the same fit (float32 sums of FLT_MAX weights no longer overflow).
 /// Uniform weights of any scale become no weights, so they fit exactly as none do (the
@@ -87,8 +109,27 @@ std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w) 
 
 }  // namespace
 
+MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, int64_t n, int64_t d,
+                                         bool weighted) {
+    MemoryLedger::Charge copy = ledger.charge("input", "the float32 copy of the float64 rows X (n x d)",
+                                              memory::matrix(static_cast<double>(n), static_cast<double>(d)));
+    validate_combination(p);
+    validate_against_data(p, ConstMatrix{nullptr, n, d});
+    const MemoryLedger::Charge held = charge_inputs(ledger, weighted, n, d);
+    const std::vector<float> no_weights, some_weights(weighted ? 1 : 0, 1.0f);  // only their presence counts
+    FitReport report;
+    StageTimer timer(report);
+    const FitContext context{p, ConstMatrix{nullptr, n, d}, weighted ? some_weights : no_weights, report, timer,
+                             resolve_threads(p.threads, fit_work(p, n, d)), ledger};
+    check_budget(context);
+    return copy;
+}
+
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
-                                       const std::vector<float>& weights) {
+                                       const std::vector<float>& weights, MemoryLedger* outer) {
+    MemoryLedger own(p.max_memory_mb);
+    MemoryLedger& ledger = outer != nullptr ? *outer : own;
+    const MemoryLedger::Charge held = charge_inputs(ledger, !weights.empty(), X.rows, X.cols);
     const auto [w, weight_scale] = unit_weights(weights);
     validate_combination(p);
     validate_against_data(p, X);
@@ -97,15 +138,21 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     FitReport report;
     report.isa = resolve_isa(p.isa);
     StageTimer timer(report);
+    const FitContext context{p, X, w, report, timer, threads, ledger, weight_scale, &weights};
+    check_budget(context);  // a fit that cannot fit is refused before any work
     const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
                             p.kernel == KernelType::polynomial;
-    if (uses_gamma) {
-        if (p.gamma <= 0) progress_begin("gamma");
-        report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
+    {
+        const MemoryLedger::Charge stage = ledger.charge(
+            "gamma", "the automatic gamma's per-thread sort orders and the centring sums",
+            memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+        if (uses_gamma) {
+            if (p.gamma <= 0) progress_begin("gamma");
+            report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
+        }
+        report.shift = centring_shift(p.kernel, X, w, threads);
     }
-    report.shift = centring_shift(p.kernel, X, w, threads);
     timer.stage("gamma");
-    const FitContext context{p, X, w, report, timer, threads, weight_scale, &weights};
     std::unique_ptr<FittedModel> model = dispatch(context);
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.

@@ -1,5 +1,6 @@
 #include "model/fit_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,7 @@
 #include "cluster/minibatch_lloyd.h"
 #include "core/error.h"
 #include "kernels/kernel.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
 
@@ -23,24 +25,35 @@ void StageTimer::stage(const char* name) {
     report_.timings.emplace_back(name, seconds);
 }
 
-void require_budget(const char* method, double bytes, const Params& p, const std::string& detail) {
-    constexpr double kMiB = 1024.0 * 1024.0;
-    const double budget = static_cast<double>(p.max_memory_mb) * kMiB;
-    if (bytes <= budget) return;
-    fail(KKM_ERR_OUT_OF_MEMORY,
-         std::string("method=") + method + " needs an estimated " +
-             std::to_string(static_cast<long long>(std::ceil(bytes / kMiB))) + " MiB (" + detail +
-             ") but max_memory_mb=" + std::to_string(p.max_memory_mb) +
-             "; raise max_memory_mb or use fewer rows" +
-             (std::string(method) == "exact" ? "" : " or a smaller m"));
+void require_budget(const FitContext& c, const char* method, double peak, const std::string& detail) {
+    // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
+    // the method's first stage.
+    const double need = std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows),
+                                                           static_cast<double>(c.X.cols), c.threads));
+    c.report.memory_estimate = c.ledger.total() + need;
+    const std::string name(method);
+    std::string advice = "use fewer rows";
+    if (name == "minibatch") {
+        advice = "use a smaller batch_size or tau (or fewer rows)";
+    } else if (name != "exact") {
+        advice = c.p.solver == Solver::minibatch ? "use fewer rows, a smaller m or a smaller batch_size"
+                                                 : "use fewer rows or a smaller m";
+    }
+    c.ledger.require("method=" + name, need, detail, advice);
 }
 
 std::vector<float> training_diagonal(const FitContext& c) {
-    std::vector<float> diag(static_cast<size_t>(c.X.rows));
+    const int64_t n = c.X.rows;
+    std::vector<float> diag(static_cast<size_t>(n));
     if (c.p.kernel == KernelType::precomputed) {
-        for (int64_t i = 0; i < c.X.rows; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
-    } else {
-        fit_kernel(c).diagonal(c.X, diag.data());
+        for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
+        return diag;
+    }
+    // In row blocks: a centring kernel copies the rows it is given.
+    constexpr int64_t kBlock = 256;
+    const Kernel kernel = fit_kernel(c);
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+        kernel.diagonal(c.X.slice(begin, std::min(kBlock, n - begin)), diag.data() + begin);
     }
     return diag;
 }
@@ -114,6 +127,12 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
 std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
                                               std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances) {
+    const MemoryLedger::Charge state =
+        c.ledger.charge(c.p.solver == Solver::minibatch ? "minibatch" : "lloyd",
+                        "k-means on the n x " + std::to_string(F.cols) +
+                            " features (norms, bounds, label caches, chunk sums, seeding, batches)",
+                        memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols),
+                                                 c.threads, !c.w.empty()));
     if (c.p.solver == Solver::minibatch) {
         return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset),
                                           kernel_distances);

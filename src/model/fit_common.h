@@ -1,4 +1,4 @@
-// Pieces every fit shares: stage timing, the memory budget, restarts, the report. Private to
+// Pieces every fit shares: stage timing, the memory ledger, restarts, the report. Private to
 // src/model.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/matrix.h"
+#include "core/memory_ledger.h"
 #include "core/progress.h"
 #include "core/params.h"
 #include "core/rng.h"
@@ -32,7 +33,8 @@ private:
     Clock::time_point start_;
 };
 
-/// What a method's fit gets: parameters, data, weights, the report under construction.
+/// What a method's fit gets: parameters, data, weights, the report under construction, and
+/// the ledger every stage charges its memory to (max_memory_mb).
 struct FitContext {
     const Params& p;
     ConstMatrix X;                  ///< the caller's rows (never handed to GEMM directly)
@@ -40,6 +42,7 @@ struct FitContext {
     FitReport& report;
     StageTimer& timer;
     int threads;
+    MemoryLedger& ledger;
     /// The caller's weights were divided by this (their largest) into w; the report's
     /// objective is multiplied back (1 without weights).
     double weight_scale = 1.0;
@@ -47,10 +50,14 @@ struct FitContext {
     const std::vector<float>* caller_weights = nullptr;
 };
 
-/// Throws OUT_OF_MEMORY naming the estimate and the budget when bytes > max_memory_mb.
-void require_budget(const char* method, double bytes, const Params& p, const std::string& detail);
+/// The up-front check of a method (before any stage starts): throws OUT_OF_MEMORY naming the
+/// estimate, `detail` and max_memory_mb when what the ledger holds plus the larger of `peak`
+/// (the method's footprint, model/fit_memory.h) and the gamma stage exceeds the budget.
+/// Records the estimate in the report.
+void require_budget(const FitContext& c, const char* method, double peak, const std::string& detail);
 
-/// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's.
+/// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's
+/// (computed in row blocks: no copy of X).
 std::vector<float> training_diagonal(const FitContext& c);
 
 /// The fit's kernel over training points idx: basis.evaluate(rows) = K(rows, x_idx) — the
@@ -83,6 +90,14 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
     }
     return best;
 }
+
+/// Each method's up-front check (require_budget with its footprint), run before the gamma
+/// stage; they throw INVALID_ARGUMENT first for sizes the method refuses (m > n, rank > m).
+void check_exact_budget(const FitContext& c);
+void check_nystrom_budget(const FitContext& c);
+void check_sketch_budget(const FitContext& c);
+void check_rff_budget(const FitContext& c);
+void check_minibatch_budget(const FitContext& c);
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c);
 std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c);

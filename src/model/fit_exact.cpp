@@ -1,10 +1,13 @@
 // method=exact: the kernel matrix stored in float32 when it fits in max_memory_mb, else its
 // rows recomputed in blocks every iteration.
+#include <cmath>
 #include <numeric>
+#include <string>
 
 #include "cluster/exact.h"
 #include "core/parallel.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
@@ -21,28 +24,37 @@ KernelBasis training_basis(const FitContext& c) {
     return KernelBasis(fit_kernel(c), std::move(copy));
 }
 
+/// The footprint with the kernel stored when it fits beside what the ledger holds, else
+/// recomputed in blocks of as many rows as fit.
+memory::ExactFootprint footprint(const FitContext& c) {
+    return memory::exact_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty(), c.ledger.remaining());
+}
+
 }  // namespace
+
+void check_exact_budget(const FitContext& c) {
+    const memory::ExactFootprint f = footprint(c);
+    const bool fits = f.store || f.block_rows >= 1;
+    const auto stored_mib = static_cast<long long>(std::ceil((c.ledger.total() + f.stored_peak) / 1048576.0));
+    require_budget(c, "exact", fits ? f.peak() : f.one_row_peak,
+                   "training copy, labels, n x k sums and moves, one recomputed kernel row per thread; "
+                   "storing the n x n kernel needs " + std::to_string(stored_mib) + " MiB");
+}
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     const int64_t n = c.X.rows;
     const bool precomputed = c.p.kernel == KernelType::precomputed;
-    // Bytes per point: the float64 sums S = K·Z (8k), the centres' Z (4k), one update of S
-    // (24), labels, distances, diagonal and weights.
-    const double per_point = 4.0 * (3.0 * static_cast<double>(c.p.k) + 16.0);
-    const double base = static_cast<double>(n) * (per_point + (precomputed ? 0.0 : 4.0 * c.X.cols));
-    const double full = 4.0 * static_cast<double>(n) * static_cast<double>(n);
-    const double budget = static_cast<double>(c.p.max_memory_mb) * 1024.0 * 1024.0;
-    const bool store = precomputed || base + full <= budget;
-    int64_t block_rows = 256;
-    if (!store) {
-        const double per_row = 4.0 * static_cast<double>(n) * c.threads;
-        block_rows = std::min<int64_t>(256, static_cast<int64_t>((budget - base) / per_row));
-        require_budget("exact", base + per_row, c.p,
-                       "training copy, labels and n x k sums, plus one kernel row per thread");
-    }
+    const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it
+    const bool store = f.store;
+    const int64_t block_rows = store ? 256 : f.block_rows;
     progress_begin("kernel");
+    MemoryLedger::Charge building = c.ledger.charge("kernel", "packing the training copy", f.basis_build);
+    const MemoryLedger::Charge training = c.ledger.charge("kernel", "the training copy and its packed panels", f.basis);
     KernelBasis basis = training_basis(c);
+    building.release();
     const ConstMatrix train = precomputed ? c.X : basis.points().view();
+    const MemoryLedger::Charge kernel = c.ledger.charge(
+        "kernel", store ? "the n x n kernel matrix" : "every thread's block of recomputed kernel rows", f.kernel);
     Matrix K;
     if (store && !precomputed) {
         K = Matrix(n, n);
@@ -54,6 +66,8 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     const KernelRows rows = store ? KernelRows(precomputed ? c.X : K.view(), 256, precomputed)
                                   : KernelRows(basis, train, block_rows, c.threads);
     c.timer.stage("kernel");
+    const MemoryLedger::Charge points = c.ledger.charge(
+        "lloyd", "the diagonal, the n x k sums S, label caches, moves, seeding and the centres Z", f.points);
     ExactLloyd problem(rows, training_diagonal(c), c.w, c.p.k, c.threads);
     LloydResult best = best_of_restarts(problem, c);
     DualCentres centres = problem.centres(best.labels);

@@ -13,6 +13,7 @@
 #include "features/sketch.h"
 #include "kernels/kernel.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
@@ -110,55 +111,170 @@ void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& 
     G.put(begin, count, scratch[t].data());
 }
 
+/// The sizes of a Nyström fit (validated: m ≤ n, rank ≤ ℓ ≤ m, half rows for bounded kernels).
+struct NystromShape {
+    int64_t m;
+    int64_t l;
+    RowPrecision precision;
+};
+
+NystromShape nystrom_shape(const FitContext& c) {
+    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const int64_t l = regularised_rank(c.p, m);
+    return {m, l, kernel_row_precision(c.p)};
+}
+
+memory::NystromFootprint nystrom_memory(const FitContext& c, const NystromShape& s, int64_t r = -1) {
+    return memory::nystrom_footprint(c.p, c.X.rows, c.X.cols, s.m, s.l, s.precision, c.threads, !c.w.empty(), r);
+}
+
+/// Landmark indices, with the sampler's working set charged while it runs.
+std::vector<int64_t> charged_landmarks(const FitContext& c, int64_t m) {
+    const MemoryLedger::Charge sampling = c.ledger.charge(
+        "landmarks", "the landmark sampler's working set (index pool, D2 distances or the ridge leverage block)",
+        memory::landmark_sampling(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols),
+                                  static_cast<double>(m), c.threads));
+    return choose_landmarks(c, m);
+}
+
+/// residual[i] = max(0, K_ii − ‖f_i‖²) in place of diag[i], in parallel row blocks.
+void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) {
+    const int64_t n = F.rows, r = F.cols;
+    parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
+        for (int64_t i = b * kRowBlock; i < std::min(n, (b + 1) * kRowBlock); ++i) {
+            double norm = 0;
+            for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
+            diag[static_cast<size_t>(i)] = static_cast<float>(std::max(0.0, diag[static_cast<size_t>(i)] - norm));
+        }
+    });
+}
+
 }  // namespace
 
+void check_nystrom_budget(const FitContext& c) {
+    const memory::NystromFootprint f = nystrom_memory(c, nystrom_shape(c));
+    require_budget(c, "nystrom", f.peak(),
+                   f.direct ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
+                            : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
+}
+
 std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
-    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n), l = regularised_rank(c.p, m);
+    const int64_t n = c.X.rows;
+    const NystromShape shape = nystrom_shape(c);
+    const int64_t m = shape.m, l = shape.l;
+    const memory::NystromFootprint f = nystrom_memory(c, shape);
     c.report.m = m;
     c.report.reg_rank = l;
-    const RowPrecision precision = kernel_row_precision(c.p);
-    c.report.kernel_rows = precision;
-    const double dm = static_cast<double>(m), dn = static_cast<double>(n);
-    require_budget("nystrom",
-                   RowStore::value_bytes(precision) * dn * dm + 4.0 * dm * c.X.cols + 24.0 * dm * dm +
-                       4.0 * 32 * static_cast<double>(c.p.k) * dm + 16.0 * dn,
-                   c.p, "n x m kernel rows, landmarks, m x m eigen-decomposition");
+    if (!f.direct) c.report.kernel_rows = shape.precision;
     progress_begin("landmarks");
-    const std::vector<int64_t> idx = choose_landmarks(c, m);
-    const Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx)
-                                                                        : Matrix();
+    const std::vector<int64_t> idx = charged_landmarks(c, m);
+    MemoryLedger::Charge building = c.ledger.charge("landmarks", "packing the landmarks", f.basis_build);
+    const MemoryLedger::Charge landmarks =
+        c.ledger.charge("landmarks", "the m landmarks and their packed panels", f.basis);
+    MemoryLedger::Charge rows_of_landmarks =
+        c.ledger.charge("landmarks", "the m x n landmark rows of the precomputed kernel", f.landmark_rows);
+    Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx) : Matrix();
     KernelBasis basis = basis_over(c, idx);
+    building.release();
     const ConstMatrix lrows = c.p.kernel == KernelType::precomputed ? landmark_rows.view()
                                                                     : basis.points().view();
     c.timer.stage("landmarks");
+    Matrix P;
+    MemoryLedger::Charge projection = c.ledger.charge("kernel+eigen", "the projection P (m x r)", f.projection);
+    if (f.direct) {
+        // Features straight from blocks of kernel rows (solver=minibatch): the n×m rows G are
+        // never kept, so the eigen-decomposition comes first.
+        progress_begin("kernel+eigen");
+        {
+            const MemoryLedger::Charge eigen =
+                c.ledger.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
+            P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, 0);
+        }
+        landmark_rows = Matrix();
+        rows_of_landmarks.release();
+        c.timer.stage("kernel+eigen");
+        progress_begin("features");
+        const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);
+        MemoryLedger::Charge diag_charge = c.ledger.charge("features", "the kernel diagonal", fa.diag);
+        std::vector<float> residual = training_diagonal(c);
+        const MemoryLedger::Charge features =
+            c.ledger.charge("features", "the n x r features and their residuals", fa.features);
+        auto map =
+            std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+        Matrix F;
+        {
+            const MemoryLedger::Charge scratch =
+                c.ledger.charge("features", "every thread's block of kernel rows and features", fa.feature_scratch);
+            F = transform_all(*map, c.X, c.threads);
+        }
+        residuals_in_place(F, residual, c.threads);
+        diag_charge.release();  // the residuals took the diagonal's place
+        c.timer.stage("features");
+        return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+    }
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
     progress_begin("kernel+eigen");
-    Matrix P;
-    RowStore G(n, m, precision, c.report.isa);
-    std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch(rows.size());
-    parallel_blocks_beside(
-        c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); },
-        block_count(n, kRowBlock), [&](int64_t b) { kernel_rows_block(c, basis, G, b, rows, scratch); });
+    MemoryLedger::Charge rows_charge = c.ledger.charge("kernel+eigen", "the n x m kernel rows G", f.kernel_rows);
+    RowStore G(n, m, shape.precision, c.report.isa);
+    {
+        const MemoryLedger::Charge scratch =
+            c.ledger.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
+        const MemoryLedger::Charge eigen = c.ledger.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
+        std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch_rows(rows.size());
+        parallel_blocks_beside(
+            c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); },
+            block_count(n, kRowBlock),
+            [&](int64_t b) { kernel_rows_block(c, basis, G, b, rows, scratch_rows); });
+    }
+    landmark_rows = Matrix();
+    rows_of_landmarks.release();
     c.timer.stage("kernel+eigen");
     if (l > 0) {
         progress_begin("rank");
+        // ℓ as the eigen-decomposition left it (its cut can keep fewer columns than asked).
+        const memory::NystromFootprint fr =
+            nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
+        MemoryLedger::Charge restricted =
+            c.ledger.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
         P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads);
+        restricted.release();
+        projection.release();
+        projection = c.ledger.charge("rank", "the projection P (m x r)", fr.final_projection);
         c.timer.stage("rank");
     }
+    const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);  // with the actual r
+    MemoryLedger::Charge diag_charge = c.ledger.charge("lloyd", "the kernel diagonal", fa.diag);
     std::vector<float> diag = training_diagonal(c);
-    if (c.p.solver == Solver::minibatch || features_cheaper(c.p, m, P.cols)) {
+    // Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k.
+    // With solver=lloyd they are optional: taken only when they fit beside G in the budget
+    // (else Lloyd runs on G itself: the same clustering).
+    const bool features = c.p.solver == Solver::minibatch ||
+                          (features_cheaper(c.p, m, P.cols) && c.ledger.fits(fa.features_beside_rows()));
+    if (features) {
         std::vector<float> residual;
         progress_begin("features");
-        Matrix F = project_rows(G, P, diag, residual, c.threads);
-        G = RowStore();  // the kernel rows are no longer needed
+        const MemoryLedger::Charge held =
+            c.ledger.charge("features", "the n x r features and their residuals", fa.features);
+        Matrix F;
+        {
+            const MemoryLedger::Charge scratch =
+                c.ledger.charge("features", "every thread's block of decoded kernel rows", fa.feature_scratch);
+            F = project_rows(G, P, diag, residual, c.threads);
+        }
+        G = RowStore();  // the kernel rows and the diagonal are no longer needed
+        rows_charge.release();
+        std::vector<float>().swap(diag);
+        diag_charge.release();
         c.timer.stage("features");
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
         return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
     }
-    auto projection = std::make_unique<DenseProjection>(std::move(P));
-    const Matrix& Pm = projection->matrix();
-    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
+    const MemoryLedger::Charge state = c.ledger.charge(
+        "lloyd", "Lloyd on the kernel rows (chunk sums, bounds, label caches, seeding)", fa.landmark_lloyd);
+    auto projection_map = std::make_unique<DenseProjection>(std::move(P));
+    const Matrix& Pm = projection_map->matrix();
+    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
     LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa);
     LloydResult best = best_of_restarts(problem, c);
     LandmarkCentres centres = problem.centres(best.labels);
@@ -168,20 +284,34 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
                                           std::move(centres));
 }
 
+void check_sketch_budget(const FitContext& c) {
+    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const memory::SketchFootprint f =
+        memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
+    require_budget(c, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
+}
+
 std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n);
     c.report.m = m;
-    const double dm = static_cast<double>(m), dn = static_cast<double>(n);
-    const double r = c.p.sketch == SketchKind::ros ? 2.0 * dm : dm;  // ros pads to a power of 2
-    require_budget("sketch", 4.0 * dn * r + 4.0 * dm * c.X.cols + 4.0 * dm * dm + 16.0 * dn, c.p,
-                   "n x m sketched features, landmarks, the sketch");
+    const memory::SketchFootprint f = memory::sketch_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     progress_begin("landmarks");
-    const std::vector<int64_t> idx = choose_landmarks(c, m);
+    const std::vector<int64_t> idx = charged_landmarks(c, m);
     c.timer.stage("landmarks");
     progress_begin("features");
     Rng rng(c.p.seed, Stream::sketch);
+    MemoryLedger::Charge building = c.ledger.charge("features", "packing the landmarks", f.basis_build);
+    const MemoryLedger::Charge landmarks =
+        c.ledger.charge("features", "the m landmarks, their packed panels and the sketch", f.basis + f.projection);
     auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, n, rng));
-    Matrix F = transform_all(*map, c.X, c.threads);
+    building.release();
+    const MemoryLedger::Charge features = c.ledger.charge("features", "the n x r sketched features", f.features);
+    Matrix F;
+    {
+        const MemoryLedger::Charge scratch =
+            c.ledger.charge("features", "every thread's block of kernel rows and features", f.feature_scratch);
+        F = transform_all(*map, c.X, c.threads);
+    }
     c.timer.stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }

@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "kernels/kernel.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
@@ -53,6 +54,8 @@ private:
 };
 
 /// The support points of all centres and the centres as coefficient columns over them.
+/// ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j needs only the block of K over centre j's own support (the
+/// other entries meet zero coefficients): one such block at a time, never K over all of S.
 DualCentres support_centres(const MinibatchResult& r, const PointKernel& K,
                             std::vector<int64_t>& support, int threads) {
     for (const SparseCentre& c : r.centres) support.insert(support.end(), c.points.begin(), c.points.end());
@@ -69,14 +72,22 @@ DualCentres support_centres(const MinibatchResult& r, const PointKernel& K,
             d.Z.row(at)[j] = static_cast<float>(c.coef[t]);
         }
     }
-    Matrix kss;  // ⟨C_j, C_j⟩ = zᵀ K_SS z, in float64
-    K.block(support, support, kss, threads);
+    Matrix kjj;  // K over centre j's support, in float64 sums with the float32 coefficients of Z
     for (int64_t j = 0; j < k; ++j) {
+        const std::vector<int64_t>& points = r.centres[static_cast<size_t>(j)].points;  // ascending, distinct
+        const auto sj = static_cast<int64_t>(points.size());
+        std::vector<float> z(static_cast<size_t>(sj));
+        for (int64_t a = 0; a < sj; ++a) {
+            const int64_t point = points[static_cast<size_t>(a)];
+            const auto at = std::lower_bound(support.begin(), support.end(), point) - support.begin();
+            z[static_cast<size_t>(a)] = d.Z.row(at)[j];
+        }
+        K.block(points, points, kjj, threads);
         double cc = 0;
-        for (int64_t a = 0; a < s; ++a) {
+        for (int64_t a = 0; a < sj; ++a) {
             double row = 0;
-            for (int64_t b = 0; b < s; ++b) row += static_cast<double>(kss.row(a)[b]) * d.Z.row(b)[j];
-            cc += static_cast<double>(d.Z.row(a)[j]) * row;
+            for (int64_t b = 0; b < sj; ++b) row += static_cast<double>(kjj.row(a)[b]) * z[static_cast<size_t>(b)];
+            cc += static_cast<double>(z[static_cast<size_t>(a)]) * row;
         }
         d.self_dot.push_back(cc);
     }
@@ -120,13 +131,17 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
 
 }  // namespace
 
+void check_minibatch_budget(const FitContext& c) {
+    const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty());
+    require_budget(c, "minibatch", f.peak(),
+                   "batch kernel blocks, b x k products, support points (at most k(tau + b)) and their kernel");
+}
+
 std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
-    const int64_t n = c.X.rows, support_max = c.p.k * (c.p.tau + c.p.batch_size);
-    const double dn = static_cast<double>(n), ds = static_cast<double>(c.p.tau > 0 ? std::min(n, support_max) : n);
-    require_budget("minibatch",
-                   4.0 * ds * (c.X.cols + ds) + 4.0 * static_cast<double>(c.p.batch_size) * (ds + c.X.cols) +
-                       (c.p.tau == 0 ? 8.0 * dn * (c.p.k + c.p.batch_size) : 0.0) + 24.0 * dn,
-                   c.p, "support points, their kernel, batch kernel blocks");
+    const int64_t n = c.X.rows;
+    const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, n, c.X.cols, c.threads, !c.w.empty());
+    const MemoryLedger::Charge held =
+        c.ledger.charge("minibatch", "the kernel diagonal and the batch sampler's cumulative weights", f.diag);
     const std::vector<float> diag = training_diagonal(c);
     const TrainingKernel K(c, diag);
     MinibatchOptions options;
@@ -145,15 +160,39 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     // shrink the centres towards the origin).
     options.normalise = true;
     Restart best;
+    MemoryLedger::Charge best_charge;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest objective on all rows wins
         const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
         progress_begin("minibatch");
-        const MinibatchResult result = minibatch_kernel_kmeans(K, c.w, options, seed);
+        MinibatchResult result;
+        {
+            const MemoryLedger::Charge iterations = c.ledger.charge(
+                "minibatch",
+                "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
+                std::max(f.seeding, f.iterations));
+            result = minibatch_kernel_kmeans(K, c.w, options, seed);
+        }
         c.timer.stage("minibatch");
         progress_begin("assign");
-        Restart run = assign_all(c, K, diag, result);
+        Restart run;
+        {
+            double points = 0, largest = 0;  // the run's support, bounded in the footprint
+            for (const SparseCentre& centre : result.centres) {
+                points += static_cast<double>(centre.points.size());
+                largest = std::max(largest, static_cast<double>(centre.points.size()));
+            }
+            const MemoryLedger::Charge assign = c.ledger.charge(
+                "assign", "the centres over their support points, K over each centre's support, the support basis "
+                "and every row's label",
+                memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols), c.threads,
+                                         points, largest));
+            run = assign_all(c, K, diag, result);
+        }
         c.timer.stage("assign");
         if (r == 0 || run.assigned.objective < best.assigned.objective) best = std::move(run);
+        if (r == 0 && c.p.n_init > 1) {
+            best_charge = c.ledger.charge("assign", "the best restart's support basis, centres and labels", f.best);
+        }
     }
     finish_report(c, std::move(best.assigned));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),

@@ -2,19 +2,31 @@
 #include "core/rng.h"
 #include "features/rff.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 
 namespace kkm {
+
+void check_rff_budget(const FitContext& c) {
+    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const memory::RffFootprint f = memory::rff_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
+    require_budget(c, "rff", f.peak(), "n x m features, the m x d frequencies, k-means state");
+}
 
 std::unique_ptr<FittedModel> fit_rff(const FitContext& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n);
     c.report.m = m;
-    const double dm = static_cast<double>(m);
-    require_budget("rff", 4.0 * static_cast<double>(n) * dm + 4.0 * dm * c.X.cols + 16.0 * n, c.p,
-                   "n x m features and the m x d frequencies");
+    const memory::RffFootprint f = memory::rff_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     progress_begin("features");
+    const MemoryLedger::Charge frequencies = c.ledger.charge("features", "the m x d frequencies and m phases", f.map);
     Rng rng(c.p.seed, Stream::random_features);
     auto map = std::make_unique<RffMap>(c.p.kernel, c.report.gamma, c.X.cols, m, rng, c.report.shift);
-    Matrix F = transform_all(*map, c.X, c.threads);
+    const MemoryLedger::Charge features = c.ledger.charge("features", "the n x m random features", f.features);
+    Matrix F;
+    {
+        const MemoryLedger::Charge scratch =
+            c.ledger.charge("features", "every thread's block of rows and features", f.feature_scratch);
+        F = transform_all(*map, c.X, c.threads);
+    }
     c.timer.stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }

@@ -11,6 +11,7 @@
 #include "cluster/exact.h"
 #include "cluster/landmark_lloyd.h"
 #include "core/matrix.h"
+#include "core/memory_ledger.h"
 #include "core/params.h"
 #include "engine/isa.h"
 #include "engine/row_store.h"
@@ -32,6 +33,9 @@ struct FitReport {
     std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
     std::vector<float> shift;  ///< subtracted from every row before the kernel (empty: none)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
+    /// Bytes the fit's up-front check estimated for its peak (core/memory_ledger.h), what
+    /// the ledger held before it included.
+    double memory_estimate = 0;
 };
 
 class FittedModel {
@@ -60,8 +64,18 @@ private:
 };
 
 /// Fits a model; throws kkm::Error on bad input or parameters. weights: empty or n values.
+/// ledger: where the fit's stages charge their memory against params.max_memory_mb; NULL
+/// gives the fit its own. A caller's ledger may already hold charges (the float32 copy of
+/// float64 rows), which count against the same budget.
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
-                                       const std::vector<float>& weights);
+                                       const std::vector<float>& weights, MemoryLedger* ledger = nullptr);
+
+/// Charges the float32 copy of n×d float64 rows (kkm_fit_f64) to a fit's ledger before the
+/// copy is made, and runs the fit's up-front check on top of it (weighted: weights will be
+/// given), so that a fit that cannot fit is refused before the copy too. Throws
+/// OUT_OF_MEMORY naming max_memory_mb (or INVALID_ARGUMENT for parameters the data refuse).
+[[nodiscard]] MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& params, int64_t n,
+                                                       int64_t d, bool weighted);
 
 /// Centres as weighted sums of reference points in feature space: the cluster means over all
 /// training points (exact), or the sparse mini-batch centres over their support points

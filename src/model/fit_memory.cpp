@@ -1,0 +1,357 @@
+#include "model/fit_memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kkm::memory {
+namespace {
+
+constexpr double kRowBlock = 256;    // rows per kernel block (fits, feature maps, samplers)
+constexpr double kSmallBlock = 64;   // rows per decoded block of G / per candidate-distance block
+constexpr double kChunks = 32;       // partial-sum chunks of the Lloyd problems and the rank restriction
+constexpr double kGemmSlack = 64;    // floats behind every Matrix (core/matrix.h)
+constexpr double kSeedSample = 20000;  // method=minibatch seeds on min(n, max(b, this)) points
+constexpr double kRecursiveChunk = 4096;  // method=minibatch tau=0: rows per K(X, B) chunk
+constexpr double kTermBytes = 96;    // one batch term of a mini-batch centre (deque slot and vector)
+
+double round_up(double v, double to) { return std::ceil(v / to) * to; }
+
+/// Candidates per k-means++ step (scikit-learn's 2 + ⌊ln k⌋), or the random seeding's group.
+double candidates(const Params& p) {
+    if (p.init == Init::random) return 16;
+    return 2.0 + std::floor(std::log(static_cast<double>(p.k)));
+}
+
+double weights_copy(double n, bool weighted) { return weighted ? 4.0 * n : 0.0; }
+
+/// TrainingKernel::block (method=minibatch) of `rows` rows against `cols` gathered points
+/// besides its output: the gathered points, packed, and every thread's left rows.
+double point_block(const Params& p, double cols, double d, int threads) {
+    if (p.kernel == KernelType::precomputed) return 0;
+    return matrix(cols, d) + packed(cols, d) + basis_build(cols, d, false) +
+           threads * (matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + 8 * kRowBlock);
+}
+
+/// LandmarkLloyd on n kernel rows against m landmarks, r feature columns (besides G, P, the
+/// diagonal it takes over and the Lloyd driver).
+double landmark_lloyd_state(const Params& p, double n, double m, double r, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k), t = candidates(p);
+    const double points = weights_copy(n, weighted) + n * (4 + 4 + 8 + 4);  // label caches, bounds, second
+    const double sums = 4 * kChunks * k * m + 8 * k * m * 5 + 2 * matrix(k, m) + 3 * matrix(k, r);
+    const double per_thread =
+        matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kRowBlock, m) + 32 * kRowBlock;
+    const double oracle =
+        8 * t * m + 8 * t * r + matrix(t, m) + threads * (matrix(kSmallBlock, t) + matrix(kSmallBlock, m));
+    return matrix(r, m) + points + sums + threads * per_thread + oracle;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- containers
+
+double matrix(double rows, double cols) { return 4 * (rows * cols + cols + kGemmSlack); }
+
+double packed(double rows, double d) {
+    const double padded = round_up(std::max(rows, 1.0), 32);
+    return 4 * (padded * d + 16) + 4 * padded;
+}
+
+double basis(double rows, double d, bool precomputed) {
+    return precomputed ? 8 * rows : matrix(rows, d) + packed(rows, d);
+}
+
+double basis_build(double rows, double d, bool precomputed) {
+    return precomputed ? 0 : matrix(rows, d) + 8 * rows;
+}
+
+double kernel_block(const Params& p, double rows, double d) {
+    if (p.kernel == KernelType::precomputed) return 0;  // columns read from K: no kernel evaluation
+    return matrix(rows, d) + 8 * rows + 4 * (round_up(rows, 32) * d + 16) + 4 * round_up(rows, 32);
+}
+
+double row_block(const Params& p, double d, double cols) {
+    return matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + (cols > 0 ? matrix(kRowBlock, cols) : 0);
+}
+
+double gemm(double M, double K, double N) {
+    const double kc = std::min(K, 512.0);
+    return 4 * (kc * std::min(N, 4096.0) + std::min(M, 256.0) * kc);
+}
+
+double eigen(double s) {
+    return 8 * s * s + 8 * s * s + 8 * (1 + 6 * s + 2 * s * s) + 4 * (3 + 5 * s) + 8 * s + 2 * gemm(s, s, s);
+}
+
+// ---------------------------------------------------------------- shared stages
+
+double seeding(const Params& p, double n) {
+    // labels, nearest distances, unit masses, cumulative masses, candidate distances
+    if (p.init == Init::random) return n * (4 + 4) + 4 * candidates(p) * n;
+    return n * (4 + 4 + 4 + 8) + 4 * candidates(p) * n;
+}
+
+double lloyd_driver(const Params& p, double n) {
+    const double run = 5 * 4 * n;  // labels, next, distances, and two copies of the assignment
+    return std::max(seeding(p, n), run) + (p.n_init > 1 ? 4 * n : 0.0);
+}
+
+double feature_lloyd(const Params& p, double n, double r, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k), t = candidates(p);
+    const double points = weights_copy(n, weighted) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
+    const double sums = 8 * kChunks * k * r + 8 * k * r * 3 + 3 * matrix(k, r);
+    const double per_thread = matrix(kRowBlock, k) + matrix(kRowBlock, r) + 16 * kRowBlock + matrix(kSmallBlock, t);
+    return points + sums + threads * per_thread + matrix(t, r);
+}
+
+double feature_minibatch(const Params& p, double n, double r, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k), b = static_cast<double>(p.batch_size), t = candidates(p);
+    const double sample = std::min(n, std::max(3 * b, 10 * k));
+    const double problem = weights_copy(n, weighted) + 4 * n + (weighted ? 8 * n : 0.0);  // + the sampler's sums
+    const double init = 8 * n + matrix(sample, r) + 4 * sample + seeding(p, sample) + matrix(t, r) +
+                        threads * matrix(kSmallBlock, t) + matrix(k, r);
+    const double batch = 8 * b + matrix(b, r) + 12 * b + matrix(b, k) + 8 * k * r + 8 * k;
+    const double assign = 8 * n + 8 * kChunks;  // labels, distances of every row
+    const double best = 4 * n + 2 * matrix(k, r);  // the best restart's labels and centroids
+    return problem + std::max(init, batch) + assign + best;
+}
+
+double cluster_features(const Params& p, double n, double r, int threads, bool weighted) {
+    if (p.solver == Solver::minibatch) return feature_minibatch(p, n, r, threads, weighted) + matrix(p.k, r);
+    return feature_lloyd(p, n, r, threads, weighted) + lloyd_driver(p, n) + matrix(p.k, r);
+}
+
+double landmark_sampling(const Params& p, double n, double d, double m, int threads) {
+    const bool pre = p.kernel == KernelType::precomputed;
+    switch (p.sampling) {
+        case Sampling::uniform: return 8 * n;  // the index pool
+        case Sampling::kmeanspp:
+            // diagonal, chosen flags, D² distances, one kernel column, every thread's row block
+            return 4 * n + n / 8 + 8 * n + 8 * m + matrix(n, 1) + threads * row_block(p, d, 0) + basis(1, d, pre) +
+                   basis_build(1, d, pre);
+        case Sampling::rls: break;
+    }
+    const double s = std::min(n, 2 * m);  // the uniform sub-sample S
+    const double held = 4 * n + 8 * s;    // diagonal, S
+    const double pool = 4 * n + 8 * n;
+    const double columns =
+        held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + threads * row_block(p, d, 0);
+    const double root = held + matrix(n, s) + std::max(eigen(s), 8 * s * s + 8 * s + matrix(s, s));
+    const double scores =
+        held + matrix(n, s) + matrix(s, s) + 8 * n + threads * (matrix(kRowBlock, s) + gemm(kRowBlock, s, s));
+    const double draw = held + 8 * n + 24 * n + 8 * m;  // scores, sort keys, the chosen
+    return std::max({pool, columns, root, scores, draw});
+}
+
+double gamma_stage(const Params& p, double n, double d, int threads) {
+    const double sort = p.kernel == KernelType::laplacian && p.gamma <= 0 ? threads * 8 * n : 0.0;
+    return sort + 8 * (kChunks + 1) * (d + 1) + 4 * d;
+}
+
+// ---------------------------------------------------------------- exact
+
+double ExactFootprint::peak() const { return std::max(basis + basis_build, basis + kernel + points); }
+
+ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted,
+                               double available) {
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
+    const bool pre = p.kernel == KernelType::precomputed;
+    ExactFootprint f;
+    f.basis = basis(n, d, pre);
+    f.basis_build = basis_build(n, d, pre);
+    // diagonal, weights, S (k×n float64), S's labels, one rebuild's moves (24 bytes each, two
+    // lists), the Lloyd driver, the centres Z, the per-block nearest distances
+    const double points = 4 * n + weights_copy(n, weighted) + 8 * k * n + 4 * n + 48 * n + lloyd_driver(p, n) +
+                          matrix(n, k) + threads * 8 * 1024.0;
+    const auto with_rows = [&](double rows) {
+        ExactFootprint g = f;
+        g.block_rows = static_cast<int64_t>(rows);
+        g.kernel = threads * (matrix(rows, n) + matrix(rows, d) + kernel_block(p, rows, d));
+        g.points = points + 8 * rows * threads;  // row pointers of one group of moves
+        return g;
+    };
+    ExactFootprint stored = f;
+    stored.store = true;
+    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, n) + threads * kernel_block(p, kRowBlock, d);
+    stored.points = points + 8 * n;
+    f.stored_peak = stored.peak();
+    f.one_row_peak = with_rows(1).peak();
+    if (pre || f.stored_peak <= available) {
+        stored.stored_peak = f.stored_peak;
+        stored.one_row_peak = f.one_row_peak;
+        return stored;
+    }
+    // The recomputed blocks grow linearly with their rows: as many as fit, at most 256.
+    const ExactFootprint none = with_rows(0);
+    const double per_row = with_rows(1).peak() - none.peak();
+    const double rows = std::clamp(std::floor((available - none.peak()) / per_row), 0.0, kRowBlock);
+    ExactFootprint g = with_rows(std::max(rows, 1.0));
+    g.block_rows = static_cast<int64_t>(rows);
+    g.stored_peak = f.stored_peak;
+    g.one_row_peak = f.one_row_peak;
+    return g;
+}
+
+// ---------------------------------------------------------------- nystrom
+
+double NystromFootprint::peak() const {
+    const double setup = std::max(sampling, basis + basis_build);
+    if (direct) {
+        return std::max({setup, basis + landmark_rows + projection + eigen,
+                         basis + final_projection + diag + features + feature_scratch,
+                         basis + final_projection + features + feature_cluster});
+    }
+    const double rows = std::max(basis + landmark_rows + kernel_rows + row_scratch + projection + eigen,
+                                 basis + kernel_rows + projection + rank);
+    const double held = basis + kernel_rows + final_projection + diag;
+    return std::max({setup, rows, held + (features_required ? features_beside_rows() : landmark_lloyd)});
+}
+
+double NystromFootprint::features_beside_rows() const {
+    return std::max(features + feature_scratch, features + feature_cluster - kernel_rows - diag);
+}
+
+NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int64_t l_,
+                                   RowPrecision precision, int threads, bool weighted, int64_t r_actual) {
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_),
+                 l = static_cast<double>(l_);
+    const bool pre = p.kernel == KernelType::precomputed, half = precision == RowPrecision::f16;
+    const double r_eigen = l > 0 ? l : m;  // columns of P from K_LL, at most
+    const double r = r_actual >= 0 ? static_cast<double>(r_actual)
+                                   : l > 0 ? std::min(static_cast<double>(p.rank), l) : m;  // feature columns
+    NystromFootprint f;
+    f.direct = p.solver == Solver::minibatch && l == 0;
+    f.features_required = p.solver == Solver::minibatch;
+    f.sampling = landmark_sampling(p, n, d, m, threads);
+    f.basis = basis(m, d, pre);
+    f.basis_build = basis_build(m, d, pre);
+    f.landmark_rows = pre ? matrix(m, n) : 0.0;
+    f.projection = matrix(m, l > 0 ? r_eigen : r);
+    f.eigen = matrix(m, m) + std::max(eigen(m), 8 * m * m + 8 * m);
+    if (!f.direct) {
+        f.kernel_rows = half ? 2 * n * m : matrix(n, m);
+        f.row_scratch =
+            threads * (matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + (half ? matrix(kRowBlock, m) : 0));
+    }
+    f.final_projection = matrix(m, r);
+    if (l > 0) {
+        const double per_thread = matrix(kRowBlock, l) + matrix(l, l) + (half ? matrix(kRowBlock, m) : 0) +
+                                  gemm(kRowBlock, m, l) + gemm(l, kRowBlock, l);
+        const double sums = 8 * kChunks * l * l + threads * per_thread;
+        f.rank = std::max(sums, eigen(l) + 8 * l) + f.final_projection;
+    }
+    f.diag = 4 * n;
+    f.features = matrix(n, r) + 4 * n;
+    f.feature_scratch = threads * (gemm(kRowBlock, m, r) + (f.direct ? row_block(p, d, m) + matrix(kRowBlock, r)
+                                                                      : half ? matrix(kRowBlock, m) : 0.0));
+    f.feature_cluster = cluster_features(p, n, r, threads, weighted);
+    f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
+    return f;
+}
+
+// ---------------------------------------------------------------- sketch and rff
+
+double SketchFootprint::peak() const {
+    return std::max({sampling, basis + basis_build + projection, basis + projection + features + feature_scratch,
+                     basis + projection + features + cluster});
+}
+
+SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
+    const bool pre = p.kernel == KernelType::precomputed;
+    double r = m;
+    SketchFootprint f;
+    switch (p.sketch) {
+        case SketchKind::subgaussian: {
+            // nonzeros ~ Binomial(m², 1/√n): the mean plus six standard deviations
+            const double q = std::min(1.0, 1.0 / std::sqrt(n));
+            f.projection = 8 * (m + 1) + 4 * m + 2 * 8 * (m * m * q + 6 * m * std::sqrt(q) + 8);
+            break;
+        }
+        case SketchKind::ros:
+            r = std::exp2(std::ceil(std::log2(m)));
+            f.projection = 4 * r;
+            break;
+        case SketchKind::gaussian: f.projection = matrix(m, m); break;
+        case SketchKind::identity: break;
+    }
+    f.sampling = landmark_sampling(p, n, d, m, threads);
+    f.basis = basis(m, d, pre);
+    f.basis_build = basis_build(m, d, pre);
+    f.features = matrix(n, r);
+    f.feature_scratch = threads * (row_block(p, d, m) + matrix(kRowBlock, r) +
+                                   (p.sketch == SketchKind::gaussian ? gemm(kRowBlock, m, m) : 0.0));
+    f.cluster = cluster_features(p, n, r, threads, weighted);
+    return f;
+}
+
+double RffFootprint::peak() const { return std::max(map + features + feature_scratch, map + features + cluster); }
+
+RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
+    RffFootprint f;
+    f.map = matrix(m, d) + 4 * m + 4 * d;
+    f.features = matrix(n, m);
+    f.feature_scratch = threads * (2 * matrix(kRowBlock, d) + matrix(kRowBlock, m) + gemm(kRowBlock, d, m));
+    f.cluster = cluster_features(p, n, m, threads, weighted);
+    return f;
+}
+
+// ---------------------------------------------------------------- minibatch
+
+double MinibatchFootprint::peak() const { return diag + best + std::max({seeding, iterations, assign}); }
+
+double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest) {
+    // The run's centres (coefficient vectors grown by doubling), the support S (at most the
+    // points, at most n), Z (S×k); then K over one centre's support at a time for ⟨C_j, C_j⟩,
+    // or the support basis with every thread's kernel rows against S and every row's label.
+    const bool pre = p.kernel == KernelType::precomputed;
+    const double k = static_cast<double>(p.k), S = std::min(n, points);
+    const double Z = matrix(S, k);
+    const double norms = 2 * 8 * points + matrix(largest, largest) + 4 * largest + point_block(p, largest, d, threads);
+    const double rows = basis(S, d, pre) + basis_build(S, d, pre) + 8 * n +
+                        threads * (matrix(kRowBlock, d) + matrix(kRowBlock, S) + kernel_block(p, kRowBlock, d) +
+                                   matrix(kRowBlock, k) + gemm(kRowBlock, S, k));
+    return 2 * 16 * points + Z + std::max(norms, rows);
+}
+
+MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted) {
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k),
+                 b = static_cast<double>(p.batch_size), tau = static_cast<double>(p.tau);
+    const double t = candidates(p);
+    MinibatchFootprint f;
+    f.diag = 4 * n + (weighted ? 8 * n : 0.0);
+    // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
+    const double sample = std::min(n, std::max(b, kSeedSample));
+    f.seeding = sample * (8 + 4 + 4) + matrix(sample, t) + point_block(p, t, d, threads) + seeding(p, sample) + 16 * k;
+    // One iteration: the batch (indices, labels, b×k products, Gram positions), each centre's
+    // members, the centres' histories and coefficients (vectors grown by doubling: twice their
+    // size), and the kernel blocks.
+    const double step = 8 * b + 4 * b + 8 * b * k + 8 * b + 16 * b + 32 * k;
+    double coefficients = 0;
+    if (p.tau > 0) {
+        const double per_centre = std::min(n, tau + b);  // distinct points of one centre
+        const double cols = std::min(n, b + k * per_centre);  // distinct batch ∪ support points
+        const double history = k * (tau + b) * 8 + k * (tau + 1) * kTermBytes;
+        coefficients = 2 * k * per_centre * 16 + 2 * 16 * (tau + b) * 2;  // + one centre rebuilt
+        const double gram = matrix(per_centre, per_centre) + 8 * per_centre;
+        const double blocks = matrix(b, cols) + gram +
+                              std::max(point_block(p, cols, d, threads), point_block(p, per_centre, d, threads));
+        f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
+                       16 * static_cast<double>(p.max_iter);
+    } else {
+        const double chunk = std::min(n, kRecursiveChunk);
+        // a folded base (at most n points) and the terms since (at most n + b points)
+        const double terms = std::min(n + b, static_cast<double>(p.max_iter));
+        const double history = k * (16 * n * 2 + 8 * (n + b)) + k * terms * kTermBytes;
+        coefficients = 2 * k * n * 16 + 2 * 16 * (n + b) * 2;
+        const double blocks = matrix(chunk, std::max(k, b)) + matrix(b, b) + point_block(p, std::max(k, b), d, threads);
+        f.iterations = step + 8 * n * k + history + coefficients + blocks + 16 * static_cast<double>(p.max_iter);
+    }
+    const double largest = p.tau > 0 ? std::min(n, tau + b) : n;  // distinct points of one centre
+    f.assign = minibatch_assign(p, n, d, threads, k * largest, largest);
+    const double S = std::min(n, k * largest);
+    f.best = p.n_init > 1 ? basis(S, d, p.kernel == KernelType::precomputed) + matrix(S, k) + 4 * n : 0.0;
+    return f;
+}
+
+}  // namespace kkm::memory

@@ -1,0 +1,142 @@
+// What each stage of each method allocates, in bytes: the formulas behind both the up-front
+// estimate of a fit (checked against max_memory_mb before any stage starts) and the charges
+// the stages take through the fit's MemoryLedger (core/memory_ledger.h) as they allocate.
+// Each footprint names the items a method holds; its peak() is the largest sum of the items
+// alive at the same time, in the order the fit allocates and frees them. Sizes are upper
+// bounds where the data decide them (the rank of K_LL, mini-batch support points).
+// Private to src/model.
+#pragma once
+
+#include <cstdint>
+
+#include "core/params.h"
+#include "engine/row_store.h"
+
+namespace kkm::memory {
+
+// ---------------------------------------------------------------- containers
+
+/// A Matrix: rows × cols floats plus its GEMM slack (core/matrix.h).
+double matrix(double rows, double cols);
+/// engine::PackedRows of `rows` points of d values (panels padded to 32 rows, and their aux).
+double packed(double rows, double d);
+/// A KernelBasis over `rows` reference points of d values (the copy and its packed panels;
+/// column indices for a precomputed kernel).
+double basis(double rows, double d, bool precomputed);
+/// What building that basis holds besides it while it packs (the centred copy, the norms).
+double basis_build(double rows, double d, bool precomputed);
+/// One thread's Kernel::block of `rows` input rows: the centred copy, the norms, the engine's
+/// packed panel (nothing for a precomputed kernel, whose columns are read).
+double kernel_block(const Params& p, double rows, double d);
+/// One thread's kernel rows of a 256-row block: the padded copy of the caller's rows,
+/// Kernel::block's scratch and `cols` output floats (0: written in place).
+double row_block(const Params& p, double d, double cols);
+/// One thread's GEMM C (M×N) = A (M×K) B (K×N) in float32: what the BLAS packs A and B into
+/// (at most its cache blocks: 256 rows of A, 512 of K, 4096 columns of B).
+double gemm(double M, double K, double N);
+/// LAPACK dsyevd of an s×s matrix through LAPACKE (row-major): the matrix, LAPACKE's
+/// transposed copy, the divide-and-conquer workspace, eigenvalues, the packing of its
+/// float64 matrix products.
+double eigen(double s);
+
+// ---------------------------------------------------------------- shared stages
+
+/// Seeding of k centres on n points (labels, nearest distances, candidate distances,
+/// cumulative masses).
+double seeding(const Params& p, double n);
+/// The Lloyd driver: max(seeding, the label and distance vectors of run_lloyd), and the best
+/// restart's labels while another runs.
+double lloyd_driver(const Params& p, double n);
+/// FeatureLloyd on n×r features: norms, Hamerly bounds, label caches, the 32 chunks' partial
+/// sums, per-thread distance blocks (the features and their offset are charged apart).
+double feature_lloyd(const Params& p, double n, double r, int threads, bool weighted);
+/// Sculley's mini-batch k-means (solver=minibatch) on n×r features: the FeatureLloyd that
+/// assigns the rows, the seeding sample, one batch with its distances, the restarts' labels.
+double feature_minibatch(const Params& p, double n, double r, int threads, bool weighted);
+/// Lloyd on n×r features by cluster_features (either solver), with the final centroids.
+double cluster_features(const Params& p, double n, double r, int threads, bool weighted);
+/// The landmark sampler's working set (uniform pool; k-means++ distances and kernel columns;
+/// ridge leverage scores' n×|S| block, |S|×|S| eigen-decomposition and sort keys).
+double landmark_sampling(const Params& p, double n, double d, double m, int threads);
+/// What fit_model holds beside the method: a Laplacian auto-gamma's per-thread sort orders
+/// and the centring sums (released before the method starts).
+double gamma_stage(const Params& p, double n, double d, int threads);
+
+// ---------------------------------------------------------------- methods
+
+/// method=exact. The kernel is stored when it fits in `available` bytes, else recomputed in
+/// blocks of block_rows rows per thread, as many as fit.
+struct ExactFootprint {
+    bool store = false;
+    int64_t block_rows = 0;       ///< rows per thread per recomputed block (0: not even one fits)
+    double basis = 0;             ///< the training copy and its packed panels (kept by the model)
+    double basis_build = 0;       ///< while packing it
+    double kernel = 0;            ///< the stored n×n K, or every thread's recomputed row block
+    double points = 0;            ///< diagonal, n×k sums S, label caches, moves, Lloyd driver, centres Z
+    double stored_peak = 0;       ///< peak() with the kernel stored
+    double one_row_peak = 0;      ///< peak() recomputing one row per thread
+    double peak() const;
+};
+ExactFootprint exact_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted,
+                               double available);
+
+/// method=nystrom. The feature columns r are those of P: r_actual when known (after the
+/// eigen-decomposition), else at most m, or min(rank, ℓ) with a rank restriction.
+struct NystromFootprint {
+    bool direct = false;          ///< solver=minibatch without a rank restriction: features
+                                  ///< straight from blocks of kernel rows, no G kept
+    bool features_required = false;  ///< solver=minibatch: features, beside G when it is kept
+    double sampling = 0;          ///< choosing the landmarks (released after)
+    double basis = 0;             ///< the landmarks (kept by the model)
+    double basis_build = 0;       ///< while packing them
+    double landmark_rows = 0;     ///< a precomputed kernel's m×n landmark rows, until K_LL is decomposed
+    double projection = 0;        ///< P from K_LL (m × r, or m × ℓ before the rank restriction)
+    double eigen = 0;             ///< K_LL and its eigen-decomposition (besides P)
+    double kernel_rows = 0;       ///< G, n×m (float32 or half)
+    double row_scratch = 0;       ///< every thread's block of kernel rows
+    double rank = 0;              ///< the rank restriction's chunk sums, eigen-decomposition, new P
+    double final_projection = 0;  ///< P after the rank restriction (m × r)
+    double diag = 0;              ///< K_ii of the training rows
+    double features = 0;          ///< F (n×r) and the residuals K_ii − ‖f_i‖²
+    double feature_scratch = 0;   ///< every thread's block while F is computed
+    double landmark_lloyd = 0;    ///< LandmarkLloyd and the Lloyd driver (on G)
+    double feature_cluster = 0;   ///< cluster_features on F
+    /// The peak of the path a fit must be able to take: features beside G are optional with
+    /// solver=lloyd (taken only when features_beside_rows() fits).
+    double peak() const;
+    /// What a features path needs beyond G, P, the landmarks and the diagonal.
+    double features_beside_rows() const;
+};
+NystromFootprint nystrom_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int64_t l,
+                                   RowPrecision precision, int threads, bool weighted, int64_t r_actual = -1);
+
+/// method=sketch (r: feature columns, the next power of two of m for ros).
+struct SketchFootprint {
+    double sampling = 0, basis = 0, basis_build = 0, projection = 0, features = 0, feature_scratch = 0,
+           cluster = 0;
+    double peak() const;
+};
+SketchFootprint sketch_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int threads, bool weighted);
+
+/// method=rff.
+struct RffFootprint {
+    double map = 0, features = 0, feature_scratch = 0, cluster = 0;
+    double peak() const;
+};
+RffFootprint rff_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int threads, bool weighted);
+
+/// method=minibatch, with the bounds on the support points (k(τ + b), at most n).
+struct MinibatchFootprint {
+    double diag = 0;              ///< K_ii and the batch sampler's cumulative weights
+    double seeding = 0;           ///< the seeding sample, its kernel block and seeding state
+    double iterations = 0;        ///< batch, products, kernel block, Gram blocks, centre histories
+    double assign = 0;            ///< support centres, K(S, S), support basis, labels of every row
+    double best = 0;              ///< the best restart's support basis, centres and labels (n_init > 1)
+    double peak() const;
+};
+MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted);
+/// The assign stage of method=minibatch once a run's centres are known: `points` coefficient
+/// points in all, the largest centre holding `largest` of them (the bounds in the footprint).
+double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest);
+
+}  // namespace kkm::memory

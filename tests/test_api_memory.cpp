@@ -1,0 +1,223 @@
+// max_memory_mb is a bound on what a fit really holds. For every method, solver, sampling and
+// sketch (and float64 input, a precomputed kernel, a mini-batch larger than the data), in a
+// fresh process each (tests/memory_probe.cpp, its path in KKM_MEMORY_PROBE):
+//  - the least budget the fit accepts is found from its refusals (each names the estimate:
+//    "needs an estimated N MiB", or for the float64 copy the running total);
+//  - with that budget the fit succeeds, and its peak resident set above the resident set
+//    before it (the input already allocated and touched) stays within 10 % of the budget
+//    plus kRuntimeMiB for the runtime the fit brings up (OpenMP worker threads and their
+//    stacks, the BLAS's thread pool and packing buffers, the C++ runtime's first exception):
+//    measured at 0.7-3.5 MiB on the machines these tests ran on;
+//  - one MiB less is refused with KKM_ERR_OUT_OF_MEMORY naming max_memory_mb, before the fit
+//    allocates anything of its own (the peak stays within kRuntimeMiB).
+// Each line of the table the test prints is one combination: budget, peak growth, ratio.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "kkmeans.h"
+
+// Sanitizers keep shadow memory and quarantined blocks: the statuses and messages are still
+// checked there, the resident sizes are not.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KKM_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define KKM_TEST_SANITIZED 1
+#endif
+#endif
+
+namespace {
+
+#ifdef KKM_TEST_SANITIZED
+constexpr bool kMeasured = false;
+#else
+constexpr bool kMeasured = true;
+#endif
+
+constexpr double kRuntimeMiB = 5.0;  // the runtime's own memory, see above
+constexpr double kSlack = 0.10;      // the bound: budget · (1 + kSlack) + kRuntimeMiB
+
+struct Probe {
+    int status = -1;
+    double grow_mib = 0;  // peak resident set above the resident set before the fit
+    std::string message;
+};
+
+/// Runs memory_probe once: N rows of D columns (input f32, f64 or K) fitted with params.
+Probe probe(int64_t n, int64_t d, const char* input, const std::string& params) {
+    // meson test sets MALLOC_PERTURB_, which makes glibc write every block it hands out or
+    // takes back: the BLAS's packing pool (blocks of its full cache-block size, about 35 MiB
+    // on BLIS, kept for the life of the process and touched only as far as a product needs)
+    // would then be resident in full, whatever the fit. The probe measures the fit, not that.
+    setenv("MALLOC_PERTURB_", "0", 1);
+    const char* path = std::getenv("KKM_MEMORY_PROBE");
+    if (path == nullptr) {
+        ADD_FAILURE() << "KKM_MEMORY_PROBE is not set (tests/meson.build sets it to memory_probe's path)";
+        return {};
+    }
+    const std::string command = std::string("'") + path + "' " + std::to_string(n) + " " + std::to_string(d) +
+                                " " + input + " '" + params + "'";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) {
+        ADD_FAILURE() << "cannot run " << command;
+        return {};
+    }
+    std::string out;
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+    const int rc = pclose(pipe);
+    // status=<int> before_kib=<int> peak_kib=<int> maxrss_kib=<int> message=<rest of the line>
+    int status = -1, consumed = 0;
+    long before = 0, peak = 0, maxrss = 0;
+    const int fields = std::sscanf(out.c_str(), "status=%d before_kib=%ld peak_kib=%ld maxrss_kib=%ld message=%n",
+                                   &status, &before, &peak, &maxrss, &consumed);
+    if (rc != 0 || fields != 4 || consumed == 0) {
+        ADD_FAILURE() << command << " exited with " << rc << " and printed: " << out;
+        return {};
+    }
+    Probe p;
+    p.status = status;
+    p.grow_mib = static_cast<double>(peak - before) / 1024.0;
+    p.message = out.substr(static_cast<size_t>(consumed));
+    if (!p.message.empty() && p.message.back() == '\n') p.message.pop_back();
+    return p;
+}
+
+/// The number after `prefix` in a message, or -1.
+double number_after(const std::string& message, const std::string& prefix) {
+    const size_t at = message.find(prefix);
+    if (at == std::string::npos) return -1;
+    return std::atof(message.c_str() + at + prefix.size());
+}
+
+struct Case {
+    const char* name;
+    int64_t n;
+    int64_t d;
+    const char* input;   // f32, f64 (kkm_fit_f64) or K (an n×n precomputed kernel)
+    const char* params;  // besides max_memory_mb
+    bool stored = false;  // exact: the budget that stores the n×n kernel, not the least one
+};
+
+const Case kCases[] = {
+    {"exact_stored", 5000, 16, "f32", "k=4 method=exact max_iter=10", true},
+    {"exact_recomputed", 6000, 8, "f32", "k=4 method=exact max_iter=3"},
+    {"exact_precomputed", 3000, 0, "K", "k=3 method=exact kernel=precomputed max_iter=10"},
+    {"nystrom_uniform", 20000, 8, "f32", "k=4 method=nystrom m=500 max_iter=20"},
+    {"nystrom_kmeanspp", 20000, 8, "f32", "k=4 method=nystrom m=200 sampling=kmeanspp max_iter=20"},
+    {"nystrom_rls", 10000, 8, "f32", "k=4 method=nystrom m=400 sampling=rls max_iter=20"},
+    {"nystrom_rank", 20000, 8, "f32", "k=4 method=nystrom m=500 rank=10 max_iter=20"},
+    {"nystrom_f32_rows", 20000, 8, "f32", "k=4 method=nystrom m=300 kernel_rows=f32 max_iter=20"},
+    {"nystrom_precomputed", 3000, 0, "K", "k=3 method=nystrom m=300 kernel=precomputed max_iter=20"},
+    {"nystrom_solver_minibatch", 20000, 8, "f32", "k=4 method=nystrom m=500 solver=minibatch max_iter=20"},
+    {"nystrom_solver_minibatch_rank", 20000, 8, "f32", "k=4 method=nystrom m=500 rank=10 solver=minibatch max_iter=20"},
+    {"sketch_subgaussian", 20000, 8, "f32", "k=4 method=sketch m=400 max_iter=20"},
+    {"sketch_ros", 20000, 8, "f32", "k=4 method=sketch m=300 sketch=ros max_iter=20"},
+    {"sketch_gaussian", 20000, 8, "f32", "k=4 method=sketch m=400 sketch=gaussian max_iter=20"},
+    {"sketch_identity", 20000, 8, "f32", "k=4 method=sketch m=400 sketch=identity max_iter=20"},
+    {"rff", 20000, 8, "f32", "k=4 method=rff m=500 max_iter=20"},
+    {"rff_float64_input", 20000, 64, "f64", "k=4 method=rff m=200 max_iter=20"},
+    {"minibatch", 20000, 8, "f32", "k=4 method=minibatch max_iter=20"},
+    {"minibatch_untruncated", 5000, 8, "f32", "k=4 method=minibatch tau=0 batch_size=512 max_iter=10"},
+    {"minibatch_large_batch", 500, 8, "f32", "k=4 method=minibatch batch_size=20000 max_iter=5"},
+};
+
+class Budget : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Budget, AcceptedFitStaysWithinItAndOneMiBLessIsRefusedFirst) {
+    const Case& c = GetParam();
+    const std::string params = std::string(c.params) + " threads=2 ";
+    // The least accepted budget, from the refusals: each names the estimate (or the running
+    // total when the float64 copy alone is over), which the next try gives.
+    int64_t least = 1, stored = -1;
+    Probe first;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        first = probe(c.n, c.d, c.input, params + "max_memory_mb=" + std::to_string(least));
+        if (first.status != KKM_ERR_OUT_OF_MEMORY) break;
+        stored = static_cast<int64_t>(number_after(first.message, "storing the n x n kernel needs "));
+        const double estimate = number_after(first.message, "needs an estimated ");
+        if (estimate > 0) {
+            least = static_cast<int64_t>(estimate);
+            break;
+        }
+        const double total = number_after(first.message, "running total ");
+        ASSERT_GT(total, 0) << first.message;
+        least = static_cast<int64_t>(std::ceil(total));
+    }
+    ASSERT_TRUE(first.status == KKM_OK || first.status == KKM_ERR_OUT_OF_MEMORY) << first.message;
+    const int64_t budget = c.stored ? stored : least;
+    ASSERT_GT(budget, 0) << first.message;
+
+    const Probe fit = probe(c.n, c.d, c.input, params + "max_memory_mb=" + std::to_string(budget));
+    ASSERT_EQ(fit.status, KKM_OK) << "max_memory_mb=" << budget << ": " << fit.message;
+    const double bound = static_cast<double>(budget) * (1 + kSlack) + kRuntimeMiB;
+    std::printf("    %-30s max_memory_mb=%5lld  peak above input %7.1f MiB  ratio %.2f\n", c.name,
+                static_cast<long long>(budget), fit.grow_mib, fit.grow_mib / static_cast<double>(budget));
+    if (kMeasured) {
+        EXPECT_LE(fit.grow_mib, bound) << "max_memory_mb=" << budget;
+    }
+
+    if (c.stored || budget <= 1) return;  // below the stored budget exact recomputes its rows
+    const std::string below = "max_memory_mb=" + std::to_string(budget - 1);
+    const Probe refused = probe(c.n, c.d, c.input, params + below);
+    EXPECT_EQ(refused.status, KKM_ERR_OUT_OF_MEMORY) << below << ": " << refused.message;
+    EXPECT_NE(refused.message.find(below), std::string::npos) << refused.message;
+    if (kMeasured) {
+        EXPECT_LE(refused.grow_mib, kRuntimeMiB) << "memory was allocated before the refusal: " << refused.message;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMethod, Budget, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+// The examples: a mini-batch of 20 million points on 60 rows under 64 MiB (it once
+// reached 1.26 GB) is refused up front (or would have to stay within the budget), with the
+// kernel's mini-batch method and with Sculley's on features.
+TEST(Budget, HugeBatchOnFewRowsIsRefusedOrStaysWithinTheBudget) {
+    for (const char* method : {"method=minibatch", "method=minibatch tau=0", "method=nystrom solver=minibatch",
+                               "method=rff solver=minibatch"}) {
+        SCOPED_TRACE(method);
+        const Probe p = probe(60, 2, "f32", std::string("k=3 batch_size=20000000 max_memory_mb=64 ") + method);
+        if (p.status == KKM_OK) {
+            if (kMeasured) {
+                EXPECT_LE(p.grow_mib, 64.0 * (1 + kSlack) + kRuntimeMiB);
+            }
+        } else {
+            EXPECT_EQ(p.status, KKM_ERR_OUT_OF_MEMORY) << p.message;
+            for (const char* word : {"estimated", "max_memory_mb=64", "batch_size"}) {
+                EXPECT_NE(p.message.find(word), std::string::npos) << word << " missing from: " << p.message;
+            }
+            if (kMeasured) {
+                EXPECT_LE(p.grow_mib, kRuntimeMiB);
+            }
+        }
+    }
+}
+
+// kkm_fit_f64's float32 copy counts against the budget: over it, the fit is refused before
+// the copy is made (naming the stage, float64, the running total and max_memory_mb); with
+// room for the copy but not for the fit, the fit's estimate refuses it, still before the copy.
+TEST(Budget, Float64CopyOverTheBudgetIsRefusedBeforeItIsMade) {
+    const Probe copy = probe(20000, 64, "f64", "k=4 method=rff m=200 max_memory_mb=4");  // 4.9 MiB copy
+    EXPECT_EQ(copy.status, KKM_ERR_OUT_OF_MEMORY) << copy.message;
+    for (const char* word : {"'input'", "float64", "running total", "max_memory_mb=4"}) {
+        EXPECT_NE(copy.message.find(word), std::string::npos) << word << " missing from: " << copy.message;
+    }
+    if (kMeasured) {
+        EXPECT_LE(copy.grow_mib, kRuntimeMiB) << "the copy was made before the refusal";
+    }
+    const Probe fit = probe(20000, 64, "f64", "k=4 method=rff m=200 max_memory_mb=8");
+    EXPECT_EQ(fit.status, KKM_ERR_OUT_OF_MEMORY) << fit.message;
+    for (const char* word : {"needs an estimated", "already in use", "max_memory_mb=8"}) {
+        EXPECT_NE(fit.message.find(word), std::string::npos) << word << " missing from: " << fit.message;
+    }
+    if (kMeasured) {
+        EXPECT_LE(fit.grow_mib, kRuntimeMiB) << "the copy was made before the refusal";
+    }
+}
+
+}  // namespace
