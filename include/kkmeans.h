@@ -139,6 +139,9 @@ KKM_API kkm_status kkm_set_progress(kkm_model *model, kkm_progress_fn callback, 
 
 /* Fits the model on n rows of d float32 features (row-major). weights: n non-negative
  * finite sample weights, or NULL for all ones (at least one must be positive).
+ * Before anything reads X or weights, the sizes are checked: n·d, n·k and, for the landmark
+ * and feature methods, n·m must fit in int64 and in size_t as element and byte counts
+ * (INVALID_ARGUMENT naming both sizes otherwise).
  * With kernel=precomputed, X is the n×n kernel matrix (d must equal n).
  * The data are copied where the fitted model needs them (exact keeps the training rows,
  * nystrom keeps the landmarks); X may be freed after the call.
@@ -166,8 +169,8 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖². With
  * kernel=precomputed K(x,x) is not given, so exact and nystrom need distances=NULL there.
  * Safe to call concurrently on one fitted model.
- * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d), INVALID_DATA (NaN/Inf),
- * NOT_FITTED. */
+ * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
+ * INVALID_DATA (NaN/Inf), NOT_FITTED. */
 KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d,
                               int32_t *labels, float *distances);
 
@@ -181,7 +184,7 @@ KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64
  * these features is what the fit solved: the fit's assignments are nearest centroids in this
  * space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
- * smaller than n*feature_dim; wrong d). */
+ * smaller than n*feature_dim; wrong d; n·d or n·feature_dim overflowing 64-bit sizes). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
                                  float *out, int64_t out_len);
 

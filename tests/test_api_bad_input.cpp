@@ -2,12 +2,21 @@
 // test_api_methods.cpp: each row of tests/BAD_INPUT.md names the test that checks it. Every
 // test asserts the exact status and the words of kkm_last_error() that name the problem.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cfloat>
+#include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -124,6 +133,87 @@ TEST(BadInputSizes, GetTimingsBufferTooSmall) {
                       {"len=4", W(std::to_string(need + 1))}));
     EXPECT_EQ(len, need);
     EXPECT_EQ(buf[3], '\0') << "a truncated, NUL-terminated prefix";
+}
+
+// ------------------------------------------------------------------ sizes whose products overflow
+//
+// Each call passes a small buffer with sizes whose product (n·d, n·k, n·m, n·feature_dim) cannot
+// be addressed: the library must refuse them before it reads a byte of the buffer (reading
+// n·d values from it would fault), naming both sizes.
+
+constexpr int64_t kTwo33 = int64_t{1} << 33;
+constexpr int64_t kTwo62Plus1 = (int64_t{1} << 62) + 1;
+
+TEST(BadInputSizes, FitShapeOverflows64Bits) {
+    Model m = make_model("k=2 method=exact gamma=1");
+    std::vector<float> X(64, 1.0f);
+    std::vector<double> X64(64, 1.0);
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), kTwo33, kTwo33, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"n=8589934592", "d=8589934592", "overflows"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), INT64_MAX, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(INT64_MAX)), "d=1", "overflows"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), 1, INT64_MAX, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"n=1", S("d=" + std::to_string(INT64_MAX)), "overflows"}));
+    // float64: n·d·8 bytes; the float32 copy was allocated from a wrapped size before.
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), X64.data(), kTwo62Plus1, 4, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(kTwo62Plus1)), "d=4", "overflows"}));
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), X64.data(), int64_t{1} << 60, 1, X64.data()), KKM_ERR_INVALID_ARGUMENT,
+                      {"d=1", "8 bytes", "overflows"}))
+        << "2^60 doubles are 2^63 bytes";
+    expect_unfitted(m.get());
+}
+
+TEST(BadInputSizes, AssignShapeOverflows64Bits) {
+    Fitted f(kNystrom);  // d = 2
+    std::vector<int32_t> labels(64);
+    std::vector<double> dist(64);
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), kTwo62Plus1, f.ds.d, labels.data(), nullptr),
+                      KKM_ERR_INVALID_ARGUMENT, {S("n=" + std::to_string(kTwo62Plus1)), "d=2", "overflows"}));
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), f.ds.X64.data(), kTwo62Plus1, f.ds.d, labels.data(), dist.data()),
+                      KKM_ERR_INVALID_ARGUMENT, {S("n=" + std::to_string(kTwo62Plus1)), "d=2", "overflows"}));
+    Fitted wide("k=2 method=exact gamma=0.1");
+    EXPECT_TRUE(Fails(kkm_assign(wide.m.get(), wide.ds.X.data(), INT64_MAX / 2, 2, labels.data(), nullptr),
+                      KKM_ERR_INVALID_ARGUMENT, {"d=2", "overflows"}));
+}
+
+TEST(BadInputSizes, TransformShapeOverflows64Bits) {
+    Fitted f(kNystrom);  // d = 2, feature_dim >= 3
+    int64_t dim = 0;
+    ASSERT_TRUE(Ok(kkm_get_feature_dim(f.m.get(), &dim)));
+    ASSERT_GE(dim, 3);
+    std::vector<float> out(64);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), kTwo62Plus1, f.ds.d, out.data(), INT64_MAX),
+                      KKM_ERR_INVALID_ARGUMENT, {S("n=" + std::to_string(kTwo62Plus1)), "d=2", "overflows"}));
+    // n·d·4 bytes fit (2^63 - 8), n·feature_dim·4 do not: out_len = INT64_MAX passed the old
+    // division test (out_len / feature_dim >= n) and the rows were read.
+    const int64_t n = (int64_t{1} << 60) - 1;
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), n, f.ds.d, out.data(), INT64_MAX),
+                      KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(n)), S("feature_dim=" + std::to_string(dim)), "overflows"}));
+}
+
+TEST(BadInputSizes, ClusterSumsAndLandmarkRowsOverflow64Bits) {
+    // n·d fits (2^58 floats of one column), but n·k (the n x k cluster sums) or n·m (the n x m
+    // kernel rows or random features) does not: refused before X or the weights are read.
+    const int64_t n = int64_t{1} << 58;
+    std::vector<float> X(64, 1.0f);
+    std::vector<float> w(64, 1.0f);
+    Model exact = make_model("k=64 method=exact gamma=1");
+    EXPECT_TRUE(Fails(kkm_fit(exact.get(), X.data(), n, 1, w.data()), KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(n)), "k=64", "cluster sums", "overflows"}));
+    expect_unfitted(exact.get());
+    Model nystrom = make_model("k=2 method=nystrom gamma=1");  // m = auto = 4 sqrt(n) = 2^31
+    EXPECT_TRUE(Fails(kkm_fit(nystrom.get(), X.data(), n, 1, w.data()), KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(n)), "m=2147483648", "kernel rows", "m=auto", "overflows"}));
+    Model sketch = make_model("k=2 method=sketch gamma=1 m=1073741824");
+    EXPECT_TRUE(Fails(kkm_fit(sketch.get(), X.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"m=1073741824", "overflows"}));
+    Model rff = make_model("k=2 method=rff gamma=1 m=2147483648");
+    EXPECT_TRUE(Fails(kkm_fit(rff.get(), X.data(), int64_t{1} << 40, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"n=1099511627776", "m=2147483648", "random features", "overflows"}));
+    std::vector<double> X64(64, 1.0);
+    EXPECT_TRUE(Fails(kkm_fit_f64(exact.get(), X64.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"k=64", "overflows"}));
 }
 
 // ================================================================== k

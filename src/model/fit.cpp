@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/validate.h"
 #include "kernels/kernel.h"
 #include "model/fit_common.h"
 
@@ -69,10 +70,26 @@ std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
 
 }  // namespace
 
+void require_fit_sizes(const Params& p, int64_t n, int64_t d) {
+    require_product(n, "n", d, "d", sizeof(float), "X");
+    // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
+    require_product(n, "n", p.k, "k", sizeof(double), "the cluster sums");
+    if (p.method == Method::nystrom || p.method == Method::sketch || p.method == Method::rff) {
+        // m > n is refused later by the landmark methods, with its own message.
+        if (p.m > n && p.method != Method::rff) return;
+        const int64_t m = resolve_landmarks(p, n);
+        const bool rff = p.method == Method::rff;
+        require_product(n, "n", m, "m", sizeof(float),
+                        p.m == 0 ? (rff ? "the random features (m=auto)" : "the kernel rows (m=auto)")
+                                 : (rff ? "the random features" : "the kernel rows"));
+    }
+}
+
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
                                        const std::vector<float>& w) {
     validate_combination(p);
     validate_against_data(p, X);
+    require_fit_sizes(p, X.rows, X.cols);
     const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
     FitReport report;
     report.isa = resolve_isa(p.isa);

@@ -58,6 +58,12 @@ private:
     FitReport report_;
 };
 
+/// Throws INVALID_ARGUMENT naming both sizes when a fit of n rows and d columns with these
+/// parameters would form a product that overflows 64-bit sizes: the n x k cluster sums, the
+/// n x m kernel rows or features of the landmark and feature methods. Reads no data: the C
+/// API calls it before it reads the caller's X and weights.
+void require_fit_sizes(const Params& params, int64_t n, int64_t d);
+
 /// Fits a model; throws kkm::Error on bad input or parameters. weights: empty or n values.
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
                                        const std::vector<float>& weights);
