@@ -92,12 +92,15 @@ KKM_API void kkm_destroy(kkm_model *model);
 KKM_API kkm_status kkm_set_param(kkm_model *model, const char *key, const char *value);
 
 /* Sets several parameters from "key=value key=value ..." (separated by spaces, tabs,
- * newlines or commas). All-or-nothing: if any pair is invalid, none is applied. */
+ * newlines or commas). All-or-nothing: if any pair is invalid, none is applied. A parameter
+ * given twice, under its name or an alias ("k=10 k=11", "k=10 n_clusters=11"), is
+ * INVALID_ARGUMENT naming it. */
 KKM_API kkm_status kkm_set_params(kkm_model *model, const char *params);
 
 /* Writes the value of one parameter, NUL-terminated, into buf (capacity len bytes).
- * On a fitted model, a parameter set to "auto" (gamma, m) reports the value the last fit
- * resolved it to, e.g. "0.0123". If out_len is not NULL it receives the length the value
+ * On a fitted model whose parameters are still those of its fit, a parameter set to "auto"
+ * (gamma, m) reports the value the fit resolved it to, e.g. "0.0123"; once kkm_set_param(s)
+ * has changed any parameter, it reports "auto" again (the next fit resolves it anew). If out_len is not NULL it receives the length the value
  * needs, excluding the NUL. Errors: INVALID_ARGUMENT for an unknown key, or when len is too
  * small (then buf holds a truncated, NUL-terminated prefix if len > 0). */
 KKM_API kkm_status kkm_get_param(const kkm_model *model, const char *key, char *buf, size_t len,

@@ -393,7 +393,6 @@ TEST(BadInputParams, MalformedNumbers) {
         {"k", " 3", "is not an integer"},
         {"k", "0x10", "is not an integer"},
         {"k", "1e3", "is not an integer"},
-        {"seed", "99999999999999999999999", "is not an integer"},  // beyond int64
         {"tol", "0.5.5", "is not a finite number"},
         {"gamma", "1e", "is not a finite number"},
         {"gamma", "1e999", "is not a finite number"},  // overflows a double
@@ -411,6 +410,49 @@ TEST(BadInputParams, MalformedNumbers) {
             << c.key << "=" << c.value;
         EXPECT_EQ(get_param(m.get(), c.key), before) << c.key;
     }
+}
+
+TEST(BadInputParams, NumbersBeyondTheirTypeSayOutOfRange) {
+    // A well-formed number that a double or an int64 cannot hold is out of range, not "not a
+    // number": 1e-400 underflows, 1e999 overflows, 10^23 is beyond int64.
+    const BadValue cases[] = {
+        {"gamma", "1e-400", "underflows"},
+        {"rls_lambda", "2e-324", "underflows"},
+        {"gamma", "1e999", "overflows a double"},
+        {"seed", "99999999999999999999999", "is out of range"},
+        {"k", "-99999999999999999999999", "is out of range"},
+    };
+    for (const BadValue& c : cases) {
+        Model m = make_model();
+        const std::string before = get_param(m.get(), c.key);
+        EXPECT_TRUE(Fails(kkm_set_param(m.get(), c.key, c.value), KKM_ERR_INVALID_ARGUMENT,
+                          {W(c.key), S(std::string("'") + c.value + "'"), c.why, S(param_range(c.key))}))
+            << c.key << "=" << c.value;
+        EXPECT_EQ(get_param(m.get(), c.key), before) << c.key;
+    }
+    // Subnormal doubles are numbers (and then within the range of gamma, (0, inf)).
+    Model m = make_model();
+    EXPECT_TRUE(Ok(kkm_set_param(m.get(), "gamma", "1e-310")));
+}
+
+TEST(BadInputParams, RepeatedKey) {
+    // "k=10 k=11" kept the last value silently; an alias is the same parameter.
+    Model m = make_model("k=3");
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=10 k=11"), KKM_ERR_INVALID_ARGUMENT,
+                      {"parameter 'k'", "twice", "'k=10'", "'k=11'"}));
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=10 method=exact n_clusters=11"), KKM_ERR_INVALID_ARGUMENT,
+                      {"parameter 'k'", "twice", "'k=10'", "'n_clusters=11'", "n_clusters"}));
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "gamma=1,gamma=1"), KKM_ERR_INVALID_ARGUMENT,
+                      {"parameter 'gamma'", "twice"}))
+        << "even with the same value";
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "seed=1 random_state=2"), KKM_ERR_INVALID_ARGUMENT,
+                      {"parameter 'seed'", "twice"}));
+    EXPECT_EQ(get_param(m.get(), "k"), "3") << "nothing applied";
+    EXPECT_EQ(get_param(m.get(), "method"), param_default("method"));
+    // Separate calls still override each other.
+    EXPECT_TRUE(Ok(kkm_set_params(m.get(), "k=10")));
+    EXPECT_TRUE(Ok(kkm_set_params(m.get(), "k=11")));
+    EXPECT_EQ(get_param(m.get(), "k"), "11");
 }
 
 TEST(BadInputParams, Coef0BeyondFloat32) {
@@ -512,6 +554,35 @@ TEST(BadInputConflicts, PrecomputedNystromAssignRejectsDistances) {
     EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()),
                       KKM_ERR_INVALID_ARGUMENT, {"distances", "precomputed"}));
     EXPECT_TRUE(Ok(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), nullptr)));
+}
+
+// ================================================================== call order and model state
+
+TEST(BadInputState, ResolvedAutoOnlyWhileParametersAreTheFits) {
+    // After kkm_set_params changes k, gamma=auto must not report the old fit's resolved gamma
+    // beside the new k (a mix of two configurations).
+    Fitted f("k=2 method=nystrom m=8 gamma=auto seed=1");
+    const std::string resolved = get_param(f.m.get(), "gamma");
+    ASSERT_NE(resolved, "auto");
+    EXPECT_EQ(get_param(f.m.get(), "m"), "8");
+    ASSERT_TRUE(Ok(kkm_set_params(f.m.get(), "k=3")));
+    EXPECT_EQ(get_param(f.m.get(), "k"), "3");
+    EXPECT_EQ(get_param(f.m.get(), "gamma"), "auto");
+    EXPECT_EQ(get_param(f.m.get(), "isa"), "auto");
+    // The fitted model itself is unchanged: it still has k=2.
+    int32_t k = 0;
+    ASSERT_TRUE(Ok(kkm_get_k(f.m.get(), &k)));
+    EXPECT_EQ(k, 2);
+    // Back to the fit's parameters: the resolved values again.
+    ASSERT_TRUE(Ok(kkm_set_params(f.m.get(), "k=2")));
+    EXPECT_EQ(get_param(f.m.get(), "gamma"), resolved);
+    // A loaded model's parameters are those of its fit.
+    ASSERT_TRUE(Ok(kkm_set_params(f.m.get(), "tol=0.5")));
+    const std::vector<unsigned char> bytes = save(f.m.get());
+    Model loaded = make_model();
+    ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    EXPECT_EQ(get_param(loaded.get(), "gamma"), resolved);
+    EXPECT_EQ(get_param(loaded.get(), "tol"), param_default("tol"));
 }
 
 // ================================================================== corrupted model files

@@ -81,10 +81,13 @@ std::string format_double(double v) {
     return os.str();
 }
 
-/// Value of a parameter, with "auto" replaced by what the last fit resolved it to.
+/// Value of a parameter, with "auto" replaced by what the last fit resolved it to — only while
+/// the parameters are still those of that fit: after kkm_set_param(s) changed any of them, the
+/// fit's resolved gamma or m would describe another configuration (a new k with the old fit's
+/// gamma), so "auto" is reported as set.
 std::string displayed_param(const kkm_model* model, const char* key) {
     const std::string& value = model->params.get(key);
-    if (value != "auto" || !model->fitted) return value;
+    if (value != "auto" || !model->fitted || !(model->params == model->fitted_params)) return value;
     const int index = kkm::find_param(key);
     const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
     const kkm::FitReport& r = model->fitted->report();
