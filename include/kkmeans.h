@@ -249,12 +249,17 @@ KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t
 
 /* Replaces the model's parameters and fitted state by those serialised in buffer (size
  * bytes). On any error the model is unchanged.
- * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated, checksum
- * mismatch, newer format version, inconsistent sizes; the message says which). */
+ * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated — with
+ * the number of bytes missing —, checksum mismatch, newer format version, inconsistent sizes,
+ * a parameter block that contradicts the fitted body, negative cluster sizes; the message
+ * says which). */
 KKM_API kkm_status kkm_load_buffer(kkm_model *model, const void *buffer, int64_t size);
 
-/* kkm_save_buffer into a file at path (created or truncated). Errors: as kkm_save_buffer,
- * IO (the file cannot be written; the message names the path and the reason). */
+/* kkm_save_buffer into a file at path: the bytes go to a temporary file in the same directory,
+ * which is renamed over path once completely written (through a symbolic link, over the file
+ * it points to). On any failure an existing file at path is left unchanged and the temporary
+ * file is removed. Errors: as kkm_save_buffer, IO (the file cannot be written; the message
+ * names the path and the reason). */
 KKM_API kkm_status kkm_save(const kkm_model *model, const char *path);
 
 /* kkm_load_buffer from a file. Errors: as kkm_load_buffer, IO (cannot be read). */
