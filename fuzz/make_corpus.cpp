@@ -5,6 +5,7 @@
 //                 with the mode byte 1 (resealed), plus one raw (mode 0) and two patched
 //                 (mode 2) inputs
 //   fuzz_fit/     pseudo-random byte strings of 64..1024 bytes (FuzzedDataProvider input)
+//   fuzz_shapes/  pseudo-random byte strings of 8..64 bytes (FuzzedDataProvider input)
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -97,7 +98,18 @@ int main(int argc, char** argv) {
         }
         write(dir + "/fuzz_fit/random-" + std::to_string(i), bytes.data(), bytes.size());
     }
-    std::printf("wrote %zu parameter strings, %d models (+3 load inputs), 32 fit inputs under %s\n",
+    // ---------------------------------------------------------------- fuzz_shapes
+    make_dir(dir + "/fuzz_shapes");
+    for (int i = 0; i < 32; ++i) {
+        const size_t size = 8u << (i % 4);  // 8 .. 64 bytes
+        std::vector<unsigned char> bytes(size);
+        for (auto& b : bytes) {
+            s = s * 1664525u + 1013904223u;
+            b = static_cast<unsigned char>(s >> 24);
+        }
+        write(dir + "/fuzz_shapes/random-" + std::to_string(i), bytes.data(), bytes.size());
+    }
+    std::printf("wrote %zu parameter strings, %d models (+3 load inputs), 32 fit inputs, 32 shape inputs under %s\n",
                 sizeof params / sizeof params[0], written, dir.c_str());
     return 0;
 }

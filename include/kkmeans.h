@@ -92,12 +92,15 @@ KKM_API void kkm_destroy(kkm_model *model);
 KKM_API kkm_status kkm_set_param(kkm_model *model, const char *key, const char *value);
 
 /* Sets several parameters from "key=value key=value ..." (separated by spaces, tabs,
- * newlines or commas). All-or-nothing: if any pair is invalid, none is applied. */
+ * newlines or commas). All-or-nothing: if any pair is invalid, none is applied. A parameter
+ * given twice, under its name or an alias ("k=10 k=11", "k=10 n_clusters=11"), is
+ * INVALID_ARGUMENT naming it. */
 KKM_API kkm_status kkm_set_params(kkm_model *model, const char *params);
 
 /* Writes the value of one parameter, NUL-terminated, into buf (capacity len bytes).
- * On a fitted model, a parameter set to "auto" (gamma, m) reports the value the last fit
- * resolved it to, e.g. "0.0123". If out_len is not NULL it receives the length the value
+ * On a fitted model whose parameters are still those of its fit, a parameter set to "auto"
+ * (gamma, m) reports the value the fit resolved it to, e.g. "0.0123"; once kkm_set_param(s)
+ * has changed any parameter, it reports "auto" again (the next fit resolves it anew). If out_len is not NULL it receives the length the value
  * needs, excluding the NUL. Errors: INVALID_ARGUMENT for an unknown key, or when len is too
  * small (then buf holds a truncated, NUL-terminated prefix if len > 0). */
 KKM_API kkm_status kkm_get_param(const kkm_model *model, const char *key, char *buf, size_t len,
@@ -139,6 +142,9 @@ KKM_API kkm_status kkm_set_progress(kkm_model *model, kkm_progress_fn callback, 
 
 /* Fits the model on n rows of d float32 features (row-major). weights: n non-negative
  * finite sample weights, or NULL for all ones (at least one must be positive).
+ * Before anything reads X or weights, the sizes are checked: n·d, n·k and, for the landmark
+ * and feature methods, n·m must fit in int64 and in size_t as element and byte counts
+ * (INVALID_ARGUMENT naming both sizes otherwise).
  * With kernel=precomputed, X is the n×n kernel matrix (d must equal n).
  * The data are copied where the fitted model needs them (exact keeps the training rows,
  * nystrom keeps the landmarks); X may be freed after the call.
@@ -166,8 +172,8 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖². With
  * kernel=precomputed K(x,x) is not given, so exact and nystrom need distances=NULL there.
  * Safe to call concurrently on one fitted model.
- * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d), INVALID_DATA (NaN/Inf),
- * NOT_FITTED. */
+ * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
+ * INVALID_DATA (NaN/Inf), NOT_FITTED. */
 KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d,
                               int32_t *labels, float *distances);
 
@@ -181,7 +187,7 @@ KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64
  * these features is what the fit solved: the fit's assignments are nearest centroids in this
  * space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
- * smaller than n*feature_dim; wrong d). */
+ * smaller than n*feature_dim; wrong d; n·d or n·feature_dim overflowing 64-bit sizes). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
                                  float *out, int64_t out_len);
 
@@ -243,12 +249,17 @@ KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t
 
 /* Replaces the model's parameters and fitted state by those serialised in buffer (size
  * bytes). On any error the model is unchanged.
- * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated, checksum
- * mismatch, newer format version, inconsistent sizes; the message says which). */
+ * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated — with
+ * the number of bytes missing —, checksum mismatch, newer format version, inconsistent sizes,
+ * a parameter block that contradicts the fitted body, negative cluster sizes; the message
+ * says which). */
 KKM_API kkm_status kkm_load_buffer(kkm_model *model, const void *buffer, int64_t size);
 
-/* kkm_save_buffer into a file at path (created or truncated). Errors: as kkm_save_buffer,
- * IO (the file cannot be written; the message names the path and the reason). */
+/* kkm_save_buffer into a file at path: the bytes go to a temporary file in the same directory,
+ * which is renamed over path once completely written (through a symbolic link, over the file
+ * it points to). On any failure an existing file at path is left unchanged and the temporary
+ * file is removed. Errors: as kkm_save_buffer, IO (the file cannot be written; the message
+ * names the path and the reason). */
 KKM_API kkm_status kkm_save(const kkm_model *model, const char *path);
 
 /* kkm_load_buffer from a file. Errors: as kkm_load_buffer, IO (cannot be read). */

@@ -7,6 +7,8 @@ For every table row of BAD_INPUT.md (a line starting with '|', except header and
 rows):
   - the last column names tests as `file.cpp:Suite.Name`, separated by commas; each file must
     exist in TESTS_DIR and define TEST / TEST_F / TEST_P(Suite, Name), not DISABLED_;
+    a shell test script's check is named `check_name.sh:"start of the check's name"`: the
+    script must exist in TESTS_DIR and hold a line `check "<that text>...`;
   - a row without a test ('—') must be marked as a finding (its first column starts with
     '**finding:**');
   - every status written in the status column (INVALID_ARGUMENT, ..., or OK) must be a status
@@ -20,6 +22,7 @@ import sys
 
 TEST_REF = re.compile(r"^(test_[A-Za-z0-9_]+\.(?:cpp|c)):([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$")
 STATUS = re.compile(r"\b(OK|INVALID_ARGUMENT|INVALID_DATA|NOT_FITTED|OUT_OF_MEMORY|IO|FORMAT|CANCELLED|INTERNAL|[A-Z]+(?:_[A-Z0-9]+)+)\b")
+SCRIPT_REF = re.compile(r'^(check_[A-Za-z0-9_]+\.sh):"([^"]+)"$')
 NO_TEST = {"—", "-", ""}
 
 
@@ -71,6 +74,15 @@ def main() -> int:
                 problems.append(f"{where}: no test named for '{bad_input}' (only findings may have none)")
             continue
         for ref in refs:
+            script = SCRIPT_REF.match(ref)
+            if script:
+                file, name = script.groups()
+                path = tests_dir / file
+                if not path.exists():
+                    problems.append(f"{where}: {file} does not exist in {tests_dir}")
+                elif f'check "{name}' not in path.read_text():
+                    problems.append(f"{where}: {file} has no check whose name starts with '{name}'")
+                continue
             m = TEST_REF.match(ref)
             if not m:
                 problems.append(f"{where}: '{ref}' is not of the form file.cpp:Suite.Name")

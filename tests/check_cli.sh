@@ -1,6 +1,7 @@
 #!/bin/sh
 # The command-line program end to end: fit -o saves a model, assign reloads it and labels
-# the training rows exactly as fit did; a damaged model file and a wrong d are clear errors.
+# the training rows exactly as fit did; a damaged model file and a wrong d are clear errors;
+# bad sizes, CSV first rows and output files (tests/BAD_INPUT.md, "The command-line program").
 # usage: check_cli.sh path/to/kkmeans
 set -u
 kkm="$1"
@@ -40,5 +41,70 @@ check "a missing model names the file" sh -c \
     "! '$kkm' assign -q '$dir/none.kkm' '$dir/rings.csv' 2>'$dir/e' && grep -q 'none.kkm' '$dir/e'"
 check "wrong d at assign names d" sh -c \
     "! '$kkm' assign -q '$dir/exact.kkm' '$dir/three_columns.csv' 2>'$dir/e' && grep -q 'd=3' '$dir/e'"
+
+# ---------------------------------------------------------------- input checks (issue 13)
+# Raw float32 with a --dims whose row of 4*dims bytes overflows 64 bits: a usage error naming
+# the option, not a division by zero (2^62) or a wrapped row size that spins (2^62 + 1).
+head -c 64 /dev/zero >"$dir/zeros.f32"
+for dims in 4611686018427387904 4611686018427387905; do
+    check "--dims $dims is a usage error, not a crash or a hang" sh -c \
+        "timeout 20 '$kkm' fit -q '$dir/zeros.f32' --dims $dims k=2 2>'$dir/e'; test \$? -eq 2 &&
+         grep -q -- \"--dims'\" '$dir/e' && grep -q 'overflow' '$dir/e'"
+done
+# IDX images whose three u32 sizes multiply to 2^64 + 4: the product wrapped to the 4 data
+# bytes the file holds, and the 769546 x 2.4e13 "images" were read from 4 bytes.
+mkdir "$dir/idx"
+printf '\000\000\010\003\000\013\276\012\000\007\214\262\002\343\104\225\001\002\003\004' \
+    >"$dir/idx/train-images-idx3-ubyte.gz"
+printf '\000\000\010\001\000\013\276\012' >"$dir/idx/train-labels-idx1-ubyte.gz"
+head -c 769546 /dev/zero >>"$dir/idx/train-labels-idx1-ubyte.gz"
+check "IDX sizes whose product overflows are an error naming the file" sh -c \
+    "! timeout 60 '$kkm' demo -q --data-dir '$dir/idx' k=2 2>'$dir/e' && grep -q 'train-images-idx3-ubyte.gz' '$dir/e' &&
+     grep -q 'overflow' '$dir/e'"
+
+# CSV header detection. The first row is a header only if no field is a number, after a UTF-8
+# byte-order mark is skipped: a BOM before a data row made that row a "header" (one row lost,
+# every label shifted); a BOM before a header is a header.
+awk -F, 'NR > 1 { print $1 "," $2 }' "$dir/rings.csv" >"$dir/rings_data.csv"
+{ printf '\357\273\277'; cat "$dir/rings_data.csv"; } >"$dir/bom_data.csv"
+{ printf '\357\273\277'; cat "$dir/rings.csv"; } >"$dir/bom_header.csv"
+for input in bom_data bom_header; do
+    check "a UTF-8 BOM does not change the rows read ($input)" sh -c \
+        "'$kkm' fit -q '$dir/$input.csv' k=2 method=exact gamma=0.5 -l '$dir/$input.labels' >'$dir/o' &&
+         grep -q '^n  *300\$' '$dir/o' && test \$(wc -l <'$dir/$input.labels') -eq 301"
+done
+# A first row with numbers and text is neither: a typo in the first data row ("2.O") or a
+# header field named like a number. It was taken as a header (the row lost): now an error
+# naming the line and both columns.
+{ echo "0.5,2.O"; cat "$dir/rings_data.csv"; } >"$dir/typo.csv"
+check "a typo in the first row is an error naming line and column" sh -c \
+    "! '$kkm' fit -q '$dir/typo.csv' k=2 2>'$dir/e' && grep -q 'typo.csv:1:' '$dir/e' &&
+     grep -q \"column 2 '2.O' is not a number\" '$dir/e' && grep -q \"column 1 '0.5'\" '$dir/e'"
+{ echo "x,2019"; cat "$dir/rings_data.csv"; } >"$dir/numeric_name.csv"
+check "a header field named like a number is an error naming it" sh -c \
+    "! '$kkm' fit -q '$dir/numeric_name.csv' k=2 2>'$dir/e' && grep -q 'numeric_name.csv:1:' '$dir/e' &&
+     grep -q \"column 2 '2019'\" '$dir/e'"
+# CR-only line ends (old Mac files): the whole file was one line, read as a header, then "no
+# data rows". Now CR ends a line as LF and CRLF do.
+tr '\n' '\r' <"$dir/rings.csv" >"$dir/cr.csv"
+check "CR-only line ends are read as lines" sh -c \
+    "'$kkm' fit -q '$dir/cr.csv' k=2 method=exact gamma=0.5 n_init=5 -l '$dir/cr.labels' >'$dir/o' &&
+     grep -q '^n  *300\$' '$dir/o' && cmp '$dir/cr.labels' '$dir/exact.fit.csv'"
+
+# Outputs are replaced only whole and only on success.
+echo "the labels written before" >"$dir/kept.csv"
+awk 'BEGIN { for (i = 0; i < 299; i++) print 0 }' >"$dir/short_truth.csv"
+check "assign -l keeps the old file when --truth is bad" sh -c \
+    "! '$kkm' assign -q '$dir/exact.kkm' '$dir/rings.csv' -l '$dir/kept.csv' --truth '$dir/short_truth.csv' 2>'$dir/e' &&
+     grep -q '299 labels' '$dir/e' && test \"\$(cat '$dir/kept.csv')\" = 'the labels written before'"
+mkdir "$dir/a_directory.kkm"
+check "fit -l keeps the old labels when the model cannot be saved" sh -c \
+    "! '$kkm' fit -q '$dir/rings.csv' k=2 method=exact gamma=0.5 -l '$dir/kept.csv' -o '$dir/a_directory.kkm' 2>'$dir/e' &&
+     grep -q 'a_directory.kkm' '$dir/e' && test \"\$(cat '$dir/kept.csv')\" = 'the labels written before' &&
+     test -z \"\$(ls '$dir' | grep tmp)\""
+check "fit -l -o replace existing files on success" sh -c \
+    "cp '$dir/exact.kkm' '$dir/replaced.kkm' && '$kkm' fit -q '$dir/rings.csv' k=2 method=nystrom m=60 gamma=0.5 \
+         -l '$dir/kept.csv' -o '$dir/replaced.kkm' && test \$(wc -l <'$dir/kept.csv') -eq 301 &&
+     '$kkm' assign -q '$dir/replaced.kkm' '$dir/rings.csv' | cmp - '$dir/kept.csv' && test -z \"\$(ls '$dir' | grep tmp)\""
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

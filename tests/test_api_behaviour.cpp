@@ -157,8 +157,8 @@ const Dataset& ring_data() {
     static const Dataset ds = rings(1000, 2024);
     return ds;
 }
-std::string ring_params(const char* method) {
-    std::string p = std::string("k=2 kernel=rbf gamma=") + fmt(ring_gamma(ring_data())) + " method=" + method;
+std::string ring_params(const char* method, int k = 2) {
+    std::string p = "k=" + std::to_string(k) + " kernel=rbf gamma=" + fmt(ring_gamma(ring_data())) + " method=" + method;
     if (std::string(method) == "nystrom") p += " m=200";
     return p;
 }
@@ -263,9 +263,9 @@ TEST_P(ByMethod, ThreadCountDoesNotChangeResultsOddSizes) {
 TEST(Objective, ExactMatchesRecomputation) {
     const Dataset& ds = ring_data();
     const double gamma = ring_gamma(ds);
-    for (const char* extra : {" seed=0 n_init=5", " seed=3 k=5", " seed=4 k=3 init=random"}) {
-        SCOPED_TRACE(extra);
-        FitResult r = fit(ds, ring_params("exact") + extra);
+    for (const auto& [clusters, extra] : {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
+        SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters));
+        FitResult r = fit(ds, ring_params("exact", clusters) + extra);
         const double want = exact_objective(ds, r.labels, gamma);
         EXPECT_LE(rel_diff(r.objective, want), 1e-5)
             << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
@@ -289,10 +289,10 @@ TEST(Objective, NystromMatchesRecomputationFromFeatures) {
     // keeps those rows and its objective is theirs to float32 rounding; with half rows (the
     // default for rbf) it is the objective on the rows rounded to 11 bits: within 2e-3.
     const Dataset& ds = ring_data();
-    for (const char* extra : {" seed=0 n_init=5", " seed=3 k=5", " seed=4 k=3 init=random"}) {
+    for (const auto& [clusters, extra] : {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
         for (const auto& [rows, tolerance] : {std::pair{" kernel_rows=f32", 1e-5}, std::pair{"", 2e-3}}) {
-            SCOPED_TRACE(std::string(extra) + rows);
-            FitResult r = fit(ds, ring_params("nystrom") + extra + rows);
+            SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters) + rows);
+            FitResult r = fit(ds, ring_params("nystrom", clusters) + extra + rows);
             int64_t dim = 0;
             const std::vector<float> F = features_of(r.m.get(), ds, &dim);
             ASSERT_GT(dim, 0);

@@ -1,4 +1,5 @@
 // CSV of numbers: header detection, separator detection, errors naming file, line, column.
+// A UTF-8 byte-order mark is skipped; lines end at LF, CRLF or a lone CR.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -75,23 +76,17 @@ void split(std::string_view line, char sep, std::vector<std::string_view>& field
     }
 }
 
-/// For header detection: an empty field does not make a header (the row is data with a
-/// missing value, reported as such).
-bool looks_numeric(std::string_view field) {
-    float ignored = 0;
-    return field.empty() || parse_float(field, ignored) != NumberParse::not_a_number;
-}
-
-/// Iterates over the lines of a buffer, counting line numbers from 1.
+/// Iterates over the lines of a buffer, counting line numbers from 1. A line ends at "\n",
+/// "\r\n" or a lone "\r" (old Mac files, some spreadsheet exports).
 class LineReader {
 public:
-    explicit LineReader(const std::vector<char>& bytes) : text_(bytes.data(), bytes.size()) {}
+    explicit LineReader(std::string_view text) : text_(text) {}
     /// Next line that is neither blank nor a '#' comment; false at the end.
     bool next(std::string_view& line) {
         while (pos_ < text_.size()) {
-            const size_t end = std::min(text_.find('\n', pos_), text_.size());
+            const size_t end = std::min(text_.find_first_of("\r\n", pos_), text_.size());
             line = text_.substr(pos_, end - pos_);
-            pos_ = end + 1;
+            pos_ = end + (text_.substr(end, 2) == "\r\n" ? 2 : 1);
             ++number_;
             const std::string_view content = trim(line);
             if (!content.empty() && content.front() != '#') return true;
@@ -106,18 +101,25 @@ private:
     size_t number_ = 0;
 };
 
+/// The text without a leading UTF-8 byte-order mark (spreadsheet programs write one).
+std::string_view without_bom(const std::vector<char>& bytes) {
+    std::string_view text(bytes.data(), bytes.size());
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    return text;
+}
+
 class CsvParser {
 public:
     explicit CsvParser(std::string path) : path_(std::move(path)) {}
 
     CsvTable parse(const std::vector<char>& bytes) {
-        LineReader lines(bytes);
+        LineReader lines(without_bom(bytes));
         std::string_view line;
         if (!lines.next(line)) throw ToolError(path_ + ": no data (the file is empty)");
         table_.separator = detect_separator(line);
         split(line, table_.separator, fields_);
         table_.matrix.cols = static_cast<int64_t>(fields_.size());
-        table_.has_header = !std::all_of(fields_.begin(), fields_.end(), looks_numeric);
+        table_.has_header = is_header(lines.number());
         if (!table_.has_header) add_row(lines.number());
         while (lines.next(line)) {
             split(line, table_.separator, fields_);
@@ -130,6 +132,28 @@ public:
 private:
     [[noreturn]] void fail(size_t line, const std::string& what) const {
         throw ToolError(path_ + ":" + std::to_string(line) + ": " + what);
+    }
+
+    /// The first row is a header when none of its fields is a number, data when every
+    /// non-empty field is one (an empty field is then reported as missing). A row with both
+    /// is neither: a typo in a data row ("2.O") or a header with a numeric name ("2019") —
+    /// guessing would silently drop a data row or read names as data, so it is an error.
+    bool is_header(size_t line) const {
+        const auto number = std::find_if(fields_.begin(), fields_.end(), [](std::string_view f) {
+            float ignored = 0;
+            return !f.empty() && parse_float(f, ignored) != NumberParse::not_a_number;
+        });
+        const auto text = std::find_if(fields_.begin(), fields_.end(), [](std::string_view f) {
+            float ignored = 0;
+            return !f.empty() && parse_float(f, ignored) == NumberParse::not_a_number;
+        });
+        if (text == fields_.end()) return false;
+        if (number == fields_.end()) return true;
+        auto column = [this](auto it) { return std::to_string(it - fields_.begin() + 1); };
+        fail(line, "the first row is neither a header nor data: column " + column(text) + " '" + std::string(*text) +
+                       "' is not a number but column " + column(number) + " '" + std::string(*number) +
+                       "' is; a header row must hold no number and a data row only numbers (a typo in the "
+                       "first data row, or a header field named like a number?)");
     }
 
     void add_row(size_t line) {

@@ -1,12 +1,19 @@
 // Raw float32 input, label files in and out.
 #include "data_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "cli.h"
 
@@ -31,6 +38,11 @@ int32_t to_label(const std::string& path, int64_t row, float value) {
 
 Matrix read_raw_f32(const std::string& path, int64_t dims) {
     if (dims <= 0) throw UsageError("--dims must be positive");
+    if (static_cast<uint64_t>(dims) > std::min<uint64_t>(INT64_MAX, SIZE_MAX) / 4) {
+        throw UsageError("option '--dims': " + std::to_string(dims) +
+                         " columns overflow 64-bit sizes: one row of 4-byte float32 values would need more than " +
+                         std::to_string(std::min<uint64_t>(INT64_MAX, SIZE_MAX)) + " bytes");
+    }
     const std::vector<char> bytes = read_file_bytes(path);
     const auto row_bytes = static_cast<size_t>(dims) * 4;
     if (bytes.empty() || bytes.size() % row_bytes != 0) {
@@ -90,23 +102,89 @@ Matrix read_matrix(const std::string& path, int64_t dims, std::string& format) {
     return std::move(table.matrix);
 }
 
-void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels) {
+namespace {
+
+/// Where an output is written: the file a symbolic link points to, else the path itself.
+std::string output_target(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        std::unique_ptr<char, void (*)(void*)> real(::realpath(path.c_str(), nullptr), std::free);
+        if (real) return real.get();
+    }
+    return path;
+}
+
+}  // namespace
+
+StagedOutput::StagedOutput(std::string path) : path_(std::move(path)) {}
+
+StagedOutput::~StagedOutput() {
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void StagedOutput::write(const std::string& text) {
+    if (path_ == "-") {
+        text_ += text;
+        return;
+    }
+    if (!temp_.empty()) ::unlink(temp_.c_str());  // a second write replaces the first
+    const std::string target = output_target(path_);
+    int fd = -1;
+    for (int attempt = 0; fd < 0; ++attempt) {
+        temp_ = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+        fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
+            const std::string why = std::strerror(errno);
+            temp_.clear();
+            throw ToolError("cannot open '" + path_ + "' for writing: " + why);
+        }
+    }
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+            const std::string why = wrote == 0 ? "no progress" : std::strerror(errno);
+            ::close(fd);
+            throw ToolError("cannot write '" + path_ + "': " + why);
+        }
+        done += static_cast<size_t>(wrote);
+    }
+    const bool synced = ::fsync(fd) == 0;
+    const int sync_error = errno;
+    if (::close(fd) != 0 || !synced) {
+        throw ToolError("cannot write '" + path_ + "': " + std::strerror(synced ? errno : sync_error));
+    }
+}
+
+void StagedOutput::commit() {
+    if (path_ == "-") {
+        std::cout.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+        std::cout.flush();
+        if (!std::cout) throw ToolError("cannot write to standard output");
+        return;
+    }
+    if (temp_.empty()) write("");
+    if (::rename(temp_.c_str(), output_target(path_).c_str()) != 0) {
+        throw ToolError("cannot replace '" + path_ + "': " + std::strerror(errno));
+    }
+    temp_.clear();
+}
+
+std::string labels_csv(const std::vector<int32_t>& labels) {
     std::string text = "label\n";
     for (const int32_t label : labels) {
         text += std::to_string(label);
         text += '\n';
     }
-    if (path == "-") {
-        std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-        std::cout.flush();
-        if (!std::cout) throw ToolError("cannot write labels to standard output");
-        return;
-    }
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw ToolError("cannot open '" + path + "' for writing: " + std::strerror(errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) throw ToolError("cannot write labels to '" + path + "'");
+    return text;
+}
+
+void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels) {
+    StagedOutput out(path);
+    out.write(labels_csv(labels));
+    out.commit();
 }
 
 }  // namespace kkm_tool

@@ -25,12 +25,15 @@ struct CsvTable {
     char separator = ',';  ///< ',', ';', '\t', or ' ' for runs of blanks
 };
 
-/// CSV of numbers. The first line is a header if any of its fields is not a number. The
+/// CSV of numbers. A UTF-8 byte-order mark is skipped; lines end at LF, CRLF or CR. The first
+/// line is a header if none of its fields is a number, data if all of its non-empty fields
+/// are; a first line with both is an error naming its line and the two columns. The
 /// separator is the first of ';' ',' TAB found on the first line, else runs of blanks.
 /// Blank lines and lines starting with '#' are skipped. Values must be finite float32.
 CsvTable read_csv(const std::string& path);
 
 /// Raw little-endian float32, `dims` columns: rows = bytes / (4 * dims), which must divide.
+/// A dims whose row of 4·dims bytes overflows 64-bit sizes is a UsageError.
 Matrix read_raw_f32(const std::string& path, int64_t dims);
 
 /// A data matrix: raw float32 with `dims` columns when dims > 0, else a CSV. `format`
@@ -51,7 +54,30 @@ std::vector<int32_t> read_label_file(const std::string& path);
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
 std::vector<int32_t> read_truth(const std::string& path, int64_t n);
 
-/// Writes labels as CSV: header "label", then one label per line. "-" writes standard output.
+/// An output file that only ever appears complete: write() puts the text into a temporary
+/// file in the same directory (through a symbolic link: beside its target), commit() renames
+/// it over the path. Until commit() an existing file is untouched, and a StagedOutput
+/// destroyed uncommitted (a later step failed) removes its temporary file. "-" is standard
+/// output, written at commit(). Errors are ToolErrors naming the path.
+class StagedOutput {
+public:
+    explicit StagedOutput(std::string path);
+    StagedOutput(const StagedOutput&) = delete;
+    StagedOutput& operator=(const StagedOutput&) = delete;
+    ~StagedOutput();
+    void write(const std::string& text);
+    void commit();
+
+private:
+    std::string path_;
+    std::string temp_;  ///< the temporary file, "" when none is pending
+    std::string text_;  ///< for standard output
+};
+
+/// Labels as CSV text: header "label", then one label per line.
+std::string labels_csv(const std::vector<int32_t>& labels);
+
+/// Writes labels_csv(labels) to path through a StagedOutput. "-" writes standard output.
 void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels);
 
 }  // namespace kkm_tool

@@ -76,7 +76,10 @@ int demo(const ParsedArgs& parsed) {
     const std::string user_params = parsed.joined_params();
     const std::string params = user_params.empty() ? kDefaultParams : std::string(kDefaultParams) + " " + user_params;
     Model model;
-    model.set_params(params);
+    // Two calls: the user's key=value override the defaults (one call would refuse a key
+    // given twice).
+    model.set_params(kDefaultParams);
+    model.set_params(user_params);
     if (!parsed.has("quiet")) model.show_progress_bar();
 
     progress.begin("reading Fashion-MNIST from " + dir);

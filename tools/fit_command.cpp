@@ -96,10 +96,15 @@ int fit(const FitRequest& request) {
     const LoadedInput in = load(request, progress);
     const double fit_seconds = fit_model(model, in.data, progress);
     const std::vector<int32_t> labels = model.labels();
+    // Outputs replace existing files only whole and only on success: the labels go to a
+    // temporary file, the model is saved (kkm_save also writes aside and renames), then the
+    // labels file is renamed into place. If the save fails the old labels file is untouched.
     double write_seconds = -1;
+    std::optional<StagedOutput> labels_out;
     if (request.labels_path) {
         progress.begin("writing labels to " + *request.labels_path);
-        write_labels_csv(*request.labels_path, labels);
+        labels_out.emplace(*request.labels_path);
+        labels_out->write(labels_csv(labels));
         write_seconds = progress.end("writing labels");
     }
     if (request.model_path) {
@@ -107,6 +112,7 @@ int fit(const FitRequest& request) {
         model.save(*request.model_path);
         write_seconds = std::max(write_seconds, 0.0) + progress.end("saving the model");
     }
+    if (labels_out) labels_out->commit();
 
     std::ostream& out = std::cout;
     print_field(out, "input", request.input + " (" + in.format + ")");

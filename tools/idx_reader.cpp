@@ -41,7 +41,11 @@ std::vector<uint64_t> idx_dims(const std::string& path, const std::vector<char>&
     uint64_t payload = 1;
     for (size_t i = 0; i < ndims; ++i) {
         dims.push_back(big_endian_u32(bytes, 4 * (1 + i)));
-        payload *= dims.back();
+        // Three u32 sizes can overflow 64 bits and wrap to the file's size: check the product.
+        if (__builtin_mul_overflow(payload, dims.back(), &payload) || payload > static_cast<uint64_t>(INT64_MAX)) {
+            throw ToolError(path + ": IDX header sizes overflow 64-bit sizes (dimension " + std::to_string(i + 1) +
+                            " is " + std::to_string(dims.back()) + ")");
+        }
     }
     if (bytes.size() - header != payload) {
         throw ToolError(path + ": IDX header announces " + std::to_string(payload) + " data bytes, file has " +

@@ -21,13 +21,18 @@ Kernel k-means clustering at scale.
 
 commands:
   fit [options] INPUT [key=value ...]
-      Cluster INPUT: a CSV of numbers (header line detected automatically; separator
-      ',' ';' TAB or blanks) or, with --dims D, raw little-endian float32 rows of D values.
-      Inputs may be gzip-compressed; '-' reads standard input.
+      Cluster INPUT: a CSV of numbers (separator ',' ';' TAB or blanks; lines end with
+      LF, CRLF or CR; a UTF-8 byte-order mark is skipped) or, with --dims D, raw
+      little-endian float32 rows of D values. The first line of a CSV is a header if
+      none of its fields is a number, data if all of them are; a first line with both
+      (a typo such as '2.O', or a header field named '2019') is an error naming the
+      line and columns. Inputs may be gzip-compressed; '-' reads standard input.
         -p, --params TEXT   parameters "k=10 method=nystrom ..." (see 'kkmeans params');
                             bare key=value arguments are parameters too
         -o, --output FILE   save the fitted model (kkmeans model file, for 'assign')
         -l, --labels FILE   write the training labels as CSV (header 'label')
+                            (outputs are written to a temporary file beside FILE and
+                            renamed over it on success: a failed run leaves FILE as it was)
             --truth FILE    true labels (CSV or one integer per line; with several
                             columns the last one): print ARI and NMI
             --dims D        INPUT is raw float32 with D columns
@@ -35,7 +40,8 @@ commands:
   assign [options] MODEL INPUT
       Assign the rows of INPUT (as for fit; d must match the model) to the clusters of
       MODEL (a file written by 'fit -o') and write their labels as CSV.
-        -l, --labels FILE   where to write the labels (default '-': standard output)
+        -l, --labels FILE   where to write the labels (default '-': standard output;
+                            a file is replaced only once the labels are complete)
             --dims D        INPUT is raw float32 with D columns
             --truth FILE    true labels: print ARI and NMI on stderr
         -q, --quiet         no progress or summary lines on stderr

@@ -81,10 +81,13 @@ std::string format_double(double v) {
     return os.str();
 }
 
-/// Value of a parameter, with "auto" replaced by what the last fit resolved it to.
+/// Value of a parameter, with "auto" replaced by what the last fit resolved it to — only while
+/// the parameters are still those of that fit: after kkm_set_param(s) changed any of them, the
+/// fit's resolved gamma or m would describe another configuration (a new k with the old fit's
+/// gamma), so "auto" is reported as set.
 std::string displayed_param(const kkm_model* model, const char* key) {
     const std::string& value = model->params.get(key);
-    if (value != "auto" || !model->fitted) return value;
+    if (value != "auto" || !model->fitted || !(model->params == model->fitted_params)) return value;
     const int index = kkm::find_param(key);
     const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
     const kkm::FitReport& r = model->fitted->report();
@@ -95,6 +98,13 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     if (name == "reg_rank" && r.reg_rank > 0) return std::to_string(r.reg_rank);
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);
     return value;
+}
+
+/// The sizes of a fit, checked before anything reads X or the weights: (n, d) for elements of
+/// element_bytes bytes, and the products the fit will form (n x k, n x m).
+void check_fit_shape(const kkm_model* model, int64_t n, int64_t d, size_t element_bytes) {
+    kkm::require_shape(n, d, element_bytes);
+    kkm::require_fit_sizes(model->params.typed(), n, d);
 }
 
 kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights,
@@ -122,10 +132,10 @@ void install(kkm_model* model, kkm::LoadedModel&& loaded) noexcept {
 }
 
 void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d,
-                        const void* out, const char* out_name) {
+                        const void* out, const char* out_name, size_t element_bytes) {
     kkm::require_pointer(X, "X");
     kkm::require_pointer(out, out_name);
-    kkm::require_shape(n, d);
+    kkm::require_shape(n, d, element_bytes);
     if (d != f.input_dim()) {
         kkm::invalid_argument("X has d=" + std::to_string(d) + " columns but the model was fitted on d=" +
                               std::to_string(f.input_dim()) +
@@ -218,7 +228,7 @@ kkm_status kkm_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const
     KKM_API_BEGIN
     kkm::require_pointer(model, "model");
     kkm::require_pointer(X, "X");
-    kkm::require_shape(n, d);
+    check_fit_shape(model, n, d, sizeof(float));
     return fit_checked(model, kkm::ConstMatrix{X, n, d}, kkm::checked_weights(weights, n));
     KKM_API_END
 }
@@ -228,7 +238,7 @@ kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d,
     KKM_API_BEGIN
     kkm::require_pointer(model, "model");
     kkm::require_pointer(X, "X");
-    kkm::require_shape(n, d);
+    check_fit_shape(model, n, d, sizeof(double));
     // The float32 copy counts against max_memory_mb: charged to the fit's ledger (and the fit's
     // estimate checked on top) before it is made.
     const kkm::Params params = model->params.typed();
@@ -243,7 +253,7 @@ kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t
                       int32_t* labels, float* distances) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
-    check_assign_input(f, X, n, d, labels, "labels");
+    check_assign_input(f, X, n, d, labels, "labels", sizeof(float));
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
     f.assign(view, labels, distances, assign_threads(f));
@@ -254,7 +264,7 @@ kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, in
                           int32_t* labels, double* distances) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
-    check_assign_input(f, X, n, d, labels, "labels");
+    check_assign_input(f, X, n, d, labels, "labels", sizeof(double));
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     std::vector<float> dist(distances != nullptr ? static_cast<size_t>(n) : 0);
     f.assign(converted.view(), labels, distances != nullptr ? dist.data() : nullptr, assign_threads(f));
@@ -266,9 +276,10 @@ kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int6
                          int64_t out_len) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
-    check_assign_input(f, X, n, d, out, "out");
+    check_assign_input(f, X, n, d, out, "out", sizeof(float));
     if (f.feature_dim() == 0) f.transform(kkm::ConstMatrix{X, n, d}, out, 1);  // throws: no map
-    if (out_len / f.feature_dim() < n) {
+    kkm::require_product(n, "n", f.feature_dim(), "feature_dim", sizeof(float), "out");
+    if (out_len < n * f.feature_dim()) {
         kkm::invalid_argument("out_len=" + std::to_string(out_len) + " is too small for out: n x feature_dim = " +
                               std::to_string(n) + " x " + std::to_string(f.feature_dim()) + " = " +
                               std::to_string(n * f.feature_dim()) + " floats are needed");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -29,6 +30,19 @@ using ConstMatrix = MatrixView<float>;
 /// (or a caller's block copied into one) with one spare row plus this slack behind it.
 inline constexpr int64_t kGemmSlack = 64;
 
+/// Floats a padded r×c Matrix allocates: r·c + c + kGemmSlack. Throws std::bad_array_new_length
+/// (OUT_OF_MEMORY at the C API) when that overflows, instead of allocating a wrapped size: a
+/// last line of defence behind the entry points' size checks (core/validate.h).
+inline size_t padded_floats(int64_t r, int64_t c) {
+    int64_t elements = 0;
+    if (r < 0 || c < 0 || __builtin_mul_overflow(r, c, &elements) ||
+        __builtin_add_overflow(elements, c + kGemmSlack, &elements) ||
+        static_cast<uint64_t>(elements) > SIZE_MAX / sizeof(float)) {
+        throw std::bad_array_new_length();
+    }
+    return static_cast<size_t>(elements);
+}
+
 /// An owning row-major float matrix, zero-initialised (without writing: see ZeroedBuffer),
 /// with one spare row plus kGemmSlack zero floats after the last element (see kGemmSlack).
 struct Matrix {
@@ -37,8 +51,7 @@ struct Matrix {
     int64_t cols = 0;
 
     Matrix() = default;
-    Matrix(int64_t r, int64_t c)
-        : values(static_cast<size_t>(r * c + c + kGemmSlack)), rows(r), cols(c) {}
+    Matrix(int64_t r, int64_t c) : values(padded_floats(r, c)), rows(r), cols(c) {}
     float* data() { return values.data(); }
     const float* data() const { return values.data(); }
     float* row(int64_t i) { return values.data() + i * cols; }
@@ -46,7 +59,7 @@ struct Matrix {
     ConstMatrix view() const { return {values.data(), rows, cols}; }
     /// Makes this a rows×cols matrix, reusing the storage when it is large enough.
     void reshape(int64_t r, int64_t c) {
-        const auto need = static_cast<size_t>(r * c + c + kGemmSlack);
+        const size_t need = padded_floats(r, c);
         if (values.size() < need) values = ZeroedBuffer(need);
         rows = r;
         cols = c;

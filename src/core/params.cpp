@@ -116,25 +116,49 @@ std::vector<ParamSpec> build_table() {
     };
 }
 
+/// What parse_number made of a text.
+enum class Parsed { ok, malformed, overflow, underflow };
+
 /// Parses the whole text as a number, independently of the process locale (from_chars: a
 /// host that set LC_NUMERIC to a comma-decimal locale, as a JVM may, still reads "0.5").
-bool parse_number(std::string_view text, bool integer, double& out) {
+/// A well-formed number beyond the type's range is overflow (or, for a double too close to 0
+/// to be represented, underflow), not malformed: messages must say which.
+Parsed parse_number(std::string_view text, bool integer, double& out) {
     if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-    if (text.empty()) return false;
+    if (text.empty()) return Parsed::malformed;
     const char* first = text.data();
     const char* last = text.data() + text.size();
     if (integer) {
         long long v = 0;
         const auto [end, ec] = std::from_chars(first, last, v, 10);
-        if (ec != std::errc() || end != last) return false;
+        if (end != last) return Parsed::malformed;
+        if (ec == std::errc::result_out_of_range) return Parsed::overflow;
+        if (ec != std::errc()) return Parsed::malformed;
         out = static_cast<double>(v);
-        return true;
+        return Parsed::ok;
     }
     double v = 0;
     const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
-    if (ec != std::errc() || end != last || !std::isfinite(v)) return false;
+    if (end != last) return Parsed::malformed;
+    if (ec == std::errc::result_out_of_range) {
+        // Which side: long double has the wider exponent range; beyond even that, the sign of
+        // the exponent tells.
+        long double wide = 0;
+        const auto [wide_end, wide_ec] = std::from_chars(first, last, wide, std::chars_format::general);
+        if (wide_ec == std::errc() && wide_end == last) {
+            return std::fabs(wide) < 1 ? Parsed::underflow : Parsed::overflow;
+        }
+        return text.find("e-") != std::string_view::npos || text.find("E-") != std::string_view::npos
+                   ? Parsed::underflow
+                   : Parsed::overflow;
+    }
+    if (ec != std::errc() || !std::isfinite(v)) return Parsed::malformed;
     out = v;
-    return true;
+    return Parsed::ok;
+}
+
+bool parse_number_ok(std::string_view text, bool integer, double& out) {
+    return parse_number(text, integer, out) == Parsed::ok;
 }
 
 std::string format_number(double v, bool integer) {
@@ -149,7 +173,7 @@ std::string format_number(double v, bool integer) {
     // 15 digits read well ("0.1"), but must give back the same value: 0.9999999999999999 would
     // become "1", which the range [0, 1) refuses on the next set or when a saved model loads.
     double back = 0;
-    if (parse_number(os.str(), false, back) && back == v) return os.str();
+    if (parse_number_ok(os.str(), false, back) && back == v) return os.str();
     os.str("");
     os.precision(std::numeric_limits<double>::max_digits10);
     os << v;
@@ -218,8 +242,14 @@ std::string canonical_value(int index, std::string_view value) {
     if (type.ends_with("|none") && value == "none") return "none";
     const bool integer = type.starts_with("int");
     double v = 0;
-    if (!parse_number(value, integer, v)) {
-        bad_value(spec, value, integer ? "is not an integer" : "is not a finite number");
+    switch (parse_number(value, integer, v)) {
+        case Parsed::ok: break;
+        case Parsed::malformed: bad_value(spec, value, integer ? "is not an integer" : "is not a finite number");
+        case Parsed::overflow:
+            bad_value(spec, value, integer ? "is out of range (beyond a 64-bit integer)"
+                                           : "is not a finite number (it overflows a double, beyond 1.8e308)");
+        case Parsed::underflow:
+            bad_value(spec, value, "is out of range: it underflows (too close to 0 for a double, below 4.9e-324)");
     }
     const bool below = spec.min_exclusive ? v <= spec.min : v < spec.min;
     const bool above = spec.max_exclusive ? v >= spec.max : v > spec.max;
@@ -254,6 +284,9 @@ std::string ParamSet::text() const {
 
 void ParamSet::set_many(std::string_view text) {
     ParamSet next = *this;
+    // The pair that set each parameter in this text: a second one for the same parameter
+    // (under its name or an alias) is an error, not a silent "last one wins".
+    std::vector<std::string_view> given(values_.size());
     size_t pos = 0;
     auto is_sep = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; };
     while (pos < text.size()) {
@@ -267,7 +300,17 @@ void ParamSet::set_many(std::string_view text) {
             invalid_argument("malformed parameter '" + std::string(pair) +
                              "': expected key=value (pairs separated by spaces or commas)");
         }
-        next.set(pair.substr(0, eq), pair.substr(eq + 1));
+        const std::string_view key = pair.substr(0, eq);
+        next.set(key, pair.substr(eq + 1));
+        const auto index = static_cast<size_t>(find_param(key));  // set() refused unknown keys
+        if (!given[index].empty()) {
+            const ParamSpec& spec = param_table()[index];
+            const std::string aliases = *spec.aliases != '\0' ? std::string(" (aliases: ") + spec.aliases + ")" : "";
+            invalid_argument("parameter '" + std::string(spec.name) + "'" + aliases + " is given twice: '" +
+                             std::string(given[index]) + "' and '" + std::string(pair) +
+                             "'; give each parameter once");
+        }
+        given[index] = pair;
         pos = end;
     }
     *this = std::move(next);

@@ -118,7 +118,8 @@ public:
     ParamSet();
     /// Sets one key (name or alias); throws on an unknown key or an invalid value.
     void set(std::string_view key, std::string_view value);
-    /// Sets "key=value key=value ..." all-or-nothing.
+    /// Sets "key=value key=value ..." all-or-nothing; a parameter given twice (under its name
+    /// or an alias) is an error naming it.
     void set_many(std::string_view text);
     /// Canonical text of a key (name or alias); throws on an unknown key.
     const std::string& get(std::string_view key) const;
@@ -126,6 +127,8 @@ public:
     Params typed() const;
     /// Every parameter as "name=value name=value ..." (set_many reads it back).
     std::string text() const;
+    /// Same value for every parameter.
+    bool operator==(const ParamSet& other) const = default;
 
 private:
     std::vector<std::string> values_;

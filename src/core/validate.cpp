@@ -1,6 +1,8 @@
 #include "core/validate.h"
 
+#include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <cmath>
 #include <string>
 
@@ -41,9 +43,25 @@ void require_pointer(const void* ptr, const char* name) {
     if (ptr == nullptr) invalid_argument(std::string(name) + " is NULL");
 }
 
-void require_shape(int64_t n, int64_t d) {
+void require_shape(int64_t n, int64_t d, size_t element_bytes) {
     if (n <= 0) invalid_argument("n (number of rows) must be > 0, got " + std::to_string(n));
     if (d <= 0) invalid_argument("d (number of columns) must be > 0, got " + std::to_string(d));
+    require_product(n, "n", d, "d", element_bytes, "X");
+}
+
+void require_product(int64_t a, const char* a_name, int64_t b, const char* b_name, size_t element_bytes,
+                     const char* what) {
+    // The largest byte count both an int64 offset and a size_t can hold.
+    constexpr auto kMaxBytes = static_cast<uint64_t>(
+        std::min<uint64_t>(static_cast<uint64_t>(INT64_MAX), static_cast<uint64_t>(SIZE_MAX)));
+    int64_t count = 0;
+    const bool fits = a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &count) &&
+                      static_cast<uint64_t>(count) <= kMaxBytes / element_bytes;
+    if (fits) return;
+    invalid_argument(std::string(a_name) + "=" + std::to_string(a) + " times " + b_name + "=" + std::to_string(b) +
+                     " overflows 64-bit sizes: " + what + ", " + a_name + " x " + b_name + " values of " +
+                     std::to_string(element_bytes) + " bytes, would need more than " + std::to_string(kMaxBytes) +
+                     " bytes; check " + a_name + " and " + b_name);
 }
 
 void require_finite(ConstMatrix X, const char* name) {

@@ -2,6 +2,7 @@
 // naming what is wrong (argument, row, column).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,8 +13,16 @@ namespace kkm {
 /// Throws INVALID_ARGUMENT unless ptr is non-NULL.
 void require_pointer(const void* ptr, const char* name);
 
-/// Throws INVALID_ARGUMENT unless n > 0 and d > 0.
-void require_shape(int64_t n, int64_t d);
+/// Throws INVALID_ARGUMENT unless n > 0, d > 0 and an n×d matrix of element_bytes-byte values
+/// can be addressed (see require_product), before anything reads the caller's buffer.
+void require_shape(int64_t n, int64_t d, size_t element_bytes = sizeof(float));
+
+/// Throws INVALID_ARGUMENT naming both sizes unless a·b elements of element_bytes bytes each
+/// fit in int64 and in size_t — as an element count and as a byte count — so that no index
+/// or allocation size computed from them can wrap. a_name / b_name name the sizes ("n", "d"),
+/// what says what the product is ("X", "the cluster sums"). a, b ≥ 0.
+void require_product(int64_t a, const char* a_name, int64_t b, const char* b_name, size_t element_bytes,
+                     const char* what);
 
 /// Throws INVALID_DATA naming the first row and column holding NaN or ±Inf.
 void require_finite(ConstMatrix X, const char* name);

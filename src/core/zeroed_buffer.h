@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 namespace kkm {
@@ -36,7 +37,7 @@ public:
     ZeroedArray() = default;
     /// `count` zero values; throws std::bad_alloc when the memory cannot be had.
     explicit ZeroedArray(size_t count)
-        : data_(static_cast<T*>(allocate_zeroed(count * sizeof(T))), ZeroedRelease<T>{count * sizeof(T)}),
+        : data_(static_cast<T*>(allocate_zeroed(checked_bytes(count))), ZeroedRelease<T>{count * sizeof(T)}),
           size_(count) {}
     ZeroedArray(const ZeroedArray& other) : ZeroedArray(other.size_) {
         if (size_ > 0) std::memcpy(data(), other.data(), size_ * sizeof(T));
@@ -48,6 +49,12 @@ public:
     ZeroedArray(ZeroedArray&& other) noexcept = default;
     ZeroedArray& operator=(ZeroedArray&& other) noexcept = default;
     ~ZeroedArray() = default;
+
+    /// count·sizeof(T), or std::bad_array_new_length when that overflows size_t.
+    static size_t checked_bytes(size_t count) {
+        if (count > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
+        return count * sizeof(T);
+    }
 
     T* data() { return data_.get(); }
     const T* data() const { return data_.get(); }

@@ -1,6 +1,22 @@
 #include "engine/isa.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 namespace kkm::engine {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports does not know it.
+bool has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return (ecx & bit_F16C) != 0;
+}
+#endif
+
+}  // namespace
 
 bool isa_supported(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -11,8 +27,7 @@ bool isa_supported(Isa isa) {
     switch (isa) {
         case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
         case Isa::avx2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                   __builtin_cpu_supports("f16c");
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c();
         case Isa::portable: return true;
     }
     return false;

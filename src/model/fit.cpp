@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/validate.h"
 #include "kernels/kernel.h"
 #include "kernels/precomputed.h"
 #include "model/fit_common.h"
@@ -125,6 +126,21 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, 
     return copy;
 }
 
+void require_fit_sizes(const Params& p, int64_t n, int64_t d) {
+    require_product(n, "n", d, "d", sizeof(float), "X");
+    // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
+    require_product(n, "n", p.k, "k", sizeof(double), "the cluster sums");
+    if (p.method == Method::nystrom || p.method == Method::sketch || p.method == Method::rff) {
+        // m > n is refused later by the landmark methods, with its own message.
+        if (p.m > n && p.method != Method::rff) return;
+        const int64_t m = resolve_landmarks(p, n);
+        const bool rff = p.method == Method::rff;
+        require_product(n, "n", m, "m", sizeof(float),
+                        p.m == 0 ? (rff ? "the random features (m=auto)" : "the kernel rows (m=auto)")
+                                 : (rff ? "the random features" : "the kernel rows"));
+    }
+}
+
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
                                        const std::vector<float>& weights, MemoryLedger* outer) {
     MemoryLedger own(p.max_memory_mb);
@@ -133,6 +149,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
     const auto [w, weight_scale] = unit_weights(weights);
     validate_combination(p);
     validate_against_data(p, X);
+    require_fit_sizes(p, X.rows, X.cols);
     const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
     if (p.kernel == KernelType::precomputed) check_precomputed_kernel(X, threads);
     FitReport report;

@@ -63,6 +63,12 @@ private:
     FitReport report_;
 };
 
+/// Throws INVALID_ARGUMENT naming both sizes when a fit of n rows and d columns with these
+/// parameters would form a product that overflows 64-bit sizes: the n x k cluster sums, the
+/// n x m kernel rows or features of the landmark and feature methods. Reads no data: the C
+/// API calls it before it reads the caller's X and weights.
+void require_fit_sizes(const Params& params, int64_t n, int64_t d);
+
 /// Fits a model; throws kkm::Error on bad input or parameters. weights: empty or n values.
 /// ledger: where the fit's stages charge their memory against params.max_memory_mb; NULL
 /// gives the fit its own. A caller's ledger may already hold charges (the float32 copy of

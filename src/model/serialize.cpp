@@ -1,8 +1,14 @@
 #include "model/serialize.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -34,6 +40,16 @@ struct Shape {
 void require_size(const char* what, size_t have, int64_t want) {
     if (static_cast<int64_t>(have) != want) {
         bad(std::string(what) + " has " + std::to_string(have) + " entries, expected " + std::to_string(want));
+    }
+}
+
+/// Cluster weights are sums of non-negative sample weights.
+void require_non_negative(const char* what, const std::vector<double>& values) {
+    for (size_t j = 0; j < values.size(); ++j) {
+        if (values[j] < 0) {
+            bad(std::string(what) + " of cluster " + std::to_string(j) + " is " + message_number(values[j], 9) +
+                ": cluster sizes (sums of sample weights) cannot be negative");
+        }
     }
 }
 
@@ -163,6 +179,7 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
     }
     report.mass = outer.array<double>(tag("MASS"));
     require_size("cluster sizes", report.mass.size(), s.k);
+    require_non_negative("cluster size", report.mass);
     if (version >= 2) {
         report.shift = outer.array<float>(tag("SHFT"));
         if (!report.shift.empty()) require_size("centring shift", report.shift.size(), s.d);
@@ -230,7 +247,38 @@ void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t col
     }
 }
 
+/// What kind of body the parameter block's method fits, for messages.
+const char* method_name(Method method) {
+    switch (method) {
+        case Method::exact: return "exact";
+        case Method::nystrom: return "nystrom";
+        case Method::sketch: return "sketch";
+        case Method::rff: return "rff";
+        case Method::minibatch: return "minibatch";
+    }
+    return "unknown";
+}
+
+/// The parameter block must describe the body: a file whose PARM says method=exact over an
+/// rff body would report parameters the model was not fitted with (and save them again).
+void require_body_matches(const Params& p, const char* body, bool matches) {
+    if (!matches) {
+        bad(std::string("the parameter block says method=") + method_name(p.method) + " but the body holds " + body +
+            ": the parameters and the fitted model are inconsistent");
+    }
+}
+
 std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport report, const Shape& s) {
+    switch (s.kind) {
+        case ModelKind::dual:
+            require_body_matches(p, "kernel-space (dual) centres, as method=exact or method=minibatch fits",
+                                 p.method == Method::exact || p.method == Method::minibatch);
+            break;
+        case ModelKind::nystrom:
+            require_body_matches(p, "Nystrom centres, as method=nystrom fits", p.method == Method::nystrom);
+            break;
+        case ModelKind::feature: break;  // checked below, once the feature map is known
+    }
     if (s.kind == ModelKind::dual) {
         KernelBasis basis = load_basis(r, p, report, s);
         DualCentres c;
@@ -239,6 +287,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         c.self_dot = r.array<double>(tag("DUAC"));
         require_matrix("dual centre coefficients", c.Z, basis.size(), s.k);
         require_size("dual centre masses", c.mass.size(), s.k);
+        require_non_negative("dual centre mass", c.mass);
         require_size("dual centre norms", c.self_dot.size(), s.k);
         return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
                                            std::move(c));
@@ -264,8 +313,70 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     require_matrix("centroids", centroids, s.k, map->dim());
     const auto kernel_distances = r.scalar<uint32_t>("kernel distance flag");
     if (kernel_distances > 1) bad("kernel distance flag is " + std::to_string(kernel_distances));
+    // nystrom features carry kernel distances; sketch features do not; rff has its own map.
+    const bool rff = dynamic_cast<const RffMap*>(map.get()) != nullptr;
+    if (rff) {
+        require_body_matches(p, "random Fourier features, as method=rff fits", p.method == Method::rff);
+        if (p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
+            bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +
+                kernel_name(p.kernel));
+        }
+    } else if (kernel_distances == 1) {
+        const auto* landmarks = dynamic_cast<const LandmarkMap*>(map.get());
+        require_body_matches(p, "Nystrom features, as method=nystrom fits",
+                             p.method == Method::nystrom && landmarks != nullptr &&
+                                 dynamic_cast<const DenseProjection*>(&landmarks->projection()) != nullptr);
+    } else {
+        require_body_matches(p, "sketched landmark features, as method=sketch fits", p.method == Method::sketch);
+    }
     return std::make_shared<FeatureModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(map),
                                           std::move(centroids), kernel_distances == 1);
+}
+
+/// A file whose last bytes are not the END. trailer is most often cut short. Walks the top-level
+/// sections from the header (each: u32 tag, u64 payload bytes): when one claims more bytes than
+/// are left, or the sections end without the trailer, throws FORMAT saying that the file is
+/// truncated and how many bytes are missing — exactly when the cut falls in the last section
+/// before the trailer (BODY, nearly all of a model), at least that many otherwise. Returns when
+/// the sections fill the file (the damage is elsewhere: the caller reports it).
+void require_complete(std::span<const unsigned char> bytes) {
+    constexpr size_t kSectionHead = sizeof(uint32_t) + sizeof(uint64_t);
+    auto truncated = [&](uint64_t missing, bool exact, const std::string& where) {
+        bad("the file is truncated: it has " + std::to_string(bytes.size()) + " bytes, and " + where + ": " +
+            (exact ? "expected " : "expected at least ") + std::to_string(missing) +
+            " more bytes (an interrupted copy or download?)");
+    };
+    size_t at = kHeaderBytes;
+    uint32_t last = 0;
+    while (at < bytes.size()) {
+        if (bytes.size() - at < kSectionHead) {
+            // After BODY only the trailer follows: then exactly its missing bytes.
+            const size_t left = bytes.size() - at;
+            if (last == tag("BODY")) truncated(kTrailerBytes - left, true, "the END. trailer (checksum) is cut");
+            truncated(kSectionHead - left + kTrailerBytes, false,
+                      "the section header at byte " + std::to_string(at) + " is cut");
+        }
+        uint32_t t;
+        uint64_t size;
+        std::memcpy(&t, bytes.data() + at, sizeof t);
+        std::memcpy(&size, bytes.data() + at + sizeof t, sizeof size);
+        const size_t payload = at + kSectionHead;
+        const uint64_t left = bytes.size() - payload;
+        if (size > left) {
+            const uint64_t missing = size - left;
+            const bool body = t == tag("BODY");  // only the trailer follows it
+            const bool end = t == tag("END.");
+            truncated(missing + (body ? kTrailerBytes : 0), body || end,
+                      "section " + tag_name(t) + " at byte " + std::to_string(at) + " says it holds " +
+                          std::to_string(size) + " bytes but " + std::to_string(left) + " are left");
+        }
+        if (t == tag("END.")) return;  // a trailer, misplaced or damaged: not a truncation
+        if (at + kTrailerBytes == bytes.size()) return;  // where the trailer belongs: a damaged one
+        last = t;
+        at = payload + static_cast<size_t>(size);
+    }
+    truncated(kTrailerBytes, last == tag("BODY"),
+              "the sections end at byte " + std::to_string(at) + " without the END. trailer (checksum)");
 }
 
 /// Checks magic, version (returned in `version`), byte order and checksum; returns the region
@@ -286,6 +397,7 @@ std::span<const unsigned char> check_envelope(std::span<const unsigned char> byt
     if (version == 0) bad("format version 0");
     if (order != kByteOrderMark) bad("the model was written on a machine of the other byte order");
     Reader trailer(bytes.subspan(bytes.size() - kTrailerBytes), bytes.size() - kTrailerBytes);
+    if (trailer.peek_tag() != tag("END.")) require_complete(bytes);
     Reader end = trailer.section(tag("END."));
     const auto stored = end.scalar<uint32_t>("checksum");
     const uint32_t actual = crc32(bytes.first(bytes.size() - sizeof(uint32_t)));
@@ -358,13 +470,75 @@ std::vector<unsigned char> read_file(const std::string& path) {
     return bytes;
 }
 
-void write_file(const std::string& path, const std::vector<unsigned char>& bytes) {
-    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), std::fclose);
-    if (!file) fail(KKM_ERR_IO, "cannot open '" + path + "' for writing: " + std::strerror(errno));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), file.get()) != bytes.size() || std::fflush(file.get()) != 0) {
-        fail(KKM_ERR_IO, "cannot write '" + path + "': " + std::strerror(errno));
+namespace {
+
+/// Where a save writes: the file a symbolic link points to (so that the link stays a link),
+/// else the path itself.
+std::string save_target(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        std::unique_ptr<char, void (*)(void*)> real(::realpath(path.c_str(), nullptr), std::free);
+        if (real) return real.get();
     }
-    if (std::fclose(file.release()) != 0) fail(KKM_ERR_IO, "cannot close '" + path + "': " + std::strerror(errno));
+    return path;
+}
+
+/// A temporary file beside `target` (same directory, so that rename(2) replaces the target
+/// atomically), created exclusively with mode 0666 less the umask, or the target's mode when
+/// it exists. Returns the descriptor and fills `temp`; throws IO naming `path`.
+int create_beside(const std::string& path, const std::string& target, std::string& temp) {
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0;; ++attempt) {
+        temp = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            struct stat st {};
+            if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+            return fd;
+        }
+        if (errno != EEXIST || attempt >= 100) {
+            fail(KKM_ERR_IO, "cannot open '" + path + "' for writing (temporary file '" + temp +
+                                 "'): " + std::strerror(errno));
+        }
+    }
+}
+
+/// Removes the temporary file and throws IO for `what` failing on path, with errno's reason.
+[[noreturn]] void abandon(const std::string& path, const std::string& temp, const char* what) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    fail(KKM_ERR_IO, std::string("cannot ") + what + " '" + path + "': " + std::strerror(error) +
+                         " (an existing file is left unchanged)");
+}
+
+}  // namespace
+
+void write_file(const std::string& path, const std::vector<unsigned char>& bytes) {
+    // Written aside and renamed over the path only once complete: a failure (a full disk, a
+    // file size limit, a directory in the way) leaves an existing file as it was.
+    const std::string target = save_target(path);
+    std::string temp;
+    const int fd = create_beside(path, target, temp);
+    for (size_t done = 0; done < bytes.size();) {
+        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+            if (wrote == 0) errno = EIO;
+            const int error = errno;
+            ::close(fd);
+            errno = error;
+            abandon(path, temp, "write");
+        }
+        done += static_cast<size_t>(wrote);
+    }
+    if (::fsync(fd) != 0) {
+        const int error = errno;
+        ::close(fd);
+        errno = error;
+        abandon(path, temp, "write");
+    }
+    if (::close(fd) != 0) abandon(path, temp, "close");
+    if (::rename(temp.c_str(), target.c_str()) != 0) abandon(path, temp, "replace");
 }
 
 }  // namespace kkm
