@@ -76,6 +76,16 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d);
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
                                        const std::vector<float>& weights, MemoryLedger* ledger = nullptr);
 
+/// The same fit over rows spread across the ranks of `comm` (collective): X and weights are
+/// this rank's rows (any split; a rank may hold none), in the global row order rank by rank.
+/// Every rank returns the same model but for its training labels, which are its own rows'
+/// (n_train() is this rank's row count). The result does not depend on the number of ranks
+/// beyond float64 rounding: the same labels and objective as one process on the concatenated
+/// rows. Errors are collective: every rank throws the same kkm::Error. With solo_comm() this
+/// is the single-process fit_model above.
+std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
+                                       const Comm& comm, MemoryLedger* ledger = nullptr);
+
 /// Charges the float32 copy of n×d float64 rows (kkm_fit_f64) to a fit's ledger before the
 /// copy is made, and runs the fit's up-front check on top of it (weighted: weights will be
 /// given), so that a fit that cannot fit is refused before the copy too. Throws

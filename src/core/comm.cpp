@@ -1,0 +1,143 @@
+#include "core/comm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "core/error.h"
+
+namespace kkm {
+
+void SoloComm::allgather(const void* mine, size_t bytes, void* out) const {
+    if (bytes > 0) std::memcpy(out, mine, bytes);
+}
+
+void SoloComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
+                          std::vector<size_t>& counts) const {
+    const auto* p = static_cast<const char*>(mine);
+    out.assign(p, p + bytes);
+    counts.assign(1, bytes);
+}
+
+const Comm& solo_comm() {
+    static const SoloComm solo;  // stateless: no mutable global state
+    return solo;
+}
+
+int RowPartition::owner(int64_t i) const {
+    const auto it = std::upper_bound(starts.begin(), starts.end(), i);
+    return static_cast<int>(it - starts.begin()) - 1;
+}
+
+RowPartition partition_rows(const Comm& comm, int64_t local) {
+    std::vector<int64_t> counts(static_cast<size_t>(comm.size()));
+    comm.allgather(&local, sizeof local, counts.data());
+    RowPartition part;
+    part.local = local;
+    part.starts.assign(1, 0);
+    for (int64_t c : counts) part.starts.push_back(part.starts.back() + c);
+    part.offset = part.starts[static_cast<size_t>(comm.rank())];
+    part.global = part.starts.back();
+    return part;
+}
+
+void sum_over_ranks(const Comm& comm, double* v, size_t len) {
+    if (comm.size() == 1 || len == 0) return;
+    std::vector<double> all(len * static_cast<size_t>(comm.size()));
+    comm.allgather(v, len * sizeof(double), all.data());
+    std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(len), v);
+    for (int r = 1; r < comm.size(); ++r) {
+        const double* part = all.data() + static_cast<size_t>(r) * len;
+        for (size_t i = 0; i < len; ++i) v[i] += part[i];
+    }
+}
+
+double sum_over_ranks(const Comm& comm, double v) {
+    sum_over_ranks(comm, &v, 1);
+    return v;
+}
+
+bool any_rank(const Comm& comm, bool flag) {
+    return max_over_ranks(comm, flag ? 1 : 0) != 0;
+}
+
+bool every_rank(const Comm& comm, bool flag) { return !any_rank(comm, !flag); }
+
+int64_t max_over_ranks(const Comm& comm, int64_t v) {
+    if (comm.size() == 1) return v;
+    std::vector<int64_t> all(static_cast<size_t>(comm.size()));
+    comm.allgather(&v, sizeof v, all.data());
+    return *std::max_element(all.begin(), all.end());
+}
+
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
+                int64_t cols, const RowFetch& fetch, float* out) {
+    const auto width = static_cast<size_t>(cols);
+    if (comm.size() == 1) {
+        for (size_t t = 0; t < ids.size(); ++t) fetch(ids[t], out + t * width);
+        return;
+    }
+    // This rank's rows among ids, in the order of ids; the gather lists them rank by rank.
+    std::vector<float> mine;
+    for (int64_t id : ids) {
+        if (!part.holds(id)) continue;
+        mine.resize(mine.size() + width);
+        fetch(id - part.offset, mine.data() + mine.size() - width);
+    }
+    std::vector<char> all;
+    std::vector<size_t> counts;
+    comm.allgatherv(mine.data(), mine.size() * sizeof(float), all, counts);
+    std::vector<size_t> next(counts.size(), 0);  // next row of each rank's block
+    std::vector<size_t> begin(counts.size(), 0);
+    for (size_t r = 1; r < counts.size(); ++r) begin[r] = begin[r - 1] + counts[r - 1];
+    for (size_t t = 0; t < ids.size(); ++t) {
+        const auto r = static_cast<size_t>(part.owner(ids[t]));
+        std::memcpy(out + t * width, all.data() + begin[r] + next[r] * width * sizeof(float),
+                    width * sizeof(float));
+        ++next[r];
+    }
+}
+
+void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
+    if (comm.size() == 1) return;
+    std::vector<char> all;
+    std::vector<size_t> counts;
+    comm.allgatherv(data, comm.rank() == root ? bytes : 0, all, counts);
+    std::memcpy(data, all.data(), bytes);
+}
+
+void agree_on_error(const Comm& comm, int status, const std::string& message) {
+    if (comm.size() == 1) {
+        if (status != 0) fail(static_cast<kkm_status>(status), message);
+        return;
+    }
+    std::vector<int> statuses(static_cast<size_t>(comm.size()));
+    comm.allgather(&status, sizeof status, statuses.data());
+    const auto first = std::find_if(statuses.begin(), statuses.end(), [](int s) { return s != 0; });
+    if (first == statuses.end()) return;
+    const int root = static_cast<int>(first - statuses.begin());
+    std::vector<char> all;
+    std::vector<size_t> counts;
+    comm.allgatherv(message.data(), comm.rank() == root ? message.size() : 0, all, counts);
+    fail(static_cast<kkm_status>(*first), std::string(all.begin(), all.end()));
+}
+
+void collectively(const Comm& comm, const std::function<void()>& work) {
+    int status = 0;
+    std::string message;
+    try {
+        work();
+    } catch (const Error& e) {
+        status = e.status();
+        message = e.what();
+    } catch (const std::bad_alloc&) {
+        status = KKM_ERR_OUT_OF_MEMORY;
+        message = "out of memory (an allocation failed)";
+    } catch (const std::exception& e) {
+        status = KKM_ERR_INTERNAL;
+        message = std::string("internal error: ") + e.what();
+    }
+    agree_on_error(comm, status, message);
+}
+
+}  // namespace kkm

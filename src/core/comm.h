@@ -1,0 +1,85 @@
+// The processes one fit spans. A single-process fit runs on SoloComm (one rank: every
+// collective is a copy); libkkmeans_mpi passes an MPI communicator behind the same interface,
+// so the core library never depends on MPI. Every reduction goes through allgather and is
+// summed here in rank order: a fixed number of ranks gives the same bits on every run and on
+// every rank (no MPI_SUM order dependence).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kkm {
+
+class Comm {
+public:
+    virtual ~Comm() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    /// Collective: every rank's `bytes` bytes (the same count on every rank), concatenated in
+    /// rank order into out (size() · bytes).
+    virtual void allgather(const void* mine, size_t bytes, void* out) const = 0;
+    /// Collective: every rank's bytes (counts may differ, 0 included), concatenated in rank
+    /// order into out; counts[r] receives rank r's byte count.
+    virtual void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
+                            std::vector<size_t>& counts) const = 0;
+};
+
+/// One process: rank 0 of 1.
+class SoloComm final : public Comm {
+public:
+    int rank() const override { return 0; }
+    int size() const override { return 1; }
+    void allgather(const void* mine, size_t bytes, void* out) const override;
+    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
+                    std::vector<size_t>& counts) const override;
+};
+
+/// The shared single-process communicator (stateless).
+const Comm& solo_comm();
+
+/// Where this rank's rows sit in the global row numbering (ranks in order).
+struct RowPartition {
+    int64_t offset = 0;                ///< global index of this rank's first row
+    int64_t local = 0;                 ///< this rank's row count
+    int64_t global = 0;                ///< rows over all ranks
+    std::vector<int64_t> starts;       ///< size()+1 offsets: rank r holds [starts[r], starts[r+1])
+    /// The rank holding global row i (i in [0, global)).
+    int owner(int64_t i) const;
+    bool holds(int64_t i) const { return i >= offset && i < offset + local; }
+};
+
+/// Collective: the partition of `local` rows per rank.
+RowPartition partition_rows(const Comm& comm, int64_t local);
+
+/// Collective: v ← Σ over ranks of v, added in rank order (identical on every rank).
+void sum_over_ranks(const Comm& comm, double* v, size_t len);
+double sum_over_ranks(const Comm& comm, double v);
+/// Collective: true when `flag` is true on any rank / on every rank.
+bool any_rank(const Comm& comm, bool flag);
+bool every_rank(const Comm& comm, bool flag);
+/// Collective: the largest of the ranks' values.
+int64_t max_over_ranks(const Comm& comm, int64_t v);
+
+/// Copies row `local_row` of this rank's table into out (cols floats).
+using RowFetch = std::function<void(int64_t local_row, float* out)>;
+
+/// Collective: rows `ids` (global indices, the same list on every rank) of a table spread over
+/// the ranks by `part`, cols floats each, into out (ids.size() × cols) on every rank; each
+/// rank supplies the rows it holds through `fetch`.
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
+                int64_t cols, const RowFetch& fetch, float* out);
+
+/// Collective: `bytes` bytes of rank `root` into data on every rank.
+void broadcast(const Comm& comm, void* data, size_t bytes, int root);
+
+/// Collective error agreement. Runs `work`, which must make no collective call; when it
+/// throws kkm::Error on any rank, every rank throws the error of the lowest failing rank (same
+/// status, same message), so nothing hangs and every rank reports the same thing. Other
+/// exceptions (std::bad_alloc) count as KKM_ERR_OUT_OF_MEMORY / KKM_ERR_INTERNAL.
+void collectively(const Comm& comm, const std::function<void()>& work);
+
+}  // namespace kkm
+
