@@ -58,7 +58,7 @@ double sum_over_ranks(const Comm& comm, double v) {
 }
 
 bool any_rank(const Comm& comm, bool flag) {
-    return max_over_ranks(comm, flag ? 1 : 0) != 0;
+    return max_over_ranks(comm, int64_t{flag ? 1 : 0}) != 0;
 }
 
 bool every_rank(const Comm& comm, bool flag) { return !any_rank(comm, !flag); }
@@ -66,6 +66,13 @@ bool every_rank(const Comm& comm, bool flag) { return !any_rank(comm, !flag); }
 int64_t max_over_ranks(const Comm& comm, int64_t v) {
     if (comm.size() == 1) return v;
     std::vector<int64_t> all(static_cast<size_t>(comm.size()));
+    comm.allgather(&v, sizeof v, all.data());
+    return *std::max_element(all.begin(), all.end());
+}
+
+double max_over_ranks(const Comm& comm, double v) {
+    if (comm.size() == 1) return v;
+    std::vector<double> all(static_cast<size_t>(comm.size()));
     comm.allgather(&v, sizeof v, all.data());
     return *std::max_element(all.begin(), all.end());
 }

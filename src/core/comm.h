@@ -62,6 +62,7 @@ bool any_rank(const Comm& comm, bool flag);
 bool every_rank(const Comm& comm, bool flag);
 /// Collective: the largest of the ranks' values.
 int64_t max_over_ranks(const Comm& comm, int64_t v);
+double max_over_ranks(const Comm& comm, double v);
 
 /// Copies row `local_row` of this rank's table into out (cols floats).
 using RowFetch = std::function<void(int64_t local_row, float* out)>;

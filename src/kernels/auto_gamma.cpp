@@ -18,15 +18,16 @@ double weight_of(const std::vector<float>& w, int64_t i) {
 
 /// Weighted mean pairwise squared distance, (1/W²) Σ_ij w_i w_j ‖x_i − x_j‖²
 /// = 2 Σ_i w_i ‖x_i − μ‖² / W, computed in two passes (no cancellation).
-double mean_pairwise_sq_distance(ConstMatrix X, const std::vector<float>& w) {
-    std::vector<double> mean(static_cast<size_t>(X.cols), 0.0);
-    double total = 0;
+double mean_pairwise_sq_distance(ConstMatrix X, const std::vector<float>& w, const Comm& comm) {
+    std::vector<double> mean(static_cast<size_t>(X.cols) + 1, 0.0);  // sums, then the weight
+    double& total = mean.back();
     for (int64_t i = 0; i < X.rows; ++i) {
         const double wi = weight_of(w, i);
         total += wi;
         for (int64_t j = 0; j < X.cols; ++j) mean[static_cast<size_t>(j)] += wi * X.row(i)[j];
     }
-    for (double& v : mean) v /= total;
+    sum_over_ranks(comm, mean.data(), mean.size());
+    for (int64_t j = 0; j < X.cols; ++j) mean[static_cast<size_t>(j)] /= total;
     double spread = 0;
     for (int64_t i = 0; i < X.rows; ++i) {
         double s = 0;
@@ -36,7 +37,7 @@ double mean_pairwise_sq_distance(ConstMatrix X, const std::vector<float>& w) {
         }
         spread += weight_of(w, i) * s;
     }
-    return 2.0 * spread / total;
+    return 2.0 * sum_over_ranks(comm, spread) / total;
 }
 
 /// Weighted mean pairwise L1 distance, per column from the sorted values:
@@ -66,17 +67,22 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
 /// True when every row with positive weight equals the first such row. Checked exactly,
 /// because the weighted mean of identical rows can round away from them (non-uniform weights)
 /// and leave a spread of 1e-34 instead of 0.
-bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w) {
+bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w, const Comm& comm) {
     int64_t first = -1;
-    for (int64_t i = 0; i < X.rows; ++i) {
-        if (!(weight_of(w, i) > 0)) continue;
-        if (first < 0) {
-            first = i;
-            continue;
-        }
-        if (!std::equal(X.row(i), X.row(i) + X.cols, X.row(first))) return false;
+    for (int64_t i = 0; i < X.rows && first < 0; ++i) {
+        if (weight_of(w, i) > 0) first = i;
     }
-    return true;
+    // The first row with positive weight over all ranks: that of the lowest rank holding one.
+    const int64_t holder = comm.size() - max_over_ranks(comm, first >= 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
+    if (holder == comm.size()) return true;  // no positive weight anywhere (refused before)
+    std::vector<float> reference(static_cast<size_t>(X.cols));
+    if (comm.rank() == holder) std::copy(X.row(first), X.row(first) + X.cols, reference.begin());
+    broadcast(comm, reference.data(), reference.size() * sizeof(float), static_cast<int>(holder));
+    bool identical = true;
+    for (int64_t i = 0; i < X.rows && identical; ++i) {
+        if (weight_of(w, i) > 0) identical = std::equal(X.row(i), X.row(i) + X.cols, reference.begin());
+    }
+    return every_rank(comm, identical);
 }
 
 [[noreturn]] void zero_spread() {
@@ -98,17 +104,17 @@ double representable(double gamma, const char* spread_name, double spread) {
 }  // namespace
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
-                  int threads) {
+                  int threads, const Comm& comm) {
     const bool spread_kernel = type == KernelType::rbf || type == KernelType::laplacian;
-    if (spread_kernel && weighted_rows_identical(X, weights)) zero_spread();
+    if (spread_kernel && weighted_rows_identical(X, weights, comm)) zero_spread();
     switch (type) {
         case KernelType::rbf: {
-            const double sigma2 = mean_pairwise_sq_distance(X, weights);
+            const double sigma2 = mean_pairwise_sq_distance(X, weights, comm);
             if (!(sigma2 > 0)) zero_spread();
             return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance",
                                  sigma2);
         }
-        case KernelType::laplacian: {
+        case KernelType::laplacian: {  // one process only (a distributed fit needs gamma set)
             const double l1 = mean_pairwise_l1_distance(X, weights, threads);
             if (!(l1 > 0)) zero_spread();
             return representable(1.0 / (beta * l1), "mean pairwise L1 distance", l1);

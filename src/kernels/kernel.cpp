@@ -186,13 +186,27 @@ void Kernel::diagonal(ConstMatrix rows, float* out) const {
     }
 }
 
-std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads) {
+namespace {
+
+/// Every row over all ranks equals the first one (global row 0, on the lowest rank with rows).
+bool rows_identical(ConstMatrix X, const Comm& comm) {
+    const int64_t holder = comm.size() - max_over_ranks(comm, X.rows > 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
+    std::vector<float> first(static_cast<size_t>(X.cols));
+    if (comm.rank() == holder) std::copy(X.row(0), X.row(0) + X.cols, first.begin());
+    if (holder < comm.size()) broadcast(comm, first.data(), first.size() * sizeof(float), static_cast<int>(holder));
+    bool identical = true;
+    for (int64_t i = 0; i < X.rows && identical; ++i) identical = std::equal(X.row(i), X.row(i) + X.cols, first.begin());
+    return every_rank(comm, identical);
+}
+
+}  // namespace
+
+std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads,
+                                  const Comm& comm) {
     if (type != KernelType::rbf && type != KernelType::laplacian && type != KernelType::linear) return {};
     // Identical rows need no centring, and centred they would all be 0: a linear kernel
     // without a single nonzero value has no landmark span to project onto.
-    bool identical = true;
-    for (int64_t i = 1; i < X.rows && identical; ++i) identical = std::equal(X.row(i), X.row(i) + X.cols, X.row(0));
-    if (identical) return {};
+    if (rows_identical(X, comm)) return {};
     constexpr int64_t kChunks = 32;  // fixed summation order, whatever the thread count
     const int64_t d = X.cols, per_chunk = block_count(X.rows, kChunks);
     std::vector<double> partial(static_cast<size_t>(kChunks * (d + 1)), 0.0);  // sums, then the weight
@@ -211,6 +225,7 @@ std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vec
     for (int64_t c = 0; c < kChunks; ++c) {
         for (int64_t t = 0; t <= d; ++t) total[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * (d + 1) + t)];
     }
+    sum_over_ranks(comm, total.data(), total.size());
     std::vector<float> shift(static_cast<size_t>(d));
     for (int64_t t = 0; t < d; ++t) shift[static_cast<size_t>(t)] = static_cast<float>(total[static_cast<size_t>(t)] / total[static_cast<size_t>(d)]);
     return shift;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "core/params.h"
 #include "engine/engine.h"
@@ -61,7 +62,8 @@ private:
 /// origin cancels to noise (three blobs 3 apart at an offset of 1e5 clustered at random);
 /// centred rows keep the digits that tell points apart.
 /// (identical rows: empty).
-std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads);
+std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads,
+                                  const Comm& comm = solo_comm());
 
 /// The engine path an `isa` parameter names (automatic → the widest this CPU supports),
 /// whether or not this CPU has it.
@@ -76,6 +78,6 @@ engine::Isa resolve_isa(IsaChoice choice);
 /// 2019, eq. 5), laplacian 1/(β · mean pairwise L1 distance), polynomial 1/d; other kernels
 /// do not use gamma (returns 0). Throws INVALID_DATA when the data have zero spread.
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
-                  int threads);
+                  int threads, const Comm& comm = solo_comm());
 
 }  // namespace kkm

@@ -2,6 +2,7 @@
 // scale, and the dispatch to a method.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 #include <string>
@@ -97,15 +98,36 @@ MemoryLedger::Charge charge_inputs(MemoryLedger& ledger, bool weighted, int64_t 
 /// same weights then gives the same fit (float32 sums of FLT_MAX weights no longer overflow).
 /// Uniform weights of any scale become no weights, so they fit exactly as none do (the
 /// mini-batch sampler, for one, draws differently with weights). Empty stays empty (scale 1).
-std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w) {
-    if (w.empty()) return {{}, 1.0};
-    const float largest = *std::max_element(w.begin(), w.end());  // > 0: checked by the caller
-    if (std::all_of(w.begin(), w.end(), [largest](float v) { return v == largest; })) {
-        return {{}, static_cast<double>(largest)};
-    }
+std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w, const Comm& comm) {
+    const bool weighted = any_rank(comm, !w.empty());
+    if (!weighted) return {{}, 1.0};
+    // > 0: checked by the caller (some rank holds a positive weight)
+    const double largest = max_over_ranks(comm, w.empty() ? 0.0 : static_cast<double>(*std::max_element(w.begin(), w.end())));
+    const auto top = static_cast<float>(largest);
+    const bool uniform = every_rank(comm, std::all_of(w.begin(), w.end(), [top](float v) { return v == top; }));
+    if (uniform) return {{}, largest};
     std::vector<float> unit(w.size());
-    for (size_t i = 0; i < w.size(); ++i) unit[i] = w[i] / largest;
-    return {std::move(unit), static_cast<double>(largest)};
+    for (size_t i = 0; i < w.size(); ++i) unit[i] = w[i] / top;
+    return {std::move(unit), largest};
+}
+
+/// What kkm_fit_mpi cannot do (yet): the methods and options whose stages need all rows in
+/// one process. Checked on every rank (the parameters are the same everywhere).
+void require_distributable(const Params& p, ConstMatrix X, const std::vector<float>& w, bool weighted) {
+    const auto refuse = [](const std::string& what) {
+        invalid_argument(what + " is not available in a distributed fit (kkm_fit_mpi); see the README's MPI section");
+    };
+    if (p.method != Method::nystrom && p.method != Method::sketch && p.method != Method::rff) {
+        static constexpr const char* kMethods[] = {"exact", "nystrom", "sketch", "rff", "minibatch"};
+        refuse(std::string("method=") + kMethods[static_cast<int>(p.method)]);
+    }
+    if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
+    if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
+    if (p.method != Method::rff && p.sampling == Sampling::rls) refuse("sampling=rls");
+    if (p.solver == Solver::minibatch) refuse("solver=minibatch");
+    if (weighted && X.rows > 0 && w.empty()) {
+        invalid_argument("weights: given on some ranks but not on this one; pass weights on every rank or on none");
+    }
 }
 
 }  // namespace
@@ -143,20 +165,36 @@ void require_fit_sizes(const Params& p, int64_t n, int64_t d) {
 
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
                                        const std::vector<float>& weights, MemoryLedger* outer) {
+    return fit_model(p, X, weights, solo_comm(), outer);
+}
+
+std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+                                       const Comm& comm, MemoryLedger* outer) {
     MemoryLedger own(p.max_memory_mb);
     MemoryLedger& ledger = outer != nullptr ? *outer : own;
-    const MemoryLedger::Charge held = charge_inputs(ledger, !weights.empty(), X.rows, X.cols);
-    const auto [w, weight_scale] = unit_weights(weights);
-    validate_combination(p);
-    validate_against_data(p, X);
-    require_fit_sizes(p, X.rows, X.cols);
-    const int threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
-    if (p.kernel == KernelType::precomputed) check_precomputed_kernel(X, threads);
+    const RowPartition part = partition_rows(comm, X.rows);
+    const bool weighted = any_rank(comm, !weights.empty());
+    std::optional<MemoryLedger::Charge> held;
+    std::pair<std::vector<float>, double> unit;
+    int threads = 1;
     FitReport report;
-    report.isa = resolve_isa(p.isa);
+    collectively(comm, [&] {
+        if (comm.size() > 1) require_distributable(p, X, weights, weighted);
+        held.emplace(charge_inputs(ledger, weighted, X.rows, X.cols));
+        validate_combination(p);
+        validate_against_data(p, ConstMatrix{X.data, part.global, X.cols});
+        require_fit_sizes(p, part.global, X.cols);
+        threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
+        if (p.kernel == KernelType::precomputed) check_precomputed_kernel(X, threads);
+        report.isa = resolve_isa(p.isa);
+    });
+    unit = unit_weights(weights, comm);
+    const auto& [w, weight_scale] = unit;
     StageTimer timer(report);
-    const FitContext context{p, X, w, report, timer, threads, ledger, weight_scale, &weights};
-    check_budget(context);  // a fit that cannot fit is refused before any work
+    FitContext context{p, X, w, report, timer, threads, ledger, weight_scale, &weights};
+    context.comm = &comm;
+    context.part = part;
+    collectively(comm, [&] { check_budget(context); });  // a fit that cannot fit is refused before any work
     const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
                             p.kernel == KernelType::polynomial;
     {
@@ -165,9 +203,9 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
             memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
         if (uses_gamma) {
             if (p.gamma <= 0) progress_begin("gamma");
-            report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads);
+            report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
         }
-        report.shift = centring_shift(p.kernel, X, w, threads);
+        report.shift = centring_shift(p.kernel, X, w, threads, comm);
     }
     timer.stage("gamma");
     std::unique_ptr<FittedModel> model = dispatch(context);

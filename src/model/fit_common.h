@@ -9,6 +9,7 @@
 
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "core/memory_ledger.h"
 #include "core/progress.h"
@@ -48,6 +49,13 @@ struct FitContext {
     double weight_scale = 1.0;
     /// The caller's weights (empty or n): the report's cluster masses sum them exactly.
     const std::vector<float>* caller_weights = nullptr;
+    /// The ranks the rows are spread over (one process: solo_comm()), and where this rank's
+    /// rows X sit among all of them.
+    const Comm* comm = &solo_comm();
+    RowPartition part = {};
+    /// Rows over all ranks (X.rows in one process).
+    int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
+    bool distributed() const { return comm->size() > 1; }
 };
 
 /// The up-front check of a method (before any stage starts): throws OUT_OF_MEMORY naming the

@@ -10,6 +10,7 @@
 
 #include "cluster/exact.h"
 #include "cluster/landmark_lloyd.h"
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "core/memory_ledger.h"
 #include "core/params.h"
