@@ -29,6 +29,13 @@ int RowPartition::owner(int64_t i) const {
     return static_cast<int>(it - starts.begin()) - 1;
 }
 
+RowPartition solo_partition(int64_t n) {
+    RowPartition part;
+    part.local = part.global = n;
+    part.starts = {0, n};
+    return part;
+}
+
 RowPartition partition_rows(const Comm& comm, int64_t local) {
     std::vector<int64_t> counts(static_cast<size_t>(comm.size()));
     comm.allgather(&local, sizeof local, counts.data());
@@ -111,6 +118,30 @@ void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
     std::vector<size_t> counts;
     comm.allgatherv(data, comm.rank() == root ? bytes : 0, all, counts);
     std::memcpy(data, all.data(), bytes);
+}
+
+DrawShare locate_draw(const Comm& comm, double local_total, Rng& rng) {
+    std::vector<double> totals(static_cast<size_t>(comm.size()));
+    comm.allgather(&local_total, sizeof local_total, totals.data());
+    DrawShare share;
+    share.total = totals[0];
+    for (size_t r = 1; r < totals.size(); ++r) share.total += totals[r];
+    if (!(share.total > 0)) return share;
+    const double target = rng.uniform() * share.total;
+    double before = 0;
+    for (size_t r = 0; r < totals.size(); ++r) {
+        if (!(totals[r] > 0)) continue;
+        share.rank = static_cast<int>(r);
+        share.target = target - before;
+        if (before + totals[r] > target) break;
+        before += totals[r];
+    }
+    return share;
+}
+
+int64_t broadcast_index(const Comm& comm, int64_t v, int root) {
+    broadcast(comm, &v, sizeof v, root);
+    return v;
 }
 
 void agree_on_error(const Comm& comm, int status, const std::string& message) {
