@@ -100,7 +100,7 @@ std::vector<double> LandmarkLloyd::global_mass(const std::vector<int32_t>& label
 }
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
-    if (labels == cached_labels_) return cached_sums_;
+    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     PerThread<Matrix> scratch(threads_);

@@ -123,7 +123,7 @@ Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
 }
 
 std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
-    if (labels == cached_labels_) return cached_sums_;
+    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
     return centroid_sums(labels);
 }
 

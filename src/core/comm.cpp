@@ -49,7 +49,7 @@ RowPartition partition_rows(const Comm& comm, int64_t local) {
 }
 
 void sum_over_ranks(const Comm& comm, double* v, size_t len) {
-    if (comm.size() == 1 || len == 0) return;
+    if (comm.size() == 1) return;
     std::vector<double> all(len * static_cast<size_t>(comm.size()));
     comm.allgather(v, len * sizeof(double), all.data());
     std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(len), v);
