@@ -160,6 +160,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"sketch_ros", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::ros; }},
         Case{"sketch_gaussian", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::gaussian; }},
         Case{"rff", [](Params& p) { p.method = Method::rff; p.m = 200; }},
+        Case{"nystrom_minibatch_solver", [](Params& p) { p.m = 30; p.solver = Solver::minibatch; p.batch_size = 64; }},
+        Case{"rff_minibatch_solver", [](Params& p) { p.method = Method::rff; p.m = 100; p.solver = Solver::minibatch; p.batch_size = 50; }},
         Case{"laplacian", [](Params& p) { p.kernel = KernelType::laplacian; p.m = 30; }},
         Case{"linear", [](Params& p) { p.kernel = KernelType::linear; p.m = 20; }},
         Case{"cosine_restarts", [](Params& p) { p.kernel = KernelType::cosine; p.m = 20; p.n_init = 3; }}),

@@ -84,32 +84,37 @@ double max_over_ranks(const Comm& comm, double v) {
     return *std::max_element(all.begin(), all.end());
 }
 
-void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
-                int64_t cols, const RowFetch& fetch, float* out) {
+void gather_by_owner(const Comm& comm, const std::vector<int>& owners, int64_t cols,
+                     const std::function<void(size_t item, float* out)>& fetch, float* out) {
     const auto width = static_cast<size_t>(cols);
     if (comm.size() == 1) {
-        for (size_t t = 0; t < ids.size(); ++t) fetch(ids[t], out + t * width);
+        for (size_t t = 0; t < owners.size(); ++t) fetch(t, out + t * width);
         return;
     }
-    // This rank's rows among ids, in the order of ids; the gather lists them rank by rank.
+    // This rank's items in item order; the gather lists them rank by rank.
     std::vector<float> mine;
-    for (int64_t id : ids) {
-        if (!part.holds(id)) continue;
+    for (size_t t = 0; t < owners.size(); ++t) {
+        if (owners[t] != comm.rank()) continue;
         mine.resize(mine.size() + width);
-        fetch(id - part.offset, mine.data() + mine.size() - width);
+        fetch(t, mine.data() + mine.size() - width);
     }
     std::vector<char> all;
     std::vector<size_t> counts;
     comm.allgatherv(mine.data(), mine.size() * sizeof(float), all, counts);
-    std::vector<size_t> next(counts.size(), 0);  // next row of each rank's block
-    std::vector<size_t> begin(counts.size(), 0);
+    std::vector<size_t> next(counts.size(), 0), begin(counts.size(), 0);
     for (size_t r = 1; r < counts.size(); ++r) begin[r] = begin[r - 1] + counts[r - 1];
-    for (size_t t = 0; t < ids.size(); ++t) {
-        const auto r = static_cast<size_t>(part.owner(ids[t]));
-        std::memcpy(out + t * width, all.data() + begin[r] + next[r] * width * sizeof(float),
-                    width * sizeof(float));
+    for (size_t t = 0; t < owners.size(); ++t) {
+        const auto r = static_cast<size_t>(owners[t]);
+        std::memcpy(out + t * width, all.data() + begin[r] + next[r] * width * sizeof(float), width * sizeof(float));
         ++next[r];
     }
+}
+
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
+                int64_t cols, const RowFetch& fetch, float* out) {
+    std::vector<int> owners(ids.size());
+    for (size_t t = 0; t < ids.size(); ++t) owners[t] = comm.size() == 1 ? 0 : part.owner(ids[t]);
+    gather_by_owner(comm, owners, cols, [&](size_t t, float* row) { fetch(ids[t] - part.offset, row); }, out);
 }
 
 void broadcast(const Comm& comm, void* data, size_t bytes, int root) {

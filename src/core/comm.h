@@ -93,6 +93,12 @@ DrawShare locate_draw(const Comm& comm, double local_total, Rng& rng);
 /// Collective: rank `root`'s value of v on every rank.
 int64_t broadcast_index(const Comm& comm, int64_t v, int root);
 
+/// Collective: items 0..owners.size()-1 of cols floats each, item t held by rank owners[t]
+/// (the same list on every rank), into out (owners.size() × cols) on every rank; each rank
+/// supplies its items through fetch(t, out).
+void gather_by_owner(const Comm& comm, const std::vector<int>& owners, int64_t cols,
+                     const std::function<void(size_t item, float* out)>& fetch, float* out);
+
 /// Collective: `bytes` bytes of rank `root` into data on every rank.
 void broadcast(const Comm& comm, void* data, size_t bytes, int root);
 

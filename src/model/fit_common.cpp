@@ -110,12 +110,12 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset));
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
     MinibatchLloydResult mb;
     LloydResult assigned;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
         progress_begin("minibatch");
-        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r));
+        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
         c.timer.stage("minibatch");
         progress_begin("assign");
         LloydResult labels = problem.assign_to(run.centroids);
