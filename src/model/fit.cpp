@@ -117,7 +117,7 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     const auto refuse = [](const std::string& what) {
         invalid_argument(what + " is not available in a distributed fit (kkm_fit_mpi); see the README's MPI section");
     };
-    if (p.method != Method::nystrom && p.method != Method::sketch && p.method != Method::rff) {
+    if (p.method == Method::minibatch) {
         static constexpr const char* kMethods[] = {"exact", "nystrom", "sketch", "rff", "minibatch"};
         refuse(std::string("method=") + kMethods[static_cast<int>(p.method)]);
     }
