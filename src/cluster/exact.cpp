@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "core/hot.h"
 #include "core/linalg.h"
@@ -290,6 +291,64 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
         total += wa * std::max(d, 0.0);
     }
     return sum_over_ranks(comm_, total);
+}
+
+namespace {
+
+/// The cheapest cluster to receive a point: w·W_b/(W_b + w)·d_b over b ≠ a (an empty cluster
+/// costs 0); {-1, limit} when none costs less than `limit`.
+template <class Distance>
+std::pair<int32_t, double> cheapest_receiver(int64_t k, int32_t a, double w, const std::vector<double>& mass,
+                                             double limit, Distance&& distance) {
+    std::pair<int32_t, double> best{-1, limit};
+    for (int64_t b = 0; b < k; ++b) {
+        if (b == a) continue;
+        const double wb = mass[static_cast<size_t>(b)];
+        const double cost = wb > 0 ? w * wb / (wb + w) * std::max(distance(b), 0.0) : 0.0;
+        if (cost < best.second) best = {static_cast<int32_t>(b), cost};
+    }
+    return best;
+}
+
+}  // namespace
+
+int64_t ExactLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
+    sync(labels);
+    const int64_t n = rows_.size();
+    int64_t transfers = 0;
+    for (int64_t sweep = 0; sweep < max_sweeps; ++sweep) {
+        std::vector<double> mass = cluster_weights(labels, weights_, k_);
+        std::vector<double> cc = self_dots(mass);  // exact again at every sweep: no drift
+        int64_t moved = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double w = weight_at(weights_, i);
+            const int32_t a = labels[static_cast<size_t>(i)];
+            const double wa = mass[static_cast<size_t>(a)];
+            if (!(w > 0) || !(wa - w > 1e-12 * wa)) continue;  // no weight, or alone in a
+            const double kii = diag_[static_cast<size_t>(i)];
+            const auto S = [&](int64_t j) { return sums_[static_cast<size_t>(j * n + i)]; };
+            const double da = kii - 2.0 * S(a) / wa + cc[static_cast<size_t>(a)];
+            const double gain = w * wa / (wa - w) * std::max(da, 0.0);
+            // A strict relative margin: rounding cannot make a move look profitable, and every
+            // move lowers the objective, so the sweeps end.
+            const auto [b, cost] = cheapest_receiver(k_, a, w, mass, gain * (1.0 - 1e-9), [&](int64_t j) {
+                return kii - 2.0 * S(j) / mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
+            });
+            if (b < 0) continue;
+            const double wb = mass[static_cast<size_t>(b)];
+            cc[static_cast<size_t>(a)] = (wa * wa * cc[static_cast<size_t>(a)] - 2.0 * w * S(a) + w * w * kii) / ((wa - w) * (wa - w));
+            cc[static_cast<size_t>(b)] = (wb * wb * cc[static_cast<size_t>(b)] + 2.0 * w * S(b) + w * w * kii) / ((wb + w) * (wb + w));
+            mass[static_cast<size_t>(a)] = wa - w;
+            mass[static_cast<size_t>(b)] = wb + w;
+            apply({Move{part_.offset + i, a, b, w}});
+            labels[static_cast<size_t>(i)] = b;
+            sums_labels_[static_cast<size_t>(i)] = b;
+            ++moved;
+        }
+        transfers += moved;
+        if (moved == 0) break;
+    }
+    return transfers;
 }
 
 SquaredDistanceToPoint ExactLloyd::distance_oracle() {

@@ -95,6 +95,12 @@ public:
 
     /// Centres of a labelling (from S, brought to these labels).
     DualCentres centres(const std::vector<int32_t>& labels);
+    /// Hartigan's refinement (one process): sweeps over the points in order, moving each to
+    /// the cluster that lowers the objective most, by the exact change of both clusters'
+    /// terms, w·W_b/(W_b + w)·d_b − w·W_a/(W_a − w)·d_a, with S, W and C updated after every
+    /// move (one kernel row each); stops when a sweep moves nothing (a point alone in its
+    /// cluster stays) or after max_sweeps. Returns the number of moves.
+    int64_t hartigan(std::vector<int32_t>& labels, int64_t max_sweeps);
     SquaredDistanceToPoint distance_oracle();
 
     /// Points whose sums were rebuilt or updated since construction (for tests and tuning):

@@ -361,6 +361,64 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
     return sum_over_ranks(comm_, total);
 }
 
+int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
+    const int64_t n = F_.rows, r = F_.cols;
+    int64_t transfers = 0;
+    std::vector<double> fi(static_cast<size_t>(r));
+    for (int64_t sweep = 0; sweep < max_sweeps; ++sweep) {
+        std::vector<double> sums = centroid_sums(labels);  // exact again at every sweep
+        std::vector<double> mass = cluster_weights(labels, weights_, k_);
+        const auto distance = [&](int64_t j) {  // ‖f_i − S_j / W_j‖²
+            const double* sj = sums.data() + j * r;
+            const double inv = 1.0 / mass[static_cast<size_t>(j)];
+            double d = 0;
+            for (int64_t t = 0; t < r; ++t) {
+                const double diff = fi[static_cast<size_t>(t)] - sj[t] * inv;
+                d += diff * diff;
+            }
+            return d;
+        };
+        int64_t moved = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double w = weight_at(weights_, i);
+            const int32_t a = labels[static_cast<size_t>(i)];
+            const double wa = mass[static_cast<size_t>(a)];
+            if (!(w > 0) || !(wa - w > 1e-12 * wa)) continue;  // no weight, or alone in a
+            for (int64_t t = 0; t < r; ++t) fi[static_cast<size_t>(t)] = F_.row(i)[t];
+            const double gain = w * wa / (wa - w) * distance(a);
+            // A strict relative margin: every move lowers the objective, so the sweeps end.
+            double best_cost = gain * (1.0 - 1e-9);
+            int32_t b = -1;
+            for (int64_t j = 0; j < k_; ++j) {
+                if (j == a) continue;
+                const double wj = mass[static_cast<size_t>(j)];
+                const double cost = wj > 0 ? w * wj / (wj + w) * distance(j) : 0.0;
+                if (cost < best_cost) {
+                    best_cost = cost;
+                    b = static_cast<int32_t>(j);
+                }
+            }
+            if (b < 0) continue;
+            double* sa = sums.data() + a * r;
+            double* sb = sums.data() + b * r;
+            for (int64_t t = 0; t < r; ++t) {
+                sa[t] -= w * fi[static_cast<size_t>(t)];
+                sb[t] += w * fi[static_cast<size_t>(t)];
+            }
+            mass[static_cast<size_t>(a)] = wa - w;
+            mass[static_cast<size_t>(b)] += w;
+            labels[static_cast<size_t>(i)] = b;
+            ++moved;
+        }
+        transfers += moved;
+        if (moved == 0) break;
+    }
+    cached_labels_.clear();  // the cached sums and bounds describe the labels before the moves
+    cached_sums_.clear();
+    bound_labels_.clear();
+    return transfers;
+}
+
 void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
                          const float* col_terms, const float* extra, float* out, int threads,
                          engine::Isa isa) {

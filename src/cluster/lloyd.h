@@ -43,6 +43,12 @@ public:
     /// Every row to its nearest of the given centroids (all alive): labels, and the objective
     /// Σ w_i (‖f_i − c‖² + offset_i) in float64.
     LloydResult assign_to(const Matrix& C) const;
+    /// Hartigan's refinement (one process): sweeps over the rows in order, moving each to the
+    /// cluster that lowers Σ w_i ‖f_i − c‖² most, by the exact change of both clusters'
+    /// terms, w·W_b/(W_b + w)·‖f − c_b‖² − w·W_a/(W_a − w)·‖f − c_a‖², the two centres
+    /// updated after every move (float64); stops when a sweep moves nothing (a row alone in its
+    /// cluster stays) or after max_sweeps. Returns the number of moves.
+    int64_t hartigan(std::vector<int32_t>& labels, int64_t max_sweeps);
     /// Oracle for seeding: exact squared distances between feature rows.
     SquaredDistanceToPoint distance_oracle() const;
 

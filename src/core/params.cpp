@@ -68,6 +68,11 @@ std::vector<ParamSpec> build_table() {
          "k-means on nystrom/sketch/rff features: full Lloyd passes, or Sculley's mini-batch "
          "k-means (per-centre counts) for n too large for full passes",
          0, 0, false, false, "lloyd|minibatch"},
+        {"refine", "", "enum", "none", "none|hartigan",
+         "after Lloyd, Hartigan's single-point transfers: each point moves to the cluster that lowers "
+         "the objective most (the exact change of both clusters' terms, weighted) until no move "
+         "lowers it (method=exact, nystrom, sketch, rff with solver=lloyd)",
+         0, 0, false, false, "none|hartigan"},
         {"batch_size", "b", "int", "1024", "[1, 2147483647]",
          "points per mini-batch, drawn with replacement (method=minibatch, solver=minibatch)", 1,
          kIntMax, false, false, nullptr},
@@ -340,6 +345,7 @@ Params ParamSet::typed() const {
                : method == "rff"     ? Method::rff
                                      : Method::minibatch;
     p.solver = get("solver") == "minibatch" ? Solver::minibatch : Solver::lloyd;
+    p.refine = get("refine") == "hartigan" ? Refine::hartigan : Refine::none;
     p.batch_size = integer("batch_size");
     p.tau = integer("tau");
     p.epsilon = num("epsilon");

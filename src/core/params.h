@@ -18,6 +18,7 @@ enum class Sampling { uniform, rls, kmeanspp };
 enum class SketchKind { subgaussian, ros, gaussian, identity };
 enum class LearningRate { beta, sklearn };
 enum class Solver { lloyd, minibatch };
+enum class Refine { none, hartigan };
 enum class IsaChoice { automatic, avx512, avx2, portable };
 enum class RowsChoice { automatic, f32, f16 };
 
@@ -67,6 +68,8 @@ struct Params {
     LearningRate learning_rate = LearningRate::beta;
     /// How k-means runs on explicit features: full Lloyd passes or Sculley's mini-batches.
     Solver solver = Solver::lloyd;
+    /// After Lloyd: single-point transfers that lower the objective until none does.
+    Refine refine = Refine::none;
     /// Seeding of the centres.
     Init init = Init::kmeanspp;
     /// Restarts from independent seedings; the best objective is kept.

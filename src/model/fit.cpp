@@ -35,6 +35,10 @@ void validate_combination(const Params& p) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), "
                                      "got kernel=") + kernel_name(p.kernel));
     }
+    if (p.refine == Refine::hartigan && (p.method == Method::minibatch || p.solver == Solver::minibatch)) {
+        invalid_argument("refine=hartigan refines a Lloyd fit: it applies to method=exact, nystrom, sketch and "
+                         "rff with solver=lloyd, not to mini-batch fits (method=minibatch or solver=minibatch)");
+    }
     if (p.rank > 0 && p.method != Method::nystrom) {
         invalid_argument("rank (the rank restriction of Nystrom features) applies to "
                          "method=nystrom only; unset it (rank=none) for this method");
@@ -121,6 +125,7 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
         refuse("method=minibatch with tau=0 (its n x k inner products need every row's kernel against each batch)");
     }
     if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
+    if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
     if (weighted && X.rows > 0 && w.empty()) {
         invalid_argument("weights: given on some ranks but not on this one; pass weights on every rank or on none");

@@ -85,7 +85,8 @@ Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx);
 /// Moves a Lloyd result into the report (the cluster masses over all ranks).
 void finish_report(const FitContext& c, LloydResult&& result);
 
-/// n_init restarts, each seeded from its own stream; the lowest objective wins.
+/// n_init restarts, each seeded from its own stream (and refined by Hartigan's transfers with
+/// refine=hartigan, where the problem offers them); the lowest objective wins.
 template <class Problem>
 LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
     LloydResult best;
@@ -98,6 +99,14 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
         progress_begin("lloyd");
         LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options, *c.comm, c.part.offset);
         c.timer.stage("lloyd");
+        if constexpr (requires { problem.hartigan(result.labels, int64_t{1}); }) {
+            if (c.p.refine == Refine::hartigan) {
+                progress_begin("refine");
+                problem.hartigan(result.labels, c.p.max_iter);
+                result.objective = problem.objective(result.labels);
+                c.timer.stage("refine");
+            }
+        }
         if (r == 0 || result.objective < best.objective) best = std::move(result);
     }
     return best;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cluster/landmark_lloyd.h"
+#include "cluster/lloyd.h"
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -151,6 +152,22 @@ void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) 
     });
 }
 
+/// refine=hartigan after Lloyd on the kernel rows: Hartigan's transfers run on the features
+/// F = G P (built for the purpose, n x r beside G), from the best restart's labels; the
+/// objective is the landmark problem's again (the same function of the labels).
+void refine_best(const FitContext& c, const RowStore& G, const Matrix& P, LandmarkLloyd& problem, LloydResult& best) {
+    progress_begin("refine");
+    const MemoryLedger::Charge held = c.ledger.charge(
+        "refine", "the n x r features Hartigan's transfers run on",
+        memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
+    std::vector<float> unused;
+    const Matrix F = project_rows(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
+    FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report.isa);
+    features.hartigan(best.labels, c.p.max_iter);
+    best.objective = problem.objective(best.labels);
+    c.timer.stage("refine");
+}
+
 }  // namespace
 
 void check_nystrom_budget(const FitContext& c) {
@@ -280,6 +297,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
     LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa, true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
+    if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
     LandmarkCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");
     finish_report(c, std::move(best));
