@@ -1,0 +1,49 @@
+// kkm::Comm over MPI: the ranks of a distributed fit (kkm_fit_mpi). The core library never
+// sees MPI; it calls this class through kkm::Comm.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <vector>
+
+#include "core/comm.h"
+
+namespace kkm {
+
+/// A private duplicate of the caller's communicator, so that the fit's collectives can never
+/// match the caller's own messages (the usual practice of MPI libraries), with MPI errors
+/// returned rather than fatal on it. Gathers move bytes (MPI_BYTE). MPI counts and
+/// displacements are int: a gather whose total exceeds max_message bytes runs in rounds that
+/// each stay within it, so any size_t count works. Failures of MPI calls throw
+/// std::runtime_error (a standard type: it is caught in libkkmeans, another shared object)
+/// naming the call and MPI's reason.
+class MpiComm final : public Comm {
+public:
+    /// Collective over comm (MPI_Comm_dup). max_message: the most bytes one MPI call gathers
+    /// (clamped to [1, INT_MAX]; smaller values exist for tests of the rounds).
+    explicit MpiComm(MPI_Comm comm, size_t max_message = INT_MAX);
+    ~MpiComm() override;
+    MpiComm(const MpiComm&) = delete;
+    MpiComm& operator=(const MpiComm&) = delete;
+
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    void allgather(const void* mine, size_t bytes, void* out) const override;
+    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
+                    std::vector<size_t>& counts) const override;
+
+private:
+    /// Bytes per rank in one round: round · size() ≤ max_message.
+    size_t round_bytes() const;
+    void allgatherv_rounds(const char* mine, size_t bytes, char* out, const std::vector<size_t>& counts,
+                           const std::vector<size_t>& starts) const;
+
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    int rank_ = 0;
+    int size_ = 1;
+    size_t max_message_;
+};
+
+}  // namespace kkm
