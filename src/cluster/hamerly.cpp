@@ -43,10 +43,11 @@ std::vector<double> half_separation(const Matrix& C, const std::vector<char>& al
     return half;
 }
 
-bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k) {
-    std::vector<char> seen(static_cast<size_t>(k), 0);
-    for (int32_t l : labels) seen[static_cast<size_t>(l)] = 1;
-    return std::find(seen.begin(), seen.end(), 0) != seen.end();
+bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k, const Comm& comm) {
+    std::vector<double> seen(static_cast<size_t>(k), 0.0);
+    for (int32_t l : labels) seen[static_cast<size_t>(l)] = 1.0;
+    sum_over_ranks(comm, seen.data(), seen.size());
+    return std::find(seen.begin(), seen.end(), 0.0) != seen.end();
 }
 
 }  // namespace kkm

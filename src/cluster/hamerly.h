@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm.h"
+
 #include "core/matrix.h"
 
 namespace kkm {
@@ -35,6 +37,7 @@ inline double rounding_slack(float point_term, float top_centre_term) {
 /// True when some cluster of 0..k-1 has no row at all. After a bounded pass that emptied a
 /// cluster, the pass is redone in full: the driver refills the cluster with the row farthest
 /// by `dist`, which a bounded pass only bounds for the rows it skipped.
-bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k);
+/// Over rows spread across ranks (collective): some cluster has no row on any rank.
+bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k, const Comm& comm = solo_comm());
 
 }  // namespace kkm

@@ -85,16 +85,22 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
 
 LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
                              std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                             bool bounds)
-    : G_(G), P_(P), Pt_(P.cols, P.rows), diag_(std::move(diag)), weights_(std::move(weights)), k_(k),
+                             bool bounds, const Comm& comm, const RowPartition* part)
+    : G_(G), comm_(comm), part_(part != nullptr ? *part : solo_partition(G.rows())), P_(P), Pt_(P.cols, P.rows), diag_(std::move(diag)), weights_(std::move(weights)), k_(k),
       threads_(threads), isa_(isa), use_bounds_(bounds) {
     for (int64_t a = 0; a < P.rows; ++a) {
         for (int64_t q = 0; q < P.cols; ++q) Pt_.row(q)[a] = P.row(a)[q];
     }
 }
 
+std::vector<double> LandmarkLloyd::global_mass(const std::vector<int32_t>& labels) const {
+    std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    sum_over_ranks(comm_, mass.data(), mass.size());
+    return mass;
+}
+
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
-    if (labels == cached_labels_) return cached_sums_;
+    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     PerThread<Matrix> scratch(threads_);
@@ -143,7 +149,7 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
                                                  const std::vector<int32_t>& labels,
                                                  Matrix* means_out) const {
     const int64_t m = G_.cols(), r = P_.cols;
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> mass = global_mass(labels);
     std::vector<double> means(sums.size());
     LandmarkCentres c;
     for (int64_t j = 0; j < k_; ++j) {
@@ -172,18 +178,23 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
 }
 
 LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matrix* means) {
-    return centres_from_sums(sums_for(labels), labels, means);
+    std::vector<double> sums = sums_for(labels);
+    sum_over_ranks(comm_, sums.data(), sums.size());
+    return centres_from_sums(sums, labels, means);
 }
 
 double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                                std::vector<float>& dist) {
     const LandmarkCentres c = centres(labels);
-    const bool bounded = use_bounds_ && !bound_labels_.empty() && labels == bound_labels_;
+    const bool bounded = use_bounds_ && every_rank(comm_, !bound_labels_.empty() && labels == bound_labels_);
     double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
-    if (bounded && leaves_cluster_empty(next, k_)) objective = full_pass(c, next, dist);  // see hamerly.h
+    const bool emptied = bounded && leaves_cluster_empty(next, k_, comm_);
+    if (emptied) objective = full_pass(c, next, dist);  // see hamerly.h
     bound_labels_ = next;
     bound_centres_ = c.C;
-    return objective;
+    objective = sum_over_ranks(comm_, objective);
+    // The closed form of a bounded pass cancels, and can round below 0.
+    return bounded && !emptied ? std::max(objective, 0.0) : objective;
 }
 
 double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
@@ -270,7 +281,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     for (int64_t v : computed) last_computed_ += v;
     move_sums(labels, next);
     // Σ_i w_i dist(i, next_i) against these centres from the sums of the new labels:
-    // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j).
+    // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j), this rank's share (its rows' W_j and S_j).
     const std::vector<double> mass = cluster_weights(next, weights_, k_);
     double total = 0;
     for (int64_t i = 0; i < n; ++i) total += static_cast<double>(weight_at(weights_, i)) * diag_[static_cast<size_t>(i)];
@@ -280,7 +291,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
         for (int64_t t = 0; t < m; ++t) hs += static_cast<double>(c.H.row(j)[t]) * cached_sums_[static_cast<size_t>(j * m + t)];
         total += mass[static_cast<size_t>(j)] * c.self_dot[static_cast<size_t>(j)] - 2.0 * hs;
     }
-    return std::max(total, 0.0);
+    return total;
 }
 
 void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
@@ -314,8 +325,9 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     // clamped at 0 before it is added: a sum of non-negative terms, never negative however
     // the BLAS rounded G (the closed form Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
     const int64_t n = G_.rows(), m = G_.cols(), r = P_.cols;
-    const std::vector<double> sums = sums_for(labels);
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    std::vector<double> sums = sums_for(labels);
+    sum_over_ranks(comm_, sums.data(), sums.size());
+    const std::vector<double> mass = global_mass(labels);
     std::vector<double> means(sums.size(), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
         const double w = mass[static_cast<size_t>(j)];
@@ -354,15 +366,19 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     });
     double total = 0;
     for (double v : partial) total += v;
-    return total;
+    return sum_over_ranks(comm_, total);
 }
 
 SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
     return [this](const std::vector<int64_t>& centres, float* out) {
         const int64_t t = static_cast<int64_t>(centres.size()), m = G_.cols();
         std::vector<double> chosen(static_cast<size_t>(t * m));
-        Matrix scratch;
-        const ConstMatrix rows = G_.gather(centres, scratch);
+        Matrix rows(t, m);  // the chosen points' kernel rows (global indices), from the ranks holding them
+        std::vector<float> buf(static_cast<size_t>(m));
+        share_rows(comm_, part_, centres, m, [&](int64_t i, float* out) {
+            const float* g = G_.segment(i, 0, m, buf.data());
+            std::copy(g, g + m, out);
+        }, rows.data());
         for (int64_t c = 0; c < t; ++c) std::copy(rows.row(c), rows.row(c) + m, chosen.begin() + c * m);
         const std::vector<double> F = project(chosen, t);
         const Matrix V = lift(F, t);

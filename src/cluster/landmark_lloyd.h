@@ -14,6 +14,7 @@
 
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
 #include "engine/row_store.h"
@@ -42,9 +43,12 @@ public:
     /// bounds: skip the distances that Hamerly's bounds prove cannot change a label (the
     /// distances are Euclidean in the kernel's feature space, so the triangle inequality
     /// holds); false computes every distance every iteration (the tests compare the two).
+    /// comm, part: the ranks the rows are spread over and this rank's place (G, diag and
+    /// weights are this rank's rows; reassign and objective return the objective over all
+    /// ranks). Default: one process.
     LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
                   std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                  bool bounds = true);
+                  bool bounds = true, const Comm& comm = solo_comm(), const RowPartition* part = nullptr);
 
     int64_t size() const override { return G_.rows(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -68,6 +72,7 @@ private:
                         std::vector<int32_t>& next, std::vector<float>& dist);
     /// cached_sums_ (for `labels`) moved to `next` by the points whose label changed.
     void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
+    /// This rank's sums Σ w_i g_i per cluster (k×m), cached for the last labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels);
     LandmarkCentres centres_from_sums(const std::vector<double>& sums,
                                       const std::vector<int32_t>& labels, Matrix* means) const;
@@ -76,7 +81,12 @@ private:
     /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
     Matrix lift(const std::vector<double>& features, int64_t t) const;
 
+    /// Total weight per cluster over all ranks.
+    std::vector<double> global_mass(const std::vector<int32_t>& labels) const;
+
     const RowStore& G_;
+    const Comm& comm_;
+    RowPartition part_;
     const Matrix& P_;
     Matrix Pt_;  ///< Pᵀ (r×m), for the centres' products
     std::vector<float> diag_;

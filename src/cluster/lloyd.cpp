@@ -63,8 +63,9 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
 }
 
 FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
-                           engine::Isa isa, std::vector<float> offset, bool bounds)
-    : F_(F), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa), norms_(row_squared_norms(F)),
+                           engine::Isa isa, std::vector<float> offset, bool bounds, const Comm& comm,
+                           const RowPartition* part)
+    : F_(F), comm_(comm), part_(part != nullptr ? *part : solo_partition(F.rows)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa), norms_(row_squared_norms(F)),
       offset_(std::move(offset)), use_bounds_(bounds) {
     for (int64_t i = 0; i < F_.rows; ++i) {
         weighted_terms_ += weight_at(weights_, i) * (static_cast<double>(norms_[static_cast<size_t>(i)]) + offset_at(offset_, i));
@@ -94,8 +95,19 @@ std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labe
     return sums;
 }
 
+std::vector<double> FeatureLloyd::global_mass(const std::vector<int32_t>& labels) const {
+    std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    sum_over_ranks(comm_, mass.data(), mass.size());
+    return mass;
+}
+
+std::vector<double> FeatureLloyd::global_sums(std::vector<double> sums) const {
+    sum_over_ranks(comm_, sums.data(), sums.size());
+    return sums;
+}
+
 Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const {
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> mass = global_mass(labels);
     Matrix C(k_, F_.cols);
     for (int64_t j = 0; j < k_; ++j) {
         const double m = mass[static_cast<size_t>(j)];
@@ -107,18 +119,18 @@ Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<in
 }
 
 Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
-    return means(centroid_sums(labels), labels);
+    return means(global_sums(centroid_sums(labels)), labels);
 }
 
 std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
-    if (labels == cached_labels_) return cached_sums_;
+    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
     return centroid_sums(labels);
 }
 
 FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labels) const {
-    Centres c{means(sums_for(labels), labels), {}, {}};
+    Centres c{means(global_sums(sums_for(labels)), labels), {}, {}};
     c.norms = row_squared_norms(c.C.view());
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> mass = global_mass(labels);
     for (double m : mass) c.alive.push_back(m > 0 ? 1 : 0);
     return c;
 }
@@ -126,17 +138,20 @@ FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labe
 double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                               std::vector<float>& dist) {
     const Centres c = centres_for(labels);
-    const bool bounded = use_bounds_ && !bound_labels_.empty() && labels == bound_labels_;
+    const bool bounded = use_bounds_ && every_rank(comm_, !bound_labels_.empty() && labels == bound_labels_);
     double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
     // An emptied cluster takes the farthest row by `dist` (run_lloyd), which the bounded pass
     // only bounds for the rows it skipped: compute them all, so that the same row moves as
     // without bounds.
-    if (bounded && leaves_cluster_empty(next, k_)) objective = full_pass(c, next, dist);
+    const bool emptied = bounded && leaves_cluster_empty(next, k_, comm_);
+    if (emptied) objective = full_pass(c, next, dist);
     if (use_bounds_) {
         bound_labels_ = next;
         bound_centres_ = c.C;
     }
-    return objective;
+    objective = sum_over_ranks(comm_, objective);
+    // The closed form's cancellation can round below 0.
+    return bounded && !emptied ? std::max(objective, 0.0) : objective;
 }
 
 double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
@@ -243,8 +258,9 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
 }
 
 double FeatureLloyd::closed_objective(const Centres& c, const std::vector<int32_t>& next) const {
-    // Σ_i w_i ‖f_i − c_j‖² = Σ_i w_i ‖f_i‖² + Σ_j (W_j ‖c_j‖² − 2 c_j · S_j), in float64 with
-    // the float32 centres the rows were assigned to; the cancellation can round below 0.
+    // This rank's share of Σ_i w_i ‖f_i − c_j‖² = Σ_i w_i ‖f_i‖² + Σ_j (W_j ‖c_j‖² − 2 c_j · S_j),
+    // in float64 with the float32 centres the rows were assigned to (W_j and S_j of this
+    // rank's rows: the shares add up to the whole).
     const std::vector<double> mass = cluster_weights(next, weights_, k_);
     const int64_t r = F_.cols;
     double total = weighted_terms_;
@@ -259,7 +275,7 @@ double FeatureLloyd::closed_objective(const Centres& c, const std::vector<int32_
         }
         total += mass[static_cast<size_t>(j)] * norm - 2.0 * dot;
     }
-    return std::max(total, 0.0);
+    return total;
 }
 
 void FeatureLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
@@ -307,12 +323,13 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
         partial[static_cast<size_t>(b)] = s;
     });
     for (double v : partial) out.objective += v;
+    out.objective = sum_over_ranks(comm_, out.objective);
     return out;
 }
 
 double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
-    const std::vector<double> sums = centroid_sums(labels);
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> sums = global_sums(centroid_sums(labels));
+    const std::vector<double> mass = global_mass(labels);
     const int64_t r = F_.cols;
     std::vector<double> means(sums.size());
     for (int64_t j = 0; j < k_; ++j) {
@@ -341,7 +358,7 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
     });
     double total = 0;
     for (double v : partial) total += v;
-    return total;
+    return sum_over_ranks(comm_, total);
 }
 
 void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
@@ -368,9 +385,19 @@ void candidate_distances(const RowStore& A, const Matrix& B, const float* row_te
 
 SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
     return [this](const std::vector<int64_t>& centres, float* out) {
-        const Matrix chosen = gather_rows(F_, centres);
+        // The chosen rows (global indices) with their norms, from the ranks holding them.
+        const int64_t r = F_.cols;
+        Matrix both(static_cast<int64_t>(centres.size()), r + 1);
+        share_rows(comm_, part_, centres, r + 1, [this, r](int64_t i, float* row) {
+            std::copy(F_.row(i), F_.row(i) + r, row);
+            row[r] = norms_[static_cast<size_t>(i)];
+        }, both.data());
+        Matrix chosen(both.rows, r);
         std::vector<float> cn;
-        for (int64_t c : centres) cn.push_back(norms_[static_cast<size_t>(c)]);
+        for (int64_t t = 0; t < both.rows; ++t) {
+            std::copy(both.row(t), both.row(t) + r, chosen.row(t));
+            cn.push_back(both.row(t)[r]);
+        }
         candidate_distances(RowStore::view(F_, isa_), chosen, norms_.data(), cn.data(),
                             offset_.empty() ? nullptr : offset_.data(), out, threads_, isa_);
     };

@@ -8,6 +8,7 @@
 
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
 #include "engine/row_store.h"
@@ -24,8 +25,12 @@ public:
     /// bounds: skip the rows that Hamerly's bounds prove keep their label (the bounds are on
     /// the feature distance, without the offset); false computes every distance every
     /// iteration (the tests compare the two).
+    /// comm, part: the ranks the rows are spread over and this rank's place (F, weights and
+    /// offset are this rank's rows; reassign and objective return the objective over all
+    /// ranks, the centres are those of all rows). Default: one process.
     FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                 std::vector<float> offset = {}, bool bounds = true);
+                 std::vector<float> offset = {}, bool bounds = true, const Comm& comm = solo_comm(),
+                 const RowPartition* part = nullptr);
 
     int64_t size() const override { return F_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -64,8 +69,14 @@ private:
     /// Sums for `labels`, reused from the previous reassign when it produced these labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels) const;
     Matrix means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const;
+    /// Total weight per cluster over all ranks.
+    std::vector<double> global_mass(const std::vector<int32_t>& labels) const;
+    /// Local sums added over all ranks.
+    std::vector<double> global_sums(std::vector<double> sums) const;
 
     ConstMatrix F_;
+    const Comm& comm_;
+    RowPartition part_;
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
@@ -73,7 +84,7 @@ private:
     std::vector<float> norms_;
     std::vector<float> offset_;
     std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
-    std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster, k×r
+    std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster over this rank's rows, k×r
     double weighted_terms_ = 0;           ///< Σ w_i (‖f_i‖² + offset_i), for closed_objective
     // Hamerly's bounds (Euclidean feature distances, no offset) for the labels bound_labels_,
     // against the centres bound_centres_ (k×r).

@@ -9,12 +9,33 @@
 namespace kkm {
 namespace {
 
+/// A candidate for an empty cluster: this rank's farthest movable point.
+struct Candidate {
+    float dist;
+    int32_t label;    ///< its cluster now
+    int64_t index;    ///< global row index; -1: none on this rank
+};
+
+/// The farthest candidate over all ranks (ties: the lowest global index, as one process's
+/// scan in index order finds).
+Candidate farthest_over_ranks(const Comm& comm, const Candidate& mine) {
+    if (comm.size() == 1) return mine;
+    std::vector<Candidate> all(static_cast<size_t>(comm.size()));
+    comm.allgather(&mine, sizeof mine, all.data());
+    Candidate best = {0.0f, 0, -1};
+    for (const Candidate& c : all) {
+        if (c.index >= 0 && (best.index < 0 || c.dist > best.dist)) best = c;
+    }
+    return best;
+}
+
 /// Gives every empty cluster the farthest point whose own cluster keeps another member.
-/// Returns true if anything moved.
+/// Returns true if anything moved (on every rank alike).
 bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
-                         const std::vector<float>& weights, int64_t k) {
-    std::vector<int64_t> counts(static_cast<size_t>(k), 0);
-    for (int32_t l : labels) ++counts[static_cast<size_t>(l)];
+                         const std::vector<float>& weights, int64_t k, const Comm& comm, int64_t offset) {
+    std::vector<double> counts(static_cast<size_t>(k), 0.0);  // exact below 2^53 points
+    for (int32_t l : labels) counts[static_cast<size_t>(l)] += 1.0;
+    sum_over_ranks(comm, counts.data(), counts.size());
     bool moved = false;
     for (int64_t j = 0; j < k; ++j) {
         if (counts[static_cast<size_t>(j)] > 0) continue;
@@ -24,11 +45,16 @@ bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
             if (!positive || counts[static_cast<size_t>(labels[i])] < 2) continue;
             if (far < 0 || dist[i] > dist[static_cast<size_t>(far)]) far = static_cast<int64_t>(i);
         }
-        if (far < 0) break;  // fewer movable points than clusters: leave the rest empty
-        --counts[static_cast<size_t>(labels[static_cast<size_t>(far)])];
-        labels[static_cast<size_t>(far)] = static_cast<int32_t>(j);
-        dist[static_cast<size_t>(far)] = 0.0f;
-        counts[static_cast<size_t>(j)] = 1;
+        const Candidate mine = far < 0 ? Candidate{0.0f, 0, -1}
+                                       : Candidate{dist[static_cast<size_t>(far)], labels[static_cast<size_t>(far)], offset + far};
+        const Candidate chosen = farthest_over_ranks(comm, mine);
+        if (chosen.index < 0) break;  // fewer movable points than clusters: leave the rest empty
+        counts[static_cast<size_t>(chosen.label)] -= 1.0;
+        counts[static_cast<size_t>(j)] = 1.0;
+        if (chosen.index == mine.index) {
+            labels[static_cast<size_t>(far)] = static_cast<int32_t>(j);
+            dist[static_cast<size_t>(far)] = 0.0f;
+        }
         moved = true;
     }
     return moved;
@@ -46,13 +72,14 @@ std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
 }
 
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
-                      const std::vector<float>& weights, const LloydOptions& options) {
+                      const std::vector<float>& weights, const LloydOptions& options, const Comm& comm,
+                      int64_t offset) {
     const size_t n = static_cast<size_t>(problem.size());
     std::vector<int32_t> next(n);
     std::vector<float> dist(n);
     double previous = std::numeric_limits<double>::infinity();
     LloydResult result;
-    fill_empty_clusters(labels, dist, weights, options.k);
+    fill_empty_clusters(labels, dist, weights, options.k, comm, offset);
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
     for (int64_t it = 1; it <= options.max_iter; ++it) {
@@ -61,14 +88,14 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
         progress_poll(static_cast<double>(it) / max_iter);
         result.iterations = static_cast<int32_t>(it);
         assigned = next;
-        const bool relocated = fill_empty_clusters(next, dist, weights, options.k);
-        const bool unchanged = !relocated && next == labels;
+        const bool relocated = fill_empty_clusters(next, dist, weights, options.k, comm, offset);
+        const bool unchanged = !relocated && every_rank(comm, next == labels);
         labels.swap(next);
         if (unchanged) break;
         // The reassignment undid the last relocation (with fewer distinct points than k, a
         // relocated duplicate goes back to its tied centre): the same step would repeat
         // until max_iter, so stop with the relocated (non-empty) labelling.
-        if (relocated && assigned == previous_assigned) break;
+        if (relocated && every_rank(comm, assigned == previous_assigned)) break;
         previous_assigned.swap(assigned);
         if (!relocated && previous - objective < options.tol * objective) break;
         previous = objective;

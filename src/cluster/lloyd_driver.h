@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm.h"
+
 namespace kkm {
 
 /// One Lloyd problem: points, their weights, and a way to reassign them.
@@ -36,8 +38,12 @@ struct LloydOptions {
 /// Runs Lloyd from the given labels until no label changes, the objective improves by less
 /// than tol · objective, or max_iter reassignments. A cluster left empty is given the point
 /// farthest from its centre (among points whose cluster keeps another member).
+/// Over rows spread across ranks (collective): labels and weights are this rank's rows',
+/// `offset` the global index of its first row, and the problem's reassign and objective
+/// return the objective over all ranks.
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
-                      const std::vector<float>& weights, const LloydOptions& options);
+                      const std::vector<float>& weights, const LloydOptions& options,
+                      const Comm& comm = solo_comm(), int64_t offset = 0);
 
 /// Total weight per cluster (weights empty = all ones).
 std::vector<double> cluster_weights(const std::vector<int32_t>& labels,

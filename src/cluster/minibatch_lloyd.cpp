@@ -12,32 +12,74 @@
 namespace kkm {
 namespace {
 
-/// Indices drawn with replacement, ∝ weights (uniform when empty).
+/// Rows drawn with replacement over all ranks, ∝ weights (uniform when empty): every rank
+/// draws the same numbers and knows which rank holds each draw; the holder finds the row.
 class BatchSampler {
 public:
-    BatchSampler(int64_t n, const std::vector<float>& weights) : n_(n) {
-        if (weights.empty()) return;
+    BatchSampler(const Comm& comm, const RowPartition& part, const std::vector<float>& weights)
+        : comm_(comm), part_(part), bases_(static_cast<size_t>(comm.size()), 0.0) {
+        const bool weighted = any_rank(comm, !weights.empty());
+        if (!weighted) return;
         double s = 0;
         for (float w : weights) cumulative_.push_back(s += w);
+        std::vector<double> totals(static_cast<size_t>(comm.size()));
+        comm.allgather(&s, sizeof s, totals.data());
+        double before = 0;
+        for (size_t r = 0; r < totals.size(); ++r) {
+            bases_[r] = before;
+            before += totals[r];
+        }
+        total_ = before;
+        totals_ = std::move(totals);
     }
-    int64_t draw(Rng& rng) const {
-        if (cumulative_.empty()) return static_cast<int64_t>(rng.below(static_cast<uint64_t>(n_)));
-        const double r = rng.uniform() * cumulative_.back();
-        const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), r);
-        return std::min<int64_t>(n_ - 1, it - cumulative_.begin());
+    /// The rows of `count` draws, cols floats each (rows of F), on every rank.
+    Matrix draw(Rng& rng, int64_t count, ConstMatrix F) const {
+        std::vector<int> owners(static_cast<size_t>(count));
+        std::vector<int64_t> local(owners.size());
+        for (size_t t = 0; t < owners.size(); ++t) place(rng, owners[t], local[t]);
+        Matrix rows(count, F.cols);
+        gather_by_owner(comm_, owners, F.cols, [&](size_t t, float* out) {
+            std::copy(F.row(local[t]), F.row(local[t]) + F.cols, out);
+        }, rows.data());
+        return rows;
     }
 
 private:
-    int64_t n_;
-    std::vector<double> cumulative_;
+    /// One draw: the rank holding it and, on that rank, the local row.
+    void place(Rng& rng, int& owner, int64_t& local) const {
+        if (totals_.empty()) {
+            const auto i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(part_.global)));
+            owner = comm_.size() == 1 ? 0 : part_.owner(i);
+            local = i - part_.starts[static_cast<size_t>(owner)];
+            return;
+        }
+        const double r = rng.uniform() * total_;
+        owner = 0;  // the last rank with weight whose share starts at or below r
+        for (size_t q = 0; q < totals_.size(); ++q) {
+            if (totals_[q] > 0 && bases_[q] <= r) owner = static_cast<int>(q);
+        }
+        if (owner != comm_.rank()) return;
+        const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), r - bases_[static_cast<size_t>(owner)]);
+        local = std::min<int64_t>(part_.local - 1, it - cumulative_.begin());
+    }
+
+    const Comm& comm_;
+    const RowPartition& part_;
+    std::vector<double> cumulative_;  ///< this rank's running sums of its weights
+    std::vector<double> bases_;       ///< the weight of the ranks before each rank
+    std::vector<double> totals_;      ///< each rank's weight (empty: no weights)
+    double total_ = 0;
 };
 
-Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed,
-                       uint64_t restart) {
-    const int64_t size = std::min(F.rows, std::max(3 * o.batch_size, 10 * o.k));
+Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed, uint64_t restart,
+                       const Comm& comm, const RowPartition& part) {
+    const int64_t size = std::min(part.global, std::max(3 * o.batch_size, 10 * o.k));
     Rng pick(seed, Stream::seeding, (restart << 32) | 1);
-    const Matrix sample = gather_rows(F, uniform_landmarks(F.rows, size, pick));
-    FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads, o.isa);
+    const std::vector<int64_t> idx = uniform_landmarks(part.global, size, pick);
+    Matrix sample(size, F.cols);
+    share_rows(comm, part, idx, F.cols, [F](int64_t i, float* out) { std::copy(F.row(i), F.row(i) + F.cols, out); },
+               sample.data());
+    FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads, o.isa);  // the same sample on every rank
     Rng rng(seed, Stream::seeding, restart << 32);
     const Seeding s = seed_centres(o.init, sample.rows, o.k, {}, on_sample.distance_oracle(), rng);
     return gather_rows(sample.view(), s.centres);
@@ -59,12 +101,13 @@ double batch_objective(const Matrix& rows, const Matrix& C, std::vector<int32_t>
 
 MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights,
                                      const MinibatchLloydOptions& o, uint64_t seed,
-                                     uint64_t restart) {
+                                     uint64_t restart, const Comm& comm, const RowPartition* spread) {
+    const RowPartition part = spread != nullptr ? *spread : solo_partition(F.rows);
     MinibatchLloydResult result;
-    result.centroids = initial_centres(F, o, seed, restart);
+    result.centroids = initial_centres(F, o, seed, restart, comm, part);
     Matrix& C = result.centroids;
     std::vector<double> counts(static_cast<size_t>(o.k), 0.0);
-    const BatchSampler sampler(F.rows, weights);
+    const BatchSampler sampler(comm, part, weights);
     std::vector<int32_t> labels;
     const auto max_iter = static_cast<double>(std::max<int64_t>(o.max_iter, 1));
     for (int64_t it = 0; it < o.max_iter; ++it) {
@@ -72,9 +115,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
         progress_range(static_cast<double>(it) / max_iter, static_cast<double>(it + 1) / max_iter);
         progress_poll(static_cast<double>(it) / max_iter);
         Rng rng(seed, Stream::batches, (restart << 32) | static_cast<uint64_t>(it));
-        std::vector<int64_t> idx(static_cast<size_t>(o.batch_size));
-        for (int64_t& i : idx) i = sampler.draw(rng);
-        const Matrix batch = gather_rows(F, idx);
+        const Matrix batch = sampler.draw(rng, o.batch_size, F);
         const double before = batch_objective(batch, C, labels, o.isa);
         std::vector<double> sums(static_cast<size_t>(o.k * F.cols), 0.0), got(static_cast<size_t>(o.k), 0.0);
         for (int64_t b = 0; b < batch.rows; ++b) {

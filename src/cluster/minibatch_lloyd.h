@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
 #include "core/params.h"
@@ -34,8 +35,12 @@ struct MinibatchLloydResult {
 /// probability ∝ weights when given. The initial centres are k-means++ (or random) seeds
 /// on a uniform sample of max(3b, 10k) rows (scikit-learn's init_size is 3b).
 /// restart numbers the independent runs of one seed (their streams do not overlap).
+/// Over rows spread across ranks (collective; F and weights are this rank's rows, `part` its
+/// place): the batches and the initial sample are drawn over the global rows and their rows
+/// shared with every rank, which then all make the same updates (b×r floats per batch).
 MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights,
                                      const MinibatchLloydOptions& options, uint64_t seed,
-                                     uint64_t restart = 0);
+                                     uint64_t restart = 0, const Comm& comm = solo_comm(),
+                                     const RowPartition* part = nullptr);
 
 }  // namespace kkm

@@ -13,14 +13,19 @@ double weight_at(const std::vector<float>& w, int64_t i) {
     return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
 }
 
-/// Index drawn with probability ∝ mass[i] (cumulative sums in double, in index order).
-int64_t draw_proportional(const std::vector<double>& cumulative, Rng& rng) {
-    const double total = cumulative.back();
-    if (!(total > 0)) return static_cast<int64_t>(rng.below(cumulative.size()));
-    const double r = rng.uniform() * total;
-    auto it = std::upper_bound(cumulative.begin(), cumulative.end(), r);
-    if (it == cumulative.end()) --it;
-    return static_cast<int64_t>(it - cumulative.begin());
+/// Global index drawn with probability ∝ mass[i] over all ranks (cumulative: this rank's
+/// running sums in double, in index order; the ranks' totals added in rank order).
+int64_t draw_proportional(const std::vector<double>& cumulative, const Comm& comm, const RowPartition& part,
+                          Rng& rng) {
+    const DrawShare share = locate_draw(comm, cumulative.empty() ? 0.0 : cumulative.back(), rng);
+    if (share.rank < 0) return static_cast<int64_t>(rng.below(static_cast<uint64_t>(part.global)));
+    int64_t index = 0;
+    if (share.rank == comm.rank()) {
+        auto it = std::upper_bound(cumulative.begin(), cumulative.end(), share.target);
+        if (it == cumulative.end()) --it;
+        index = part.offset + (it - cumulative.begin());
+    }
+    return broadcast_index(comm, index, share.rank);
 }
 
 std::vector<double> cumulative_mass(const std::vector<float>& w, const std::vector<float>& d) {
@@ -52,13 +57,14 @@ double potential(const std::vector<float>& w, const std::vector<float>& closest,
     return p;
 }
 
-Seeding seed_kmeanspp(int64_t n, int64_t k, const std::vector<float>& w,
+Seeding seed_kmeanspp(const Comm& comm, const RowPartition& part, int64_t k, const std::vector<float>& w,
                       const SquaredDistanceToPoint& distance_to, Rng& rng) {
+    const int64_t n = part.local;
     Seeding s;
     s.labels.assign(static_cast<size_t>(n), 0);
     std::vector<float> closest(static_cast<size_t>(n));
     const std::vector<float> unit(static_cast<size_t>(n), 1.0f);
-    s.centres.push_back(draw_proportional(cumulative_mass(w, unit), rng));
+    s.centres.push_back(draw_proportional(cumulative_mass(w, unit), comm, part, rng));
     progress_range(0.0, 1.0 / static_cast<double>(k));
     distance_to({s.centres[0]}, closest.data());
     const int trials = 2 + static_cast<int>(std::log(static_cast<double>(k)));
@@ -68,27 +74,23 @@ Seeding seed_kmeanspp(int64_t n, int64_t k, const std::vector<float>& w,
         progress_range(static_cast<double>(c) / static_cast<double>(k), static_cast<double>(c + 1) / static_cast<double>(k));
         const std::vector<double> cumulative = cumulative_mass(w, closest);
         std::vector<int64_t> ids(static_cast<size_t>(trials));
-        for (int64_t& id : ids) id = draw_proportional(cumulative, rng);
+        for (int64_t& id : ids) id = draw_proportional(cumulative, comm, part, rng);
         distance_to(ids, candidates.data());
-        int best = 0;
-        double best_potential = 0;
-        for (int t = 0; t < trials; ++t) {
-            const double p = potential(w, closest, candidates.data() + t * n);
-            if (t == 0 || p < best_potential) {
-                best_potential = p;
-                best = t;
-            }
-        }
+        std::vector<double> potentials(static_cast<size_t>(trials));
+        for (int t = 0; t < trials; ++t) potentials[static_cast<size_t>(t)] = potential(w, closest, candidates.data() + t * n);
+        sum_over_ranks(comm, potentials.data(), potentials.size());
+        const auto best = static_cast<int>(std::min_element(potentials.begin(), potentials.end()) - potentials.begin());
         s.centres.push_back(ids[static_cast<size_t>(best)]);
         absorb(s, closest, candidates.data() + best * n, static_cast<int32_t>(c));
     }
     return s;
 }
 
-Seeding seed_random(int64_t n, int64_t k, const SquaredDistanceToPoint& distance_to, Rng& rng) {
+Seeding seed_random(const RowPartition& part, int64_t k, const SquaredDistanceToPoint& distance_to, Rng& rng) {
     Seeding s;
+    const int64_t n = part.local;
     // Floyd's algorithm: k distinct indices, in draw order.
-    for (int64_t j = n - k; j < n; ++j) {
+    for (int64_t j = part.global - k; j < part.global; ++j) {
         const int64_t t = static_cast<int64_t>(rng.below(static_cast<uint64_t>(j + 1)));
         s.centres.push_back(std::find(s.centres.begin(), s.centres.end(), t) == s.centres.end() ? t : j);
     }
@@ -113,8 +115,13 @@ Seeding seed_random(int64_t n, int64_t k, const SquaredDistanceToPoint& distance
 
 Seeding seed_centres(Init init, int64_t n, int64_t k, const std::vector<float>& weights,
                      const SquaredDistanceToPoint& distance_to, Rng& rng) {
-    if (init == Init::random) return seed_random(n, k, distance_to, rng);
-    return seed_kmeanspp(n, k, weights, distance_to, rng);
+    return seed_centres(init, solo_comm(), solo_partition(n), k, weights, distance_to, rng);
+}
+
+Seeding seed_centres(Init init, const Comm& comm, const RowPartition& part, int64_t k,
+                     const std::vector<float>& weights, const SquaredDistanceToPoint& distance_to, Rng& rng) {
+    if (init == Init::random) return seed_random(part, k, distance_to, rng);
+    return seed_kmeanspp(comm, part, k, weights, distance_to, rng);
 }
 
 }  // namespace kkm

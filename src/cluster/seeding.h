@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/comm.h"
 #include "core/params.h"
 #include "core/rng.h"
 
@@ -25,5 +26,12 @@ struct Seeding {
 /// weights: empty (all ones) or n values ≥ 0 with a positive sum.
 Seeding seed_centres(Init init, int64_t n, int64_t k, const std::vector<float>& weights,
                      const SquaredDistanceToPoint& distance_to, Rng& rng);
+
+/// The same over rows spread across ranks (collective): weights and the labels returned are
+/// this rank's rows'; centre indices and the oracle's `centres` are global row indices, and
+/// the oracle fills this rank's rows' distances (out[t·part.local + i]). Every rank draws the
+/// same centres.
+Seeding seed_centres(Init init, const Comm& comm, const RowPartition& part, int64_t k,
+                     const std::vector<float>& weights, const SquaredDistanceToPoint& distance_to, Rng& rng);
 
 }  // namespace kkm

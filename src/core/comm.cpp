@@ -29,6 +29,13 @@ int RowPartition::owner(int64_t i) const {
     return static_cast<int>(it - starts.begin()) - 1;
 }
 
+RowPartition solo_partition(int64_t n) {
+    RowPartition part;
+    part.local = part.global = n;
+    part.starts = {0, n};
+    return part;
+}
+
 RowPartition partition_rows(const Comm& comm, int64_t local) {
     std::vector<int64_t> counts(static_cast<size_t>(comm.size()));
     comm.allgather(&local, sizeof local, counts.data());
@@ -42,7 +49,7 @@ RowPartition partition_rows(const Comm& comm, int64_t local) {
 }
 
 void sum_over_ranks(const Comm& comm, double* v, size_t len) {
-    if (comm.size() == 1 || len == 0) return;
+    if (comm.size() == 1) return;
     std::vector<double> all(len * static_cast<size_t>(comm.size()));
     comm.allgather(v, len * sizeof(double), all.data());
     std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(len), v);
@@ -77,32 +84,37 @@ double max_over_ranks(const Comm& comm, double v) {
     return *std::max_element(all.begin(), all.end());
 }
 
-void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
-                int64_t cols, const RowFetch& fetch, float* out) {
+void gather_by_owner(const Comm& comm, const std::vector<int>& owners, int64_t cols,
+                     const std::function<void(size_t item, float* out)>& fetch, float* out) {
     const auto width = static_cast<size_t>(cols);
     if (comm.size() == 1) {
-        for (size_t t = 0; t < ids.size(); ++t) fetch(ids[t], out + t * width);
+        for (size_t t = 0; t < owners.size(); ++t) fetch(t, out + t * width);
         return;
     }
-    // This rank's rows among ids, in the order of ids; the gather lists them rank by rank.
+    // This rank's items in item order; the gather lists them rank by rank.
     std::vector<float> mine;
-    for (int64_t id : ids) {
-        if (!part.holds(id)) continue;
+    for (size_t t = 0; t < owners.size(); ++t) {
+        if (owners[t] != comm.rank()) continue;
         mine.resize(mine.size() + width);
-        fetch(id - part.offset, mine.data() + mine.size() - width);
+        fetch(t, mine.data() + mine.size() - width);
     }
     std::vector<char> all;
     std::vector<size_t> counts;
     comm.allgatherv(mine.data(), mine.size() * sizeof(float), all, counts);
-    std::vector<size_t> next(counts.size(), 0);  // next row of each rank's block
-    std::vector<size_t> begin(counts.size(), 0);
+    std::vector<size_t> next(counts.size(), 0), begin(counts.size(), 0);
     for (size_t r = 1; r < counts.size(); ++r) begin[r] = begin[r - 1] + counts[r - 1];
-    for (size_t t = 0; t < ids.size(); ++t) {
-        const auto r = static_cast<size_t>(part.owner(ids[t]));
-        std::memcpy(out + t * width, all.data() + begin[r] + next[r] * width * sizeof(float),
-                    width * sizeof(float));
+    for (size_t t = 0; t < owners.size(); ++t) {
+        const auto r = static_cast<size_t>(owners[t]);
+        std::memcpy(out + t * width, all.data() + begin[r] + next[r] * width * sizeof(float), width * sizeof(float));
         ++next[r];
     }
+}
+
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
+                int64_t cols, const RowFetch& fetch, float* out) {
+    std::vector<int> owners(ids.size());
+    for (size_t t = 0; t < ids.size(); ++t) owners[t] = comm.size() == 1 ? 0 : part.owner(ids[t]);
+    gather_by_owner(comm, owners, cols, [&](size_t t, float* row) { fetch(ids[t] - part.offset, row); }, out);
 }
 
 void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
@@ -111,6 +123,30 @@ void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
     std::vector<size_t> counts;
     comm.allgatherv(data, comm.rank() == root ? bytes : 0, all, counts);
     std::memcpy(data, all.data(), bytes);
+}
+
+DrawShare locate_draw(const Comm& comm, double local_total, Rng& rng) {
+    std::vector<double> totals(static_cast<size_t>(comm.size()));
+    comm.allgather(&local_total, sizeof local_total, totals.data());
+    DrawShare share;
+    share.total = totals[0];
+    for (size_t r = 1; r < totals.size(); ++r) share.total += totals[r];
+    if (!(share.total > 0)) return share;
+    const double target = rng.uniform() * share.total;
+    double before = 0;
+    for (size_t r = 0; r < totals.size(); ++r) {
+        if (!(totals[r] > 0)) continue;
+        share.rank = static_cast<int>(r);
+        share.target = target - before;
+        if (before + totals[r] > target) break;
+        before += totals[r];
+    }
+    return share;
+}
+
+int64_t broadcast_index(const Comm& comm, int64_t v, int root) {
+    broadcast(comm, &v, sizeof v, root);
+    return v;
 }
 
 void agree_on_error(const Comm& comm, int status, const std::string& message) {

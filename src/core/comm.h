@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
+
 namespace kkm {
 
 class Comm {
@@ -51,6 +53,9 @@ struct RowPartition {
     bool holds(int64_t i) const { return i >= offset && i < offset + local; }
 };
 
+/// One process's partition of n rows (no collective call).
+RowPartition solo_partition(int64_t n);
+
 /// Collective: the partition of `local` rows per rank.
 RowPartition partition_rows(const Comm& comm, int64_t local);
 
@@ -72,6 +77,27 @@ using RowFetch = std::function<void(int64_t local_row, float* out)>;
 /// rank supplies the rows it holds through `fetch`.
 void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
                 int64_t cols, const RowFetch& fetch, float* out);
+
+/// Where a draw u·T (u = rng.uniform(), drawn only when T > 0) lands among the ranks' shares, T the sum of the ranks' local totals
+/// (added in rank order): the rank whose share holds it (the last rank with a positive total
+/// when round-off leaves u·T past them all; -1 when T is not positive) and the target within
+/// that share (u·T less the totals of the ranks before it).
+struct DrawShare {
+    int rank = -1;
+    double target = 0;
+    double total = 0;
+};
+/// Collective. One process: {0, u·T, T}, the single-process arithmetic unchanged.
+DrawShare locate_draw(const Comm& comm, double local_total, Rng& rng);
+
+/// Collective: rank `root`'s value of v on every rank.
+int64_t broadcast_index(const Comm& comm, int64_t v, int root);
+
+/// Collective: items 0..owners.size()-1 of cols floats each, item t held by rank owners[t]
+/// (the same list on every rank), into out (owners.size() × cols) on every rank; each rank
+/// supplies its items through fetch(t, out).
+void gather_by_owner(const Comm& comm, const std::vector<int>& owners, int64_t cols,
+                     const std::function<void(size_t item, float* out)>& fetch, float* out);
 
 /// Collective: `bytes` bytes of rank `root` into data on every rank.
 void broadcast(const Comm& comm, void* data, size_t bytes, int root);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "core/rng.h"
 #include "kernels/kernel_basis.h"
@@ -18,6 +19,10 @@ struct LandmarkContext {
     std::function<KernelBasis(const std::vector<int64_t>& idx)> basis_for;
     std::vector<float> diag;  ///< K(x_i, x_i) of every training row
     int threads = 1;
+    /// The ranks the rows are spread over (X and diag are this rank's rows; indices are
+    /// global). Default: one process.
+    const Comm* comm = &solo_comm();
+    RowPartition part = {};
 };
 
 /// K(X, X[idx]) for every training row: an n × idx.size() Matrix, in parallel row blocks.

@@ -56,7 +56,7 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     return P;
 }
 
-Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads) {
+Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads, const Comm& comm) {
     const int64_t l = P_l.cols, m = P_l.rows, n = G.rows();
     const int64_t per_chunk = block_count(n, kChunks);
     std::vector<double> partial(static_cast<size_t>(kChunks * l * l), 0.0);
@@ -79,6 +79,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
     for (int64_t c = 0; c < kChunks; ++c) {
         for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
     }
+    sum_over_ranks(comm, V.data(), V.size());
     std::vector<double>().swap(partial);  // 32 l² doubles: not held through the decomposition
     linalg::dsyevd(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).

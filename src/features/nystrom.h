@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "engine/row_store.h"
 #include "kernels/kernel_basis.h"
@@ -26,6 +27,8 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
 /// Rank restriction of a whitening projection P_ℓ (m×ℓ) to s columns: P_ℓ V_s, with V_s the
 /// top-s eigenvectors of RᵀR = Σ_blocks (G_b P_ℓ)ᵀ (G_b P_ℓ), accumulated over row blocks of
 /// the kernel rows G (n×m) in float64 in a fixed block order (no n×ℓ copy is kept).
-Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads);
+/// Over rows spread across ranks, G holds this rank's rows and the ℓ×ℓ Gram matrix is added
+/// over the ranks (collective).
+Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads, const Comm& comm = solo_comm());
 
 }  // namespace kkm

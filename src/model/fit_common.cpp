@@ -64,7 +64,15 @@ Kernel fit_kernel(const FitContext& c) {
 
 KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {
     if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);
-    return KernelBasis(fit_kernel(c), gather_rows(c.X, idx));
+    return KernelBasis(fit_kernel(c), training_rows(c, idx));
+}
+
+Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx) {
+    if (!c.distributed()) return gather_rows(c.X, idx);
+    Matrix rows(static_cast<int64_t>(idx.size()), c.X.cols);
+    share_rows(*c.comm, c.part, idx, c.X.cols,
+               [&c](int64_t i, float* out) { std::copy(c.X.row(i), c.X.row(i) + c.X.cols, out); }, rows.data());
+    return rows;
 }
 
 int64_t resolve_landmarks(const Params& p, int64_t n) {
@@ -81,6 +89,7 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
 
 void finish_report(const FitContext& c, LloydResult&& result) {
     c.report.mass = cluster_weights(result.labels, c.caller_weights != nullptr ? *c.caller_weights : c.w, c.p.k);
+    sum_over_ranks(*c.comm, c.report.mass.data(), c.report.mass.size());
     c.report.labels = std::move(result.labels);
     c.report.objective = result.objective * c.weight_scale;
     c.report.iterations = result.iterations;
@@ -101,12 +110,12 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset));
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
     MinibatchLloydResult mb;
     LloydResult assigned;
     for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
         progress_begin("minibatch");
-        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r));
+        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
         c.timer.stage("minibatch");
         progress_begin("assign");
         LloydResult labels = problem.assign_to(run.centroids);
@@ -137,7 +146,7 @@ std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
         return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset),
                                           kernel_distances);
     }
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset));
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
     c.timer.stage("lloyd");

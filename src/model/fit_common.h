@@ -68,8 +68,9 @@ void require_budget(const FitContext& c, const char* method, double peak, const 
 /// (computed in row blocks: no copy of X).
 std::vector<float> training_diagonal(const FitContext& c);
 
-/// The fit's kernel over training points idx: basis.evaluate(rows) = K(rows, x_idx) — the
-/// gathered rows under the kernel function, or columns idx of a precomputed K.
+/// The fit's kernel over training points idx (global row indices): basis.evaluate(rows) =
+/// K(rows, x_idx) — the gathered rows (from the ranks holding them) under the kernel
+/// function, or columns idx of a precomputed K.
 KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx);
 
 /// The kernel function of the fit (not for kernel=precomputed).
@@ -78,7 +79,10 @@ Kernel fit_kernel(const FitContext& c);
 /// The landmark (or feature) count: m, or auto = min(n, max(k, ceil(4 sqrt(n)))).
 int64_t resolve_landmarks(const Params& p, int64_t n);
 
-/// Moves a Lloyd result into the report.
+/// Training rows idx (global indices) on every rank, from the ranks holding them (collective).
+Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx);
+
+/// Moves a Lloyd result into the report (the cluster masses over all ranks).
 void finish_report(const FitContext& c, LloydResult&& result);
 
 /// n_init restarts, each seeded from its own stream; the lowest objective wins.
@@ -89,10 +93,10 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
     for (int64_t r = 0; r < c.p.n_init; ++r) {
         Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
         progress_begin("seeding");
-        Seeding s = seed_centres(c.p.init, c.X.rows, c.p.k, c.w, problem.distance_oracle(), rng);
+        Seeding s = seed_centres(c.p.init, *c.comm, c.part, c.p.k, c.w, problem.distance_oracle(), rng);
         c.timer.stage("seeding");
         progress_begin("lloyd");
-        LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options);
+        LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options, *c.comm, c.part.offset);
         c.timer.stage("lloyd");
         if (r == 0 || result.objective < best.objective) best = std::move(result);
     }

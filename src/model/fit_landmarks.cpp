@@ -23,12 +23,14 @@ constexpr int64_t kRowBlock = 256;
 
 std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
     Rng rng(c.p.seed, Stream::landmarks);
-    if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.X.rows, m, rng);
+    if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.n_global(), m, rng);
     LandmarkContext ctx;
     ctx.X = c.X;
     ctx.basis_for = [&c](const std::vector<int64_t>& idx) { return basis_over(c, idx); };
     ctx.diag = training_diagonal(c);
     ctx.threads = c.threads;
+    ctx.comm = c.comm;
+    ctx.part = c.part;
     if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
     const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.X.rows));
     c.report.rls_lambda = lambda;
@@ -119,7 +121,7 @@ struct NystromShape {
 };
 
 NystromShape nystrom_shape(const FitContext& c) {
-    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const int64_t m = resolve_landmarks(c.p, c.n_global());
     const int64_t l = regularised_rank(c.p, m);
     return {m, l, kernel_row_precision(c.p)};
 }
@@ -237,7 +239,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
             nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
         MemoryLedger::Charge restricted =
             c.ledger.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
-        P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads);
+        P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads, *c.comm);
         restricted.release();
         projection.release();
         projection = c.ledger.charge("rank", "the projection P (m x r)", fr.final_projection);
@@ -250,7 +252,8 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     // With solver=lloyd they are optional: taken only when they fit beside G in the budget
     // (else Lloyd runs on G itself: the same clustering).
     const bool features = c.p.solver == Solver::minibatch ||
-                          (features_cheaper(c.p, m, P.cols) && c.ledger.fits(fa.features_beside_rows()));
+                          (features_cheaper(c.p, m, P.cols) &&
+                           every_rank(*c.comm, c.ledger.fits(fa.features_beside_rows())));
     if (features) {
         std::vector<float> residual;
         progress_begin("features");
@@ -275,7 +278,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     auto projection_map = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection_map->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
-    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa);
+    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa, true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     LandmarkCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");
@@ -285,14 +288,14 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
 }
 
 void check_sketch_budget(const FitContext& c) {
-    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const int64_t m = resolve_landmarks(c.p, c.n_global());
     const memory::SketchFootprint f =
         memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
     require_budget(c, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
-    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n);
+    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, c.n_global());
     c.report.m = m;
     const memory::SketchFootprint f = memory::sketch_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     progress_begin("landmarks");
@@ -303,7 +306,7 @@ std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
     MemoryLedger::Charge building = c.ledger.charge("features", "packing the landmarks", f.basis_build);
     const MemoryLedger::Charge landmarks =
         c.ledger.charge("features", "the m landmarks, their packed panels and the sketch", f.basis + f.projection);
-    auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, n, rng));
+    auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, c.n_global(), rng));
     building.release();
     const MemoryLedger::Charge features = c.ledger.charge("features", "the n x r sketched features", f.features);
     Matrix F;

@@ -7,13 +7,13 @@
 namespace kkm {
 
 void check_rff_budget(const FitContext& c) {
-    const int64_t m = resolve_landmarks(c.p, c.X.rows);
+    const int64_t m = resolve_landmarks(c.p, c.n_global());
     const memory::RffFootprint f = memory::rff_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
     require_budget(c, "rff", f.peak(), "n x m features, the m x d frequencies, k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_rff(const FitContext& c) {
-    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, n);
+    const int64_t n = c.X.rows, m = resolve_landmarks(c.p, c.n_global());
     c.report.m = m;
     const memory::RffFootprint f = memory::rff_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     progress_begin("features");
