@@ -29,15 +29,17 @@ inline int size_of(MPI_Comm comm) {
 
 /// Every rank's string, in rank order (collective).
 inline std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
-    const int ranks = size_of(comm);
+    const auto ranks = static_cast<size_t>(size_of(comm));
     const int length = static_cast<int>(mine.size());
-    std::vector<int> lengths(static_cast<size_t>(ranks)), starts(static_cast<size_t>(ranks), 0);
+    std::vector<int> lengths(ranks), starts(ranks, 0);
     MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-    for (int r = 1; r < ranks; ++r) starts[static_cast<size_t>(r)] = starts[static_cast<size_t>(r - 1)] + lengths[static_cast<size_t>(r - 1)];
+    for (size_t r = 1; r < ranks; ++r) starts[r] = starts[r - 1] + lengths[r - 1];
     std::string all(static_cast<size_t>(starts.back() + lengths.back()), '\0');
     MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), starts.data(), MPI_CHAR, comm);
     std::vector<std::string> out;
-    for (int r = 0; r < ranks; ++r) out.push_back(all.substr(static_cast<size_t>(starts[static_cast<size_t>(r)]), static_cast<size_t>(lengths[static_cast<size_t>(r)])));
+    for (size_t r = 0; r < ranks; ++r) {
+        out.push_back(all.substr(static_cast<size_t>(starts[r]), static_cast<size_t>(lengths[r])));
+    }
     return out;
 }
 
@@ -99,4 +101,5 @@ private:
 }  // namespace mpi_test
 
 /// CHECK(t, condition): records the condition's text and line when it is false.
-#define CHECK(t, cond) (t).expect(static_cast<bool>(cond), std::string(#cond) + " (line " + std::to_string(__LINE__) + ")")
+#define CHECK(t, cond) \
+    (t).expect(static_cast<bool>(cond), std::string(#cond) + " (line " + std::to_string(__LINE__) + ")")

@@ -31,9 +31,9 @@ const Config kConfigs[] = {
     {"sketch_gaussian", "method=sketch m=100 sketch=gaussian", true},
     {"sketch_identity", "method=sketch m=100 sketch=identity", true},
     {"rff", "method=rff m=500", true},
-    {"nystrom_solver_minibatch", "method=nystrom m=100 solver=minibatch batch_size=128", false},
-    {"sketch_solver_minibatch", "method=sketch m=100 solver=minibatch batch_size=128", false},
-    {"rff_solver_minibatch", "method=rff m=500 solver=minibatch batch_size=128", false},
+    {"nystrom_solver_minibatch", "method=nystrom m=100 solver=minibatch batch_size=128", true},
+    {"sketch_solver_minibatch", "method=sketch m=100 solver=minibatch batch_size=128", true},
+    {"rff_solver_minibatch", "method=rff m=500 solver=minibatch batch_size=128", true},
     {"minibatch", "method=minibatch batch_size=128", false},
     {"exact", "method=exact", false},
 };
@@ -42,13 +42,15 @@ struct DataSet {
     const char* name;
     Data data;
     /// The parameters every configuration adds: a fixed gamma that separates the rings (the
-    /// one-process Nyström reference must reach ARI 1 on them), gamma=auto on the blobs.
+    /// one-process Nyström reference must reach ARI 1 on them) with restarts, gamma=auto and
+    /// one restart on the blobs.
     std::string params;
+    bool one_restart() const { return params.find("n_init=1 ") != std::string::npos; }
 };
 
 std::vector<DataSet> data_sets() {
     return {{"rings", rings(300, 7), "k=2 kernel=rbf gamma=0.5 n_init=3 seed=1 threads=1 "},
-            {"blobs", blobs(200, 3, 5, 11), "k=3 kernel=rbf gamma=auto n_init=2 seed=2 threads=1 "}};
+            {"blobs", blobs(200, 3, 5, 11), "k=3 kernel=rbf gamma=auto n_init=1 seed=2 threads=1 "}};
 }
 
 struct NamedSplit {
@@ -68,15 +70,17 @@ std::string fmt(double v) {
     return buf;
 }
 
-/// The distributed fit equals the one-process reference on this rank's rows.
-void expect_same(Checks& t, const Fit& ref, const Fit& got, int64_t offset, int64_t rows) {
+/// The distributed fit equals the one-process reference on this rank's rows. The iterations
+/// too, with one restart: with several, restarts that reach the same partition tie up to
+/// rounding, and which of them is kept (with its iteration count) may differ.
+void expect_same(Checks& t, const Fit& ref, const Fit& got, int64_t offset, int64_t rows, bool one_restart) {
     if (!t.expect(got.status == KKM_OK, "kkm_fit_mpi failed: " + got.message)) return;
     CHECK(t, got.n_train == rows);
     const std::vector<int32_t> mine(ref.labels.begin() + offset, ref.labels.begin() + offset + rows);
     CHECK(t, got.labels == mine);
     t.expect(std::fabs(got.objective - ref.objective) <= 1e-6 * std::fabs(ref.objective),
              "objective " + fmt(got.objective) + " vs one process " + fmt(ref.objective));
-    t.expect(got.iterations == ref.iterations,
+    t.expect(!one_restart || got.iterations == ref.iterations,
              "iterations " + std::to_string(got.iterations) + " vs one process " + std::to_string(ref.iterations));
     bool sizes = got.sizes.size() == ref.sizes.size();
     for (size_t j = 0; sizes && j < ref.sizes.size(); ++j) sizes = std::fabs(got.sizes[j] - ref.sizes[j]) <= 1e-9 * ref.sizes[j];
@@ -91,7 +95,8 @@ void same_as_one_process(Suite& suite, MPI_Comm comm, const DataSet& ds, const C
         suite.run(std::string("same_as_one_process/") + ds.name + "/" + c.name + "/" + split.name, [&](Checks& t) {
             if (!t.expect(ref.status == KKM_OK, "kkm_fit failed: " + ref.message)) return;
             const Fit got = fit_share(comm, ds.data, split.rows, params);
-            expect_same(t, ref, got, offset_of(split.rows, rank), split.rows[static_cast<size_t>(rank)]);
+            expect_same(t, ref, got, offset_of(split.rows, rank), split.rows[static_cast<size_t>(rank)],
+                        ds.one_restart());
             if (got.status != KKM_OK) return;
             // Every rank holds the same model, which assigns as the reference does.
             const std::string assigned = assign_digest(got.model.get(), ds.data);
@@ -131,7 +136,8 @@ void weighted(Suite& suite, MPI_Comm comm, const DataSet& ds) {
             suite.run(std::string("weighted/") + ds.name + "/" + method + "/" + split.name, [&](Checks& t) {
                 if (!t.expect(ref.status == KKM_OK, "kkm_fit failed: " + ref.message)) return;
                 const Fit got = fit_share(comm, ds.data, split.rows, params, w.data());
-                expect_same(t, ref, got, offset_of(split.rows, rank), split.rows[static_cast<size_t>(rank)]);
+                expect_same(t, ref, got, offset_of(split.rows, rank), split.rows[static_cast<size_t>(rank)],
+                        ds.one_restart());
             });
         }
     }
@@ -168,7 +174,7 @@ void threads_may_differ(Suite& suite, MPI_Comm comm, const DataSet& ds) {
         std::string mine = params;
         mine.replace(mine.find("threads=1"), 9, "threads=" + std::to_string(1 + rank % 2));
         const Fit got = fit_share(comm, ds.data, split, mine);
-        expect_same(t, ref, got, offset_of(split, rank), split[static_cast<size_t>(rank)]);
+        expect_same(t, ref, got, offset_of(split, rank), split[static_cast<size_t>(rank)], ds.one_restart());
     });
 }
 
@@ -181,7 +187,8 @@ void sub_communicator(Suite& suite, MPI_Comm comm, const DataSet& ds) {
         const Fit ref = fit_one_process(ds.data, params);
         const Split split = uneven_split(ds.data.n, size_of(half));
         const Fit got = fit_share(half, ds.data, split, params);
-        expect_same(t, ref, got, offset_of(split, rank_of(half)), split[static_cast<size_t>(rank_of(half))]);
+        expect_same(t, ref, got, offset_of(split, rank_of(half)), split[static_cast<size_t>(rank_of(half))],
+                    ds.one_restart());
         MPI_Comm_free(&half);
     });
 }

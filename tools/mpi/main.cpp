@@ -54,7 +54,7 @@ share of the rows, split as evenly as possible in rank order.
   -V, --version   version of the program and of the library
 
 Methods that run over several ranks: nystrom (sampling=uniform or kmeanspp, rank=...),
-sketch and rff, with solver=lloyd (see kkmeans_mpi.h). Progress and the summary come from
+sketch and rff, with solver=lloyd or minibatch (see kkmeans_mpi.h). Progress and the summary come from
 rank 0. Exit status, the same on every rank: 0 success, 1 failure, 2 usage error.
 )";
 }
@@ -136,7 +136,7 @@ void print_summary(const FitRequest& request, const Model& model, const LocalRow
     print_model_summary(out, model);
     if (request.labels_path) print_field(out, "labels", *request.labels_path + " (int32)");
     if (request.model_path) print_field(out, "model", *request.model_path);
-    print_seconds(out, "read (slowest)", seconds[0]);
+    print_seconds(out, "read", seconds[0]);  // the slowest rank's
     print_seconds(out, "fit", seconds[1]);
     print_stage_times(out, model);
     if (seconds[2] >= 0) print_seconds(out, "write", seconds[2]);

@@ -27,7 +27,9 @@ public:
     uint64_t size() const {
         struct stat st {};
         if (::fstat(fd_, &st) != 0) fail("cannot read");
-        if (!S_ISREG(st.st_mode)) throw ToolError("cannot read '" + path_ + "': not a regular file (each rank reads its own slice of it)");
+        if (!S_ISREG(st.st_mode)) {
+            throw ToolError("cannot read '" + path_ + "': not a regular file (each rank reads its own slice of it)");
+        }
         return static_cast<uint64_t>(st.st_size);
     }
 
