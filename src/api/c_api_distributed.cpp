@@ -21,7 +21,7 @@ void require_same_version(const char* caller) {
 }
 
 std::unique_ptr<kkm::Comm> make_comm(kkm::CommFactory factory, void* context) {
-    kkm::require_pointer(reinterpret_cast<const void*>(factory), "make_comm");
+    if (factory == nullptr) kkm::invalid_argument("make_comm is NULL");
     try {
         std::unique_ptr<kkm::Comm> comm = factory(context);
         kkm::require_pointer(comm.get(), "comm");

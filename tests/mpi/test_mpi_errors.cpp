@@ -261,6 +261,11 @@ void not_distributed(Suite& suite, const Context& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before MPI_Init: refused by the calling rank alone, before any communication.
+    const float row[2] = {0.0f, 1.0f};
+    Model early = make_model(kParams);
+    const kkm_status before_init = kkm_fit_mpi(early.get(), MPI_COMM_WORLD, row, 1, 2, nullptr);
+    const std::string before_init_message = kkm_last_error();
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     Context c{MPI_COMM_WORLD, rank_of(MPI_COMM_WORLD), size_of(MPI_COMM_WORLD), 0, rings(300, 7), {}, {}};
@@ -268,6 +273,10 @@ int main(int argc, char** argv) {
     c.split = uneven_split(c.data.n, c.ranks);
     c.share = share_of(c.comm, c.data, c.split);
     Suite suite(c.comm);
+    suite.run("errors/mpi_not_initialized", [&](Checks& t) {
+        expect_collective_outcome(t, c.comm, before_init, before_init_message, KKM_ERR_INVALID_ARGUMENT,
+                                  {"MPI is not initialized"});
+    });
     argument_errors(suite, c);
     data_errors(suite, c);
     memory_refusal(suite, c);
