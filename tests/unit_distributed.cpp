@@ -160,6 +160,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"sketch_ros", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::ros; }},
         Case{"sketch_gaussian", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::gaussian; }},
         Case{"rff", [](Params& p) { p.method = Method::rff; p.m = 200; }},
+        Case{"exact", [](Params& p) { p.method = Method::exact; }},
+        Case{"minibatch_truncated", [](Params& p) { p.method = Method::minibatch; p.batch_size = 40; p.tau = 20; p.max_iter = 30; }},
+        Case{"exact_recomputed", [](Params& p) { p.method = Method::exact; p.max_memory_mb = 1; }},
         Case{"nystrom_minibatch_solver", [](Params& p) { p.m = 30; p.solver = Solver::minibatch; p.batch_size = 64; }},
         Case{"rff_minibatch_solver", [](Params& p) { p.method = Method::rff; p.m = 100; p.solver = Solver::minibatch; p.batch_size = 50; }},
         Case{"laplacian", [](Params& p) { p.kernel = KernelType::laplacian; p.m = 30; }},
@@ -180,8 +183,10 @@ TEST(DistributedErrors, EveryRankGetsTheSameError) {
 
 TEST(DistributedErrors, MethodsNotDistributedAreRefusedEverywhere) {
     const auto data = testdata::blobs(20, 2, 3, 5.0, 1);
-    for (Method m : {Method::exact, Method::minibatch}) {
-        const auto out = fit_spread(params(m, 2, 0.1), data, {}, {1, 1});
+    for (Method m : {Method::minibatch}) {
+        Params p = params(m, 2, 0.1);
+        p.tau = 0;
+        const auto out = fit_spread(p, data, {}, {1, 1});
         for (const RankResult& r : out) {
             EXPECT_EQ(r.status, KKM_ERR_INVALID_ARGUMENT);
             EXPECT_NE(r.message.find("kkm_fit_mpi"), std::string::npos) << r.message;

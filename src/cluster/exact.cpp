@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "core/hot.h"
@@ -63,27 +64,28 @@ void nearest_by_sums(const double* sums, int64_t lds, int64_t k, int64_t count,
 }  // namespace
 
 KernelRows::KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t block_rows, int)
-    : basis_(&basis), train_(train), n_(train.rows), block_rows_(block_rows) {}
+    : basis_(&basis), train_(train), n_(train.rows), cols_(basis.size()), block_rows_(block_rows) {}
 
 KernelRows::KernelRows(ConstMatrix matrix, int64_t block_rows, bool caller_owned)
-    : stored_(matrix.data), n_(matrix.rows), block_rows_(block_rows), caller_owned_(caller_owned) {}
+    : stored_(matrix.data), n_(matrix.rows), cols_(matrix.cols), block_rows_(block_rows),
+      caller_owned_(caller_owned) {}
 
 const float* KernelRows::rows(int64_t begin, int64_t count, Matrix& scratch) const {
     if (stored_ != nullptr) {
-        const ConstMatrix block{stored_ + begin * n_, count, n_};
+        const ConstMatrix block{stored_ + begin * cols_, count, cols_};
         if (!caller_owned_ || begin + count < n_) return block.data;  // GEMM may read past it
         copy_into(block, scratch);                                    // the caller's last rows
         return scratch.data();
     }
-    scratch.reshape(count, n_);
-    basis_->evaluate(train_.slice(begin, count), scratch.data(), n_);
+    scratch.reshape(count, cols_);
+    basis_->evaluate(train_.slice(begin, count), scratch.data(), cols_);
     return scratch.data();
 }
 
 void KernelRows::evaluate(const int64_t* idx, int64_t count, Matrix& out) const {
     const Matrix points = gather_rows(train_, std::vector<int64_t>(idx, idx + count));
-    out.reshape(count, n_);
-    basis_->evaluate(points.view(), out.data(), n_);
+    out.reshape(count, cols_);
+    basis_->evaluate(points.view(), out.data(), cols_);
 }
 
 void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
@@ -112,8 +114,31 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
 
 ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag,
                        const std::vector<float>& weights, int64_t k, int threads, Update update)
-    : rows_(rows), diag_(std::move(diag)), weights_(weights), k_(k), threads_(threads),
-      update_(update), scratch_(static_cast<size_t>(threads)) {}
+    : rows_(rows), comm_(solo_comm()), part_(solo_partition(rows.size())), diag_(std::move(diag)),
+      weights_(weights), k_(k), threads_(threads), update_(update), scratch_(static_cast<size_t>(threads)) {}
+
+ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag, std::vector<float> diag_all,
+                       const std::vector<float>& weights, int64_t k, int threads, const Comm& comm,
+                       const RowPartition& part)
+    : rows_(rows), comm_(comm), part_(part), diag_(std::move(diag)), diag_all_(std::move(diag_all)),
+      weights_(weights), k_(k), threads_(threads), update_(Update::incremental),
+      scratch_(static_cast<size_t>(threads)) {}
+
+std::vector<double> ExactLloyd::global_mass(const std::vector<int32_t>& labels) const {
+    std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    sum_over_ranks(comm_, mass.data(), mass.size());
+    return mass;
+}
+
+std::vector<ExactLloyd::Move> ExactLloyd::everyone(const std::vector<Move>& mine) const {
+    if (comm_.size() == 1) return mine;
+    std::vector<char> all;
+    std::vector<size_t> counts;
+    comm_.allgatherv(mine.data(), mine.size() * sizeof(Move), all, counts);
+    std::vector<Move> moves(all.size() / sizeof(Move));
+    std::memcpy(moves.data(), all.data(), moves.size() * sizeof(Move));
+    return moves;
+}
 
 Matrix& ExactLloyd::scratch() { return scratch_[static_cast<size_t>(omp_get_thread_num())]; }
 
@@ -122,29 +147,29 @@ std::vector<ExactLloyd::Move> ExactLloyd::moves_to(const std::vector<int32_t>& l
     for (int64_t a = 0; a < rows_.size(); ++a) {
         const int32_t from = sums_labels_[static_cast<size_t>(a)], to = labels[static_cast<size_t>(a)];
         const double w = weight_at(weights_, a);
-        if (from != to && w != 0) moves.push_back({a, from, to, w});
+        if (from != to && w != 0) moves.push_back({part_.offset + a, from, to, w});
     }
-    return moves;
+    return everyone(moves);
 }
 
 std::vector<ExactLloyd::Move> ExactLloyd::all_points(const std::vector<int32_t>& labels) const {
     std::vector<Move> moves;
     for (int64_t a = 0; a < rows_.size(); ++a) {
         const double w = weight_at(weights_, a);
-        if (w != 0) moves.push_back({a, -1, labels[static_cast<size_t>(a)], w});
+        if (w != 0) moves.push_back({part_.offset + a, -1, labels[static_cast<size_t>(a)], w});
     }
-    return moves;
+    return everyone(moves);
 }
 
 void ExactLloyd::sync(const std::vector<int32_t>& labels) {
-    const bool built = update_ == Update::incremental && !sums_labels_.empty();
+    const bool built = update_ == Update::incremental && built_;
     std::vector<Move> moves = built ? moves_to(labels) : std::vector<Move>{};
     if (built && moves.empty()) {
         sums_labels_ = labels;  // only points without weight moved, if any
         return;
     }
-    sums_labels_.clear();  // S is inconsistent until apply returns (it may throw: cancelled)
-    const auto n = static_cast<double>(rows_.size());
+    built_ = false;  // S is inconsistent until apply returns (it may throw: cancelled)
+    const auto n = static_cast<double>(rows_.total());
     const double rebuild_over = rows_.stored() ? kRebuildStored : kRebuildRecomputed;
     if (!built || static_cast<double>(moves.size()) > rebuild_over * n) {
         moves = all_points(labels);
@@ -152,6 +177,7 @@ void ExactLloyd::sync(const std::vector<int32_t>& labels) {
     }
     apply(moves);
     sums_labels_ = labels;
+    built_ = true;
 }
 
 std::vector<const float*> ExactLloyd::move_rows(const std::vector<Move>& moves, size_t first,
@@ -202,6 +228,7 @@ std::vector<double> ExactLloyd::self_dots(const std::vector<double>& mass) const
         const int32_t j = sums_labels_[static_cast<size_t>(a)];
         c[static_cast<size_t>(j)] += weight_at(weights_, a) * sums_[static_cast<size_t>(j * n + a)];
     }
+    sum_over_ranks(comm_, c.data(), c.size());
     for (int64_t j = 0; j < k_; ++j) {
         const double m = mass[static_cast<size_t>(j)];
         c[static_cast<size_t>(j)] = m > 0 ? c[static_cast<size_t>(j)] / (m * m) : 0.0;
@@ -211,11 +238,16 @@ std::vector<double> ExactLloyd::self_dots(const std::vector<double>& mass) const
 
 DualCentres ExactLloyd::centres(const std::vector<int32_t>& labels) {
     sync(labels);
-    const int64_t n = rows_.size();
+    // Z over every point: each rank's labels and weights, in rank order.
+    std::vector<Move> mine;
+    for (size_t a = 0; a < labels.size(); ++a) {
+        mine.push_back({part_.offset + static_cast<int64_t>(a), 0, labels[a], weight_at(weights_, static_cast<int64_t>(a))});
+    }
+    const std::vector<Move> all = everyone(mine);
     DualCentres c;
-    c.Z = Matrix(n, k_);
-    for (int64_t a = 0; a < n; ++a) c.Z.row(a)[labels[static_cast<size_t>(a)]] = static_cast<float>(weight_at(weights_, a));
-    c.mass = cluster_weights(labels, weights_, k_);
+    c.Z = Matrix(rows_.total(), k_);
+    for (const Move& m : all) c.Z.row(m.point)[m.to] = static_cast<float>(m.weight);
+    c.mass = global_mass(labels);
     c.self_dot = self_dots(c.mass);
     return c;
 }
@@ -223,7 +255,7 @@ DualCentres ExactLloyd::centres(const std::vector<int32_t>& labels) {
 double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                             std::vector<float>& dist) {
     sync(labels);
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> mass = global_mass(labels);
     const std::vector<double> cc = self_dots(mass);
     const int64_t n = rows_.size();
     const int64_t nblocks = block_count(n, kColumnBlock);
@@ -238,7 +270,7 @@ double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int3
     });
     double total = 0;
     for (double v : partial) total += v;
-    return total;
+    return sum_over_ranks(comm_, total);
 }
 
 double ExactLloyd::objective(const std::vector<int32_t>& labels) {
@@ -247,7 +279,7 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
     // were rounded.
     sync(labels);
     const int64_t n = rows_.size();
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const std::vector<double> mass = global_mass(labels);
     const std::vector<double> cc = self_dots(mass);
     double total = 0;
     for (int64_t a = 0; a < n; ++a) {
@@ -257,7 +289,7 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
         const double d = diag_[static_cast<size_t>(a)] - 2.0 * sums_[j * static_cast<size_t>(n) + static_cast<size_t>(a)] / mass[j] + cc[j];
         total += wa * std::max(d, 0.0);
     }
-    return total;
+    return sum_over_ranks(comm_, total);
 }
 
 SquaredDistanceToPoint ExactLloyd::distance_oracle() {
@@ -266,7 +298,7 @@ SquaredDistanceToPoint ExactLloyd::distance_oracle() {
         for (size_t t = 0; t < centres.size(); ++t) {
             const int64_t c = centres[t];
             const float* K = rows_.rows(c, 1, scratch());
-            const float kcc = diag_[static_cast<size_t>(c)];
+            const float kcc = (diag_all_.empty() ? diag_ : diag_all_)[static_cast<size_t>(c)];
             float* o = out + static_cast<int64_t>(t) * n;
             for (int64_t i = 0; i < n; ++i) {
                 const float d = diag_[static_cast<size_t>(i)] + kcc - 2.0f * K[i];

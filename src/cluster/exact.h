@@ -18,21 +18,28 @@
 
 namespace kkm {
 
-/// Kernel rows K(x_i, all n training points): from a stored n×n matrix (owned, or the
-/// caller's precomputed matrix) or recomputed block by block from a KernelBasis.
+/// Kernel rows K(x_a, columns) for every training point a: from a stored matrix (owned, or
+/// the caller's precomputed matrix) or recomputed block by block from a KernelBasis. In one
+/// process the columns are all n training points (K is n×n); in a distributed fit they are
+/// this rank's points (K is n × n_local, rows of all points against this rank's).
 class KernelRows {
 public:
-    /// Rows recomputed from the basis in blocks of at most block_rows rows.
+    /// Rows recomputed in blocks of at most block_rows rows: the rows of `train` (all
+    /// training points) against the basis's points (the columns).
     KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t block_rows, int threads);
-    /// Rows read from an n×n matrix (not copied). caller_owned: the matrix is the caller's
-    /// memory, without GEMM slack, so its last block is copied before GEMM reads it.
+    /// Rows read from a matrix (not copied) of train-point rows and column-point columns.
+    /// caller_owned: the matrix is the caller's memory, without GEMM slack, so its last
+    /// block is copied before GEMM reads it.
     KernelRows(ConstMatrix matrix, int64_t block_rows, bool caller_owned);
 
-    int64_t size() const { return n_; }
+    /// The number of columns: the points whose sums the Lloyd problem keeps.
+    int64_t size() const { return cols_; }
+    /// The number of rows: every training point.
+    int64_t total() const { return n_; }
     int64_t block_rows() const { return block_rows_; }
     bool stored() const { return stored_ != nullptr; }
     /// Row a of the stored matrix (n floats; not for GEMM: no slack behind the caller's).
-    const float* row(int64_t a) const { return stored_ + a * n_; }
+    const float* row(int64_t a) const { return stored_ + a * cols_; }
     /// Recomputed rows: out (count×n) = kernel rows of training points idx[0..count).
     void evaluate(const int64_t* idx, int64_t count, Matrix& out) const;
     /// Rows [begin, begin+count) as a count×n matrix safe to hand to GEMM: a pointer into
@@ -44,6 +51,7 @@ private:
     ConstMatrix train_;
     const float* stored_ = nullptr;
     int64_t n_ = 0;
+    int64_t cols_ = 0;
     int64_t block_rows_ = 256;
     bool caller_owned_ = false;
 };
@@ -72,6 +80,13 @@ public:
     /// diag: k(x_i, x_i) for the n training points.
     ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights,
                int64_t k, int threads, Update update = Update::incremental);
+    /// Over rows spread across ranks (collective): rows has this rank's points as columns and
+    /// every point as rows; diag and weights are this rank's points', diag_all every point's
+    /// (for the seeding oracle); the moves are exchanged so every rank updates its columns of
+    /// S by every moved point, in global index order.
+    ExactLloyd(const KernelRows& rows, std::vector<float> diag, std::vector<float> diag_all,
+               const std::vector<float>& weights, int64_t k, int threads, const Comm& comm,
+               const RowPartition& part);
 
     int64_t size() const override { return rows_.size(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -95,6 +110,10 @@ private:
         double weight;
     };
 
+    /// Total weight per cluster over all ranks.
+    std::vector<double> global_mass(const std::vector<int32_t>& labels) const;
+    /// Every rank's moves, in rank order (global index order).
+    std::vector<Move> everyone(const std::vector<Move>& mine) const;
     /// Brings S to labels: a rebuild, or the moves since the labels S belongs to.
     void sync(const std::vector<int32_t>& labels);
     /// The points (with weight) whose label differs between S's labels and labels.
@@ -110,14 +129,18 @@ private:
     Matrix& scratch();
 
     const KernelRows& rows_;
+    const Comm& comm_;
+    RowPartition part_;
     std::vector<float> diag_;
+    std::vector<float> diag_all_;  ///< every point's k(x,x) (distributed; else empty: diag_)
     std::vector<float> weights_;
     int64_t k_;
     int threads_;
     Update update_;
     std::vector<Matrix> scratch_;        // one kernel-row block per thread
     std::vector<double> sums_;           // Sᵀ (k×n): sums_[j·n + i] = Σ_{a∈j} w_a K(x_i, x_a)
-    std::vector<int32_t> sums_labels_;   // the labels S belongs to; empty: S not built
+    std::vector<int32_t> sums_labels_;   // the labels S belongs to
+    bool built_ = false;                 // S is consistent with sums_labels_
     int64_t rows_applied_ = 0;
 };
 

@@ -117,9 +117,8 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     const auto refuse = [](const std::string& what) {
         invalid_argument(what + " is not available in a distributed fit (kkm_fit_mpi); see the README's MPI section");
     };
-    if (p.method != Method::nystrom && p.method != Method::sketch && p.method != Method::rff) {
-        static constexpr const char* kMethods[] = {"exact", "nystrom", "sketch", "rff", "minibatch"};
-        refuse(std::string("method=") + kMethods[static_cast<int>(p.method)]);
+    if (p.method == Method::minibatch && p.tau == 0) {
+        refuse("method=minibatch with tau=0 (its n x k inner products need every row's kernel against each batch)");
     }
     if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");

@@ -27,7 +27,62 @@ KernelBasis training_basis(const FitContext& c) {
 /// The footprint with the kernel stored when it fits beside what the ledger holds, else
 /// recomputed in blocks of as many rows as fit.
 memory::ExactFootprint footprint(const FitContext& c) {
-    return memory::exact_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty(), c.ledger.remaining());
+    return memory::exact_footprint(c.p, c.n_global(), c.X.cols, c.threads, !c.w.empty(), c.ledger.remaining(),
+                                   c.distributed() ? c.X.rows : -1);
+}
+
+/// k(x, x) of every row of `train`, in row blocks.
+std::vector<float> diagonal_of(const FitContext& c, ConstMatrix train) {
+    std::vector<float> diag(static_cast<size_t>(train.rows));
+    const Kernel kernel = fit_kernel(c);
+    for (int64_t begin = 0; begin < train.rows; begin += 256) {
+        kernel.diagonal(train.slice(begin, std::min<int64_t>(256, train.rows - begin)), diag.data() + begin);
+    }
+    return diag;
+}
+
+/// Exact over rows spread across ranks. The model is every training row (its centres are
+/// weighted sums of them), so every rank receives all n rows; each keeps the kernel of all
+/// rows against its own (n × n_local, stored or recomputed) and the sums S of its own rows,
+/// and the moved points are exchanged every iteration.
+std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
+    const int64_t n = c.n_global(), local = c.X.rows;
+    const memory::ExactFootprint f = footprint(c);
+    const bool store = every_rank(*c.comm, f.store);  // the rebuild threshold must agree
+    const int64_t block_rows = store || f.store ? 256 : f.block_rows;
+    progress_begin("kernel");
+    MemoryLedger::Charge building = c.ledger.charge("kernel", "packing the training rows", f.basis_build);
+    const MemoryLedger::Charge training =
+        c.ledger.charge("kernel", "every rank's training rows, this rank's, and their packed panels", f.basis);
+    std::vector<int64_t> everyone(static_cast<size_t>(n));
+    std::iota(everyone.begin(), everyone.end(), int64_t{0});
+    KernelBasis basis = basis_over(c, everyone);  // the model: all rows, from the ranks holding them
+    Matrix mine;
+    copy_into(c.X, mine);
+    const KernelBasis columns(fit_kernel(c), std::move(mine));
+    building.release();
+    const ConstMatrix train = basis.points().view();
+    const MemoryLedger::Charge kernel = c.ledger.charge(
+        "kernel", store ? "the n x n_local kernel block" : "every thread's block of recomputed kernel rows", f.kernel);
+    Matrix K;
+    if (store) {
+        K = Matrix(n, local);
+        parallel_blocks(c.threads, block_count(n, 256), [&](int64_t b) {
+            const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
+            columns.evaluate(train.slice(begin, count), K.row(begin), local);
+        });
+    }
+    const KernelRows rows = store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
+    c.timer.stage("kernel");
+    const MemoryLedger::Charge points = c.ledger.charge(
+        "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
+    ExactLloyd problem(rows, training_diagonal(c), diagonal_of(c, train), c.w, c.p.k, c.threads, *c.comm, c.part);
+    LloydResult best = best_of_restarts(problem, c);
+    DualCentres centres = problem.centres(best.labels);
+    c.timer.stage("lloyd");
+    finish_report(c, std::move(best));
+    return std::make_unique<DualModel>(c.p, local, c.X.cols, std::move(c.report), std::move(basis),
+                                       std::move(centres));
 }
 
 }  // namespace
@@ -42,6 +97,7 @@ void check_exact_budget(const FitContext& c) {
 }
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
+    if (c.distributed()) return fit_exact_distributed(c);
     const int64_t n = c.X.rows;
     const bool precomputed = c.p.kernel == KernelType::precomputed;
     const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it

@@ -152,26 +152,27 @@ double gamma_stage(const Params& p, double n, double d, int threads) {
 double ExactFootprint::peak() const { return std::max(basis + basis_build, basis + kernel + points); }
 
 ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted,
-                               double available) {
+                               double available, int64_t cols_) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
+    const double c = cols_ < 0 ? n : static_cast<double>(cols_);
     const bool pre = p.kernel == KernelType::precomputed;
     ExactFootprint f;
-    f.basis = basis(n, d, pre);
+    f.basis = basis(n, d, pre) + (cols_ < 0 ? 0.0 : basis(c, d, pre));  // distributed: the columns' own
     f.basis_build = basis_build(n, d, pre);
-    // diagonal, weights, S (k×n float64), S's labels, one rebuild's moves (24 bytes each, two
-    // lists), the Lloyd driver, the centres Z, the per-block nearest distances
-    const double points = 4 * n + weights_copy(n, weighted) + 8 * k * n + 4 * n + 48 * n + lloyd_driver(p, n) +
+    // diagonal, weights, S (k×cols float64), S's labels, one rebuild's moves (24 bytes each,
+    // two lists), the Lloyd driver, the centres Z, the per-block nearest distances
+    const double points = 4 * n + weights_copy(c, weighted) + 8 * k * c + 4 * c + 48 * n + lloyd_driver(p, c) +
                           matrix(n, k) + threads * 8 * 1024.0;
     const auto with_rows = [&](double rows) {
         ExactFootprint g = f;
         g.block_rows = static_cast<int64_t>(rows);
-        g.kernel = threads * (matrix(rows, n) + matrix(rows, d) + kernel_block(p, rows, d));
+        g.kernel = threads * (matrix(rows, c) + matrix(rows, d) + kernel_block(p, rows, d));
         g.points = points + 8 * rows * threads;  // row pointers of one group of moves
         return g;
     };
     ExactFootprint stored = f;
     stored.store = true;
-    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, n) + threads * kernel_block(p, kRowBlock, d);
+    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, c) + threads * kernel_block(p, kRowBlock, d);
     stored.points = points + 8 * n;
     f.stored_peak = stored.peak();
     f.one_row_peak = with_rows(1).peak();

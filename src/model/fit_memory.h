@@ -77,8 +77,10 @@ struct ExactFootprint {
     double one_row_peak = 0;      ///< peak() recomputing one row per thread
     double peak() const;
 };
+/// cols: the points whose sums this process keeps (a distributed fit: this rank's; the
+/// kernel is n × cols); -1: all n.
 ExactFootprint exact_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted,
-                               double available);
+                               double available, int64_t cols = -1);
 
 /// method=nystrom. The feature columns r are those of P: r_actual when known (after the
 /// eigen-decomposition), else at most m, or min(rank, ℓ) with a rank restriction.

@@ -2,6 +2,7 @@
 // support points (at most k(τ+b)), so the model stays small and assigning a new row costs
 // O(k(τ+b)d); after the mini-batches every training row is assigned in parallel blocks.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <numeric>
@@ -19,12 +20,14 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;
 
-/// Kernel values between training rows by index: gathered rows through kernel GEMM blocks, or
-/// entries of a precomputed matrix.
+/// Kernel values between training rows by (global) index: gathered rows through kernel GEMM
+/// blocks, or entries of a precomputed matrix. Distributed, the rows come from the ranks
+/// holding them, so every rank must ask for the same blocks (the mini-batch iterations run
+/// alike on every rank), and diag is every row's.
 class TrainingKernel final : public PointKernel {
 public:
     TrainingKernel(const FitContext& c, const std::vector<float>& diag) : c_(c), diag_(diag) {}
-    int64_t size() const override { return c_.X.rows; }
+    int64_t size() const override { return c_.n_global(); }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
     void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
@@ -38,6 +41,7 @@ public:
             return;
         }
         const Kernel kernel = fit_kernel(c_);
+        if (c_.distributed()) return shared_block(kernel, rows, cols, out, threads);
         const Matrix right = gather_rows(c_.X, cols);
         const engine::PackedRows packed = kernel.pack(right.view());
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
@@ -49,9 +53,33 @@ public:
     }
 
 private:
+    void shared_block(const Kernel& kernel, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols,
+                      Matrix& out, int threads) const {
+        const Matrix right = training_rows(c_, cols), left = training_rows(c_, rows);
+        const engine::PackedRows packed = kernel.pack(right.view());
+        const int64_t nr = left.rows, nc = right.rows;
+        parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
+            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
+            Matrix part;
+            copy_into(left.view().slice(begin, count), part);
+            kernel.block(part.view(), packed, out.row(begin), nc);
+        });
+    }
+
     const FitContext& c_;
     const std::vector<float>& diag_;
 };
+
+/// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
+std::vector<float> all_ranks(const FitContext& c, const std::vector<float>& mine) {
+    if (!c.distributed()) return mine;
+    std::vector<char> bytes;
+    std::vector<size_t> counts;
+    c.comm->allgatherv(mine.data(), mine.size() * sizeof(float), bytes, counts);
+    std::vector<float> all(bytes.size() / sizeof(float));
+    std::memcpy(all.data(), bytes.data(), all.size() * sizeof(float));
+    return all;
+}
 
 /// The support points of all centres and the centres as coefficient columns over them.
 /// ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j needs only the block of K over centre j's own support (the
@@ -125,6 +153,7 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
         const double wi = c.w.empty() ? 1.0 : c.w[static_cast<size_t>(i)];
         run.assigned.objective += wi * dist[static_cast<size_t>(i)];
     }
+    run.assigned.objective = sum_over_ranks(*c.comm, run.assigned.objective);
     run.assigned.iterations = result.iterations;
     return run;
 }
@@ -143,7 +172,10 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     const MemoryLedger::Charge held =
         c.ledger.charge("minibatch", "the kernel diagonal and the batch sampler's cumulative weights", f.diag);
     const std::vector<float> diag = training_diagonal(c);
-    const TrainingKernel K(c, diag);
+    // Distributed, the mini-batch iterations run alike on every rank over the global rows:
+    // they see every row's diagonal and weight (n floats each).
+    const std::vector<float> diag_all = all_ranks(c, diag), w_all = all_ranks(c, c.w);
+    const TrainingKernel K(c, diag_all);
     MinibatchOptions options;
     options.k = c.p.k;
     options.batch_size = c.p.batch_size;
@@ -170,7 +202,7 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
                 "minibatch",
                 "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
                 std::max(f.seeding, f.iterations));
-            result = minibatch_kernel_kmeans(K, c.w, options, seed);
+            result = minibatch_kernel_kmeans(K, w_all, options, seed);
         }
         c.timer.stage("minibatch");
         progress_begin("assign");
