@@ -1,6 +1,6 @@
 // kkm_fit_mpi gives what kkm_fit gives on the concatenated rows: the same labels (each rank's
 // rows' share), the objective within 1e-6 relative, the same iterations and cluster sizes,
-// for every distributed method on two concentric rings and on blobs, with even and uneven
+// for every method and solver of issue 14 on two concentric rings and on blobs, with even and uneven
 // splits and a rank holding no rows; bit-identical across runs; the same model on every rank.
 // Run under mpirun -np P (tests/meson.build: P = 1, 2, 3, 4).
 #include <cmath>
@@ -16,26 +16,23 @@ namespace {
 struct Config {
     const char* name;
     const char* params;
-    /// Fitted over several ranks by the core today; the others are refused there (see
-    /// test_mpi_errors.cpp) and are checked here with one rank only.
-    bool distributed;
 };
 
 /// Every configuration of issue 14.
 const Config kConfigs[] = {
-    {"nystrom_uniform", "method=nystrom m=100 sampling=uniform", true},
-    {"nystrom_kmeanspp", "method=nystrom m=100 sampling=kmeanspp", true},
-    {"nystrom_rank", "method=nystrom m=100 rank=10", true},
-    {"sketch_subgaussian", "method=sketch m=100 sketch=subgaussian", true},
-    {"sketch_ros", "method=sketch m=100 sketch=ros", true},
-    {"sketch_gaussian", "method=sketch m=100 sketch=gaussian", true},
-    {"sketch_identity", "method=sketch m=100 sketch=identity", true},
-    {"rff", "method=rff m=500", true},
-    {"nystrom_solver_minibatch", "method=nystrom m=100 solver=minibatch batch_size=128", true},
-    {"sketch_solver_minibatch", "method=sketch m=100 solver=minibatch batch_size=128", true},
-    {"rff_solver_minibatch", "method=rff m=500 solver=minibatch batch_size=128", true},
-    {"minibatch", "method=minibatch batch_size=128", false},
-    {"exact", "method=exact", false},
+    {"nystrom_uniform", "method=nystrom m=100 sampling=uniform"},
+    {"nystrom_kmeanspp", "method=nystrom m=100 sampling=kmeanspp"},
+    {"nystrom_rank", "method=nystrom m=100 rank=10"},
+    {"sketch_subgaussian", "method=sketch m=100 sketch=subgaussian"},
+    {"sketch_ros", "method=sketch m=100 sketch=ros"},
+    {"sketch_gaussian", "method=sketch m=100 sketch=gaussian"},
+    {"sketch_identity", "method=sketch m=100 sketch=identity"},
+    {"rff", "method=rff m=500"},
+    {"nystrom_solver_minibatch", "method=nystrom m=100 solver=minibatch batch_size=128"},
+    {"sketch_solver_minibatch", "method=sketch m=100 solver=minibatch batch_size=128"},
+    {"rff_solver_minibatch", "method=rff m=500 solver=minibatch batch_size=128"},
+    {"minibatch", "method=minibatch batch_size=128"},
+    {"exact", "method=exact"},
 };
 
 struct DataSet {
@@ -129,7 +126,7 @@ void weighted(Suite& suite, MPI_Comm comm, const DataSet& ds) {
     const int ranks = size_of(comm), rank = rank_of(comm);
     std::vector<float> w(static_cast<size_t>(ds.data.n));
     for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f + static_cast<float>(i % 4);
-    for (const char* method : {"method=nystrom m=100", "method=rff m=500"}) {
+    for (const char* method : {"method=nystrom m=100", "method=rff m=500", "method=exact", "method=minibatch batch_size=128"}) {
         const std::string params = ds.params + method;
         const Fit ref = fit_one_process(ds.data, params, w.data());
         // With an empty rank, that rank passes NULL weights (ranks without rows do not count).
@@ -220,14 +217,11 @@ int main(int argc, char** argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     const MPI_Comm comm = MPI_COMM_WORLD;
-    const int ranks = size_of(comm);
     Suite suite(comm);
     const std::vector<DataSet> sets = data_sets();
     rings_are_separated(suite, sets[0]);
     for (const DataSet& ds : sets) {
-        for (const Config& c : kConfigs) {
-            if (c.distributed || ranks == 1) same_as_one_process(suite, comm, ds, c);
-        }
+        for (const Config& c : kConfigs) same_as_one_process(suite, comm, ds, c);
     }
     weighted(suite, comm, sets[1]);
     saved_model_holds_this_ranks_labels(suite, comm, sets[0]);
