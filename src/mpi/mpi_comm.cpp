@@ -32,9 +32,17 @@ MpiComm::MpiComm(MPI_Comm comm, size_t max_message)
 
 MpiComm::~MpiComm() { MPI_Comm_free(&comm_); }
 
+void MpiComm::require_owner_thread() const {
+    if (std::this_thread::get_id() != owner_) {
+        throw std::logic_error("the fit's MPI communicator was used from a thread other than the one that called "
+                               "kkm_fit_mpi");
+    }
+}
+
 size_t MpiComm::round_bytes() const { return std::max<size_t>(1, max_message_ / static_cast<size_t>(size_)); }
 
 void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
+    require_owner_thread();
     if (bytes == 0) return;  // the same count on every rank: all return here
     const size_t round = round_bytes();
     if (bytes <= round) {
@@ -54,6 +62,7 @@ void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
 }
 
 void MpiComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
+    require_owner_thread();
     const auto ranks = static_cast<size_t>(size_);
     std::vector<uint64_t> all(ranks);
     const uint64_t mine64 = bytes;

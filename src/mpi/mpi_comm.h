@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <thread>
 #include <vector>
 
 #include "core/comm.h"
@@ -18,7 +19,9 @@ namespace kkm {
 /// displacements are int: a gather whose total exceeds max_message bytes runs in rounds that
 /// each stay within it, so any size_t count works. Failures of MPI calls throw
 /// std::runtime_error (a standard type: it is caught in libkkmeans, another shared object)
-/// naming the call and MPI's reason.
+/// naming the call and MPI's reason. Only the thread that made it may use it (kkmeans_mpi.h
+/// promises MPI calls on the calling thread alone, so MPI_THREAD_FUNNELED suffices): a call
+/// from another thread throws std::logic_error instead of calling MPI.
 class MpiComm final : public Comm {
 public:
     /// Collective over comm (MPI_Comm_dup). max_message: the most bytes one MPI call gathers
@@ -37,6 +40,8 @@ public:
 private:
     /// Bytes per rank in one round: round · size() ≤ max_message.
     size_t round_bytes() const;
+    /// Throws unless called on the thread that made this communicator.
+    void require_owner_thread() const;
     void allgatherv_rounds(const char* mine, size_t bytes, char* out, const std::vector<size_t>& counts,
                            const std::vector<size_t>& starts) const;
 
@@ -44,6 +49,7 @@ private:
     int rank_ = 0;
     int size_ = 1;
     size_t max_message_;
+    std::thread::id owner_ = std::this_thread::get_id();
 };
 
 }  // namespace kkm

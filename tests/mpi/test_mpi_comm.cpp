@@ -1,9 +1,12 @@
 // MpiComm's gathers give every rank's bytes in rank order, for equal and for differing counts
 // (0 included), in one MPI call and in rounds: a message limit of a few bytes forces the
-// rounds that lift MPI's int counts (> INT_MAX bytes) without allocating gigabytes.
+// rounds that lift MPI's int counts (> INT_MAX bytes) without allocating gigabytes. It is a
+// private duplicate of the caller's communicator, used from the calling thread only.
 // Run under mpirun -np P (tests/mpi/meson.build: P = 1, 2, 3, 4).
 #include <climits>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mpi/mpi_comm.h"
@@ -83,6 +86,21 @@ int main(int argc, char** argv) {
         int total = 0;
         for (const int v : all) total += v;
         CHECK(t, total == sum);
+    });
+    suite.run("another_thread_is_refused_before_any_mpi_call", [&](Checks& t) {
+        const kkm::MpiComm comm(MPI_COMM_WORLD);
+        bool refused = false;
+        std::thread other([&] {
+            int value = 1;
+            std::vector<int> all(static_cast<size_t>(comm.size()));
+            try {
+                comm.allgather(&value, sizeof value, all.data());
+            } catch (const std::logic_error&) {
+                refused = true;
+            }
+        });
+        other.join();
+        CHECK(t, refused);
     });
     const int status = suite.finish();
     MPI_Finalize();
