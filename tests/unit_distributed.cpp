@@ -154,6 +154,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"nystrom_uniform", [](Params&) {}},
         Case{"nystrom_m_all", [](Params& p) { p.m = 0; }},
         Case{"nystrom_kmeanspp", [](Params& p) { p.sampling = Sampling::kmeanspp; p.m = 30; }},
+        Case{"nystrom_rls", [](Params& p) { p.sampling = Sampling::rls; p.m = 30; }},
+        Case{"sketch_rls", [](Params& p) { p.method = Method::sketch; p.sampling = Sampling::rls; p.m = 30; }},
         Case{"nystrom_rank", [](Params& p) { p.m = 40; p.rank = 6; }},
         Case{"nystrom_f32", [](Params& p) { p.m = 25; p.kernel_rows = RowsChoice::f32; }},
         Case{"sketch_subgaussian", [](Params& p) { p.method = Method::sketch; p.m = 30; }},

@@ -93,10 +93,16 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
     }
 }
 
-std::vector<double> LandmarkLloyd::global_mass(const std::vector<int32_t>& labels) const {
-    std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    sum_over_ranks(comm_, mass.data(), mass.size());
-    return mass;
+std::pair<std::vector<double>, std::vector<double>> LandmarkLloyd::global_sums_and_mass(
+    std::vector<double> sums, const std::vector<int32_t>& labels) const {
+    // One reduction per iteration: the k×m sums with the k weights behind them.
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const size_t head = sums.size();
+    sums.insert(sums.end(), mass.begin(), mass.end());
+    sum_over_ranks(comm_, sums.data(), sums.size());
+    std::vector<double> total(sums.begin() + static_cast<std::ptrdiff_t>(head), sums.end());
+    sums.resize(head);
+    return {std::move(sums), std::move(total)};
 }
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
@@ -146,10 +152,9 @@ Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const
 }
 
 LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums,
-                                                 const std::vector<int32_t>& labels,
+                                                 const std::vector<double>& mass,
                                                  Matrix* means_out) const {
     const int64_t m = G_.cols(), r = P_.cols;
-    const std::vector<double> mass = global_mass(labels);
     std::vector<double> means(sums.size());
     LandmarkCentres c;
     for (int64_t j = 0; j < k_; ++j) {
@@ -178,9 +183,8 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
 }
 
 LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matrix* means) {
-    std::vector<double> sums = sums_for(labels);
-    sum_over_ranks(comm_, sums.data(), sums.size());
-    return centres_from_sums(sums, labels, means);
+    const auto [sums, mass] = global_sums_and_mass(sums_for(labels), labels);
+    return centres_from_sums(sums, mass, means);
 }
 
 double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
@@ -325,9 +329,7 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     // clamped at 0 before it is added: a sum of non-negative terms, never negative however
     // the BLAS rounded G (the closed form Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
     const int64_t n = G_.rows(), m = G_.cols(), r = P_.cols;
-    std::vector<double> sums = sums_for(labels);
-    sum_over_ranks(comm_, sums.data(), sums.size());
-    const std::vector<double> mass = global_mass(labels);
+    const auto [sums, mass] = global_sums_and_mass(sums_for(labels), labels);
     std::vector<double> means(sums.size(), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
         const double w = mass[static_cast<size_t>(j)];

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cluster/lloyd_driver.h"
@@ -74,15 +75,17 @@ private:
     void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
     /// This rank's sums Σ w_i g_i per cluster (k×m), cached for the last labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels);
-    LandmarkCentres centres_from_sums(const std::vector<double>& sums,
-                                      const std::vector<int32_t>& labels, Matrix* means) const;
+    LandmarkCentres centres_from_sums(const std::vector<double>& sums, const std::vector<double>& mass,
+                                      Matrix* means) const;
     /// rows (t×m, float64) → their features Pᵀ g (t×r, float64).
     std::vector<double> project(const std::vector<double>& rows, int64_t t) const;
     /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
     Matrix lift(const std::vector<double>& features, int64_t t) const;
 
-    /// Total weight per cluster over all ranks.
-    std::vector<double> global_mass(const std::vector<int32_t>& labels) const;
+    /// This rank's sums (k×m) and the weights of `labels` added over all ranks, in one
+    /// reduction: {sums, weight per cluster}.
+    std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
+                                                                            const std::vector<int32_t>& labels) const;
 
     const RowStore& G_;
     const Comm& comm_;

@@ -95,19 +95,19 @@ std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labe
     return sums;
 }
 
-std::vector<double> FeatureLloyd::global_mass(const std::vector<int32_t>& labels) const {
-    std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    sum_over_ranks(comm_, mass.data(), mass.size());
-    return mass;
-}
-
-std::vector<double> FeatureLloyd::global_sums(std::vector<double> sums) const {
+std::pair<std::vector<double>, std::vector<double>> FeatureLloyd::global_sums_and_mass(
+    std::vector<double> sums, const std::vector<int32_t>& labels) const {
+    // One reduction per iteration: the k×r sums with the k weights behind them.
+    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
+    const size_t head = sums.size();
+    sums.insert(sums.end(), mass.begin(), mass.end());
     sum_over_ranks(comm_, sums.data(), sums.size());
-    return sums;
+    std::vector<double> total(sums.begin() + static_cast<std::ptrdiff_t>(head), sums.end());
+    sums.resize(head);
+    return {std::move(sums), std::move(total)};
 }
 
-Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const {
-    const std::vector<double> mass = global_mass(labels);
+Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<double>& mass) const {
     Matrix C(k_, F_.cols);
     for (int64_t j = 0; j < k_; ++j) {
         const double m = mass[static_cast<size_t>(j)];
@@ -119,7 +119,8 @@ Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<in
 }
 
 Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
-    return means(global_sums(centroid_sums(labels)), labels);
+    const auto [sums, mass] = global_sums_and_mass(centroid_sums(labels), labels);
+    return means(sums, mass);
 }
 
 std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
@@ -128,9 +129,9 @@ std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) c
 }
 
 FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labels) const {
-    Centres c{means(global_sums(sums_for(labels)), labels), {}, {}};
+    const auto [sums, mass] = global_sums_and_mass(sums_for(labels), labels);
+    Centres c{means(sums, mass), {}, {}};
     c.norms = row_squared_norms(c.C.view());
-    const std::vector<double> mass = global_mass(labels);
     for (double m : mass) c.alive.push_back(m > 0 ? 1 : 0);
     return c;
 }
@@ -328,8 +329,7 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
 }
 
 double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
-    const std::vector<double> sums = global_sums(centroid_sums(labels));
-    const std::vector<double> mass = global_mass(labels);
+    const auto [sums, mass] = global_sums_and_mass(centroid_sums(labels), labels);
     const int64_t r = F_.cols;
     std::vector<double> means(sums.size());
     for (int64_t j = 0; j < k_; ++j) {

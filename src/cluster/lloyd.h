@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cluster/lloyd_driver.h"
@@ -68,11 +69,11 @@ private:
     std::vector<double> centroid_sums(const std::vector<int32_t>& labels) const;
     /// Sums for `labels`, reused from the previous reassign when it produced these labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels) const;
-    Matrix means(const std::vector<double>& sums, const std::vector<int32_t>& labels) const;
-    /// Total weight per cluster over all ranks.
-    std::vector<double> global_mass(const std::vector<int32_t>& labels) const;
-    /// Local sums added over all ranks.
-    std::vector<double> global_sums(std::vector<double> sums) const;
+    Matrix means(const std::vector<double>& sums, const std::vector<double>& mass) const;
+    /// This rank's sums (k×r) and the weights of `labels` added over all ranks, in one
+    /// reduction: {sums, weight per cluster}.
+    std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
+                                                                            const std::vector<int32_t>& labels) const;
 
     ConstMatrix F_;
     const Comm& comm_;

@@ -44,6 +44,9 @@ public:
         return r % n;
     }
 
+    /// Moves past `count` draws of next_u64 (uniform), as if they had been made.
+    void skip(uint64_t count) { counter_ += count; }
+
 private:
     uint64_t key_;
     uint64_t counter_ = 0;

@@ -2,6 +2,7 @@
 // 2018, Definition 3; the estimator of Alaoui & Mahoney 2015 and Calandriello et al. 2017).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -23,14 +24,30 @@ constexpr int64_t kRowBlock = 256;
 /// the exact scores did (97 vs 94 of 100 seeds).
 int64_t subsample_size(int64_t n, int64_t m) { return std::min(n, 2 * m); }
 
-/// M = U diag(1/√(w + ridge)) for the eigen-decomposition K_SS = U diag(w) Uᵀ, so that
-/// ‖K_iS M‖² = K_iS (K_SS + ridge·I)⁻¹ K_Si. K_SS is read from the rows S of C (C = K(X, X_S)).
-Matrix inverse_root(const Matrix& C, const std::vector<int64_t>& S, double ridge) {
+/// K_SS: in one process the rows S of C (C = K(X, X_S)); over ranks, the sample's own rows
+/// against themselves (rows S are spread over the ranks).
+Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vector<int64_t>& S) {
     const auto s = static_cast<int64_t>(S.size());
+    Matrix K(s, s);
+    if (ctx.comm->size() == 1) {
+        for (int64_t a = 0; a < s; ++a) std::copy(C.row(S[static_cast<size_t>(a)]), C.row(S[static_cast<size_t>(a)]) + s, K.row(a));
+        return K;
+    }
+    const KernelBasis basis = ctx.basis_for(S);
+    Matrix rows;
+    copy_into(basis.points().view(), rows);
+    basis.evaluate(rows.view(), K.data(), s);
+    return K;
+}
+
+/// M = U diag(1/√(w + ridge)) for the eigen-decomposition K_SS = U diag(w) Uᵀ, so that
+/// ‖K_iS M‖² = K_iS (K_SS + ridge·I)⁻¹ K_Si.
+Matrix inverse_root(const Matrix& Kss, double ridge) {
+    const int64_t s = Kss.rows;
     std::vector<double> U(static_cast<size_t>(s * s)), w(static_cast<size_t>(s));
     for (int64_t a = 0; a < s; ++a) {
         for (int64_t b = 0; b < s; ++b) {
-            const double ab = C.row(S[static_cast<size_t>(a)])[b], ba = C.row(S[static_cast<size_t>(b)])[a];
+            const double ab = Kss.row(a)[b], ba = Kss.row(b)[a];
             U[static_cast<size_t>(a * s + b)] = 0.5 * (ab + ba);
         }
     }
@@ -69,25 +86,39 @@ std::vector<double> scores(const LandmarkContext& ctx, const Matrix& C, const Ma
 /// m distinct indices drawn with probability ∝ weight without replacement (Efraimidis &
 /// Spirakis: the m largest keys log(u)/w_i, u uniform in (0, 1]). Zero weights rank after
 /// every positive one, in random order, so they are taken only to fill m. One uniform draw
-/// per index, in index order.
-std::vector<int64_t> weighted_without_replacement(const std::vector<double>& weight, int64_t m, Rng& rng) {
-    const auto n = static_cast<int64_t>(weight.size());
+/// per index, in global index order: over ranks, each rank skips the draws of the rows
+/// before its own, keeps its best m keys, and every rank ranks all of those alike.
+std::vector<int64_t> weighted_without_replacement(const std::vector<double>& weight, int64_t m, Rng& rng,
+                                                  const Comm& comm, const RowPartition& part) {
     struct Key {
-        bool positive;
+        int64_t positive;  // (an integer: the keys travel between ranks as bytes)
         double value;
         int64_t index;
     };
-    std::vector<Key> keys(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-        const double u = 1.0 - rng.uniform();  // (0, 1]
-        const double w = weight[static_cast<size_t>(i)];
-        keys[static_cast<size_t>(i)] = w > 0 ? Key{true, std::log(u) / w, i} : Key{false, u, i};
-    }
     const auto before = [](const Key& a, const Key& b) {
-        if (a.positive != b.positive) return a.positive;
+        if (a.positive != b.positive) return a.positive > b.positive;
         if (a.value != b.value) return a.value > b.value;
         return a.index < b.index;
     };
+    Rng mine = rng;
+    mine.skip(static_cast<uint64_t>(part.offset));
+    std::vector<Key> keys(weight.size());
+    for (size_t i = 0; i < weight.size(); ++i) {
+        const double u = 1.0 - mine.uniform();  // (0, 1]
+        const double w = weight[i];
+        const int64_t index = part.offset + static_cast<int64_t>(i);
+        keys[i] = w > 0 ? Key{1, std::log(u) / w, index} : Key{0, u, index};
+    }
+    rng.skip(static_cast<uint64_t>(part.global));
+    if (comm.size() > 1) {
+        const auto best = std::min<size_t>(keys.size(), static_cast<size_t>(m));
+        std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(best), keys.end(), before);
+        std::vector<char> all;
+        std::vector<size_t> counts;
+        comm.allgatherv(keys.data(), best * sizeof(Key), all, counts);
+        keys.resize(all.size() / sizeof(Key));
+        std::memcpy(keys.data(), all.data(), keys.size() * sizeof(Key));
+    }
     std::nth_element(keys.begin(), keys.begin() + (m - 1), keys.end(), before);
     std::vector<int64_t> chosen(static_cast<size_t>(m));
     for (int64_t i = 0; i < m; ++i) chosen[static_cast<size_t>(i)] = keys[static_cast<size_t>(i)].index;
@@ -105,15 +136,17 @@ std::vector<int64_t> weighted_without_replacement(const std::vector<double>& wei
 // uniform sampling. With |S| = n both coincide with the exact τ_i.
 std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S,
                                           double lambda) {
+    const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
     const Matrix C = kernel_columns(ctx, S);
-    const double ridge = lambda * static_cast<double>(S.size()) / static_cast<double>(ctx.X.rows);
-    return scores(ctx, C, inverse_root(C, S, ridge), lambda);
+    const double ridge = lambda * static_cast<double>(S.size()) / static_cast<double>(part.global);
+    return scores(ctx, C, inverse_root(sample_gram(ctx, C, S), ridge), lambda);
 }
 
 std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double lambda, Rng& rng) {
-    const int64_t n = ctx.X.rows;
+    const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
+    const int64_t n = part.global;
     const std::vector<int64_t> S = uniform_landmarks(n, subsample_size(n, m), rng);
-    return weighted_without_replacement(ridge_leverage_scores(ctx, S, lambda), m, rng);
+    return weighted_without_replacement(ridge_leverage_scores(ctx, S, lambda), m, rng, *ctx.comm, part);
 }
 
 }  // namespace kkm

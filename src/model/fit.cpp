@@ -122,7 +122,6 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     }
     if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
-    if (p.method != Method::rff && p.sampling == Sampling::rls) refuse("sampling=rls");
     if (weighted && X.rows > 0 && w.empty()) {
         invalid_argument("weights: given on some ranks but not on this one; pass weights on every rank or on none");
     }

@@ -32,7 +32,7 @@ std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
     ctx.comm = c.comm;
     ctx.part = c.part;
     if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
-    const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.X.rows));
+    const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.n_global()));
     c.report.rls_lambda = lambda;
     return rls_landmarks(ctx, m, lambda, rng);
 }
