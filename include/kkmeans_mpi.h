@@ -93,7 +93,9 @@ extern "C" {
  *
  * Communication: over a duplicate of comm (MPI_Comm_dup at the start, freed before the call
  * returns), so the fit's messages never mix with the caller's; gathers only (MPI_Allgather,
- * MPI_Allgatherv), messages larger than INT_MAX bytes split into rounds.
+ * MPI_Allgatherv), messages larger than INT_MAX bytes split into rounds. With the environment
+ * variable KKMEANS_MPI_STATS set (not "0"), each rank prints its traffic to stderr at the end
+ * of the call: "kkm_fit_mpi: rank R of P: collectives C, bytes sent S, bytes received B".
  *
  * Thread safety: MPI calls are made only on the thread that calls kkm_fit_mpi (the library's
  * OpenMP threads make none), so MPI_THREAD_FUNNELED is enough when that is the thread that

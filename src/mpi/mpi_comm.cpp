@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -20,6 +22,18 @@ void check(int code, const char* call) {
 
 int as_count(size_t bytes) { return static_cast<int>(bytes); }  // callers keep bytes ≤ INT_MAX
 
+bool stats_requested() {
+    const char* value = std::getenv("KKMEANS_MPI_STATS");
+    return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
+}
+
+/// Counts one gather that moved `sent` bytes out of this rank and `received` into it.
+void count(MpiComm::Traffic& traffic, size_t sent, size_t received) {
+    ++traffic.calls;
+    traffic.sent += sent;
+    traffic.received += received;
+}
+
 }  // namespace
 
 MpiComm::MpiComm(MPI_Comm comm, size_t max_message)
@@ -30,7 +44,14 @@ MpiComm::MpiComm(MPI_Comm comm, size_t max_message)
     check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
-MpiComm::~MpiComm() { MPI_Comm_free(&comm_); }
+MpiComm::~MpiComm() {
+    if (stats_requested()) {
+        std::fprintf(stderr, "kkm_fit_mpi: rank %d of %d: collectives %llu, bytes sent %llu, bytes received %llu\n",
+                     rank_, size_, static_cast<unsigned long long>(traffic_.calls),
+                     static_cast<unsigned long long>(traffic_.sent), static_cast<unsigned long long>(traffic_.received));
+    }
+    MPI_Comm_free(&comm_);
+}
 
 void MpiComm::require_owner_thread() const {
     if (std::this_thread::get_id() != owner_) {
@@ -47,6 +68,7 @@ void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
     const size_t round = round_bytes();
     if (bytes <= round) {
         check(MPI_Allgather(mine, as_count(bytes), MPI_BYTE, out, as_count(bytes), MPI_BYTE, comm_), "MPI_Allgather");
+        count(traffic_, bytes, bytes * static_cast<size_t>(size_));
         return;
     }
     // Rounds: in each, every rank sends the same slice [done, done + len) of its bytes.
@@ -57,6 +79,7 @@ void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
         check(MPI_Allgather(static_cast<const char*>(mine) + done, as_count(len), MPI_BYTE, buffer.data(),
                             as_count(len), MPI_BYTE, comm_),
               "MPI_Allgather");
+        count(traffic_, len, len * ranks);
         for (size_t r = 0; r < ranks; ++r) std::memcpy(static_cast<char*>(out) + r * bytes + done, &buffer[r * len], len);
     }
 }
@@ -67,6 +90,7 @@ void MpiComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
     std::vector<uint64_t> all(ranks);
     const uint64_t mine64 = bytes;
     check(MPI_Allgather(&mine64, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
+    count(traffic_, sizeof mine64, sizeof mine64 * ranks);
     counts.assign(all.begin(), all.end());
     std::vector<size_t> starts(ranks + 1, 0);
     for (size_t r = 0; r < ranks; ++r) starts[r + 1] = starts[r] + counts[r];
@@ -84,6 +108,7 @@ void MpiComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
     check(MPI_Allgatherv(mine, as_count(bytes), MPI_BYTE, out.data(), lengths.data(), displacements.data(), MPI_BYTE,
                          comm_),
           "MPI_Allgatherv");
+    count(traffic_, bytes, starts[ranks]);
 }
 
 void MpiComm::allgatherv_rounds(const char* mine, size_t bytes, char* out, const std::vector<size_t>& counts,
@@ -106,6 +131,7 @@ void MpiComm::allgatherv_rounds(const char* mine, size_t bytes, char* out, const
         check(MPI_Allgatherv(mine + std::min(done, bytes), lengths[me], MPI_BYTE, buffer.data(), lengths.data(),
                              displacements.data(), MPI_BYTE, comm_),
               "MPI_Allgatherv");
+        count(traffic_, static_cast<size_t>(lengths[me]), at);
         for (size_t r = 0; r < ranks; ++r) {
             if (lengths[r] == 0) continue;
             std::memcpy(out + starts[r] + done, &buffer[static_cast<size_t>(displacements[r])],

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,10 @@ namespace kkm {
 /// naming the call and MPI's reason. Only the thread that made it may use it (kkmeans_mpi.h
 /// promises MPI calls on the calling thread alone, so MPI_THREAD_FUNNELED suffices): a call
 /// from another thread throws std::logic_error instead of calling MPI.
+///
+/// It counts its traffic; with the environment variable KKMEANS_MPI_STATS set (not "" or
+/// "0"), each rank prints it to stderr when the communicator ends (at the end of kkm_fit_mpi):
+/// "kkm_fit_mpi: rank R of P: collectives C, bytes sent S, bytes received B" (bench/).
 class MpiComm final : public Comm {
 public:
     /// Collective over comm (MPI_Comm_dup). max_message: the most bytes one MPI call gathers
@@ -37,6 +42,15 @@ public:
     void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
                     std::vector<size_t>& counts) const override;
 
+    /// What this rank's gathers moved so far: MPI calls, bytes it contributed, bytes they
+    /// delivered to it (every rank's share, its own included: the receive buffers' sizes).
+    struct Traffic {
+        uint64_t calls = 0;
+        uint64_t sent = 0;
+        uint64_t received = 0;
+    };
+    const Traffic& traffic() const { return traffic_; }
+
 private:
     /// Bytes per rank in one round: round · size() ≤ max_message.
     size_t round_bytes() const;
@@ -50,6 +64,7 @@ private:
     int size_ = 1;
     size_t max_message_;
     std::thread::id owner_ = std::this_thread::get_id();
+    mutable Traffic traffic_;
 };
 
 }  // namespace kkm

@@ -87,6 +87,20 @@ int main(int argc, char** argv) {
         for (const int v : all) total += v;
         CHECK(t, total == sum);
     });
+    suite.run("traffic_is_counted", [&](Checks& t) {
+        const kkm::MpiComm comm(MPI_COMM_WORLD);
+        const auto ranks = static_cast<uint64_t>(comm.size());
+        const std::vector<char> mine = message_of(comm.rank(), 37);
+        std::vector<char> all(37 * ranks);
+        comm.allgather(mine.data(), 37, all.data());
+        CHECK(t, comm.traffic().calls == 1 && comm.traffic().sent == 37 && comm.traffic().received == 37 * ranks);
+        std::vector<char> out;
+        std::vector<size_t> counts;
+        comm.allgatherv(mine.data(), 37, out, counts);  // the counts (8 bytes each), then the bytes
+        CHECK(t, comm.traffic().calls == 3);
+        CHECK(t, comm.traffic().sent == 37 + 8 + 37);
+        CHECK(t, comm.traffic().received == 37 * ranks + 8 * ranks + 37 * ranks);
+    });
     suite.run("another_thread_is_refused_before_any_mpi_call", [&](Checks& t) {
         const kkm::MpiComm comm(MPI_COMM_WORLD);
         bool refused = false;
