@@ -63,13 +63,13 @@ extern "C" {
  * concatenated rows in one process; with the same ranks and split, runs are bit-identical
  * (reductions add the ranks' partial results in rank order, never in MPI_SUM's order).
  *
- * Methods: method=nystrom (sampling=uniform or kmeanspp, with or without the rank
+ * Methods: method=nystrom (sampling=uniform, kmeanspp or rls, with or without the rank
  * restriction), method=sketch and method=rff, with solver=lloyd or solver=minibatch (batches
  * drawn from the global rows); method=minibatch (truncated: tau > 0); method=exact (a 1D row
  * partition: every rank receives all n training rows and keeps the kernel of all rows against
- * its own). With more than one rank, method=minibatch with tau=0, sampling=rls,
- * kernel=precomputed and kernel=laplacian with gamma=auto are refused (INVALID_ARGUMENT naming
- * the parameter); on a communicator of one rank kkm_fit_mpi is kkm_fit and accepts all of them.
+ * its own). With more than one rank, method=minibatch with tau=0, kernel=precomputed and
+ * kernel=laplacian with gamma=auto are refused (INVALID_ARGUMENT naming the parameter); on a
+ * communicator of one rank kkm_fit_mpi is kkm_fit and accepts all of them.
  *
  * Errors are collective: when any rank's arguments, data or parameters are wrong, every rank
  * returns the same status with the same kkm_last_error() message (that of the lowest-numbered

@@ -244,7 +244,6 @@ void not_distributed(Suite& suite, const Context& c) {
     if (c.ranks == 1) return;  // one rank: kkm_fit_mpi is kkm_fit (test_mpi_same_fit.cpp)
     const std::pair<const char*, const char*> refused[] = {
         {"gamma=0.5 method=minibatch batch_size=128 tau=0", "tau=0"},
-        {"gamma=0.5 method=nystrom m=50 sampling=rls", "sampling=rls"},
         {"method=nystrom m=50 kernel=precomputed", "kernel=precomputed"},
         {"method=nystrom m=50 kernel=laplacian gamma=auto", "kernel=laplacian"},
     };

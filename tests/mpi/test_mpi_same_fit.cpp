@@ -22,6 +22,7 @@ struct Config {
 const Config kConfigs[] = {
     {"nystrom_uniform", "method=nystrom m=100 sampling=uniform"},
     {"nystrom_kmeanspp", "method=nystrom m=100 sampling=kmeanspp"},
+    {"nystrom_rls", "method=nystrom m=100 sampling=rls"},
     {"nystrom_rank", "method=nystrom m=100 rank=10"},
     {"sketch_subgaussian", "method=sketch m=100 sketch=subgaussian"},
     {"sketch_ros", "method=sketch m=100 sketch=ros"},
