@@ -66,7 +66,7 @@ def run(tool, ranks, threads, data, labels, params):
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     text = out.stdout + out.stderr
-    fit = re.search(r"fit time[:=]?\s*([0-9.]+)\s*s", text) or re.search(r"([0-9.]+) s", text)
+    fit = re.search(r"^time fit\s+([0-9.]+) s", text, re.M)  # kkmeans-mpi's summary (rank 0)
     received = [int(v) for v in re.findall(r"bytes received (\d+)", text)]
     calls = [int(v) for v in re.findall(r"collectives (\d+)", text)]
     return dict(ranks=ranks, threads=threads, fit_s=float(fit.group(1)) if fit else None, wall_s=wall,

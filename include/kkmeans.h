@@ -202,8 +202,9 @@ KKM_API kkm_status kkm_get_n_features(const kkm_model *model, int64_t *d);
 /* Number of clusters k of the fitted model. Errors: NOT_FITTED. */
 KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
 
-/* Copies the n_train training labels (0-based) into labels (capacity len). Errors:
- * NOT_FITTED, INVALID_ARGUMENT (len < n_train). */
+/* Copies the n_train training labels (0-based) into labels (capacity len). labels may be
+ * NULL when n_train is 0 (a rank that held no rows in kkm_fit_mpi). Errors: NOT_FITTED,
+ * INVALID_ARGUMENT (labels NULL, len < n_train). */
 KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64_t len);
 
 /* Objective of the fit: Σ_i w_i · (squared distance of training row i to its centre), the

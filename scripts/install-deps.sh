@@ -2,7 +2,8 @@
 # Installs everything kkmeans needs to build, test and run its demo, from Debian's packages.
 # Idempotent: packages already installed are not fetched again; apt-get update runs only when
 # something is missing. Run as root (or through sudo).
-#   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data, and the
+#   scripts/install-deps.sh            library, CLI, C/C++ tests, Fashion-MNIST demo data, OpenMPI
+#                                      (libkkmeans_mpi, kkmeans-mpi, the mpi suite), and the
 #                                      R, Java and C# bindings with their test runners, and
 #                                      clang with LLVM's OpenMP (scripts/sanitize.sh tsan-omp)
 #   scripts/install-deps.sh --bench    also what bench/ needs: scikit-learn, scipy, matplotlib,
@@ -11,6 +12,7 @@ set -euo pipefail
 
 packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev libgtest-dev
           zlib1g-dev python3 dataset-fashion-mnist
+          libopenmpi-dev openmpi-bin
           swig openjdk-17-jdk-headless junit5
           mono-mcs mono-devel libnunit-cil-dev nunit-console
           r-base-dev r-cran-testthat

@@ -59,7 +59,11 @@ done
 # werror=false: GCC's sanitizer instrumentation can raise warnings of its own (and code under
 # #ifdef __SANITIZE_ADDRESS__ differs); the main build (-Werror) polices warnings, these builds
 # exist for their run-time checks.
-common=(-Dbuildtype=debugoptimized -Db_lundef=false -Dwerror=false -Djava=disabled -Dcsharp=disabled -Dr=disabled)
+# -Dmpi=disabled: OpenMPI is not instrumented and is known to leave allocations LeakSanitizer
+# reports. The main build runs the mpi suite; here the distributed core is still checked, in one
+# process with ranks as threads (unit_distributed).
+common=(-Dbuildtype=debugoptimized -Db_lundef=false -Dwerror=false -Djava=disabled -Dcsharp=disabled -Dr=disabled
+        -Dmpi=disabled)
 
 status=0
 summary=()

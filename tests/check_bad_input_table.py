@@ -8,7 +8,9 @@ rows):
   - the last column names tests as `file.cpp:Suite.Name`, separated by commas; each file must
     exist in TESTS_DIR and define TEST / TEST_F / TEST_P(Suite, Name), not DISABLED_;
     a shell test script's check is named `check_name.sh:"start of the check's name"`: the
-    script must exist in TESTS_DIR and hold a line `check "<that text>...`;
+    script must exist in TESTS_DIR (or TESTS_DIR/mpi) and hold a line `check "<that text>...`;
+    a test of the MPI programs (tests/mpi/mpi_test.h's harness) is named
+    `mpi/test_mpi_x.cpp:"start of the test's name"`: the file must run such a test;
   - a row without a test ('—') must be marked as a finding (its first column starts with
     '**finding:**');
   - every status written in the status column (INVALID_ARGUMENT, ..., or OK) must be a status
@@ -22,7 +24,9 @@ import sys
 
 TEST_REF = re.compile(r"^(test_[A-Za-z0-9_]+\.(?:cpp|c)):([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$")
 STATUS = re.compile(r"\b(OK|INVALID_ARGUMENT|INVALID_DATA|NOT_FITTED|OUT_OF_MEMORY|IO|FORMAT|CANCELLED|INTERNAL|[A-Z]+(?:_[A-Z0-9]+)+)\b")
-SCRIPT_REF = re.compile(r'^(check_[A-Za-z0-9_]+\.sh):"([^"]+)"$')
+SCRIPT_REF = re.compile(r'^((?:mpi/)?check_[A-Za-z0-9_]+\.sh):"([^"]+)"$')
+# A test of the MPI programs' own harness (tests/mpi/mpi_test.h): suite.run("name", ...).
+HARNESS_REF = re.compile(r'^(mpi/test_mpi_[A-Za-z0-9_]+\.cpp):"([^"]+)"$')
 NO_TEST = {"—", "-", ""}
 
 
@@ -82,6 +86,16 @@ def main() -> int:
                     problems.append(f"{where}: {file} does not exist in {tests_dir}")
                 elif f'check "{name}' not in path.read_text():
                     problems.append(f"{where}: {file} has no check whose name starts with '{name}'")
+                continue
+            harness = HARNESS_REF.match(ref)
+            if harness:
+                file, name = harness.groups()
+                path = tests_dir / file
+                pattern = r'\.run\((?:std::string\()?"' + re.escape(name)
+                if not path.exists():
+                    problems.append(f"{where}: {file} does not exist in {tests_dir}")
+                elif not re.search(pattern, path.read_text()):
+                    problems.append(f"{where}: {file} runs no test whose name starts with '{name}'")
                 continue
             m = TEST_REF.match(ref)
             if not m:

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -36,29 +37,42 @@ int32_t to_label(const std::string& path, int64_t row, float value) {
 
 }  // namespace
 
-Matrix read_raw_f32(const std::string& path, int64_t dims) {
+size_t raw_row_bytes(int64_t dims) {
     if (dims <= 0) throw UsageError("--dims must be positive");
     if (static_cast<uint64_t>(dims) > std::min<uint64_t>(INT64_MAX, SIZE_MAX) / 4) {
         throw UsageError("option '--dims': " + std::to_string(dims) +
                          " columns overflow 64-bit sizes: one row of 4-byte float32 values would need more than " +
                          std::to_string(std::min<uint64_t>(INT64_MAX, SIZE_MAX)) + " bytes");
     }
-    const std::vector<char> bytes = read_file_bytes(path);
-    const auto row_bytes = static_cast<size_t>(dims) * 4;
-    if (bytes.empty() || bytes.size() % row_bytes != 0) {
-        throw ToolError(path + ": " + std::to_string(bytes.size()) + " bytes is not a positive multiple of 4*" +
+    return static_cast<size_t>(dims) * 4;
+}
+
+int64_t raw_row_count(const std::string& path, uint64_t bytes, int64_t dims) {
+    const size_t row_bytes = raw_row_bytes(dims);
+    if (bytes == 0 || bytes % row_bytes != 0) {
+        throw ToolError(path + ": " + std::to_string(bytes) + " bytes is not a positive multiple of 4*" +
                         std::to_string(dims) + " = " + std::to_string(row_bytes) +
                         " (raw float32 rows of --dims values)");
     }
+    return static_cast<int64_t>(bytes / row_bytes);
+}
+
+void floats_from_little_endian(const char* bytes, size_t count, float* out) {
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out, bytes, count * 4);
+    } else {
+        for (size_t i = 0; i < count; ++i) out[i] = from_little_endian(bytes + 4 * i);
+    }
+}
+
+Matrix read_raw_f32(const std::string& path, int64_t dims) {
+    raw_row_bytes(dims);  // a bad --dims is a usage error before the file is read
+    const std::vector<char> bytes = read_file_bytes(path);
     Matrix out;
-    out.rows = static_cast<int64_t>(bytes.size() / row_bytes);
+    out.rows = raw_row_count(path, bytes.size(), dims);
     out.cols = dims;
     out.values.resize(bytes.size() / 4);
-    if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(out.values.data(), bytes.data(), bytes.size());
-    } else {
-        for (size_t i = 0; i < out.values.size(); ++i) out.values[i] = from_little_endian(&bytes[4 * i]);
-    }
+    floats_from_little_endian(bytes.data(), out.values.size(), out.values.data());
     return out;
 }
 
@@ -102,9 +116,6 @@ Matrix read_matrix(const std::string& path, int64_t dims, std::string& format) {
     return std::move(table.matrix);
 }
 
-namespace {
-
-/// Where an output is written: the file a symbolic link points to, else the path itself.
 std::string output_target(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -114,7 +125,13 @@ std::string output_target(const std::string& path) {
     return path;
 }
 
-}  // namespace
+void check_output_dir(const std::string& path, const char* what) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" +
+                        parent.string() + "' does not exist");
+    }
+}
 
 StagedOutput::StagedOutput(std::string path) : path_(std::move(path)) {}
 

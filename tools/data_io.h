@@ -36,6 +36,17 @@ CsvTable read_csv(const std::string& path);
 /// A dims whose row of 4·dims bytes overflows 64-bit sizes is a UsageError.
 Matrix read_raw_f32(const std::string& path, int64_t dims);
 
+/// Bytes of one raw float32 row of `dims` values; a dims ≤ 0, or one whose row overflows
+/// 64-bit sizes, is a UsageError naming --dims.
+size_t raw_row_bytes(int64_t dims);
+
+/// Rows of a raw float32 input of `bytes` bytes with `dims` columns; a ToolError naming path
+/// unless bytes is a positive multiple of the row size.
+int64_t raw_row_count(const std::string& path, uint64_t bytes, int64_t dims);
+
+/// count little-endian float32 values from bytes into out.
+void floats_from_little_endian(const char* bytes, size_t count, float* out);
+
 /// A data matrix: raw float32 with `dims` columns when dims > 0, else a CSV. `format`
 /// receives a short description ("csv, header, separator ','" / "raw float32").
 Matrix read_matrix(const std::string& path, int64_t dims, std::string& format);
@@ -53,6 +64,13 @@ std::vector<int32_t> read_label_file(const std::string& path);
 
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
 std::vector<int32_t> read_truth(const std::string& path, int64_t n);
+
+/// Where an output to `path` is written: the file a symbolic link at path points to, else path.
+std::string output_target(const std::string& path);
+
+/// Throws ToolError, before a (long) fit, when an output file cannot be created at all: its
+/// directory does not exist. `what` names the output ("labels", "the model").
+void check_output_dir(const std::string& path, const char* what);
 
 /// An output file that only ever appears complete: write() puts the text into a temporary
 /// file in the same directory (through a symbolic link: beside its target), commit() renames

@@ -1,7 +1,6 @@
 // kkmeans fit: cluster a CSV or raw float32 file and print a summary.
 #include <algorithm>
 #include <array>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -49,15 +48,6 @@ FitRequest make_request(const ParsedArgs& parsed) {
     }
     request.quiet = parsed.has("quiet");
     return request;
-}
-
-/// Fails before the (long) fit if an output file cannot be created at all.
-void check_output_dir(const std::string& path, const char* what) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" +
-                        parent.string() + "' does not exist");
-    }
 }
 
 /// The input as read, with what the summary says about it.

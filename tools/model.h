@@ -46,6 +46,9 @@ public:
     int32_t iterations() const;
     int64_t feature_dim() const;
 
+    /// The handle, for calls this wrapper does not cover (kkm_fit_mpi in kkmeans-mpi).
+    kkm_model* handle() { return handle_.get(); }
+
 private:
     struct Deleter {
         void operator()(kkm_model* model) const noexcept { kkm_destroy(model); }

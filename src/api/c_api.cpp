@@ -4,53 +4,22 @@
 #include <cstring>
 #include <locale>
 #include <memory>
-#include <new>
 #include <span>
 #include <sstream>
 #include <string>
 
-#include "api/last_error.h"
+#include "api/api_guard.h"
+#include "api/model_handle.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/params.h"
-#include "core/progress.h"
 #include "core/validate.h"
 #include "eval/metrics.h"
 #include "kkmeans.h"
 #include "model/model.h"
 #include "model/serialize.h"
 
-struct kkm_model {
-    kkm::ParamSet params;                           ///< what the next fit uses
-    kkm::ParamSet fitted_params;                    ///< what the fitted model was fitted with
-    std::shared_ptr<const kkm::FittedModel> fitted;
-    kkm_progress_fn progress = nullptr;             ///< kkm_set_progress
-    void* progress_user = nullptr;
-};
-
 namespace {
-
-kkm_status report(kkm_status status, const std::string& message) noexcept {
-    kkm::set_last_error(message);
-    return status;
-}
-
-#define KKM_API_BEGIN try {
-#define KKM_API_END                                                                       \
-    }                                                                                     \
-    catch (const kkm::Error& e) {                                                         \
-        return report(e.status(), e.what());                                              \
-    }                                                                                     \
-    catch (const std::bad_alloc&) {                                                       \
-        return report(KKM_ERR_OUT_OF_MEMORY, "out of memory (an allocation failed)");     \
-    }                                                                                     \
-    catch (const std::exception& e) {                                                     \
-        return report(KKM_ERR_INTERNAL, std::string("internal error: ") + e.what());      \
-    }                                                                                     \
-    catch (...) {                                                                         \
-        return report(KKM_ERR_INTERNAL, "internal error: unknown exception");             \
-    }                                                                                     \
-    return KKM_OK;
 
 const kkm::FittedModel& fitted(const kkm_model* model) {
     kkm::require_pointer(model, "model");
@@ -111,16 +80,8 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
                        kkm::MemoryLedger* ledger = nullptr) {
     KKM_API_BEGIN
     kkm::require_finite(X, "X");
-    const kkm::Params params = model->params.typed();
-    kkm::Progress progress(model->progress, model->progress_user);
-    std::shared_ptr<const kkm::FittedModel> result;
-    {
-        const kkm::ProgressScope scope(progress);
-        result = kkm::fit_model(params, X, weights, ledger);
-    }
-    model->fitted_params = model->params;
-    model->fitted = std::move(result);
-    progress.finish();
+    kkm::fit_into(*model, model->progress, model->progress_user,
+                  [&](const kkm::Params& params) { return kkm::fit_model(params, X, weights, ledger); });
     KKM_API_END
 }
 
@@ -317,7 +278,7 @@ kkm_status kkm_get_k(const kkm_model* model, int32_t* k) {
 kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(labels, "labels");
+    if (f.n_train() > 0) kkm::require_pointer(labels, "labels");  // none to copy: a rank without rows
     if (len < f.n_train()) {
         kkm::invalid_argument("len=" + std::to_string(len) + " is too small for labels: n_train=" +
                               std::to_string(f.n_train()) + " values are needed");

@@ -18,21 +18,26 @@ namespace {
 }
 
 template <class T>
-std::vector<float> check_weights_impl(const T* w, int64_t n) {
-    std::vector<float> out;
-    if (w == nullptr) return out;
-    out.resize(static_cast<size_t>(n));
-    double total = 0;
+std::vector<float> weight_values_impl(const T* w, int64_t n, int64_t row_offset) {
+    std::vector<float> out(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
         const double v = static_cast<double>(w[i]);
         if (!std::isfinite(v) || v < 0 || v > FLT_MAX) {
-            invalid_data("weights[" + std::to_string(i) + "] = " + message_number(v, 9) +
+            invalid_data("weights[" + std::to_string(row_offset + i) + "] = " + message_number(v, 9) +
                          ": weights must be finite, >= 0 and within the float32 range (at most " +
                          message_number(FLT_MAX, 9) + ")");
         }
         out[static_cast<size_t>(i)] = static_cast<float>(v);
-        total += v;
     }
+    return out;
+}
+
+template <class T>
+std::vector<float> check_weights_impl(const T* w, int64_t n) {
+    if (w == nullptr) return {};
+    std::vector<float> out = weight_values_impl(w, n, 0);
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) total += static_cast<double>(w[i]);
     if (!(total > 0)) invalid_data("weights: all weights are zero; at least one must be positive");
     return out;
 }
@@ -64,7 +69,7 @@ void require_product(int64_t a, const char* a_name, int64_t b, const char* b_nam
                      " bytes; check " + a_name + " and " + b_name);
 }
 
-void require_finite(ConstMatrix X, const char* name) {
+void require_finite(ConstMatrix X, const char* name, int64_t row_offset) {
     for (int64_t i = 0; i < X.rows; ++i) {
         const float* r = X.row(i);
         bool ok = true;
@@ -72,13 +77,17 @@ void require_finite(ConstMatrix X, const char* name) {
         for (int64_t j = 0; j < X.cols; ++j) ok = ok && std::isfinite(r[j]);
         if (ok) continue;
         for (int64_t j = 0; j < X.cols; ++j) {
-            if (!std::isfinite(r[j])) bad_value(name, i, j, r[j]);
+            if (!std::isfinite(r[j])) bad_value(name, row_offset + i, j, r[j]);
         }
     }
 }
 
 std::vector<float> checked_weights(const float* w, int64_t n) { return check_weights_impl(w, n); }
 std::vector<float> checked_weights(const double* w, int64_t n) { return check_weights_impl(w, n); }
+
+std::vector<float> weight_values(const float* w, int64_t n, int64_t row_offset) {
+    return weight_values_impl(w, n, row_offset);
+}
 
 Matrix to_float32(const double* X, int64_t n, int64_t d, const char* name) {
     Matrix out(n, d);

@@ -24,12 +24,18 @@ void require_shape(int64_t n, int64_t d, size_t element_bytes = sizeof(float));
 void require_product(int64_t a, const char* a_name, int64_t b, const char* b_name, size_t element_bytes,
                      const char* what);
 
-/// Throws INVALID_DATA naming the first row and column holding NaN or ±Inf.
-void require_finite(ConstMatrix X, const char* name);
+/// Throws INVALID_DATA naming the first row and column holding NaN or ±Inf. Rows are numbered
+/// from row_offset (a distributed fit names the global row: this rank's offset + local row).
+void require_finite(ConstMatrix X, const char* name, int64_t row_offset = 0);
 
 /// Checks weights (finite, ≥ 0, positive sum) and returns them as float (empty when NULL).
 std::vector<float> checked_weights(const float* w, int64_t n);
 std::vector<float> checked_weights(const double* w, int64_t n);
+
+/// Checks each of n weights (finite, ≥ 0, within the float32 range; not their sum, which a
+/// distributed fit checks over all ranks) and returns them as float. A bad weight is named by
+/// its row, numbered from row_offset.
+std::vector<float> weight_values(const float* w, int64_t n, int64_t row_offset = 0);
 
 /// Converts float64 rows to float32, throwing INVALID_DATA on NaN/Inf or values beyond the
 /// float32 range (naming row and column).
