@@ -67,8 +67,9 @@ extern "C" {
  * restriction), method=sketch and method=rff, with solver=lloyd or solver=minibatch (batches
  * drawn from the global rows); method=minibatch (truncated: tau > 0); method=exact (a 1D row
  * partition: every rank receives all n training rows and keeps the kernel of all rows against
- * its own). With more than one rank, method=minibatch with tau=0, kernel=precomputed and
- * kernel=laplacian with gamma=auto are refused (INVALID_ARGUMENT naming the parameter); on a
+ * its own). With more than one rank, method=minibatch with tau=0, kernel=precomputed,
+ * kernel=laplacian with gamma=auto and refine=hartigan are refused (INVALID_ARGUMENT naming
+ * the parameter); on a
  * communicator of one rank kkm_fit_mpi is kkm_fit and accepts all of them.
  *
  * Errors are collective: when any rank's arguments, data or parameters are wrong, every rank

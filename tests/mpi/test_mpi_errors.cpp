@@ -246,6 +246,7 @@ void not_distributed(Suite& suite, const Context& c) {
         {"gamma=0.5 method=minibatch batch_size=128 tau=0", "tau=0"},
         {"method=nystrom m=50 kernel=precomputed", "kernel=precomputed"},
         {"method=nystrom m=50 kernel=laplacian gamma=auto", "kernel=laplacian"},
+        {"method=exact gamma=0.5 refine=hartigan", "refine=hartigan"},
     };
     for (const auto& [params, key] : refused) {
         suite.run(std::string("not_distributed_yet/") + params, [&](Checks& t) {

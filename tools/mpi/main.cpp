@@ -53,8 +53,8 @@ share of the rows, split as evenly as possible in rank order.
   -h, --help      this help
   -V, --version   version of the program and of the library
 
-Over several ranks: every method but minibatch with tau=0, kernel=precomputed and
-kernel=laplacian with gamma=auto (see kkmeans_mpi.h). Progress and the summary come from
+Over several ranks: every method but minibatch with tau=0, kernel=precomputed,
+kernel=laplacian with gamma=auto and refine=hartigan (see kkmeans_mpi.h). Progress and the summary come from
 rank 0. Exit status, the same on every rank: 0 success, 1 failure, 2 usage error.
 )";
 }
