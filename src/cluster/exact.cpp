@@ -293,25 +293,6 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
     return sum_over_ranks(comm_, total);
 }
 
-namespace {
-
-/// The cheapest cluster to receive a point: w·W_b/(W_b + w)·d_b over b ≠ a (an empty cluster
-/// costs 0); {-1, limit} when none costs less than `limit`.
-template <class Distance>
-std::pair<int32_t, double> cheapest_receiver(int64_t k, int32_t a, double w, const std::vector<double>& mass,
-                                             double limit, Distance&& distance) {
-    std::pair<int32_t, double> best{-1, limit};
-    for (int64_t b = 0; b < k; ++b) {
-        if (b == a) continue;
-        const double wb = mass[static_cast<size_t>(b)];
-        const double cost = wb > 0 ? w * wb / (wb + w) * std::max(distance(b), 0.0) : 0.0;
-        if (cost < best.second) best = {static_cast<int32_t>(b), cost};
-    }
-    return best;
-}
-
-}  // namespace
-
 int64_t ExactLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
     sync(labels);
     const int64_t n = rows_.size();

@@ -95,14 +95,7 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
 
 std::pair<std::vector<double>, std::vector<double>> LandmarkLloyd::global_sums_and_mass(
     std::vector<double> sums, const std::vector<int32_t>& labels) const {
-    // One reduction per iteration: the k×m sums with the k weights behind them.
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    const size_t head = sums.size();
-    sums.insert(sums.end(), mass.begin(), mass.end());
-    sum_over_ranks(comm_, sums.data(), sums.size());
-    std::vector<double> total(sums.begin() + static_cast<std::ptrdiff_t>(head), sums.end());
-    sums.resize(head);
-    return {std::move(sums), std::move(total)};
+    return sums_and_mass_over_ranks(comm_, std::move(sums), labels, weights_, k_);  // one reduction
 }
 
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {

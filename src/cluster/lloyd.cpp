@@ -97,14 +97,7 @@ std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labe
 
 std::pair<std::vector<double>, std::vector<double>> FeatureLloyd::global_sums_and_mass(
     std::vector<double> sums, const std::vector<int32_t>& labels) const {
-    // One reduction per iteration: the k×r sums with the k weights behind them.
-    const std::vector<double> mass = cluster_weights(labels, weights_, k_);
-    const size_t head = sums.size();
-    sums.insert(sums.end(), mass.begin(), mass.end());
-    sum_over_ranks(comm_, sums.data(), sums.size());
-    std::vector<double> total(sums.begin() + static_cast<std::ptrdiff_t>(head), sums.end());
-    sums.resize(head);
-    return {std::move(sums), std::move(total)};
+    return sums_and_mass_over_ranks(comm_, std::move(sums), labels, weights_, k_);  // one reduction
 }
 
 Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<double>& mass) const {
@@ -387,17 +380,7 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
             for (int64_t t = 0; t < r; ++t) fi[static_cast<size_t>(t)] = F_.row(i)[t];
             const double gain = w * wa / (wa - w) * distance(a);
             // A strict relative margin: every move lowers the objective, so the sweeps end.
-            double best_cost = gain * (1.0 - 1e-9);
-            int32_t b = -1;
-            for (int64_t j = 0; j < k_; ++j) {
-                if (j == a) continue;
-                const double wj = mass[static_cast<size_t>(j)];
-                const double cost = wj > 0 ? w * wj / (wj + w) * distance(j) : 0.0;
-                if (cost < best_cost) {
-                    best_cost = cost;
-                    b = static_cast<int32_t>(j);
-                }
-            }
+            const int32_t b = cheapest_receiver(k_, a, w, mass, gain * (1.0 - 1e-9), distance).first;
             if (b < 0) continue;
             double* sa = sums.data() + a * r;
             double* sb = sums.data() + b * r;

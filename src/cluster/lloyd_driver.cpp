@@ -71,6 +71,18 @@ std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
     return w;
 }
 
+std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(const Comm& comm, std::vector<double> sums,
+                                                                             const std::vector<int32_t>& labels,
+                                                                             const std::vector<float>& weights, int64_t k) {
+    const std::vector<double> mass = cluster_weights(labels, weights, k);
+    const size_t head = sums.size();
+    sums.insert(sums.end(), mass.begin(), mass.end());
+    sum_over_ranks(comm, sums.data(), sums.size());
+    std::vector<double> total(sums.begin() + static_cast<std::ptrdiff_t>(head), sums.end());
+    sums.resize(head);
+    return {std::move(sums), std::move(total)};
+}
+
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
                       const std::vector<float>& weights, const LloydOptions& options, const Comm& comm,
                       int64_t offset) {

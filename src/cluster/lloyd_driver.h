@@ -2,7 +2,9 @@
 // differ in how a reassignment step is computed from the current labels.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/comm.h"
@@ -48,5 +50,27 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
 /// Total weight per cluster (weights empty = all ones).
 std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
                                     const std::vector<float>& weights, int64_t k);
+
+/// This rank's per-cluster sums and the weights of its labels, added over all ranks in one
+/// reduction (collective): {sums, weight per cluster}.
+std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(const Comm& comm, std::vector<double> sums,
+                                                                             const std::vector<int32_t>& labels,
+                                                                             const std::vector<float>& weights, int64_t k);
+
+/// Hartigan's choice for a point of weight w in cluster a: the cluster b ≠ a with the lowest
+/// cost w·W_b/(W_b + w)·distance(b) of receiving it (an empty cluster costs 0), if that is
+/// below `limit`; else {-1, limit}.
+template <class Distance>
+std::pair<int32_t, double> cheapest_receiver(int64_t k, int32_t a, double w, const std::vector<double>& mass,
+                                             double limit, Distance&& distance) {
+    std::pair<int32_t, double> best{-1, limit};
+    for (int64_t b = 0; b < k; ++b) {
+        if (b == a) continue;
+        const double wb = mass[static_cast<size_t>(b)];
+        const double cost = wb > 0 ? w * wb / (wb + w) * std::max(distance(b), 0.0) : 0.0;
+        if (cost < best.second) best = {static_cast<int32_t>(b), cost};
+    }
+    return best;
+}
 
 }  // namespace kkm
