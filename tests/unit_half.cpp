@@ -3,14 +3,23 @@
 // RowStore hands every reader the same float32 values of its rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "cluster/landmark_lloyd.h"
+#include "cluster/lloyd.h"
+#include "cluster/seeding.h"
 #include "engine/half.h"
 #include "engine/row_store.h"
+#include "features/landmarks.h"
+#include "features/nystrom.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel_basis.h"
+#include "unit_data.h"
 
 namespace kkm {
 namespace {
@@ -188,6 +197,61 @@ TEST(RowStore, FloatStoreAndViewReturnTheRowsUnchanged) {
         EXPECT_EQ(block.row(0)[1], G.row(2)[1]);
     }
     EXPECT_EQ(view.writable(0), nullptr);  // the caller's rows are read-only
+}
+
+}  // namespace
+}  // namespace kkm
+
+namespace kkm {
+namespace {
+
+// With half rows, the features F = G P of Nyström can have ‖f_i‖² above K_ii by rounding
+// (amplified by P's small eigenvalues). Lloyd on F with the signed residual K_ii − ‖f_i‖² as
+// offset must then report the same objective as Lloyd on the rows themselves, from the same
+// seeds: a residual clamped at 0 added the excess to every distance (0.5% here).
+TEST(RowStore, HalfRowsGiveTheSameNystromObjectiveOnFeaturesAsOnTheRows) {
+    const auto data = testdata::blobs(80, 6, 4, 1.5, 5);
+    const int64_t n = data.n, m = 60, k = 6;
+    const ConstMatrix X{data.X.data(), n, data.d};
+    const engine::Isa isa = engine::best_isa();
+    Rng pick(0, Stream::landmarks);
+    const Kernel kernel(KernelType::rbf, 0.05, 3, 1.0, isa);
+    const KernelBasis basis(kernel, gather_rows(X, uniform_landmarks(n, m, pick)));
+    const Matrix P = nystrom_projection(basis, basis.points().view(), 1e-6, 0);
+    Matrix rows, K(n, m);
+    copy_into(X, rows);
+    basis.evaluate(rows.view(), K.data(), m);
+    RowStore G(n, m, RowPrecision::f16, isa);
+    G.put(0, n, K.data());
+    Matrix F(n, P.cols), scratch;
+    const ConstMatrix g = G.block(0, n, scratch);
+    std::vector<float> residual(static_cast<size_t>(n)), diag(static_cast<size_t>(n), 1.0f);
+    double excess = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        double norm = 0;
+        for (int64_t c = 0; c < P.cols; ++c) {
+            double s = 0;
+            for (int64_t a = 0; a < m; ++a) s += static_cast<double>(g.row(i)[a]) * P.row(a)[c];
+            F.row(i)[c] = static_cast<float>(s);
+            norm += s * s;
+        }
+        residual[static_cast<size_t>(i)] = static_cast<float>(1.0 - norm);
+        excess = std::max(excess, norm - 1.0);
+    }
+    EXPECT_GT(excess, 1e-4) << "the data no longer show the rounding this test is about";
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+        LandmarkLloyd on_rows(G, P, diag, {}, k, 1, isa);
+        FeatureLloyd on_features(F.view(), {}, k, 1, isa, residual);
+        Rng a(seed, Stream::seeding), b(seed, Stream::seeding);
+        const Seeding sa = seed_centres(Init::kmeanspp, n, k, {}, on_rows.distance_oracle(), a);
+        const Seeding sb = seed_centres(Init::kmeanspp, n, k, {}, on_features.distance_oracle(), b);
+        EXPECT_EQ(sa.centres, sb.centres);
+        const LloydOptions options{k, 100, 1e-4};
+        const LloydResult ra = run_lloyd(on_rows, sa.labels, {}, options);
+        const LloydResult rb = run_lloyd(on_features, sb.labels, {}, options);
+        EXPECT_EQ(ra.labels, rb.labels);
+        EXPECT_NEAR(rb.objective, ra.objective, 1e-6 * ra.objective);
+    }
 }
 
 }  // namespace

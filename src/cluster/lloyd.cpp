@@ -176,9 +176,11 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
                 // The offset joins in float64: rounded into a float32 distance it would bury
                 // the small changes of the objective that the tol stop compares (and that the
                 // bounded pass's closed form keeps).
+                // A kernel distance is ≥ 0; the signed offset (a residual rounded below 0) can
+                // take the sum under, so it is clamped as one.
                 const float w = static_cast<float>(weight_at(weights_, i));
-                objective[static_cast<size_t>(chunk)] += w * (static_cast<double>(dist[at]) + offset_at(offset_, i));
-                dist[at] += offset_at(offset_, i);
+                objective[static_cast<size_t>(chunk)] += w * std::max(static_cast<double>(dist[at]) + offset_at(offset_, i), 0.0);
+                dist[at] = std::max(dist[at] + offset_at(offset_, i), 0.0f);
                 float* dst = acc + next[at] * r;
                 const float* src = F_.row(i);
 #pragma omp simd
@@ -223,7 +225,7 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
             next[at] = a;
             upper_[at] = static_cast<float>(up);
             lower_[at] = static_cast<float>(low);
-            dist[at] = static_cast<float>(up * up) + offset_at(offset_, i);
+            dist[at] = std::max(static_cast<float>(up * up) + offset_at(offset_, i), 0.0f);
             if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
         }
         const auto count = static_cast<int64_t>(open.size());
@@ -240,7 +242,7 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
             const auto o = static_cast<size_t>(t);
             next[at] = label[o];
-            dist[at] = best[o] + offset_at(offset_, open[o]);
+            dist[at] = std::max(best[o] + offset_at(offset_, open[o]), 0.0f);
             upper_[at] = std::sqrt(best[o]);
             lower_[at] = std::sqrt(std::max(second[o], 0.0f));
         }
@@ -312,7 +314,7 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
         double s = 0;
         for (int64_t i = begin; i < begin + count; ++i) {
             const double extra = offset_.empty() ? 0.0 : offset_[static_cast<size_t>(i)];
-            s += weight_at(weights_, i) * (dist[static_cast<size_t>(i)] + extra);
+            s += weight_at(weights_, i) * std::max(dist[static_cast<size_t>(i)] + extra, 0.0);
         }
         partial[static_cast<size_t>(b)] = s;
     });
@@ -344,7 +346,7 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
                 const double diff = f[t] - c[t];
                 d += diff * diff;
             }
-            if (!offset_.empty()) d += offset_[static_cast<size_t>(i)];
+            if (!offset_.empty()) d = std::max(d + offset_[static_cast<size_t>(i)], 0.0);  // see full_pass
             s += weight_at(weights_, i) * d;
         }
         partial[static_cast<size_t>(b)] = s;
@@ -418,7 +420,9 @@ void candidate_distances(const RowStore& A, const Matrix& B, const float* row_te
             float* o = out + c * n + begin;
             for (int64_t i = 0; i < count; ++i) {
                 const float v = row_terms[begin + i] + col_terms[c] - 2.0f * d.row(i)[c];
-                o[i] = (v > 0.0f ? v : 0.0f) + (extra != nullptr ? extra[begin + i] : 0.0f);
+                // With a signed extra (a residual below 0 by rounding), the whole distance is
+                // clamped, as the kernel distance it stands for.
+                o[i] = extra != nullptr ? std::max(std::max(v, 0.0f) + extra[begin + i], 0.0f) : (v > 0.0f ? v : 0.0f);
             }
         }
     });

@@ -22,7 +22,8 @@ public:
     /// see kGemmSlack). weights: empty or n values. offset: empty, or a constant per point
     /// added to every distance of that point (Nyström features: the residual K_ii − ‖f_i‖²,
     /// which turns feature distances into kernel distances to centres in the landmark span;
-    /// it changes no assignment).
+    /// it changes no assignment; it may be slightly negative by rounding, and each point's whole
+    /// distance is then clamped at 0).
     /// bounds: skip the rows that Hamerly's bounds prove keep their label (the bounds are on
     /// the feature distance, without the offset); false computes every distance every
     /// iteration (the tests compare the two).

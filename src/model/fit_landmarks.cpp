@@ -61,7 +61,7 @@ bool features_cheaper(const Params& p, int64_t m, int64_t r) {
     return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
 }
 
-/// F = G P in row blocks, and each row's residual K_ii − ‖f_i‖² (≥ 0).
+/// F = G P in row blocks, and each row's residual K_ii − ‖f_i‖².
 Matrix project_rows(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
                     std::vector<float>& residual, int threads) {
     const int64_t n = G.rows(), m = G.cols(), r = P.cols;
@@ -76,7 +76,10 @@ Matrix project_rows(const RowStore& G, const Matrix& P, const std::vector<float>
         for (int64_t i = begin; i < begin + count; ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
-            residual[static_cast<size_t>(i)] = static_cast<float>(std::max(0.0, diag[static_cast<size_t>(i)] - norm));
+            // Signed: from half-precision rows ‖f_i‖² can exceed K_ii by rounding (up to 1e-2),
+            // and clamping here would add that excess to every distance and to the objective
+            // (FeatureLloyd clamps each point's whole distance instead, as LandmarkLloyd does).
+            residual[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);
         }
     });
     return F;
@@ -140,14 +143,14 @@ std::vector<int64_t> charged_landmarks(const FitContext& c, int64_t m) {
     return choose_landmarks(c, m);
 }
 
-/// residual[i] = max(0, K_ii − ‖f_i‖²) in place of diag[i], in parallel row blocks.
+/// residual[i] = K_ii − ‖f_i‖² (signed) in place of diag[i], in parallel row blocks.
 void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) {
     const int64_t n = F.rows, r = F.cols;
     parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
         for (int64_t i = b * kRowBlock; i < std::min(n, (b + 1) * kRowBlock); ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
-            diag[static_cast<size_t>(i)] = static_cast<float>(std::max(0.0, diag[static_cast<size_t>(i)] - norm));
+            diag[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);  // signed: see project_rows
         }
     });
 }
