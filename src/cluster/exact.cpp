@@ -137,7 +137,7 @@ std::vector<ExactLloyd::Move> ExactLloyd::everyone(const std::vector<Move>& mine
     std::vector<size_t> counts;
     comm_.allgatherv(mine.data(), mine.size() * sizeof(Move), all, counts);
     std::vector<Move> moves(all.size() / sizeof(Move));
-    std::memcpy(moves.data(), all.data(), moves.size() * sizeof(Move));
+    if (!moves.empty()) std::memcpy(moves.data(), all.data(), moves.size() * sizeof(Move));
     return moves;
 }
 

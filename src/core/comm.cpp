@@ -122,7 +122,7 @@ void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
     std::vector<char> all;
     std::vector<size_t> counts;
     comm.allgatherv(data, comm.rank() == root ? bytes : 0, all, counts);
-    std::memcpy(data, all.data(), bytes);
+    if (bytes > 0) std::memcpy(data, all.data(), bytes);
 }
 
 DrawShare locate_draw(const Comm& comm, double local_total, Rng& rng) {

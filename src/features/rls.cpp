@@ -117,7 +117,7 @@ std::vector<int64_t> weighted_without_replacement(const std::vector<double>& wei
         std::vector<size_t> counts;
         comm.allgatherv(keys.data(), best * sizeof(Key), all, counts);
         keys.resize(all.size() / sizeof(Key));
-        std::memcpy(keys.data(), all.data(), keys.size() * sizeof(Key));
+        if (!keys.empty()) std::memcpy(keys.data(), all.data(), keys.size() * sizeof(Key));
     }
     std::nth_element(keys.begin(), keys.begin() + (m - 1), keys.end(), before);
     std::vector<int64_t> chosen(static_cast<size_t>(m));

@@ -77,7 +77,7 @@ std::vector<float> all_ranks(const FitContext& c, const std::vector<float>& mine
     std::vector<size_t> counts;
     c.comm->allgatherv(mine.data(), mine.size() * sizeof(float), bytes, counts);
     std::vector<float> all(bytes.size() / sizeof(float));
-    std::memcpy(all.data(), bytes.data(), all.size() * sizeof(float));
+    if (!all.empty()) std::memcpy(all.data(), bytes.data(), all.size() * sizeof(float));
     return all;
 }
 
