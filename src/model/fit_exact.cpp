@@ -41,12 +41,34 @@ std::vector<float> diagonal_of(const FitContext& c, ConstMatrix train) {
     return diag;
 }
 
+/// K(train rows, column points) stored in float32: train.rows × columns.size(), in row blocks.
+Matrix stored_kernel(const FitContext& c, const KernelBasis& columns, ConstMatrix train) {
+    const int64_t rows = train.rows, cols = columns.size();
+    Matrix K(rows, cols);
+    parallel_blocks(c.threads, block_count(rows, 256), [&](int64_t b) {
+        const int64_t begin = b * 256, count = std::min<int64_t>(256, rows - begin);
+        columns.evaluate(train.slice(begin, count), K.row(begin), cols);
+    });
+    return K;
+}
+
+/// Lloyd from the restarts, then the model: the centres over every training row of `basis`
+/// (moved into the model only at the end: the problem's kernel rows read it until then).
+std::unique_ptr<FittedModel> cluster_exact(const FitContext& c, ExactLloyd& problem, KernelBasis&& basis) {
+    LloydResult best = best_of_restarts(problem, c);
+    DualCentres centres = problem.centres(best.labels);
+    c.timer.stage("lloyd");
+    finish_report(c, std::move(best));
+    return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(basis),
+                                       std::move(centres));
+}
+
 /// Exact over rows spread across ranks. The model is every training row (its centres are
 /// weighted sums of them), so every rank receives all n rows; each keeps the kernel of all
 /// rows against its own (n × n_local, stored or recomputed) and the sums S of its own rows,
 /// and the moved points are exchanged every iteration.
 std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
-    const int64_t n = c.n_global(), local = c.X.rows;
+    const int64_t n = c.n_global();
     const memory::ExactFootprint f = footprint(c);
     const bool store = every_rank(*c.comm, f.store);  // the rebuild threshold must agree
     const int64_t block_rows = store || f.store ? 256 : f.block_rows;
@@ -64,25 +86,13 @@ std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
     const ConstMatrix train = basis.points().view();
     const MemoryLedger::Charge kernel = c.ledger.charge(
         "kernel", store ? "the n x n_local kernel block" : "every thread's block of recomputed kernel rows", f.kernel);
-    Matrix K;
-    if (store) {
-        K = Matrix(n, local);
-        parallel_blocks(c.threads, block_count(n, 256), [&](int64_t b) {
-            const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
-            columns.evaluate(train.slice(begin, count), K.row(begin), local);
-        });
-    }
+    const Matrix K = store ? stored_kernel(c, columns, train) : Matrix();
     const KernelRows rows = store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
     c.timer.stage("kernel");
     const MemoryLedger::Charge points = c.ledger.charge(
         "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
     ExactLloyd problem(rows, training_diagonal(c), diagonal_of(c, train), c.w, c.p.k, c.threads, *c.comm, c.part);
-    LloydResult best = best_of_restarts(problem, c);
-    DualCentres centres = problem.centres(best.labels);
-    c.timer.stage("lloyd");
-    finish_report(c, std::move(best));
-    return std::make_unique<DualModel>(c.p, local, c.X.cols, std::move(c.report), std::move(basis),
-                                       std::move(centres));
+    return cluster_exact(c, problem, std::move(basis));
 }
 
 }  // namespace
@@ -98,7 +108,6 @@ void check_exact_budget(const FitContext& c) {
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     if (c.distributed()) return fit_exact_distributed(c);
-    const int64_t n = c.X.rows;
     const bool precomputed = c.p.kernel == KernelType::precomputed;
     const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it
     const bool store = f.store;
@@ -111,26 +120,14 @@ std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     const ConstMatrix train = precomputed ? c.X : basis.points().view();
     const MemoryLedger::Charge kernel = c.ledger.charge(
         "kernel", store ? "the n x n kernel matrix" : "every thread's block of recomputed kernel rows", f.kernel);
-    Matrix K;
-    if (store && !precomputed) {
-        K = Matrix(n, n);
-        parallel_blocks(c.threads, block_count(n, 256), [&](int64_t b) {
-            const int64_t begin = b * 256, count = std::min<int64_t>(256, n - begin);
-            basis.evaluate(train.slice(begin, count), K.row(begin), n);
-        });
-    }
+    const Matrix K = store && !precomputed ? stored_kernel(c, basis, train) : Matrix();
     const KernelRows rows = store ? KernelRows(precomputed ? c.X : K.view(), 256, precomputed)
                                   : KernelRows(basis, train, block_rows, c.threads);
     c.timer.stage("kernel");
     const MemoryLedger::Charge points = c.ledger.charge(
         "lloyd", "the diagonal, the n x k sums S, label caches, moves, seeding and the centres Z", f.points);
     ExactLloyd problem(rows, training_diagonal(c), c.w, c.p.k, c.threads);
-    LloydResult best = best_of_restarts(problem, c);
-    DualCentres centres = problem.centres(best.labels);
-    c.timer.stage("lloyd");
-    finish_report(c, std::move(best));
-    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(basis),
-                                       std::move(centres));
+    return cluster_exact(c, problem, std::move(basis));
 }
 
 }  // namespace kkm
