@@ -95,4 +95,27 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
     return P;
 }
 
+Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
+                    std::vector<float>& residual, int threads) {
+    const int64_t n = G.rows(), m = G.cols(), r = P.cols;
+    Matrix F(n, r);
+    residual.assign(static_cast<size_t>(n), 0.0f);
+    parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+        Matrix scratch;
+        const ConstMatrix rows = G.block(begin, count, scratch);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m,
+                      P.data(), r, 0.0f, F.row(begin), r, 1);
+        for (int64_t i = begin; i < begin + count; ++i) {
+            double norm = 0;
+            for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
+            // Signed: from half-precision rows ‖f_i‖² can exceed K_ii by rounding (up to 1e-2),
+            // and clamping here would add that excess to every distance and to the objective
+            // (FeatureLloyd clamps each point's whole distance instead, as LandmarkLloyd does).
+            residual[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);
+        }
+    });
+    return F;
+}
+
 }  // namespace kkm

@@ -24,6 +24,14 @@ namespace kkm {
 Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond,
                           int64_t max_rank = 0);
 
+/// Nyström features F = G P (n×r) from the kernel rows G (n×m, float32 or half) in parallel row
+/// blocks, and each row's residual K_ii − ‖f_i‖² (diag: K_ii) into residual. The residual is
+/// signed: from half-precision rows ‖f_i‖² can exceed K_ii by rounding (up to 1e-2, amplified
+/// through P's small eigenvalues), and clamping it would add that excess to every distance and
+/// to the objective; FeatureLloyd clamps each point's whole distance instead.
+Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
+                        std::vector<float>& residual, int threads);
+
 /// Rank restriction of a whitening projection P_ℓ (m×ℓ) to s columns: P_ℓ V_s, with V_s the
 /// top-s eigenvectors of RᵀR = Σ_blocks (G_b P_ℓ)ᵀ (G_b P_ℓ), accumulated over row blocks of
 /// the kernel rows G (n×m) in float64 in a fixed block order (no n×ℓ copy is kept).

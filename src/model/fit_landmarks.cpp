@@ -61,29 +61,6 @@ bool features_cheaper(const Params& p, int64_t m, int64_t r) {
     return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
 }
 
-/// F = G P in row blocks, and each row's residual K_ii − ‖f_i‖².
-Matrix project_rows(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
-                    std::vector<float>& residual, int threads) {
-    const int64_t n = G.rows(), m = G.cols(), r = P.cols;
-    Matrix F(n, r);
-    residual.assign(static_cast<size_t>(n), 0.0f);
-    parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix scratch;
-        const ConstMatrix rows = G.block(begin, count, scratch);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m,
-                      P.data(), r, 0.0f, F.row(begin), r, 1);
-        for (int64_t i = begin; i < begin + count; ++i) {
-            double norm = 0;
-            for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
-            // Signed: from half-precision rows ‖f_i‖² can exceed K_ii by rounding (up to 1e-2),
-            // and clamping here would add that excess to every distance and to the objective
-            // (FeatureLloyd clamps each point's whole distance instead, as LandmarkLloyd does).
-            residual[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);
-        }
-    });
-    return F;
-}
 
 /// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
 /// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
@@ -150,7 +127,7 @@ void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) 
         for (int64_t i = b * kRowBlock; i < std::min(n, (b + 1) * kRowBlock); ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
-            diag[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);  // signed: see project_rows
+            diag[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);  // signed: see nystrom_features
         }
     });
 }
@@ -164,7 +141,7 @@ void refine_best(const FitContext& c, const RowStore& G, const Matrix& P, Landma
         "refine", "the n x r features Hartigan's transfers run on",
         memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
     std::vector<float> unused;
-    const Matrix F = project_rows(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
+    const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
     FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report.isa);
     features.hartigan(best.labels, c.p.max_iter);
     best.objective = problem.objective(best.labels);
@@ -283,7 +260,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         {
             const MemoryLedger::Charge scratch =
                 c.ledger.charge("features", "every thread's block of decoded kernel rows", fa.feature_scratch);
-            F = project_rows(G, P, diag, residual, c.threads);
+            F = nystrom_features(G, P, diag, residual, c.threads);
         }
         G = RowStore();  // the kernel rows and the diagonal are no longer needed
         rows_charge.release();
