@@ -141,7 +141,7 @@ std::vector<ExactLloyd::Move> ExactLloyd::everyone(const std::vector<Move>& mine
     return moves;
 }
 
-Matrix& ExactLloyd::scratch() { return scratch_[static_cast<size_t>(omp_get_thread_num())]; }
+Matrix& ExactLloyd::scratch() { return scratch_[thread_slot(scratch_.size())]; }
 
 std::vector<ExactLloyd::Move> ExactLloyd::moves_to(const std::vector<int32_t>& labels) const {
     std::vector<Move> moves;

@@ -50,6 +50,13 @@ inline int resolve_threads(int64_t requested, double work) {
     return static_cast<int>(std::clamp(useful, 1.0, static_cast<double>(cores)));
 }
 
+/// The calling thread's slot among `slots` per-thread buffers. Inside parallel_blocks it is the
+/// thread's number in the loop's team; a loop run serially (one thread, no OpenMP region)
+/// may run on a thread of the caller's own OpenMP team (a host calling kkm_fit from its
+/// parallel region), whose number can exceed the slots: only one thread runs then, so the
+/// last slot serves it.
+inline size_t thread_slot(size_t slots) { return std::min(static_cast<size_t>(omp_get_thread_num()), slots - 1); }
+
 /// One T per thread of a parallel loop: scratch that each thread reuses across its blocks
 /// (instead of allocating, and faulting in, a fresh buffer per block).
 template <class T>
@@ -57,7 +64,7 @@ class PerThread {
 public:
     explicit PerThread(int threads) : items_(static_cast<size_t>(std::max(threads, 1))) {}
     /// The calling thread's T.
-    T& local() { return items_[std::min(static_cast<size_t>(omp_get_thread_num()), items_.size() - 1)]; }
+    T& local() { return items_[thread_slot(items_.size())]; }
 
 private:
     std::vector<T> items_;

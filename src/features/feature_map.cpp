@@ -17,7 +17,7 @@ void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& 
     std::vector<FeatureScratch> scratch(static_cast<size_t>(threads));
     std::vector<Matrix> features(static_cast<size_t>(threads));
     parallel_blocks(threads, block_count(X.rows, kRowBlock), [&](int64_t b) {
-        const auto t = static_cast<size_t>(omp_get_thread_num());
+        const size_t t = thread_slot(scratch.size());
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, X.rows - begin);
         copy_into(X.slice(begin, count), scratch[t].rows);
         map.transform_block(scratch[t].rows.view(), scratch[t], features[t]);

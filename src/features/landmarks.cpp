@@ -15,7 +15,7 @@ Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& id
     std::vector<Matrix> rows(static_cast<size_t>(ctx.threads));
     parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix& block = rows[static_cast<size_t>(omp_get_thread_num())];
+        Matrix& block = rows[thread_slot(rows.size())];
         copy_into(ctx.X.slice(begin, count), block);
         basis.evaluate(block.view(), out.row(begin), c);
     });

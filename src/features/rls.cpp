@@ -69,7 +69,7 @@ std::vector<double> scores(const LandmarkContext& ctx, const Matrix& C, const Ma
     std::vector<Matrix> products(static_cast<size_t>(ctx.threads));
     parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix& CM = products[static_cast<size_t>(omp_get_thread_num())];
+        Matrix& CM = products[thread_slot(products.size())];
         CM.reshape(count, s);
         linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, s, s, 1.0f, C.row(begin), s, M.data(), s,
                       0.0f, CM.data(), s, 1);

@@ -83,7 +83,7 @@ void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& 
                        std::vector<Matrix>& rows, std::vector<Matrix>& scratch) {
     const int64_t n = G.rows(), m = G.cols();
     const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-    const auto t = static_cast<size_t>(omp_get_thread_num());
+    const size_t t = thread_slot(rows.size());
     copy_into(c.X.slice(begin, count), rows[t]);  // the caller's rows, copied for GEMM
     if (float* out = G.writable(begin)) {
         basis.evaluate(rows[t].view(), out, m);
