@@ -18,6 +18,7 @@ classes, source, sha256 ok).
 | dna | 3186 × 180 | 3 | R mlbench DNA (UCI/StatLog splice junctions) | binary factors -> 0/1 (already in [0, 1]) |
 | shuttle | 58000 × 9 | 7 | R mlbench Shuttle (UCI Statlog shuttle) | per-column min-max to [0, 1]; very imbalanced |
 | vowel | 990 × 9 | 11 | R mlbench Vowel (UCI Deterding vowel recognition) | speaker factor V1 dropped; per-column min-max to [0, 1] |
+| vehicle | 846 × 18 | 4 | R mlbench Vehicle (UCI Statlog vehicle silhouettes) | per-column min-max to [0, 1] |
 | digits | 1797 × 64 | 10 | scikit-learn load_digits (bundled with python3-sklearn) | pixels / 16 |
 | spirals | 300 × 2 | 2 | R mlbench.spirals(300, cycles=1, sd=0.05) after set.seed(1) | none |
 | rings | n × 2 (default 2000) | 2 | generated (numpy) | none |
@@ -143,6 +144,9 @@ R_EXPORTS = {
                   rows=990, d=9, drop=["V1"], label="Class", label_first=False,
                   classes=["hid", "hId", "hEd", "hAd", "hYd", "had", "hOd", "hod", "hUd", "hud",
                            "hed"]),
+    "vehicle": dict(file="vehicle.csv", r=_mlbench_export("Vehicle"),
+                    sha256="6ac6c57691c9db640e54a973cde46928366b77b20b9f06341c66cc5a8bcf14c5",
+                    rows=846, d=18, label="Class", label_first=False, classes=["bus", "opel", "saab", "van"]),
     "spirals": dict(file="spirals.csv", r=SPIRALS_EXPORT_R,
                     sha256="9223215a658c1687d850143786361cf07f45b1cac26e9500a61f2dd59759b2e4",
                     rows=300, d=2, label="classes", label_first=False, classes=["1", "2"]),
@@ -185,6 +189,10 @@ SPECS = {
                   splits="none", checksum="sha256 of the Rscript export bench/out/vowel.csv",
                   note="mlbench's V1 is the speaker (a factor, 15 speakers x 66 rows), dropped; "
                   "V2..V10 are 9 of UCI's 10 log area ratios (UCI's second value is missing)"),
+    "vehicle": dict(title="Vehicle", rows=846, d=18, classes=4, kind="real",
+                    source="R mlbench Vehicle (UCI Statlog vehicle silhouettes)", package="r-cran-mlbench",
+                    preprocessing="per-column min-max to [0, 1]",
+                    splits="none", checksum="sha256 of the Rscript export bench/out/vehicle.csv"),
     "spirals": dict(title="spirals", rows=300, d=2, classes=2, kind="real",
                     source="R mlbench.spirals(300, cycles=1, sd=0.05) after set.seed(1) "
                     "(kernlab's data(spirals) has no labels)", package="r-cran-mlbench",
@@ -439,7 +447,7 @@ def load(name, n=0, seed=0, split="train", noise=None, data_dir=None, cache_dir=
         X, y, info = _load_fashion(split, data_dir)
     elif name == "letter":
         X, y, info = _load_letter(split, cache_dir)
-    elif name in ("satellite", "shuttle", "vowel"):
+    elif name in ("satellite", "shuttle", "vowel", "vehicle"):
         X, y, info = _load_scaled(name, cache_dir, minmax=True)
     elif name == "dna":
         X, y, info = _load_dna(cache_dir)

@@ -198,6 +198,9 @@ class Kkmeans:
             "kkm_get_objective": (c.c_int, [c.c_void_p, f64p]),
             "kkm_get_iterations": (c.c_int, [c.c_void_p, i32p]),
             "kkm_get_feature_dim": (c.c_int, [c.c_void_p, c.POINTER(c.c_int64)]),
+            "kkm_get_k": (c.c_int, [c.c_void_p, i32p]),
+            "kkm_get_search": (c.c_int, [c.c_void_p, f64p, i32p, f64p, i32p, c.c_int64,
+                                         c.POINTER(c.c_int64)]),
         }
         for name, (restype, argtypes) in signatures.items():
             fn = getattr(L, name)
@@ -326,6 +329,24 @@ class Model:
         self.kkm.check(self.kkm.lib.kkm_get_iterations(self.handle, ctypes.byref(value)),
                        "kkm_get_iterations")
         return value.value
+
+    def k(self):
+        k = ctypes.c_int32(0)
+        self.kkm.check(self.kkm.lib.kkm_get_k(self.handle, ctypes.byref(k)), "kkm_get_k")
+        return k.value
+
+    def search(self):
+        """What gamma=search / k=auto scored: a list of (gamma, k, score, criterion name)."""
+        lib, c = self.kkm.lib, ctypes
+        count = c.c_int64(0)
+        self.kkm.check(lib.kkm_get_search(self.handle, None, None, None, None, 0, c.byref(count)), "kkm_get_search")
+        n = count.value
+        gammas, scores = (c.c_double * n)(), (c.c_double * n)()
+        ks, criteria = (c.c_int32 * n)(), (c.c_int32 * n)()
+        self.kkm.check(lib.kkm_get_search(self.handle, gammas, ks, scores, criteria, n, c.byref(count)),
+                       "kkm_get_search")
+        names = {0: "stability", 1: "matr"}
+        return [(gammas[i], ks[i], scores[i], names[criteria[i]]) for i in range(n)]
 
     def feature_dim(self):
         value = ctypes.c_int64()

@@ -99,7 +99,8 @@ KKM_API kkm_status kkm_set_params(kkm_model *model, const char *params);
 
 /* Writes the value of one parameter, NUL-terminated, into buf (capacity len bytes).
  * On a fitted model whose parameters are still those of its fit, a parameter set to "auto"
- * (gamma, m) reports the value the fit resolved it to, e.g. "0.0123"; once kkm_set_param(s)
+ * (gamma, m, k, ...) or "search" (gamma) reports the value the fit resolved it to, e.g.
+ * "0.0123"; once kkm_set_param(s)
  * has changed any parameter, it reports "auto" again (the next fit resolves it anew). If out_len is not NULL it receives the length the value
  * needs, excluding the NUL. Errors: INVALID_ARGUMENT for an unknown key, or when len is too
  * small (then buf holds a truncated, NUL-terminated prefix if len > 0). */
@@ -111,7 +112,7 @@ KKM_API int32_t kkm_param_count(void);
 
 /* Describes parameter number index (0 ≤ index < kkm_param_count()). Each non-NULL output
  * receives a pointer to a static string: name, type ("int", "float", "enum", "int|auto",
- * "float|auto", "int|none"), default value, accepted range or values, and a one-line description.
+ * "float|auto", "float|auto|search", "int|none"), default value, accepted range or values, and a one-line description.
  * Pass NULL for outputs you do not need. Errors: INVALID_ARGUMENT (index out of range).
  * Thread-safe. */
 KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type,
@@ -122,7 +123,7 @@ KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char *
 
 /* Progress callback: stage is a static string naming the running stage ("gamma",
  * "landmarks", "kernel", "kernel+eigen", "rank", "features", "seeding", "lloyd", "minibatch",
- * "assign", and "done" once at the end of a successful fit); fraction is the part of that
+ * "assign", "search" for gamma=search / k=auto, and "done" once at the end of a successful fit); fraction is the part of that
  * stage done, in [0, 1] (stages repeat per restart when n_init > 1). Return 0 to go on, any
  * other value to cancel the fit. */
 typedef int (*kkm_progress_fn)(const char *stage, double fraction, void *user_data);
@@ -232,6 +233,21 @@ KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, 
  * buf (capacity len); out_len as in kkm_get_param. Errors: NOT_FITTED, INVALID_ARGUMENT. */
 KKM_API kkm_status kkm_get_timings(const kkm_model *model, char *buf, size_t len,
                                    size_t *out_len);
+
+/* Criteria a kkm_get_search entry was scored by (the numbers are part of the ABI). */
+#define KKM_SEARCH_STABILITY 0 /* mean adjusted Rand index of fits on two halves, in [-1, 1] */
+#define KKM_SEARCH_MATR 1      /* trace of a reference kernel projected on the clusters (> 0) */
+
+/* What the last fit's gamma=search / k=auto scored, one entry per candidate in the order
+ * scanned: gammas[i] its kernel scale (0 for a kernel without one), ks[i] its number of
+ * clusters, scores[i] the criterion's score (higher is better), criteria[i] the criterion
+ * (KKM_SEARCH_STABILITY or KKM_SEARCH_MATR). *count receives the number of entries, 0 when
+ * the fit did not search. Each of gammas, ks, scores and criteria may be NULL (not wanted);
+ * those given need capacity len. The choice itself: kkm_get_param(model, "gamma", ...) and
+ * kkm_get_k. A saved and loaded model keeps its entries.
+ * Errors: NOT_FITTED, INVALID_ARGUMENT (count is NULL; len < *count with an array given). */
+KKM_API kkm_status kkm_get_search(const kkm_model *model, double *gammas, int32_t *ks, double *scores,
+                                  int32_t *criteria, int64_t len, int64_t *count);
 
 /* ---------------------------------------------------------------- persistence */
 

@@ -287,24 +287,39 @@ TEST_F(Damaged, CraftedSizesWithValidChecksum) {
 
 namespace {
 
-/// A version-2 buffer turned into the version-1 file it stands for: without the report's
-/// centring shift (SHFT, empty here), version field 1, resealed.
-std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
-    const size_t at = find_tag(b, "SHFT");
+/// Removes the empty array section `tag` (its tag, byte size, element count).
+void drop_empty_array(std::vector<unsigned char>& b, const char* tag) {
+    const size_t at = find_tag(b, tag);
     uint64_t size = 0, count = 0;
     std::memcpy(&size, b.data() + at + 4, 8);
     std::memcpy(&count, b.data() + at + 12, 8);
-    EXPECT_EQ(count, 0u) << "this model has a shift: it has no version-1 equivalent";
+    EXPECT_EQ(count, 0u) << tag << " is not empty: the model has no older equivalent";
     b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
-    const uint32_t one = 1;
-    std::memcpy(b.data() + 8, &one, 4);
+}
+
+std::vector<unsigned char> with_version(std::vector<unsigned char> b, uint32_t version) {
+    std::memcpy(b.data() + 8, &version, 4);
     reseal(b);
     return b;
 }
 
+/// A version-3 buffer of a fit without a search turned into the version-2 file it stands
+/// for: without the search scan (SRCG, SRCK, SRCS, SRCC, empty), version field 2, resealed.
+std::vector<unsigned char> as_version_two(std::vector<unsigned char> b) {
+    for (const char* tag : {"SRCG", "SRCK", "SRCS", "SRCC"}) drop_empty_array(b, tag);
+    return with_version(std::move(b), 2);
+}
+
+/// ... and into the version-1 file: also without the report's centring shift (SHFT, empty).
+std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
+    b = as_version_two(std::move(b));
+    drop_empty_array(b, "SHFT");
+    return with_version(std::move(b), 1);
+}
+
 }  // namespace
 
-TEST(FormatVersion, VersionOneFilesStillLoad) {
+TEST(FormatVersion, VersionOneAndTwoFilesStillLoad) {
     // Kernels that are not shift-invariant are never centred: their version-2 files differ
     // from version 1 only by the empty shift and the version, so a version-1 file is at hand.
     const Dataset ds = blobs(40, 3, 3, 5);
@@ -313,12 +328,15 @@ TEST(FormatVersion, VersionOneFilesStillLoad) {
         SCOPED_TRACE(params);
         Model fitted = make_model(params);
         ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));
-        const std::vector<unsigned char> old = as_version_one(save(fitted.get()));
-        Model loaded = make_model("");
-        ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
-        std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());
-        ASSERT_TRUE(Ok(kkm_assign(fitted.get(), ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
-        ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
-        EXPECT_EQ(got, want);
+        for (int version : {1, 2}) {
+            const std::vector<unsigned char> now = save(fitted.get());
+            const std::vector<unsigned char> old = version == 1 ? as_version_one(now) : as_version_two(now);
+            Model loaded = make_model("");
+            ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
+            std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());
+            ASSERT_TRUE(Ok(kkm_assign(fitted.get(), ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
+            ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
+            EXPECT_EQ(got, want);
+        }
     }
 }

@@ -162,7 +162,8 @@ static void test_params(void) {
         CHECK(type != NULL &&
                   (strcmp(type, "int") == 0 || strcmp(type, "float") == 0 ||
                    strcmp(type, "enum") == 0 || strcmp(type, "int|auto") == 0 ||
-                   strcmp(type, "float|auto") == 0 || strcmp(type, "int|none") == 0),
+                   strcmp(type, "float|auto") == 0 || strcmp(type, "float|auto|search") == 0 ||
+                   strcmp(type, "int|none") == 0),
               "param_info: type is int|float|enum|int|auto|float|auto|int|none");
         CHECK(def != NULL, "param_info: default");
         CHECK(range != NULL && range[0] != '\0', "param_info: range");

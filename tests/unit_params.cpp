@@ -81,7 +81,7 @@ TEST(Params, BadValuesNameTheKeyAndTheRange) {
     ParamSet p;
     EXPECT_NE(error_of(p, "k", "0").find("[1, 2147483647]"), std::string::npos);
     EXPECT_NE(error_of(p, "k", "2.5").find("'k'"), std::string::npos);
-    EXPECT_NE(error_of(p, "gamma", "0").find("(0, inf) or auto"), std::string::npos);
+    EXPECT_NE(error_of(p, "gamma", "0").find("(0, inf), auto or search"), std::string::npos);
     EXPECT_NE(error_of(p, "tol", "1").find("[0, 1)"), std::string::npos);
     EXPECT_NE(error_of(p, "method", "magic").find("exact|nystrom"), std::string::npos);
     EXPECT_NE(error_of(p, "gamma", "nan").find("'gamma'"), std::string::npos);

@@ -56,11 +56,13 @@ std::string format_double(double v) {
 /// gamma), so "auto" is reported as set.
 std::string displayed_param(const kkm_model* model, const char* key) {
     const std::string& value = model->params.get(key);
-    if (value != "auto" || !model->fitted || !(model->params == model->fitted_params)) return value;
+    const bool resolved_at_fit = value == "auto" || value == "search";
+    if (!resolved_at_fit || !model->fitted || !(model->params == model->fitted_params)) return value;
     const int index = kkm::find_param(key);
     const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
     const kkm::FitReport& r = model->fitted->report();
     if (name == "gamma" && r.gamma > 0) return format_double(r.gamma);
+    if (name == "k") return std::to_string(model->fitted->params().k);
     if (name == "isa") return kkm::engine::isa_name(r.isa);
     if (name == "kernel_rows" && r.kernel_rows) return *r.kernel_rows == kkm::RowPrecision::f16 ? "f16" : "f32";
     if (name == "m" && r.m > 0) return std::to_string(r.m);
@@ -320,6 +322,28 @@ kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t 
                               std::to_string(f.params().k) + " values are needed");
     }
     std::copy(f.report().mass.begin(), f.report().mass.end(), sizes);
+    KKM_API_END
+}
+
+kkm_status kkm_get_search(const kkm_model* model, double* gammas, int32_t* ks, double* scores, int32_t* criteria,
+                          int64_t len, int64_t* count) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(count, "count");
+    const std::vector<kkm::SearchPoint>& scan = f.report().search;
+    const auto need = static_cast<int64_t>(scan.size());
+    const bool wanted = gammas != nullptr || ks != nullptr || scores != nullptr || criteria != nullptr;
+    if (wanted && len < need) {
+        kkm::invalid_argument("len=" + std::to_string(len) + " is too small: the search scored " +
+                              std::to_string(need) + " candidates");
+    }
+    *count = need;
+    for (size_t i = 0; wanted && i < scan.size(); ++i) {
+        if (gammas != nullptr) gammas[i] = scan[i].gamma;
+        if (ks != nullptr) ks[i] = static_cast<int32_t>(scan[i].k);
+        if (scores != nullptr) scores[i] = scan[i].score;
+        if (criteria != nullptr) criteria[i] = static_cast<int32_t>(scan[i].criterion);
+    }
     KKM_API_END
 }
 

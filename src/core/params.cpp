@@ -19,8 +19,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 std::vector<ParamSpec> build_table() {
     // name, aliases, type, default, range, doc, min, max, min_exclusive, max_exclusive, choices
     return {
-        {"k", "n_clusters centers", "int", "8", "[1, 2147483647]",
-         "number of clusters", 1, kIntMax, false, false, nullptr},
+        {"k", "n_clusters centers", "int|auto", "8", "[1, 2147483647] or auto",
+         "number of clusters; auto: chosen in [k_min, k_max] by the stability of fits on halves of a "
+         "subsample (Lange et al. 2004), reported by kkm_get_k and kkm_get_search",
+         1, kIntMax, false, false, nullptr},
+        {"k_min", "", "int", "2", "[2, 2147483647]", "smallest k that k=auto considers", 2, kIntMax, false, false,
+         nullptr},
+        {"k_max", "", "int", "10", "[2, 2147483647]",
+         "largest k that k=auto considers (at most half the search subsample: search_size/2, n/2)", 2, kIntMax,
+         false, false, nullptr},
         {"method", "", "enum", "nystrom", "exact|nystrom|sketch|rff|minibatch",
          "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
          "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
@@ -30,10 +37,22 @@ std::vector<ParamSpec> build_table() {
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
          "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
          0, 0, false, false, "rbf|laplacian|polynomial|linear|cosine|precomputed"},
-        {"gamma", "", "float|auto", "auto", "(0, inf) or auto",
+        {"gamma", "", "float|auto|search", "auto", "(0, inf), auto or search",
          "kernel scale; auto: rbf 1/(2 sigma^2), sigma^2 = mean pairwise squared distance "
-         "(Wang, Gittens & Mahoney eq. 5); laplacian 1/(mean pairwise L1 distance); polynomial 1/d",
+         "(Wang, Gittens & Mahoney eq. 5); laplacian 1/(mean pairwise L1 distance); polynomial 1/d; "
+         "search (rbf, laplacian): the best of a log grid (0.1x to 10x a k-nearest-neighbour and the "
+         "mean-distance scale) by search_criterion on a subsample; kkm_get_param reports the choice",
          0, kInf, true, false, nullptr},
+        {"search_criterion", "", "enum", "stability", "stability|matr",
+         "how gamma=search scores a gamma: stability (Lange et al. 2004: fit two halves of the subsample, "
+         "label each half with the other's model, mean adjusted Rand index) or matr (Berlinski & Maitra: "
+         "trace of a reference kNN-scale kernel projected on the clusters, largest bandwidth within 1% of "
+         "the best); k=auto always scores k by stability",
+         0, 0, false, false, "stability|matr"},
+        {"search_size", "", "int", "1000", "[20, 1000000]",
+         "rows of the subsample that gamma=search and k=auto fit exact kernel k-means on (all rows when n "
+         "is smaller)",
+         20, 1e6, false, false, nullptr},
         {"bandwidth_scale", "beta", "float", "1", "(0, inf)",
          "beta of gamma=auto: sigma^2 = beta^2 * mean pairwise squared distance (the paper tries "
          "0.2, 1, 5; thin structures need about 0.3-0.5)",
@@ -243,7 +262,8 @@ std::string canonical_value(int index, std::string_view value) {
         if (!is_choice(spec.choices, value)) bad_value(spec, value, "is not one of the choices");
         return std::string(value);
     }
-    if (type.ends_with("|auto") && value == "auto") return "auto";
+    if (type.find("|auto") != std::string_view::npos && value == "auto") return "auto";
+    if (type.ends_with("|search") && value == "search") return "search";
     if (type.ends_with("|none") && value == "none") return "none";
     const bool integer = type.starts_with("int");
     double v = 0;
@@ -337,7 +357,11 @@ Params ParamSet::typed() const {
     auto integer = [&](const char* key) { return static_cast<long long>(value(key, true)); };
     auto is_auto = [this](const char* key) { return get(key) == "auto"; };
     Params p;
-    p.k = integer("k");
+    p.k = is_auto("k") ? 0 : integer("k");
+    p.k_min = integer("k_min");
+    p.k_max = integer("k_max");
+    p.search_criterion = get("search_criterion") == "matr" ? SearchCriterion::matr : SearchCriterion::stability;
+    p.search_size = integer("search_size");
     const std::string& method = get("method");
     p.method = method == "exact"     ? Method::exact
                : method == "nystrom" ? Method::nystrom
@@ -357,7 +381,8 @@ Params ParamSet::typed() const {
                : kernel == "linear"     ? KernelType::linear
                : kernel == "cosine"     ? KernelType::cosine
                                         : KernelType::precomputed;
-    p.gamma = is_auto("gamma") ? 0.0 : num("gamma");
+    p.gamma_search = get("gamma") == "search";
+    p.gamma = is_auto("gamma") || p.gamma_search ? 0.0 : num("gamma");
     p.bandwidth_scale = num("bandwidth_scale");
     p.degree = integer("degree");
     p.coef0 = num("coef0");

@@ -19,6 +19,7 @@ enum class SketchKind { subgaussian, ros, gaussian, identity };
 enum class LearningRate { beta, sklearn };
 enum class Solver { lloyd, minibatch };
 enum class Refine { none, hartigan };
+enum class SearchCriterion { stability, matr };
 enum class IsaChoice { automatic, avx512, avx2, portable };
 enum class RowsChoice { automatic, f32, f16 };
 
@@ -28,16 +29,25 @@ const char* kernel_name(KernelType kernel);
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
 /// (a unit test checks that they do).
 struct Params {
-    /// Number of clusters.
+    /// Number of clusters; 0 means auto (chosen in [k_min, k_max] by src/search).
     int64_t k = 8;
+    /// Range of k=auto.
+    int64_t k_min = 2;
+    int64_t k_max = 10;
     /// Algorithm: exact kernel k-means (n×n kernel), Nyström landmarks, a randomized sketch
     /// of landmark kernel rows, random Fourier features, or truncated mini-batch kernel
     /// k-means.
     Method method = Method::nystrom;
     /// Kernel function.
     KernelType kernel = KernelType::rbf;
-    /// Kernel scale; 0 means auto (resolved at fit from the data).
+    /// Kernel scale; 0 means auto or search (resolved at fit from the data).
     double gamma = 0.0;
+    /// gamma=search: chosen by search_criterion on a subsample (gamma is then 0).
+    bool gamma_search = false;
+    /// How gamma=search scores a candidate gamma.
+    SearchCriterion search_criterion = SearchCriterion::stability;
+    /// Rows of the subsample that gamma=search and k=auto fit on.
+    int64_t search_size = 1000;
     /// β of gamma=auto: σ² = β² · mean pairwise squared distance.
     double bandwidth_scale = 1.0;
     /// Degree of the polynomial kernel.

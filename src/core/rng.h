@@ -23,6 +23,7 @@ enum class Stream : uint64_t {
     random_features = 5,  ///< W and b of method=rff
     leverage = 6,         ///< the uniform sub-sample behind ridge leverage scores
     batches = 7,          ///< mini-batch draws
+    search = 8,           ///< gamma=search / k=auto: the subsample and its halves
 };
 
 /// A sequential generator over one (seed, stream, sub) triple.

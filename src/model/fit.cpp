@@ -1,6 +1,7 @@
 // fit_model: validation that needs the data or several parameters together, the kernel
 // scale, and the dispatch to a method.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "kernels/precomputed.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
+#include "search/search.h"
 
 namespace kkm {
 namespace {
@@ -127,9 +129,54 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
+    if (search::needed(p)) refuse("gamma=search and k=auto (fit a sample in one process, then set gamma and k)");
     if (weighted && X.rows > 0 && w.empty()) {
         invalid_argument("weights: given on some ranks but not on this one; pass weights on every rank or on none");
     }
+}
+
+std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start);
+
+/// gamma=search / k=auto: the search on a subsample, then the fit with what it chose, its
+/// first restart started from the labels the search's clustering gives every row (kernel
+/// k-means from a k-means++ seeding often stops at a worse optimum, as the two rings split in
+/// half, that the search's restarts on the subsample got past).
+std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+                                          const Comm& comm, MemoryLedger* outer) {
+    const auto start = std::chrono::steady_clock::now();
+    int threads = 1;
+    collectively(comm, [&] {
+        if (comm.size() > 1) require_distributable(p, X, weights, !weights.empty());
+        validate_combination(p);
+        Params smallest = p;
+        smallest.k = p.k == 0 ? p.k_min : p.k;
+        validate_against_data(smallest, X);
+        search::validate(p, X.rows);
+        threads = resolve_threads(p.threads);
+    });
+    progress_begin("search");
+    double gamma = p.gamma;
+    const bool scaled = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
+                        p.kernel == KernelType::polynomial;
+    if (!p.gamma_search && scaled && gamma <= 0) gamma = auto_gamma(p.kernel, X, weights, p.bandwidth_scale, threads);
+    search::Outcome found;
+    {
+        MemoryLedger own(p.max_memory_mb);
+        const double s = static_cast<double>(std::min(X.rows, p.search_size));
+        const MemoryLedger::Charge held = (outer != nullptr ? *outer : own).charge(
+            "search", "gamma=search / k=auto: the subsample's distances, kernel matrices and halves (about 5 s x s floats)",
+            5.0 * memory::matrix(s, s));
+        found = search::run(p, X, weights, gamma, threads);
+    }
+    Params chosen = p;
+    chosen.k = found.k;
+    chosen.gamma_search = false;
+    if (p.gamma_search) chosen.gamma = found.gamma;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::unique_ptr<FittedModel> model = fit_with(chosen, X, weights, comm, outer, &found.labels);
+    model->record_search(std::move(found.scan), seconds);
+    return model;
 }
 
 }  // namespace
@@ -150,7 +197,9 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, 
     return copy;
 }
 
-void require_fit_sizes(const Params& p, int64_t n, int64_t d) {
+void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
+    Params p = params;
+    if (p.k == 0) p.k = std::min(p.k_max, n);  // k=auto: the largest k it may choose
     require_product(n, "n", d, "d", sizeof(float), "X");
     // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
     require_product(n, "n", p.k, "k", sizeof(double), "the cluster sums");
@@ -172,6 +221,14 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
 
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* outer) {
+    if (search::needed(p)) return fit_searched(p, X, weights, comm, outer);
+    return fit_with(p, X, weights, comm, outer, nullptr);
+}
+
+namespace {
+
+std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start) {
     MemoryLedger own(p.max_memory_mb);
     MemoryLedger& ledger = outer != nullptr ? *outer : own;
     const RowPartition part = partition_rows(comm, X.rows);
@@ -196,6 +253,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std
     FitContext context{p, X, w, report, timer, threads, ledger, weight_scale, &weights};
     context.comm = &comm;
     context.part = part;
+    context.start = start;
     collectively(comm, [&] { check_budget(context); });  // a fit that cannot fit is refused before any work
     const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
                             p.kernel == KernelType::polynomial;
@@ -219,5 +277,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std
     }
     return model;
 }
+
+}  // namespace
 
 }  // namespace kkm

@@ -53,6 +53,9 @@ struct FitContext {
     /// rows X sit among all of them.
     const Comm* comm = &solo_comm();
     RowPartition part = {};
+    /// Labels of every row the first restart starts from instead of a seeding (NULL: seed):
+    /// what the gamma=search / k=auto search's clustering assigns them.
+    const std::vector<int32_t>* start = nullptr;
     /// Rows over all ranks (X.rows in one process).
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
@@ -85,19 +88,25 @@ Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx);
 /// Moves a Lloyd result into the report (the cluster masses over all ranks).
 void finish_report(const FitContext& c, LloydResult&& result);
 
-/// n_init restarts, each seeded from its own stream (and refined by Hartigan's transfers with
-/// refine=hartigan, where the problem offers them); the lowest objective wins.
+/// n_init restarts, each seeded from its own stream (the first from c.start when given), and
+/// refined by Hartigan's transfers with refine=hartigan where the problem offers them; the
+/// lowest objective wins.
 template <class Problem>
 LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
     LloydResult best;
     const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
     for (int64_t r = 0; r < c.p.n_init; ++r) {
-        Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
-        progress_begin("seeding");
-        Seeding s = seed_centres(c.p.init, *c.comm, c.part, c.p.k, c.w, problem.distance_oracle(), rng);
-        c.timer.stage("seeding");
+        std::vector<int32_t> labels;
+        if (r == 0 && c.start != nullptr) {
+            labels = *c.start;
+        } else {
+            Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
+            progress_begin("seeding");
+            labels = seed_centres(c.p.init, *c.comm, c.part, c.p.k, c.w, problem.distance_oracle(), rng).labels;
+            c.timer.stage("seeding");
+        }
         progress_begin("lloyd");
-        LloydResult result = run_lloyd(problem, std::move(s.labels), c.w, options, *c.comm, c.part.offset);
+        LloydResult result = run_lloyd(problem, std::move(labels), c.w, options, *c.comm, c.part.offset);
         c.timer.stage("lloyd");
         if constexpr (requires { problem.hartigan(result.labels, int64_t{1}); }) {
             if (c.p.refine == Refine::hartigan) {

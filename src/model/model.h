@@ -20,6 +20,15 @@
 
 namespace kkm {
 
+/// One candidate that gamma=search / k=auto scored (src/search): its kernel scale (0 for a
+/// kernel without one), k, and the criterion's score (higher is better).
+struct SearchPoint {
+    double gamma = 0;
+    int64_t k = 0;
+    double score = 0;
+    SearchCriterion criterion = SearchCriterion::stability;
+};
+
 /// What a fit reports back (scikit-learn / stats::kmeans style).
 struct FitReport {
     std::vector<int32_t> labels;       ///< training labels
@@ -34,6 +43,7 @@ struct FitReport {
     std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
     std::vector<float> shift;  ///< subtracted from every row before the kernel (empty: none)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
+    std::vector<SearchPoint> search;  ///< what gamma=search / k=auto scored (empty: no search)
     /// Bytes the fit's up-front check estimated for its peak (core/memory_ledger.h), what
     /// the ledger held before it included.
     double memory_estimate = 0;
@@ -49,6 +59,12 @@ public:
     int64_t n_train() const { return n_train_; }
     int64_t input_dim() const { return d_; }
     const FitReport& report() const { return report_; }
+    /// Records a search that chose this fit's gamma and k, and its seconds (before the fit
+    /// is shared: a fitted model is immutable once returned).
+    void record_search(std::vector<SearchPoint> scan, double seconds) {
+        report_.search = std::move(scan);
+        report_.timings.insert(report_.timings.begin(), {"search", seconds});
+    }
 
     /// Nearest centre (and squared distance, if dist is not NULL) of each row of X.
     virtual void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const = 0;

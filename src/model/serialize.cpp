@@ -75,6 +75,19 @@ void save_report(const FitReport& r, Writer& w) {
     }
     w.text(tag("TIMN"), stages);
     w.array<double>(tag("TIMS"), seconds);
+    std::vector<double> gammas, scores;
+    std::vector<int64_t> ks;
+    std::vector<int32_t> criteria;
+    for (const SearchPoint& point : r.search) {
+        gammas.push_back(point.gamma);
+        ks.push_back(point.k);
+        scores.push_back(point.score);
+        criteria.push_back(static_cast<int32_t>(point.criterion));
+    }
+    w.array<double>(tag("SRCG"), gammas);
+    w.array<int64_t>(tag("SRCK"), ks);
+    w.array<double>(tag("SRCS"), scores);
+    w.array<int32_t>(tag("SRCC"), criteria);
 }
 
 void save_basis(const KernelBasis& basis, Writer& w) {
@@ -152,11 +165,38 @@ Shape load_shape(Reader& outer, const Params& p) {
     s.d = r.scalar<int64_t>("d");
     s.k = r.scalar<int64_t>("k");
     r.finish();
-    if (s.n_train < 1 || s.d < 1 || s.k < 1 || s.k > s.n_train || s.k != p.k) {
+    // k=auto (p.k = 0): the fit chose a k in [k_min, k_max].
+    const bool k_matches = p.k == 0 ? s.k >= p.k_min && s.k <= p.k_max : s.k == p.k;
+    if (s.n_train < 1 || s.d < 1 || s.k < 1 || s.k > s.n_train || !k_matches) {
         bad("sizes n_train=" + std::to_string(s.n_train) + ", d=" + std::to_string(s.d) + ", k=" +
-            std::to_string(s.k) + " are inconsistent (parameter k=" + std::to_string(p.k) + ")");
+            std::to_string(s.k) + " are inconsistent (parameter k=" +
+            (p.k == 0 ? "auto in [" + std::to_string(p.k_min) + ", " + std::to_string(p.k_max) + "]"
+                      : std::to_string(p.k)) + ")");
     }
     return s;
+}
+
+/// What gamma=search / k=auto scored: four arrays of one length (all empty without a search).
+std::vector<SearchPoint> load_search(Reader& r) {
+    const std::vector<double> gammas = r.array<double>(tag("SRCG"));
+    const std::vector<int64_t> ks = r.array<int64_t>(tag("SRCK"));
+    const std::vector<double> scores = r.array<double>(tag("SRCS"));
+    const std::vector<int32_t> criteria = r.array<int32_t>(tag("SRCC"));
+    const auto count = static_cast<int64_t>(gammas.size());
+    require_size("search k values", ks.size(), count);
+    require_size("search scores", scores.size(), count);
+    require_size("search criteria", criteria.size(), count);
+    std::vector<SearchPoint> out;
+    for (size_t i = 0; i < gammas.size(); ++i) {
+        if (!std::isfinite(gammas[i]) || gammas[i] < 0 || !std::isfinite(scores[i]) || ks[i] < 1 ||
+            criteria[i] < 0 || criteria[i] > static_cast<int32_t>(SearchCriterion::matr)) {
+            bad("search entry " + std::to_string(i) + " is malformed (gamma " + message_number(gammas[i]) + ", k " +
+                std::to_string(ks[i]) + ", score " + message_number(scores[i]) + ", criterion " +
+                std::to_string(criteria[i]) + ")");
+        }
+        out.push_back({gammas[i], ks[i], scores[i], static_cast<SearchCriterion>(criteria[i])});
+    }
+    return out;
 }
 
 FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
@@ -200,6 +240,7 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
     }
     require_size("stage times", seconds.size(), static_cast<int64_t>(names.size()));
     for (size_t i = 0; i < names.size(); ++i) report.timings.emplace_back(std::move(names[i]), seconds[i]);
+    if (version >= 3) report.search = load_search(outer);
     return report;
 }
 
@@ -437,6 +478,7 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         LoadedModel out{load_params(r), nullptr};
         Params p = out.params.typed();
         const Shape shape = load_shape(r, p);
+        p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);
         // The engine path is the loading machine's: the saved one when this CPU has it, else
         // the widest it has (kernel values agree across paths to float32 rounding).
