@@ -55,7 +55,7 @@ TEST(Search, RingsWithNeitherGammaNorKReportTheChoiceAndTheScan) {
         ASSERT_FALSE(s.gammas.empty());
         bool chosen_scored = false;
         for (size_t i = 0; i < s.gammas.size(); ++i) {
-            EXPECT_EQ(s.criteria[i], KKM_SEARCH_STABILITY);
+            EXPECT_TRUE(s.criteria[i] == KKM_SEARCH_STABILITY || s.criteria[i] == KKM_SEARCH_MATR);
             EXPECT_GE(s.ks[i], 2);
             EXPECT_LE(s.ks[i], 10);
             chosen_scored |= s.gammas[i] == gamma && s.ks[i] == 2;
@@ -74,7 +74,8 @@ TEST(Search, RingsWithNeitherGammaNorKReportTheChoiceAndTheScan) {
 
 TEST(Search, MatrScoresGammaAndStabilityScoresK) {
     const Dataset& ds = rings400();
-    Model m = make_model("method=exact gamma=search k=auto search_criterion=matr");
+    Model m = make_model("method=exact gamma=search k=auto");  // search_criterion=matr by default
+    EXPECT_EQ(get_param(m.get(), "search_criterion"), "matr");
     ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
     const Scan s = scan_of(m.get());
     int32_t k = 0;
@@ -176,7 +177,7 @@ TEST(Search, BadParametersAreRefusedNamingThem) {
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k_min", "1"), KKM_ERR_INVALID_ARGUMENT, {W("k_min")}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "search_size", "10"), KKM_ERR_INVALID_ARGUMENT, {W("search_size")}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "search_criterion", "silhouette"), KKM_ERR_INVALID_ARGUMENT,
-                      {"stability|matr"}));
+                      {"matr|stability"}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k", "search"), KKM_ERR_INVALID_ARGUMENT, {W("k")}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "m", "search"), KKM_ERR_INVALID_ARGUMENT, {W("m")}));
 }

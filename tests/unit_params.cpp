@@ -39,6 +39,12 @@ TEST(Params, TableDefaultsMatchTheTypedStruct) {
     EXPECT_EQ(fromTable.epsilon, plain.epsilon);
     EXPECT_EQ(fromTable.learning_rate, plain.learning_rate);
     EXPECT_EQ(fromTable.solver, plain.solver);
+    EXPECT_EQ(fromTable.refine, plain.refine);
+    EXPECT_EQ(fromTable.k_min, plain.k_min);
+    EXPECT_EQ(fromTable.k_max, plain.k_max);
+    EXPECT_EQ(fromTable.gamma_search, plain.gamma_search);
+    EXPECT_EQ(fromTable.search_criterion, plain.search_criterion);
+    EXPECT_EQ(fromTable.search_size, plain.search_size);
 }
 
 TEST(Params, EveryDefaultIsValidAndCanonical) {
@@ -57,6 +63,12 @@ TEST(Params, ValuesAreCanonicalised) {
     EXPECT_EQ(p.get("gamma"), "auto");
     p.set("gamma", "2.5");
     EXPECT_DOUBLE_EQ(p.typed().gamma, 2.5);
+    p.set("gamma", "search");
+    EXPECT_EQ(p.get("gamma"), "search");
+    EXPECT_TRUE(p.typed().gamma_search);
+    EXPECT_EQ(p.typed().gamma, 0.0);
+    p.set("k", "auto");
+    EXPECT_EQ(p.typed().k, 0);
 }
 
 TEST(Params, AliasesReachTheSameParameter) {

@@ -95,6 +95,7 @@ TEST(Search, GammaSearchWithAGivenKScoresTheGridAtThatK) {
     const auto data = testdata::rings(200, 0.1, 3);
     Params p = searching(Method::exact);
     p.k = 2;
+    p.search_criterion = SearchCriterion::stability;  // scores are adjusted Rand indices
     const auto model = fit_model(p, view(data), {});
     const auto& scan = model->report().search;
     ASSERT_GE(scan.size(), 9u);  // at least 0.1x to 10x of one scale, 4 per decade
@@ -183,6 +184,7 @@ TEST(Search, RefusesWhatItCannotRun) {
     EXPECT_EQ(status_of(p, view(data)), KKM_ERR_INVALID_ARGUMENT);
     p = searching(Method::exact);
     p.k = 25;  // stability needs 2k rows
+    p.search_criterion = SearchCriterion::stability;
     EXPECT_EQ(status_of(p, view(data)), KKM_ERR_INVALID_ARGUMENT);
     p.search_criterion = SearchCriterion::matr;  // matr fits the whole subsample
     EXPECT_EQ(status_of(p, view(data)), KKM_OK);

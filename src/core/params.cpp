@@ -43,11 +43,11 @@ std::vector<ParamSpec> build_table() {
          "search (rbf, laplacian): the best of a log grid (0.1x to 10x a k-nearest-neighbour and the "
          "mean-distance scale) by search_criterion on a subsample; kkm_get_param reports the choice",
          0, kInf, true, false, nullptr},
-        {"search_criterion", "", "enum", "stability", "stability|matr",
-         "how gamma=search scores a gamma: stability (Lange et al. 2004: fit two halves of the subsample, "
-         "label each half with the other's model, mean adjusted Rand index) or matr (Berlinski & Maitra: "
-         "trace of a reference kNN-scale kernel projected on the clusters, largest bandwidth within 1% of "
-         "the best); k=auto always scores k by stability",
+        {"search_criterion", "", "enum", "matr", "matr|stability",
+         "how gamma=search scores a gamma: matr (Berlinski & Maitra: trace of a reference kNN-scale kernel "
+         "projected on the clusters, largest bandwidth within 1% of the best) or stability (Lange et al. "
+         "2004: fit two halves of the subsample, label each half with the other's model, mean adjusted "
+         "Rand index); k=auto always scores k by stability (see bench/results/search.md)",
          0, 0, false, false, "stability|matr"},
         {"search_size", "", "int", "1000", "[20, 1000000]",
          "rows of the subsample that gamma=search and k=auto fit exact kernel k-means on (all rows when n "
@@ -360,7 +360,7 @@ Params ParamSet::typed() const {
     p.k = is_auto("k") ? 0 : integer("k");
     p.k_min = integer("k_min");
     p.k_max = integer("k_max");
-    p.search_criterion = get("search_criterion") == "matr" ? SearchCriterion::matr : SearchCriterion::stability;
+    p.search_criterion = get("search_criterion") == "stability" ? SearchCriterion::stability : SearchCriterion::matr;
     p.search_size = integer("search_size");
     const std::string& method = get("method");
     p.method = method == "exact"     ? Method::exact

@@ -45,7 +45,7 @@ struct Params {
     /// gamma=search: chosen by search_criterion on a subsample (gamma is then 0).
     bool gamma_search = false;
     /// How gamma=search scores a candidate gamma.
-    SearchCriterion search_criterion = SearchCriterion::stability;
+    SearchCriterion search_criterion = SearchCriterion::matr;
     /// Rows of the subsample that gamma=search and k=auto fit on.
     int64_t search_size = 1000;
     /// β of gamma=auto: σ² = β² · mean pairwise squared distance.
