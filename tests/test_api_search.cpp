@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,41 @@ TEST(Search, SaveAndLoadKeepTheScanAndTheChoice) {
     ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
     ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
     EXPECT_EQ(got, want);
+}
+
+/// Offset of the first element of the array section `tag` (tag, byte size, element count).
+size_t array_data(const std::vector<unsigned char>& b, const char* tag) {
+    for (size_t i = 0; i + 4 <= b.size(); ++i) {
+        if (std::memcmp(b.data() + i, tag, 4) == 0) return i + 4 + 8 + 8;
+    }
+    ADD_FAILURE() << "no section " << tag;
+    return 0;
+}
+
+TEST(Search, DamagedScanIsAFormatError) {
+    const Dataset& ds = rings400();
+    Model m = make_model("method=exact gamma=search k=2");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    std::vector<unsigned char> bytes = save(m.get());
+    const double nan = std::nan("");
+    std::memcpy(bytes.data() + array_data(bytes, "SRCS"), &nan, sizeof nan);
+    reseal(bytes);
+    Model loaded = make_model("");
+    EXPECT_TRUE(Fails(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size())), KKM_ERR_FORMAT,
+                      {"SRCS", "non-finite"}));
+    // One score fewer than gammas: the SRCS count says so (its bytes stay, so the section
+    // sizes stay consistent and only the count disagrees).
+    bytes = save(m.get());
+    uint64_t count = 0;
+    const size_t at = array_data(bytes, "SRCS") - 8;
+    std::memcpy(&count, bytes.data() + at, 8);
+    --count;
+    std::memcpy(bytes.data() + at, &count, 8);
+    reseal(bytes);
+    const kkm_status got = kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()));
+    EXPECT_EQ(got, KKM_ERR_FORMAT) << kkm_last_error();
+    int64_t n = 0;
+    EXPECT_TRUE(Fails(kkm_get_n_train(loaded.get(), &n), KKM_ERR_NOT_FITTED));  // unchanged: still unfitted
 }
 
 TEST(Search, AFitWithoutSearchHasAnEmptyScan) {
