@@ -46,6 +46,7 @@ std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix
     if (!fits.weights.empty()) {
         for (int64_t i : idx) w.push_back(fits.weights[static_cast<size_t>(i)]);
     }
+    if (static_cast<int64_t>(idx.size()) == K.rows) return fit_model(q, K.view(), w);  // idx: every row, in order
     const Matrix sub = submatrix(K, idx, idx);
     return fit_model(q, sub.view(), w);
 }

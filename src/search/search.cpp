@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "core/rng.h"
 #include "search/criteria.h"
 #include "search/subsample.h"
 
@@ -19,6 +21,7 @@ constexpr double kStabilityTies = 0.02;    ///< adjusted Rand index within this 
 constexpr double kMatrTies = 0.01;         ///< MATR's tolerance (CRAN kkmeans::matr, tol = 0.01)
 constexpr int kStepsPerDecade = 4;         ///< the gamma grid's density
 constexpr int64_t kStartRestarts = 10;     ///< restarts of the clustering the fit starts from
+constexpr int64_t kStartSupport = 32;      ///< members per cluster behind its starting mean
 
 /// The largest k the search can score on s rows: each half of a split needs k rows.
 int64_t largest_k(const Params& p, int64_t s) { return std::min(p.k_max, s / 2); }
@@ -79,7 +82,15 @@ public:
         grid_ = gamma_grid(scales_);
     }
     const std::vector<double>& grid() const { return grid_; }
-    Matrix at(size_t g) const { return p_.gamma_search ? kernel_from_distances(D_, grid_[g], threads_) : copy(); }
+    /// The kernel matrix of grid point g, into K (its storage reused).
+    void fill(size_t g, Matrix& K) const {
+        if (p_.gamma_search) {
+            kernel_from_distances(D_, grid_[g], threads_, K);
+        } else {
+            K.reshape(fixed_.rows, fixed_.cols);
+            std::copy_n(fixed_.data(), fixed_.rows * fixed_.cols, K.data());
+        }
+    }
     /// MATR's reference kernel: the larger of the k-nearest-neighbour scale and the 10% quantile
     /// of the pairwise distances (as kkmeans::matr's rough bandwidth), so a local one.
     Matrix reference() const {
@@ -89,15 +100,12 @@ public:
         std::nth_element(upper.begin(), q, upper.end());
         const double factor = p_.kernel == KernelType::rbf ? 2.0 : 1.0;
         const double gamma = std::min(scales_.knn_gamma, 1.0 / (factor * std::max<double>(*q, 1e-30)));
-        return kernel_from_distances(D_, gamma, threads_);
+        Matrix S;
+        kernel_from_distances(D_, gamma, threads_, S);
+        return S;
     }
 
 private:
-    Matrix copy() const {
-        Matrix K(fixed_.rows, fixed_.cols);
-        std::copy_n(fixed_.data(), fixed_.rows * fixed_.cols, K.data());
-        return K;
-    }
     const Params& p_;
     int threads_;
     Matrix D_, fixed_;
@@ -111,8 +119,9 @@ using Table = std::vector<std::vector<double>>;
 Table score_all(const Kernels& kernels, const ScoringFits& fits, int64_t k_lo, int64_t k_hi, SearchCriterion c,
                 const Matrix* reference, std::vector<SearchPoint>& scan) {
     Table table(kernels.grid().size());
+    Matrix K;
     for (size_t g = 0; g < kernels.grid().size(); ++g) {
-        const Matrix K = kernels.at(g);
+        kernels.fill(g, K);
         for (int64_t k = k_lo; k <= k_hi; ++k) {
             const double score = c == SearchCriterion::matr ? matr(fits, K, *reference, k) : stability(fits, K, k);
             table[g].push_back(score);
@@ -130,21 +139,69 @@ std::vector<double> column(const Table& table, size_t j) {
     return out;
 }
 
+/// Up to kStartSupport members of each cluster of the subsample's clustering (in a random
+/// order), with their clusters: the support of the cluster means the fit starts from.
+std::pair<Subsample, std::vector<int32_t>> start_support(const Subsample& sub, const std::vector<int32_t>& labels,
+                                                         int64_t k, uint64_t seed) {
+    std::vector<int64_t> order(static_cast<size_t>(sub.size()));
+    std::iota(order.begin(), order.end(), int64_t{0});
+    Rng rng(seed, Stream::search, 0x5ea7);
+    for (int64_t t = sub.size() - 1; t > 0; --t) {
+        std::swap(order[static_cast<size_t>(t)], order[rng.below(static_cast<uint64_t>(t) + 1)]);
+    }
+    Subsample support;
+    std::vector<int32_t> of;
+    std::vector<int64_t> taken(static_cast<size_t>(k), 0);
+    for (int64_t a : order) {
+        const int32_t c = labels[static_cast<size_t>(a)];
+        if (taken[static_cast<size_t>(c)]++ >= kStartSupport) continue;
+        support.rows.push_back(sub.rows[static_cast<size_t>(a)]);
+        if (!sub.weights.empty()) support.weights.push_back(sub.weights[static_cast<size_t>(a)]);
+        of.push_back(c);
+    }
+    return {std::move(support), std::move(of)};
+}
+
 /// What the fit starts from: exact kernel k-means with the chosen gamma and k on the whole
-/// subsample (kStartRestarts restarts), its model assigning every row of X.
+/// subsample (kStartRestarts restarts); every row of X goes to the nearest of its clusters'
+/// kernel means, each estimated from at most kStartSupport members: n x (k kStartSupport)
+/// kernel values rather than n x s.
 std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, ConstMatrix X, const Subsample& sub,
                                   const Matrix& K, const ScoringFits& fits) {
     std::vector<int64_t> all(static_cast<size_t>(sub.size()));
     std::iota(all.begin(), all.end(), int64_t{0});
     const auto model = fit_subsample(fits, K, all, k, fits.threads, kStartRestarts);
-    const CrossKernel cross(p, gamma, X, sub, fits.threads);
+    const auto [support, of] = start_support(sub, model->report().labels, k, p.seed);
+    const auto w = [&](size_t a) { return support.weights.empty() ? 1.0 : double{support.weights[a]}; };
+    // ‖μ_c‖² = Σ_ab w_a w_b K_ab / W_c² over the support, under the kernel the rows meet.
+    const Matrix Ks = kernel_matrix(p, gamma, X, support, fits.threads);
+    std::vector<double> mass(static_cast<size_t>(k), 0.0), self(static_cast<size_t>(k), 0.0);
+    for (size_t a = 0; a < of.size(); ++a) {
+        mass[static_cast<size_t>(of[a])] += w(a);
+        for (size_t b = 0; b < of.size(); ++b) {
+            if (of[b] == of[a]) self[static_cast<size_t>(of[a])] += w(a) * w(b) * Ks.row(static_cast<int64_t>(a))[b];
+        }
+    }
+    const CrossKernel cross(p, gamma, X, support, fits.threads);
+    const auto S = static_cast<int64_t>(of.size());
     std::vector<int32_t> labels(static_cast<size_t>(X.rows));
     constexpr int64_t kBlock = 256;
     parallel_blocks(fits.threads, block_count(X.rows, kBlock), [&](int64_t b) {
         const int64_t begin = b * kBlock, count = std::min(kBlock, X.rows - begin);
-        Matrix block(count, sub.size());
+        Matrix block(count, S);
         cross.rows(begin, count, block.data());
-        model->assign(block.view(), labels.data() + begin, nullptr, 1);
+        std::vector<double> dot(static_cast<size_t>(k));
+        for (int64_t i = 0; i < count; ++i) {
+            std::fill(dot.begin(), dot.end(), 0.0);
+            for (int64_t a = 0; a < S; ++a) dot[static_cast<size_t>(of[static_cast<size_t>(a)])] += w(static_cast<size_t>(a)) * block.row(i)[a];
+            double best = std::numeric_limits<double>::infinity();
+            for (int64_t c = 0; c < k; ++c) {
+                const auto j = static_cast<size_t>(c);
+                if (mass[j] <= 0) continue;
+                const double d = self[j] / (mass[j] * mass[j]) - 2.0 * dot[j] / mass[j];
+                if (d < best) best = d, labels[static_cast<size_t>(begin + i)] = static_cast<int32_t>(c);
+            }
+        }
     });
     return labels;
 }
@@ -213,7 +270,9 @@ Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, d
         pick = matr_pick(column(table, 0));
     }
     out.gamma = kernels.grid()[pick];
-    out.labels = start_labels(p, out.gamma, out.k, X, sub, kernels.at(pick), fits);
+    Matrix K;
+    kernels.fill(pick, K);
+    out.labels = start_labels(p, out.gamma, out.k, X, sub, K, fits);
     return out;
 }
 }  // namespace kkm::search

@@ -86,15 +86,14 @@ Matrix pairwise_distances(const Params& p, ConstMatrix X, const Subsample& sub, 
     return D;
 }
 
-Matrix kernel_from_distances(const Matrix& D, double gamma, int threads) {
-    Matrix K(D.rows, D.cols);
+void kernel_from_distances(const Matrix& D, double gamma, int threads, Matrix& K) {
+    K.reshape(D.rows, D.cols);
     const auto g = static_cast<float>(gamma);
     parallel_blocks(threads, block_count(D.rows, kRows), [&](int64_t b) {
         for (int64_t a = b * kRows; a < std::min(D.rows, (b + 1) * kRows); ++a) {
             for (int64_t c = 0; c < D.cols; ++c) K.row(a)[c] = std::exp(-g * D.row(a)[c]);
         }
     });
-    return K;
 }
 
 CrossKernel::CrossKernel(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads)

@@ -26,8 +26,9 @@ Subsample draw_subsample(int64_t n, const std::vector<float>& weights, int64_t s
 /// Euclidean for rbf, L1 for laplacian (s x s, symmetric, zero diagonal, float64 sums).
 Matrix pairwise_distances(const Params& p, ConstMatrix X, const Subsample& sub, int threads);
 
-/// exp(-gamma D) entry by entry: the rbf or laplacian kernel matrix from pairwise_distances.
-Matrix kernel_from_distances(const Matrix& D, double gamma, int threads);
+/// K = exp(-gamma D) entry by entry: the rbf or laplacian kernel matrix from
+/// pairwise_distances (K's storage is reused when large enough).
+void kernel_from_distances(const Matrix& D, double gamma, int threads, Matrix& K);
 
 /// The kernel matrix of a kernel without a searched scale (any kernel, precomputed included:
 /// then X is the n x n kernel and this picks the subsample's rows and columns).
