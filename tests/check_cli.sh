@@ -42,6 +42,25 @@ check "a missing model names the file" sh -c \
 check "wrong d at assign names d" sh -c \
     "! '$kkm' assign -q '$dir/exact.kkm' '$dir/three_columns.csv' 2>'$dir/e' && grep -q 'd=3' '$dir/e'"
 
+# gamma=search k=auto (issue 15): rings of radius 1 and 3, 250 points each. The summary
+# reports the chosen gamma and k=2, then the scan: a "search" line and one row per candidate.
+awk 'BEGIN { srand(11); print "x,y";
+  for (i = 0; i < 500; i++) { r = (i < 250) ? 1 : 3; t = rand() * 6.2831853;
+    printf "%.6f,%.6f\n", r * cos(t) + (rand() - 0.5) * 0.2, r * sin(t) + (rand() - 0.5) * 0.2 } }' >"$dir/rings3.csv"
+awk 'BEGIN { for (i = 0; i < 500; i++) print (i < 250) ? 0 : 1 }' >"$dir/truth3.csv"
+check "fit gamma=search k=auto prints the chosen gamma and k and the scan" sh -c \
+    "'$kkm' fit -q '$dir/rings3.csv' --params 'gamma=search k=auto' method=exact seed=1 --truth '$dir/truth3.csv' \
+         >'$dir/o' && grep -q '^k  *2\$' '$dir/o' && grep -Eq '^gamma  *[0-9.e+-]+\$' '$dir/o' &&
+     grep -Eq '^search  *[0-9]+ candidates; chose gamma=[0-9.e+-]+ k=2\$' '$dir/o' &&
+     grep -Eq '^  gamma  *k  *score  *criterion\$' '$dir/o' &&
+     grep -Eq '^  [0-9.e+-]+ +3 +[0-9.e+-]+  stability\$' '$dir/o' &&
+     test \$(grep -Ec '^  [0-9.e+-]+ +2 +[0-9.e+-]+  stability  \(chosen\)\$' '$dir/o') -eq 1 &&
+     grep -q 'ARI  *1.0000' '$dir/o'"
+check "fit without a search prints no search block" sh -c \
+    "'$kkm' fit -q '$dir/rings3.csv' k=2 method=exact gamma=0.5 >'$dir/o' && ! grep -q '^search' '$dir/o'"
+check "fit with a bad search_criterion is an error naming it" sh -c \
+    "! '$kkm' fit -q '$dir/rings3.csv' gamma=search search_criterion=bogus 2>'$dir/e' && grep -q 'search_criterion' '$dir/e'"
+
 # ---------------------------------------------------------------- input checks (issue 13)
 # Raw float32 with a --dims whose row of 4*dims bytes overflows 64 bits: a usage error naming
 # the option, not a division by zero (2^62) or a wrapped row size that spins (2^62 + 1).

@@ -117,6 +117,18 @@ std::vector<double> Model::cluster_sizes() const {
     return out;
 }
 
+std::vector<SearchEntry> Model::search() const {
+    int64_t count = 0;
+    check(kkm_get_search(handle_.get(), nullptr, nullptr, nullptr, nullptr, 0, &count));
+    const auto n = static_cast<size_t>(count);
+    std::vector<double> gammas(n), scores(n);
+    std::vector<int32_t> ks(n), criteria(n);
+    check(kkm_get_search(handle_.get(), gammas.data(), ks.data(), scores.data(), criteria.data(), count, &count));
+    std::vector<SearchEntry> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = {gammas[i], ks[i], scores[i], criteria[i]};
+    return out;
+}
+
 double Model::objective() const {
     double value = 0;
     check(kkm_get_objective(handle_.get(), &value));

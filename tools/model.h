@@ -15,6 +15,14 @@ namespace kkm_tool {
 
 struct Matrix;
 
+/// One candidate that gamma=search / k=auto scored (kkm_get_search).
+struct SearchEntry {
+    double gamma = 0;       ///< kernel scale (0 for a kernel without one)
+    int32_t k = 0;          ///< number of clusters
+    double score = 0;       ///< the criterion's score, higher is better
+    int32_t criterion = 0;  ///< KKM_SEARCH_STABILITY or KKM_SEARCH_MATR
+};
+
 /// A failed library call: the message is kkm_last_error() followed by the status name.
 struct ApiError : std::runtime_error {
     ApiError(kkm_status status, const std::string& message);
@@ -42,6 +50,8 @@ public:
     std::string timings() const;  ///< "stage=seconds ..." of the last fit
     std::vector<int32_t> labels() const;
     std::vector<double> cluster_sizes() const;
+    /// What the last fit's gamma=search / k=auto scored, in scan order; empty without a search.
+    std::vector<SearchEntry> search() const;
     double objective() const;
     int32_t iterations() const;
     int64_t feature_dim() const;

@@ -32,6 +32,14 @@ std::string threads_text(const std::string& threads) {
     return "0 (auto: up to " + std::to_string(std::thread::hardware_concurrency()) + " cores)";
 }
 
+const char* criterion_name(int32_t criterion) {
+    switch (criterion) {
+        case KKM_SEARCH_STABILITY: return "stability";
+        case KKM_SEARCH_MATR: return "matr";
+        default: return "?";
+    }
+}
+
 }  // namespace
 
 double Stopwatch::seconds() const {
@@ -106,6 +114,26 @@ void print_model_summary(std::ostream& out, const Model& model) {
     print_field(out, "iterations", std::to_string(model.iterations()));
     print_field(out, "feature_dim", std::to_string(model.feature_dim()));
     print_field(out, "cluster sizes", join_sizes(model.cluster_sizes()));
+    print_search(out, model);
+}
+
+void print_search(std::ostream& out, const Model& model) {
+    const std::vector<SearchEntry> scan = model.search();
+    if (scan.empty()) return;
+    print_field(out, "search", std::to_string(scan.size()) + " candidates; chose gamma=" + model.param("gamma") +
+                                   " k=" + model.param("k"));
+    // The chosen candidate's row is marked; get_param writes gamma with round-trip digits.
+    const double chosen_gamma = std::strtod(model.param("gamma").c_str(), nullptr);
+    const long chosen_k = std::strtol(model.param("k").c_str(), nullptr, 10);
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-14s %4s %12s  %s\n", "gamma", "k", "score", "criterion");
+    out << line;
+    for (const SearchEntry& e : scan) {
+        const bool chosen = e.gamma == chosen_gamma && e.k == chosen_k;
+        std::snprintf(line, sizeof line, "  %-14.6g %4d %12.6g  %s%s\n", e.gamma, static_cast<int>(e.k), e.score,
+                      criterion_name(e.criterion), chosen ? "  (chosen)" : "");
+        out << line;
+    }
 }
 
 void print_stage_times(std::ostream& out, const Model& model) {

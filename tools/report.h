@@ -50,8 +50,13 @@ void print_field(std::ostream& out, std::string_view key, std::string_view value
 void print_seconds(std::ostream& out, std::string_view what, double seconds);
 
 /// The fitted model's description: method, kernel, k, m, gamma, objective, iterations,
-/// feature_dim, cluster sizes.
+/// feature_dim, cluster sizes, and the search (print_search).
 void print_model_summary(std::ostream& out, const Model& model);
+
+/// After a gamma=search / k=auto fit: "search  N candidates; chose gamma=G k=K", then one
+/// line per candidate (gamma, k, score, criterion; the chosen one marked "(chosen)") in scan
+/// order. Nothing without a search.
+void print_search(std::ostream& out, const Model& model);
 
 /// One indented line per stage of the model's timings (the library's view of the fit).
 void print_stage_times(std::ostream& out, const Model& model);

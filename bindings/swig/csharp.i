@@ -166,6 +166,10 @@ KKM_CS_ARRAY(const void *, bytes, byte, In)
 KKM_CS_ARRAY(int32_t *, labels, int, Out)
 KKM_CS_ARRAY(double *, distances, double, Out)
 KKM_CS_ARRAY(double *, sizes, double, Out)
+KKM_CS_ARRAY(double *, gammas, double, Out)
+KKM_CS_ARRAY(double *, scores, double, Out)
+KKM_CS_ARRAY(int32_t *, ks, int, Out)
+KKM_CS_ARRAY(int32_t *, criteria, int, Out)
 KKM_CS_ARRAY(void *, bytes, byte, Out)
 
 /* ------------------------------------------------------------------ rectangular arrays */

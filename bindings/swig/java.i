@@ -234,6 +234,10 @@ KKM_JAVA_ARRAY(const void*, jbyteArray, byte[], ByteElements, GetByteArrayElemen
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, labels)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, distances)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, sizes)
+KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, gammas)
+KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, scores)
+KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, ks)
+KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, criteria)
 KKM_JAVA_ARRAY(void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, 0, bytes)
 
 /* Progress listener: one kkmeans.ProgressListener argument, bound for the call's duration. */

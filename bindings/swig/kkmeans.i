@@ -227,6 +227,32 @@ struct kkm_model {};
     void cluster_sizes(double* sizes, int64_t sizes_len) const {
         kkm_swig::check(kkm_get_cluster_sizes($self, sizes, sizes_len));
     }
+    /* What the last fit's gamma=search / k=auto scored (kkm_get_search): search_count()
+     * candidates in the order scanned (0 when the fit did not search), then one column per
+     * call into an array of room for search_count(): each candidate's gamma (0 for a kernel
+     * without one), k, score (higher is better) and criterion (KKM_SEARCH_STABILITY or
+     * KKM_SEARCH_MATR). */
+    int64_t search_count() const {
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search($self, nullptr, nullptr, nullptr, nullptr, 0, &count));
+        return count;
+    }
+    void search_gammas(double* gammas, int64_t gammas_len) const {
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search($self, gammas, nullptr, nullptr, nullptr, gammas_len, &count));
+    }
+    void search_ks(int32_t* ks, int64_t ks_len) const {
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search($self, nullptr, ks, nullptr, nullptr, ks_len, &count));
+    }
+    void search_scores(double* scores, int64_t scores_len) const {
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search($self, nullptr, nullptr, scores, nullptr, scores_len, &count));
+    }
+    void search_criteria(int32_t* criteria, int64_t criteria_len) const {
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search($self, nullptr, nullptr, nullptr, criteria, criteria_len, &count));
+    }
     /* "stage=seconds ..." of the last fit. */
     std::string timings() const { return kkm_swig::text_of(kkm_swig::timings_of, $self, ""); }
 

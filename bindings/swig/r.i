@@ -305,10 +305,16 @@ KKM_R_OUTPUT(int32_t, INTSXP, INTEGER)
 KKM_R_OUTPUT(double, REALSXP, REAL)
 KKM_R_OUTPUT(void, RAWSXP, RAW)
 
-%apply (int32_t* OUT_ARRAY, int64_t OUT_LEN) { (int32_t* labels, int64_t labels_len) };
+%apply (int32_t* OUT_ARRAY, int64_t OUT_LEN) {
+    (int32_t* labels, int64_t labels_len),
+    (int32_t* ks, int64_t ks_len),
+    (int32_t* criteria, int64_t criteria_len)
+};
 %apply (double* OUT_ARRAY, int64_t OUT_LEN) {
     (double* sizes, int64_t sizes_len),
-    (double* distances, int64_t distances_len)
+    (double* distances, int64_t distances_len),
+    (double* gammas, int64_t gammas_len),
+    (double* scores, int64_t scores_len)
 };
 %apply (void* OUT_ARRAY, int64_t OUT_LEN) { (void* bytes, int64_t bytes_len) };
 

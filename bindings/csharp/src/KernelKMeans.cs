@@ -32,6 +32,9 @@ namespace KKMeans
     /// Every Fit takes an optional <see cref="CancellationToken"/> (a cancelled fit throws
     /// <see cref="OperationCanceledException"/> and leaves the model unchanged) and an
     /// <see cref="IProgress{T}"/> of <see cref="FitProgress"/>.
+    /// <see cref="GammaSearch"/> and <see cref="KAuto"/> let the fit choose gamma and k;
+    /// <see cref="GetParam"/>("gamma") and <see cref="NumClusters"/> then report the choice and
+    /// <see cref="Search"/> every candidate scored.
     /// </remarks>
     public sealed class KernelKMeans : IDisposable
     {
@@ -130,6 +133,19 @@ namespace KKMeans
         /// <summary>Number of clusters (k).</summary>
         public KernelKMeans K(int k) { return Param("k", k); }
 
+        /// <summary>
+        /// Lets the fit choose the number of clusters (k=auto): the k in [k_min, k_max] (see
+        /// <see cref="KRange"/>) whose fits on two halves of a subsample agree best.
+        /// <see cref="NumClusters"/> reports the choice and <see cref="Search"/> the scores.
+        /// </summary>
+        public KernelKMeans KAuto() { return Param("k", "auto"); }
+
+        /// <summary>The range <see cref="KAuto"/> considers (k_min and k_max; default 2 and 10).</summary>
+        public KernelKMeans KRange(int min, int max)
+        {
+            return Params(string.Format(CultureInfo.InvariantCulture, "k_min={0} k_max={1}", min, max));
+        }
+
         /// <summary>exact, nystrom, sketch, rff or minibatch (method).</summary>
         public KernelKMeans Method(string method) { return Param("method", method); }
 
@@ -139,8 +155,29 @@ namespace KKMeans
         /// <summary>Kernel scale (gamma).</summary>
         public KernelKMeans Gamma(double gamma) { return Param("gamma", gamma); }
 
-        /// <summary>Kernel scale as text: a number or "auto" (gamma).</summary>
+        /// <summary>Kernel scale as text: a number, "auto" or "search" (gamma).</summary>
         public KernelKMeans Gamma(string gamma) { return Param("gamma", gamma); }
+
+        /// <summary>
+        /// Lets the fit choose the kernel scale (gamma=search; rbf and laplacian kernels): the
+        /// best of a log grid around the data's scale by <see cref="SearchCriterion(KKMeans.SearchCriterion)"/>.
+        /// <see cref="GetParam"/>("gamma") reports the choice and <see cref="Search"/> the scores.
+        /// </summary>
+        public KernelKMeans GammaSearch() { return Param("gamma", "search"); }
+
+        /// <summary>How gamma=search scores a gamma (search_criterion; default stability). k=auto is always scored by stability.</summary>
+        public KernelKMeans SearchCriterion(SearchCriterion criterion)
+        {
+            switch (criterion)
+            {
+                case KKMeans.SearchCriterion.Stability: return Param("search_criterion", "stability");
+                case KKMeans.SearchCriterion.Matr: return Param("search_criterion", "matr");
+                default: throw new ArgumentOutOfRangeException(nameof(criterion), criterion, "not a SearchCriterion");
+            }
+        }
+
+        /// <summary>Rows of the subsample that gamma=search and k=auto fit on (search_size; default 1000).</summary>
+        public KernelKMeans SearchSize(int rows) { return Param("search_size", rows); }
 
         /// <summary>Landmarks, sketch size or random features (m).</summary>
         public KernelKMeans M(int m) { return Param("m", m); }
@@ -442,6 +479,33 @@ namespace KKMeans
             get { return Model.feature_dim(); }
         }
 
+        /// <summary>
+        /// What the last fit's gamma=search / k=auto scored, one entry per candidate in the
+        /// order scanned; empty when the fit did not search. Kept by ToBytes and Save.
+        /// </summary>
+        public SearchPoint[] Search
+        {
+            get
+            {
+                NativeModel m = Model;
+                long count = m.search_count();
+                double[] gammas = new double[count];
+                int[] ks = new int[count];
+                double[] scores = new double[count];
+                int[] criteria = new int[count];
+                m.search_gammas(gammas);
+                m.search_ks(ks);
+                m.search_scores(scores);
+                m.search_criteria(criteria);
+                SearchPoint[] points = new SearchPoint[count];
+                for (long i = 0; i < count; i++)
+                {
+                    points[i] = new SearchPoint(gammas[i], ks[i], scores[i], (SearchCriterion)criteria[i]);
+                }
+                return points;
+            }
+        }
+
         /// <summary>Wall-clock seconds of the last fit's stages, "stage=seconds ...".</summary>
         public string Timings
         {
@@ -498,6 +562,46 @@ namespace KKMeans
                 throw;
             }
             return restored;
+        }
+    }
+
+    /// <summary>What a <see cref="SearchPoint"/> was scored by (the C API's KKM_SEARCH_* numbers).</summary>
+    public enum SearchCriterion
+    {
+        /// <summary>Mean adjusted Rand index of fits on two halves of the subsample, in [-1, 1].</summary>
+        Stability = 0,
+        /// <summary>Trace of a reference kernel projected on the clusters (positive).</summary>
+        Matr = 1,
+    }
+
+    /// <summary>One candidate that gamma=search / k=auto scored (see <see cref="KernelKMeans.Search"/>).</summary>
+    public sealed class SearchPoint
+    {
+        internal SearchPoint(double gamma, int k, double score, SearchCriterion criterion)
+        {
+            Gamma = gamma;
+            K = k;
+            Score = score;
+            Criterion = criterion;
+        }
+
+        /// <summary>The candidate's kernel scale (0 for a kernel without one).</summary>
+        public double Gamma { get; }
+
+        /// <summary>The candidate's number of clusters.</summary>
+        public int K { get; }
+
+        /// <summary>The criterion's score; higher is better.</summary>
+        public double Score { get; }
+
+        /// <summary>The criterion the score is.</summary>
+        public SearchCriterion Criterion { get; }
+
+        /// <summary>"gamma=... k=... score=... criterion=..." (invariant culture).</summary>
+        public override string ToString()
+        {
+            return string.Format(CultureInfo.InvariantCulture, "gamma={0:R} k={1} score={2:R} criterion={3}",
+                                 Gamma, K, Score, Criterion);
         }
     }
 

@@ -418,6 +418,103 @@ namespace KKMeans.Tests
         // ------------------------------------------------------------------ library helpers
 
         [Test]
+        public void RingsWithNeitherGammaNorKChooseTwoClustersAndReportTheScan()
+        {
+            var data = new Rings(250, 11);
+            using (var model = new KernelKMeans().Method("exact").GammaSearch().KAuto().Seed(1))
+            {
+                model.Fit(data.X);
+                Assert.AreEqual(2, model.NumClusters);
+                Assert.AreEqual("2", model.GetParam("k"));
+                double gamma = double.Parse(model.GetParam("gamma"), CultureInfo.InvariantCulture);
+                Assert.That(gamma, Is.GreaterThan(0.0));
+                Assert.That(Metrics.AdjustedRandIndex(model.Labels, data.Truth), Is.GreaterThanOrEqualTo(0.95));
+                SearchPoint[] scan = model.Search;
+                Assert.That(scan.Length, Is.GreaterThan(0));
+                bool chosenScored = false;
+                foreach (SearchPoint p in scan)
+                {
+                    Assert.AreEqual(SearchCriterion.Stability, p.Criterion, p.ToString());
+                    Assert.That(p.K, Is.InRange(2, 10), p.ToString());
+                    Assert.That(p.Gamma, Is.GreaterThan(0.0), p.ToString());
+                    chosenScored |= p.Gamma == gamma && p.K == 2;
+                }
+                Assert.IsTrue(chosenScored, "gamma " + gamma);
+                using (var back = KernelKMeans.FromBytes(model.ToBytes()))
+                {
+                    SearchPoint[] again = back.Search;
+                    Assert.AreEqual(scan.Length, again.Length);
+                    for (int i = 0; i < scan.Length; ++i)
+                    {
+                        Assert.AreEqual(scan[i].Gamma, again[i].Gamma);
+                        Assert.AreEqual(scan[i].K, again[i].K);
+                        Assert.AreEqual(scan[i].Score, again[i].Score);
+                    }
+                }
+            }
+        }
+
+        [Test]
+        public void GammaSearchByMatrWithAGivenK()
+        {
+            using (var model = new KernelKMeans().K(2).Method("exact").Gamma("search")
+                       .SearchCriterion(SearchCriterion.Matr).SearchSize(300).Seed(2))
+            {
+                model.Fit(rings.X);
+                Assert.AreEqual(2, model.NumClusters);
+                SearchPoint[] scan = model.Search;
+                Assert.That(scan.Length, Is.GreaterThan(0));
+                foreach (SearchPoint p in scan)
+                {
+                    Assert.AreEqual(SearchCriterion.Matr, p.Criterion, p.ToString());
+                    Assert.AreEqual(2, p.K);
+                    Assert.That(p.Score, Is.GreaterThan(0.0), p.ToString());
+                }
+            }
+        }
+
+        [Test]
+        public void NoSearchGivesAnEmptyScanAndBadSearchValuesAreArgumentErrors()
+        {
+            using (var model = ExactModel().Fit(rings.X))
+            {
+                Assert.AreEqual(0, model.Search.Length);
+                Assert.Throws<ArgumentException>(() => model.KRange(1, 5));
+                Assert.Throws<ArgumentException>(() => model.SearchSize(5));
+                Assert.Throws<ArgumentException>(() => model.Param("search_criterion", "bogus"));
+                Assert.Throws<ArgumentException>(() => model.Param("k", "search"));
+                Assert.Throws<ArgumentOutOfRangeException>(() => model.SearchCriterion((SearchCriterion)7));
+            }
+            using (var model = new KernelKMeans())
+            {
+                var e = Assert.Throws<KKMeansException>(() => { var unused = model.Search; });
+                Assert.AreEqual(Status.NotFitted, e.Status);
+            }
+        }
+
+        [Test]
+        public void KAutoFindsTheNumberOfBlobs()
+        {
+            var random = new Random(5);
+            var x = new double[300, 2];
+            var truth = new int[300];
+            for (int i = 0; i < 300; ++i)
+            {
+                int c = i % 3;
+                x[i, 0] = 10 * c + 0.5 * (random.NextDouble() - 0.5);
+                x[i, 1] = (c == 1 ? 10 : 0) + 0.5 * (random.NextDouble() - 0.5);
+                truth[i] = c;
+            }
+            using (var model = new KernelKMeans().Method("exact").KAuto().KRange(2, 6).Seed(3))
+            {
+                model.Fit(x);
+                Assert.AreEqual(3, model.NumClusters);
+                Assert.AreEqual(1.0, Metrics.AdjustedRandIndex(model.Labels, truth), 1e-12);
+                foreach (SearchPoint p in model.Search) Assert.That(p.K, Is.InRange(2, 6), p.ToString());
+            }
+        }
+
+        [Test]
         public void MetricsAndVersion()
         {
             var a = new[] { 0, 0, 1, 1, 2, 2 };

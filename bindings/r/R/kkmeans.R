@@ -216,16 +216,23 @@ release_native <- function(object) {
 kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights = NULL,
                     progress = getOption("kkmeans.progress", interactive())) {
     call <- match.call()
-    if (missing(centers) || !is.numeric(centers) || length(centers) != 1L || is.na(centers) ||
-        centers != round(centers)) {
-        stop(kkmeans_error("centers must be the number of clusters, a single whole number (initial centres are not supported)",
-                           1L, call))
+    extra <- list(...)
+    # k = (or one of its aliases) in place of centers, e.g. kkmeans(x, k = "auto").
+    if (missing(centers) && length(extra) > 0L && !is.null(names(extra))) {
+        given <- which(names(extra) %in% c("k", names(.kkm_aliases)[.kkm_aliases == "k"]))
+        if (length(given) == 1L) {
+            centers <- extra[[given]]
+            extra <- extra[-given]
+        }
+    }
+    if (missing(centers) || !is_centers(centers)) {
+        stop(kkmeans_error(paste("centers must be the number of clusters, a single whole number or \"auto\"",
+                                 "(initial centres are not supported)"), 1L, call))
     }
     x <- as_data_matrix(x, "x", call)
     n <- nrow(x)
     d <- ncol(x)
 
-    extra <- list(...)
     if (length(extra) > 0L) {
         keys <- names(extra)
         if (is.null(keys) || any(keys == "")) {
@@ -244,7 +251,8 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     # Without a seed, draw one from R's generator so that set.seed() makes fits reproducible,
     # as it does for stats::kmeans; object$params$seed records it.
     if (is.null(extra$seed)) extra$seed <- sample.int(.Machine$integer.max, 1L)
-    params <- c(list(k = as.integer(centers), method = method, kernel = kernel), extra)
+    params <- c(list(k = if (is.numeric(centers)) as.integer(centers) else "auto", method = method, kernel = kernel),
+                extra)
     param_string <- tryCatch(format_params(params),
                              error = function(e) stop(kkmeans_error(conditionMessage(e), 1L, call)))
 
@@ -264,6 +272,7 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     keys <- unique(c("k", "method", "kernel", "gamma", if (method != "exact") "m", names(extra)))
     resolved <- lapply(keys, function(key) parse_param_value(native_call(NativeModel_get_param(model, key), call)))
     names(resolved) <- keys
+    searched <- c("gamma", "k")[c(identical(extra[["gamma"]], "search"), identical(centers, "auto"))]
 
     # The library's serialised model: what readRDS() rebuilds the native model from.
     buffer_error <- NULL
@@ -290,12 +299,36 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
         d = d,
         colnames = colnames(x),
         timings = native_call(NativeModel_timings(model), call),
+        search = search_table(model, searched, call),
         call = call,
         model_buffer = buffer,
         native = native
     ), class = "kkmeans")
     attr(object, "model_buffer_error") <- buffer_error
     object
+}
+
+# TRUE for a valid centers argument: a single whole number or "auto".
+is_centers <- function(centers) {
+    if (identical(centers, "auto")) return(TRUE)
+    is.numeric(centers) && length(centers) == 1L && !is.na(centers) && centers == round(centers)
+}
+
+.kkm_search_criteria <- c("stability", "matr")  # KKM_SEARCH_STABILITY = 0, KKM_SEARCH_MATR = 1
+
+# What the fit's gamma = "search" / k = "auto" scored: data.frame(gamma, k, score, criterion),
+# one row per candidate in the order scanned (0 rows when the fit did not search), with the
+# names of the searched parameters as attribute "searched".
+search_table <- function(model, searched, call) {
+    count <- native_call(NativeModel_search_count(model), call)
+    codes <- native_call(NativeModel_search_criteria(model, count), call)
+    table <- data.frame(gamma = native_call(NativeModel_search_gammas(model, count), call),
+                        k = native_call(NativeModel_search_ks(model, count), call),
+                        score = native_call(NativeModel_search_scores(model, count), call),
+                        criterion = .kkm_search_criteria[codes + 1L],
+                        stringsAsFactors = FALSE)
+    attr(table, "searched") <- searched
+    table
 }
 
 # ------------------------------------------------------------------ methods
@@ -305,6 +338,14 @@ print.kkmeans <- function(x, ...) {
     cat(sprintf("Kernel k-means clustering with %d clusters of sizes %s\n", k, paste(format(x$size), collapse = ", ")))
     cat(sprintf("Method %s, kernel %s; %s\n", x$method, x$kernel,
                 paste(names(x$params), vapply(x$params, format, character(1L)), sep = "=", collapse = " ")))
+    search <- x$search
+    if (is.data.frame(search) && nrow(search) > 0L) {
+        searched <- attr(search, "searched")
+        if (length(searched) == 0L) searched <- c("gamma", "k")
+        chosen <- paste(searched, vapply(x$params[searched], format, character(1L)), sep = "=", collapse = " ")
+        cat(sprintf("Chosen by search: %s (%d candidates scored by %s; see $search)\n", chosen, nrow(search),
+                    paste(unique(search$criterion), collapse = " and ")))
+    }
     cat("\nClustering vector:\n")
     print(x$cluster, ...)
     cat(sprintf("\nObjective (tot.withinss, in kernel space): %s after %d iterations\n",

@@ -706,6 +706,75 @@ attr(`NativeModel_cluster_sizes`, 'returnType') = 'void'
 attr(`NativeModel_cluster_sizes`, "inputTypes") = c('_p_kkm_model', 'numeric')
 class(`NativeModel_cluster_sizes`) = c("SWIGFunction", class('NativeModel_cluster_sizes'))
 
+# Start of NativeModel_search_count
+
+`NativeModel_search_count` = function(self, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  ;.Call('R_swig_NativeModel_search_count', self, as.logical(.copy), PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_search_count`, 'returnType') = 'integer'
+attr(`NativeModel_search_count`, "inputTypes") = c('_p_kkm_model')
+class(`NativeModel_search_count`) = c("SWIGFunction", class('NativeModel_search_count'))
+
+# Start of NativeModel_search_gammas
+
+`NativeModel_search_gammas` = function(self, gammas)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  
+  ;.Call('R_swig_NativeModel_search_gammas', self, gammas, PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_search_gammas`, 'returnType') = 'void'
+attr(`NativeModel_search_gammas`, "inputTypes") = c('_p_kkm_model', 'numeric')
+class(`NativeModel_search_gammas`) = c("SWIGFunction", class('NativeModel_search_gammas'))
+
+# Start of NativeModel_search_ks
+
+`NativeModel_search_ks` = function(self, ks)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  
+  ;.Call('R_swig_NativeModel_search_ks', self, ks, PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_search_ks`, 'returnType') = 'void'
+attr(`NativeModel_search_ks`, "inputTypes") = c('_p_kkm_model', 'integer')
+class(`NativeModel_search_ks`) = c("SWIGFunction", class('NativeModel_search_ks'))
+
+# Start of NativeModel_search_scores
+
+`NativeModel_search_scores` = function(self, scores)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  
+  ;.Call('R_swig_NativeModel_search_scores', self, scores, PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_search_scores`, 'returnType') = 'void'
+attr(`NativeModel_search_scores`, "inputTypes") = c('_p_kkm_model', 'numeric')
+class(`NativeModel_search_scores`) = c("SWIGFunction", class('NativeModel_search_scores'))
+
+# Start of NativeModel_search_criteria
+
+`NativeModel_search_criteria` = function(self, criteria)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  
+  ;.Call('R_swig_NativeModel_search_criteria', self, criteria, PACKAGE='kkmeans');
+  
+}
+
+attr(`NativeModel_search_criteria`, 'returnType') = 'void'
+attr(`NativeModel_search_criteria`, "inputTypes") = c('_p_kkm_model', 'integer')
+class(`NativeModel_search_criteria`) = c("SWIGFunction", class('NativeModel_search_criteria'))
+
 # Start of NativeModel_timings
 
 `NativeModel_timings` = function(self, .copy = FALSE)
@@ -831,7 +900,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

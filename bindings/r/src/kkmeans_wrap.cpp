@@ -1735,6 +1735,27 @@ SWIGINTERN void kkm_model_labels(kkm_model const *self,int32_t *labels,int64_t l
 SWIGINTERN void kkm_model_cluster_sizes(kkm_model const *self,double *sizes,int64_t sizes_len){
         kkm_swig::check(kkm_get_cluster_sizes(self, sizes, sizes_len));
     }
+SWIGINTERN int64_t kkm_model_search_count(kkm_model const *self){
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search(self, nullptr, nullptr, nullptr, nullptr, 0, &count));
+        return count;
+    }
+SWIGINTERN void kkm_model_search_gammas(kkm_model const *self,double *gammas,int64_t gammas_len){
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search(self, gammas, nullptr, nullptr, nullptr, gammas_len, &count));
+    }
+SWIGINTERN void kkm_model_search_ks(kkm_model const *self,int32_t *ks,int64_t ks_len){
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search(self, nullptr, ks, nullptr, nullptr, ks_len, &count));
+    }
+SWIGINTERN void kkm_model_search_scores(kkm_model const *self,double *scores,int64_t scores_len){
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search(self, nullptr, nullptr, scores, nullptr, scores_len, &count));
+    }
+SWIGINTERN void kkm_model_search_criteria(kkm_model const *self,int32_t *criteria,int64_t criteria_len){
+        int64_t count = 0;
+        kkm_swig::check(kkm_get_search(self, nullptr, nullptr, nullptr, criteria, criteria_len, &count));
+    }
 SWIGINTERN std::string kkm_model_timings(kkm_model const *self){ return kkm_swig::text_of(kkm_swig::timings_of, self, ""); }
 SWIGINTERN int64_t kkm_model_save_size(kkm_model const *self){
         int64_t size = 0;
@@ -3644,6 +3665,341 @@ R_swig_NativeModel_cluster_sizes ( SEXP self, SEXP sizes)
 
 
 SWIGEXPORT SEXP
+R_swig_NativeModel_search_count ( SEXP self, SEXP s_swig_copy)
+{
+  {
+    int64_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_search_count', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_search_count" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      try {
+        result = (int64_t)kkm_model_search_count((kkm_model const *)arg1);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = SWIG_From_long(static_cast< long >(result));
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_search_gammas ( SEXP self, SEXP gammas)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    SEXP out_vec2 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_search_gammas', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_search_gammas" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(gammas, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_search_gammas', argument 2 must be a non-negative whole number (the output's length)");
+        }
+        out_vec2 = Rf_protect(Rf_allocVector(REALSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg2 = reinterpret_cast<double*>(REAL(out_vec2));
+        arg3 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_search_gammas((kkm_model const *)arg1,arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec2; 
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_search_ks ( SEXP self, SEXP ks)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    int32_t *arg2 = (int32_t *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    SEXP out_vec2 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_search_ks', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_search_ks" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(ks, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_search_ks', argument 2 must be a non-negative whole number (the output's length)");
+        }
+        out_vec2 = Rf_protect(Rf_allocVector(INTSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg2 = reinterpret_cast<int32_t*>(INTEGER(out_vec2));
+        arg3 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_search_ks((kkm_model const *)arg1,arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec2; 
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_search_scores ( SEXP self, SEXP scores)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    SEXP out_vec2 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_search_scores', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_search_scores" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(scores, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_search_scores', argument 2 must be a non-negative whole number (the output's length)");
+        }
+        out_vec2 = Rf_protect(Rf_allocVector(REALSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg2 = reinterpret_cast<double*>(REAL(out_vec2));
+        arg3 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_search_scores((kkm_model const *)arg1,arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec2; 
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_search_criteria ( SEXP self, SEXP criteria)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    int32_t *arg2 = (int32_t *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    SEXP out_vec2 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_search_criteria', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_search_criteria" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(criteria, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_search_criteria', argument 2 must be a non-negative whole number (the output's length)");
+        }
+        out_vec2 = Rf_protect(Rf_allocVector(INTSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg2 = reinterpret_cast<int32_t*>(INTEGER(out_vec2));
+        arg3 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_search_criteria((kkm_model const *)arg1,arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec2; 
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
 R_swig_NativeModel_timings ( SEXP self, SEXP s_swig_copy)
 {
   {
@@ -4455,15 +4811,17 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_native_model_is_null", (DL_FUNC) &R_swig_native_model_is_null, 2},
    {"R_swig_NativeModel_labels", (DL_FUNC) &R_swig_NativeModel_labels, 2},
    {"R_swig_NativeModel_adjusted_rand_index", (DL_FUNC) &R_swig_NativeModel_adjusted_rand_index, 3},
-   {"R_swig_NativeModel_load", (DL_FUNC) &R_swig_NativeModel_load, 2},
    {"R_swig_NativeModel_fit_f64", (DL_FUNC) &R_swig_NativeModel_fit_f64, 4},
    {"R_swig_NativeModel_load_buffer", (DL_FUNC) &R_swig_NativeModel_load_buffer, 2},
+   {"R_swig_NativeModel_load", (DL_FUNC) &R_swig_NativeModel_load, 2},
    {"R_swig_NativeModel_fit_weighted", (DL_FUNC) &R_swig_NativeModel_fit_weighted, 5},
    {"R_swig_NativeModel_save_size", (DL_FUNC) &R_swig_NativeModel_save_size, 2},
    {"R_swig_NativeModel_assign_f64", (DL_FUNC) &R_swig_NativeModel_assign_f64, 5},
-   {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
    {"R_swig_NativeModel_fit_weighted_f64", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64, 5},
    {"R_swig_NativeModel_set_params", (DL_FUNC) &R_swig_NativeModel_set_params, 2},
+   {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
+   {"R_swig_NativeModel_search_count", (DL_FUNC) &R_swig_NativeModel_search_count, 2},
+   {"R_swig_NativeModel_search_criteria", (DL_FUNC) &R_swig_NativeModel_search_criteria, 2},
    {"R_swig_native_unwind_token", (DL_FUNC) &R_swig_native_unwind_token, 1},
    {"R_swig_NativeModel_fit_weighted_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64_progress, 7},
    {"R_swig_NativeModel_objective", (DL_FUNC) &R_swig_NativeModel_objective, 2},
@@ -4471,16 +4829,18 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_n_train", (DL_FUNC) &R_swig_NativeModel_n_train, 2},
    {"R_swig_NativeModel_n_features", (DL_FUNC) &R_swig_NativeModel_n_features, 2},
    {"R_swig_NativeModel_feature_dim", (DL_FUNC) &R_swig_NativeModel_feature_dim, 2},
-   {"R_swig_NativeModel_save_buffer", (DL_FUNC) &R_swig_NativeModel_save_buffer, 2},
    {"R_swig_NativeModel_assign_distances_f64", (DL_FUNC) &R_swig_NativeModel_assign_distances_f64, 6},
+   {"R_swig_NativeModel_save_buffer", (DL_FUNC) &R_swig_NativeModel_save_buffer, 2},
    {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
-   {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
    {"R_swig_NativeModel_fit_weighted_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_progress, 7},
+   {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
    {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
    {"R_swig_native_continue_unwind", (DL_FUNC) &R_swig_native_continue_unwind, 1},
    {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
    {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
+   {"R_swig_NativeModel_search_scores", (DL_FUNC) &R_swig_NativeModel_search_scores, 2},
    {"R_swig_NativeModel_fit_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_f64_progress, 6},
+   {"R_swig_NativeModel_search_gammas", (DL_FUNC) &R_swig_NativeModel_search_gammas, 2},
    {"R_swig_new_NativeModel", (DL_FUNC) &R_swig_new_NativeModel, 0},
    {"R_swig_NativeModel_set_param", (DL_FUNC) &R_swig_NativeModel_set_param, 3},
    {"R_swig_NativeModel_get_param", (DL_FUNC) &R_swig_NativeModel_get_param, 3},
@@ -4488,6 +4848,7 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_fit_progress", (DL_FUNC) &R_swig_NativeModel_fit_progress, 6},
    {"R_swig_NativeModel_normalized_mutual_info", (DL_FUNC) &R_swig_NativeModel_normalized_mutual_info, 3},
    {"R_swig_delete_NativeModel", (DL_FUNC) &R_swig_delete_NativeModel, 1},
+   {"R_swig_NativeModel_search_ks", (DL_FUNC) &R_swig_NativeModel_search_ks, 2},
    {NULL, NULL, 0}
 };
 

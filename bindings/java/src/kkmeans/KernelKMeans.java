@@ -2,6 +2,9 @@ package kkmeans;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -22,6 +25,11 @@ import java.util.function.Function;
  * {@link #param(String, String)} or {@link #params(String)} ("k=2 method=nystrom m=100"), and read
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
  * They take effect at the next fit.
+ *
+ * <p>Choosing gamma and k: {@link #gammaSearch()} and {@link #kAuto()} let the fit pick the
+ * kernel scale and the number of clusters (exact kernel k-means on a subsample scores the
+ * candidates); {@link #param(String)} and {@link #k()} then report the choice and
+ * {@link #search()} every candidate scored.
  *
  * <p>Errors: an invalid argument (unknown key, value out of range, wrong array length, null
  * array) is an {@link IllegalArgumentException} carrying the library's message; other failures
@@ -178,9 +186,51 @@ public final class KernelKMeans implements AutoCloseable {
         return param("kernel", kernel);
     }
 
+    /**
+     * Number of clusters chosen by the fit (parameter k=auto): the k in [kMin, kMax] (see
+     * {@link #kRange(int, int)}) whose fits on two halves of a subsample agree best.
+     * {@link #k()} reports the choice and {@link #search()} the scores.
+     */
+    public KernelKMeans kAuto() {
+        return param("k", "auto");
+    }
+
+    /**
+     * The range {@link #kAuto()} considers (parameters k_min and k_max, default 2 and 10; kMax
+     * at most half the search subsample).
+     *
+     * @throws IllegalArgumentException for a value out of range (the model is unchanged)
+     */
+    public KernelKMeans kRange(int kMin, int kMax) {
+        return params("k_min=" + kMin + " k_max=" + kMax);
+    }
+
     /** RBF/Laplacian bandwidth gamma (default "auto", see {@link #param(String, String)}). */
     public KernelKMeans gamma(double gamma) {
         return param("gamma", Double.toString(gamma));
+    }
+
+    /**
+     * Bandwidth chosen by the fit (parameter gamma=search, rbf and laplacian kernels): the best
+     * of a log grid around the data's scale by the search criterion (see
+     * {@link #searchCriterion(String)}). After the fit {@code param("gamma")} reports the choice
+     * and {@link #search()} the scores.
+     */
+    public KernelKMeans gammaSearch() {
+        return param("gamma", "search");
+    }
+
+    /**
+     * How {@link #gammaSearch()} scores a gamma: "stability" (default; agreement of fits on two
+     * halves of a subsample) or "matr" (trace criterion). k=auto is always scored by stability.
+     */
+    public KernelKMeans searchCriterion(String criterion) {
+        return param("search_criterion", criterion);
+    }
+
+    /** Rows of the subsample the search fits on (parameter search_size, default 1000). */
+    public KernelKMeans searchSize(int rows) {
+        return param("search_size", Integer.toString(rows));
     }
 
     /** Number of landmarks or features of the approximate methods (default "auto"). */
@@ -472,6 +522,33 @@ public final class KernelKMeans implements AutoCloseable {
     /** Dimension of the approximate method's feature space (0 for exact). */
     public long featureDim() {
         return read(NativeModel::feature_dim);
+    }
+
+    /**
+     * What the last fit's {@link #gammaSearch()} / {@link #kAuto()} scored, one entry per
+     * candidate in the order scanned; empty when the fit did not search. Kept by
+     * {@link #toBytes()} and {@link #save(String)}.
+     *
+     * @return an unmodifiable list
+     * @throws KKMeansException if not fitted
+     */
+    public List<SearchPoint> search() {
+        return read(m -> {
+            int count = rows(m.search_count());
+            double[] gammas = new double[count];
+            int[] ks = new int[count];
+            double[] scores = new double[count];
+            int[] criteria = new int[count];
+            m.search_gammas(gammas);
+            m.search_ks(ks);
+            m.search_scores(scores);
+            m.search_criteria(criteria);
+            List<SearchPoint> points = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                points.add(new SearchPoint(gammas[i], ks[i], scores[i], SearchPoint.criterionName(criteria[i])));
+            }
+            return Collections.unmodifiableList(points);
+        });
     }
 
     /** Seconds of the last fit's stages, "stage=seconds ...". */

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import kkmeans.KKMeansException;
 import kkmeans.KernelKMeans;
+import kkmeans.SearchPoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -350,6 +351,95 @@ class KernelKMeansTest {
         KKMeansException e = assertThrows(KKMeansException.class,
                 () -> KernelKMeans.load(dir.resolve("missing" + File.separator + "none.kkm").toString()));
         assertEquals(KKMeansException.IO, e.status());
+    }
+
+    // ------------------------------------------------------------------ gamma=search, k=auto
+
+    @Test
+    void ringsWithNeitherGammaNorKChooseTwoClustersAndReportTheScan() {
+        Rings rings = new Rings(250, 11, 0.1);
+        try (KernelKMeans km = new KernelKMeans().method("exact").gammaSearch().kAuto().seed(1)) {
+            km.fit(rings.x);
+            assertEquals(2, km.k());
+            assertEquals("2", km.param("k"));
+            double gamma = Double.parseDouble(km.param("gamma"));
+            assertTrue(gamma > 0, "gamma " + gamma);
+            double ari = KernelKMeans.adjustedRandIndex(km.labels(), rings.truth);
+            assertTrue(ari >= 0.95, "ARI " + ari);
+            List<SearchPoint> scan = km.search();
+            assertFalse(scan.isEmpty());
+            boolean chosenScored = false;
+            for (SearchPoint p : scan) {
+                assertEquals("stability", p.criterion());
+                assertTrue(p.k() >= 2 && p.k() <= 10, p.toString());
+                assertTrue(p.gamma() > 0 && Double.isFinite(p.score()), p.toString());
+                chosenScored |= p.gamma() == gamma && p.k() == 2;
+            }
+            assertTrue(chosenScored, "gamma " + gamma + " scan " + scan);
+            assertThrows(UnsupportedOperationException.class, () -> scan.clear());
+            // The scan survives a round trip through bytes.
+            try (KernelKMeans back = KernelKMeans.fromBytes(km.toBytes())) {
+                List<SearchPoint> again = back.search();
+                assertEquals(scan.size(), again.size());
+                for (int i = 0; i < scan.size(); i++) {
+                    assertEquals(scan.get(i).gamma(), again.get(i).gamma());
+                    assertEquals(scan.get(i).k(), again.get(i).k());
+                    assertEquals(scan.get(i).score(), again.get(i).score());
+                }
+            }
+        }
+    }
+
+    @Test
+    void gammaSearchByMatrWithAGivenK() {
+        try (KernelKMeans km = new KernelKMeans().k(2).method("exact").gammaSearch().searchCriterion("matr")
+                .searchSize(300).seed(2)) {
+            km.fit(RINGS.x);
+            assertEquals(2, km.k());
+            List<SearchPoint> scan = km.search();
+            assertFalse(scan.isEmpty());
+            for (SearchPoint p : scan) {
+                assertEquals("matr", p.criterion());
+                assertEquals(2, p.k());
+                assertTrue(p.score() > 0, p.toString());
+            }
+        }
+    }
+
+    @Test
+    void noSearchGivesAnEmptyScanAndBadSearchValuesAreArgumentErrors() {
+        try (KernelKMeans km = fittedRings()) {
+            assertTrue(km.search().isEmpty());
+            assertThrows(IllegalArgumentException.class, () -> km.searchCriterion("bogus"));
+            assertThrows(IllegalArgumentException.class, () -> km.kRange(1, 5));
+            assertThrows(IllegalArgumentException.class, () -> km.searchSize(5));
+            assertThrows(IllegalArgumentException.class, () -> km.param("k", "search"));
+            assertEquals("2", km.param("k_min"));
+        }
+        try (KernelKMeans km = new KernelKMeans()) {
+            KKMeansException e = assertThrows(KKMeansException.class, km::search);
+            assertEquals(KKMeansException.NOT_FITTED, e.status());
+        }
+    }
+
+    @Test
+    void kAutoFindsTheNumberOfBlobs() {
+        Random rng = new Random(5);
+        double[][] x = new double[300][];
+        int[] truth = new int[300];
+        for (int i = 0; i < 300; i++) {
+            int c = i % 3;
+            x[i] = new double[] {10 * c + 0.5 * rng.nextGaussian(), (c == 1 ? 10 : 0) + 0.5 * rng.nextGaussian()};
+            truth[i] = c;
+        }
+        try (KernelKMeans km = new KernelKMeans().method("exact").kAuto().kRange(2, 6).seed(3)) {
+            km.fit(x);
+            assertEquals(3, km.k());
+            assertEquals(1.0, KernelKMeans.adjustedRandIndex(km.labels(), truth), 1e-12);
+            for (SearchPoint p : km.search()) {
+                assertTrue(p.k() >= 2 && p.k() <= 6, p.toString());
+            }
+        }
     }
 
     @Test
