@@ -14,10 +14,12 @@ test_that("rings with neither gamma nor k given: the search finds the two rings"
     expect_gt(nrow(s), 0L)
     expect_type(s$k, "integer")
     expect_true(all(s$k >= 2L & s$k <= 10L))
-    expect_true(all(s$criterion == "stability"))
+    # k by stability over the whole grid, then gamma by MATR (the default) at k = 2
+    expect_true(all(s$criterion == "stability" | (s$criterion == "matr" & s$k == 2L)))
+    expect_true(any(s$criterion == "matr"))
     expect_true(all(is.finite(s$score)))
     expect_true(any(s$gamma == fit$params$gamma & s$k == 2L))
-    expect_output(print(fit), "Chosen by search: gamma=.* k=2 \\([0-9]+ candidates scored by stability")
+    expect_output(print(fit), "Chosen by search: gamma=.* k=2 \\([0-9]+ candidates scored by stability and matr")
 })
 
 test_that("k = and the library's aliases stand for centers; search parameters pass through", {
