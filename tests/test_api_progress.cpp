@@ -150,6 +150,34 @@ TEST(Progress, CancelAtEveryStageOfEveryMethodLeavesTheModelUnchanged) {
     }
 }
 
+TEST(Progress, TheSearchReportsItsStageAndCancelsThere) {
+    const Dataset ds = rings(150, 8);
+    for (const char* params : {"method=nystrom gamma=search k=auto seed=1", "method=exact gamma=search k=2 seed=1",
+                               "method=exact gamma=0.3 k=auto search_criterion=stability seed=1"}) {
+        SCOPED_TRACE(params);
+        Model m = make_model(params);
+        Recorder r;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        ASSERT_FALSE(r.calls.empty());
+        EXPECT_EQ(r.calls.front().stage, "search");
+        for (size_t i = 1; i < r.calls.size(); ++i) {
+            if (r.calls[i - 1].stage == r.calls[i].stage) {
+                EXPECT_GE(r.calls[i].fraction, r.calls[i - 1].fraction) << r.calls[i].stage << " report " << i;
+            }
+        }
+        // Cancelled in the search: CANCELLED naming it, the (unfitted) model unchanged.
+        Model c = make_model(params);
+        Recorder cancel;
+        cancel.cancel_stage = "search";
+        ASSERT_TRUE(Ok(kkm_set_progress(c.get(), &Recorder::callback, &cancel)));
+        EXPECT_TRUE(Fails(kkm_fit(c.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED,
+                          {"cancelled", W("search")}));
+        int64_t n = 0;
+        EXPECT_TRUE(Fails(kkm_get_n_train(c.get(), &n), KKM_ERR_NOT_FITTED));
+    }
+}
+
 TEST(Progress, CancelOnAnUnfittedModelLeavesItUnfitted) {
     const Dataset ds = blobs(50, 3, 2, 1);
     Model m = make_model("k=2 method=nystrom m=20");

@@ -116,18 +116,26 @@ private:
 /// Scores of every (gamma, k) under one criterion, grid-major: scores[g][k - k_lo].
 using Table = std::vector<std::vector<double>>;
 
+/// The share [lo, hi] of the "search" stage's progress a part of it reports in.
+struct Share {
+    double lo, hi;
+    double at(double f) const { return lo + (hi - lo) * f; }
+};
+
 Table score_all(const Kernels& kernels, const ScoringFits& fits, int64_t k_lo, int64_t k_hi, SearchCriterion c,
-                const Matrix* reference, std::vector<SearchPoint>& scan) {
+                const Matrix* reference, Share share, std::vector<SearchPoint>& scan) {
     Table table(kernels.grid().size());
     Matrix K;
+    const auto total = static_cast<double>(kernels.grid().size() * static_cast<size_t>(k_hi - k_lo + 1));
+    double done = 0;
     for (size_t g = 0; g < kernels.grid().size(); ++g) {
         kernels.fill(g, K);
-        for (int64_t k = k_lo; k <= k_hi; ++k) {
+        for (int64_t k = k_lo; k <= k_hi; ++k, ++done) {
+            progress_range(share.at(done / total), share.at((done + 1) / total));  // the fits' parallel loops
             const double score = c == SearchCriterion::matr ? matr(fits, K, *reference, k) : stability(fits, K, k);
             table[g].push_back(score);
             scan.push_back({kernels.grid()[g], k, score, c});
-            progress_poll(static_cast<double>(scan.size()) /
-                          static_cast<double>(kernels.grid().size() * static_cast<size_t>(k_hi - k_lo + 1)));
+            progress_poll(share.at((done + 1) / total));
         }
     }
     return table;
@@ -237,6 +245,7 @@ Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, d
         invalid_argument("k=" + std::to_string(k_lo) + " exceeds the " + std::to_string(sub.size()) +
                          " rows of positive weight the search can fit");
     }
+    progress_range(0.0, 0.05);  // the distances or kernel matrix of the subsample
     const Kernels kernels(p, X, sub, gamma, threads);
     ScoringFits fits{p, sub.weights, threads, draw_splits(sub.size(), kSplits, p.seed)};
     Outcome out;
@@ -246,7 +255,8 @@ Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, d
     size_t pick = 0;
     out.k = p.k;
     if (p.k == 0 || !matr_gamma) {
-        const Table table = score_all(kernels, fits, k_lo, k_hi, SearchCriterion::stability, nullptr, out.scan);
+        const Table table = score_all(kernels, fits, k_lo, k_hi, SearchCriterion::stability, nullptr,
+                                      Share{0.05, matr_gamma ? 0.85 : 0.95}, out.scan);
         std::vector<size_t> picks;
         std::vector<double> stable;
         for (size_t j = 0; j < table.front().size(); ++j) {
@@ -266,12 +276,14 @@ Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, d
     }
     if (matr_gamma) {
         const Matrix S = kernels.reference();
-        const Table table = score_all(kernels, fits, out.k, out.k, SearchCriterion::matr, &S, out.scan);
+        const Table table = score_all(kernels, fits, out.k, out.k, SearchCriterion::matr, &S,
+                                      Share{p.k == 0 ? 0.85 : 0.05, 0.95}, out.scan);
         pick = matr_pick(column(table, 0));
     }
     out.gamma = kernels.grid()[pick];
     Matrix K;
     kernels.fill(pick, K);
+    progress_range(0.95, 1.0);
     out.labels = start_labels(p, out.gamma, out.k, X, sub, K, fits);
     return out;
 }
