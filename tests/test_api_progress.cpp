@@ -90,6 +90,15 @@ TEST(Progress, ReportsStagesOnTheCallingThreadWithFractionsInRange) {
     }
 }
 
+/// Within a stage, each report's fraction is at least the one before.
+void expect_fractions_never_go_back(const std::vector<Call>& calls) {
+    for (size_t i = 1; i < calls.size(); ++i) {
+        if (calls[i - 1].stage == calls[i].stage) {
+            EXPECT_GE(calls[i].fraction, calls[i - 1].fraction) << calls[i].stage << " report " << i;
+        }
+    }
+}
+
 TEST(Progress, FractionsNeverGoBackOnFitsLongEnoughToReportWithinStages) {
     // Long enough for several time-gated reports inside seeding and the mini-batch stages,
     // whose inner parallel loops must report within their step's share, not 0 → 1 each.
@@ -101,11 +110,7 @@ TEST(Progress, FractionsNeverGoBackOnFitsLongEnoughToReportWithinStages) {
         Recorder r;
         ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
         ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
-        for (size_t i = 1; i < r.calls.size(); ++i) {
-            if (r.calls[i - 1].stage == r.calls[i].stage) {
-                EXPECT_GE(r.calls[i].fraction, r.calls[i - 1].fraction) << r.calls[i].stage << " report " << i;
-            }
-        }
+        expect_fractions_never_go_back(r.calls);
     }
 }
 
@@ -161,11 +166,7 @@ TEST(Progress, TheSearchReportsItsStageAndCancelsThere) {
         ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
         ASSERT_FALSE(r.calls.empty());
         EXPECT_EQ(r.calls.front().stage, "search");
-        for (size_t i = 1; i < r.calls.size(); ++i) {
-            if (r.calls[i - 1].stage == r.calls[i].stage) {
-                EXPECT_GE(r.calls[i].fraction, r.calls[i - 1].fraction) << r.calls[i].stage << " report " << i;
-            }
-        }
+        expect_fractions_never_go_back(r.calls);
         // Cancelled in the search: CANCELLED naming it, the (unfitted) model unchanged.
         Model c = make_model(params);
         Recorder cancel;
