@@ -179,7 +179,10 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
     std::vector<int64_t> all(static_cast<size_t>(sub.size()));
     std::iota(all.begin(), all.end(), int64_t{0});
     const auto model = fit_subsample(fits, K, all, k, fits.threads, kStartRestarts);
-    const auto [support, of] = start_support(sub, model->report().labels, k, p.seed);
+    // Named members, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::pair<Subsample, std::vector<int32_t>> chosen = start_support(sub, model->report().labels, k, p.seed);
+    const Subsample& support = chosen.first;
+    const std::vector<int32_t>& of = chosen.second;
     const auto w = [&](size_t a) { return support.weights.empty() ? 1.0 : double{support.weights[a]}; };
     // ‖μ_c‖² = Σ_ab w_a w_b K_ab / W_c² over the support, under the kernel the rows meet.
     const Matrix Ks = kernel_matrix(p, gamma, X, support, fits.threads);
