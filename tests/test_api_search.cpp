@@ -112,7 +112,7 @@ TEST(Search, MatrScoresGammaAndStabilityScoresK) {
 
 TEST(Search, SaveAndLoadKeepTheScanAndTheChoice) {
     const Dataset& ds = rings400();
-    Model m = make_model("method=nystrom gamma=search k=auto");
+    Model m = make_model("method=nystrom gamma=search k=auto k_max=4");
     ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
     const std::vector<unsigned char> bytes = save(m.get());
     Model loaded = make_model("");
