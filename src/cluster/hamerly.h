@@ -4,6 +4,7 @@
 // moved into bounds that prove most labels without computing a distance.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -32,6 +33,44 @@ std::vector<double> half_separation(const Matrix& C, const std::vector<char>& al
 /// the largest centre's squared norms): a bound proves a label only beyond this margin.
 inline double rounding_slack(float point_term, float top_centre_term) {
     return std::sqrt(4e-6 * (std::fabs(point_term) + top_centre_term));
+}
+
+/// What a bounded pass knows before it computes a distance: the centres' drift, their half
+/// separations and liveness, and the largest centre term (for rounding_slack).
+struct BoundedStep {
+    const Drift& drift;
+    const std::vector<double>& half;
+    const std::vector<char>& alive;
+    float top;
+};
+
+/// Hamerly's screen of rows [begin, end): moves each row's bounds by the drift, keeps its label
+/// (next = labels, dist = distance(i, upper bound)) and returns the rows whose bounds do not
+/// prove it, which the caller computes. point_term(i): the row's own term of its distances
+/// (its squared norm), for the rounding slack.
+template <class PointTerm, class Distance>
+std::vector<int64_t> hamerly_screen(int64_t begin, int64_t end, const BoundedStep& step,
+                                    const std::vector<int32_t>& labels, std::vector<float>& upper,
+                                    std::vector<float>& lower, std::vector<int32_t>& next, std::vector<float>& dist,
+                                    PointTerm&& point_term, Distance&& distance) {
+    std::vector<int64_t> open;
+    for (int64_t i = begin; i < end; ++i) {
+        const auto at = static_cast<size_t>(i);
+        const int32_t a = labels[at];
+        const double up = upper[at] + step.drift.moved[static_cast<size_t>(a)];
+        const double low = lower[at] - (a == step.drift.largest_at ? step.drift.second : step.drift.largest);
+        // (Tightening the upper bound first would read the whole row for one dot product:
+        // most of the cost of all k when the rows are read from memory.)
+        const double slack = rounding_slack(point_term(i), step.top);
+        next[at] = a;
+        upper[at] = static_cast<float>(up);
+        lower[at] = static_cast<float>(low);
+        dist[at] = distance(i, up);
+        if (!step.alive[static_cast<size_t>(a)] || up > std::max(low, step.half[static_cast<size_t>(a)]) - slack) {
+            open.push_back(i);
+        }
+    }
+    return open;
 }
 
 /// True when some cluster of 0..k-1 has no row at all. After a bounded pass that emptied a

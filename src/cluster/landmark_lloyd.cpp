@@ -238,26 +238,15 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     const std::vector<double> half = half_separation(c.C, c.alive);
     float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
     for (int64_t j = 0; j < k_; ++j) top = std::max(top, std::fabs(c.self_dot[static_cast<size_t>(j)]));
+    const BoundedStep step{drift, half, c.alive, top};
     const int64_t nblocks = block_count(n, kRowBlock);
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
     PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
-        std::vector<int64_t> open;  // points whose bounds do not prove their label
-        for (int64_t i = begin; i < end; ++i) {
-            const auto at = static_cast<size_t>(i);
-            const int32_t a = labels[at];
-            const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
-            const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
-            // (Tightening the upper bound first would read the whole kernel row for one dot
-            // product: the cost of all k.)
-            const double slack = rounding_slack(diag_[at], top);
-            next[at] = a;
-            upper_[at] = static_cast<float>(up);
-            lower_[at] = static_cast<float>(low);
-            dist[at] = static_cast<float>(up * up);
-            if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
-        }
+        const std::vector<int64_t> open = hamerly_screen(
+            begin, end, step, labels, upper_, lower_, next, dist, [&](int64_t i) { return diag_[static_cast<size_t>(i)]; },
+            [](int64_t, double up) { return static_cast<float>(up * up); });
         // The open rows, gathered, against every centre in register tiles of several rows.
         const ConstMatrix rows = G_.gather(open, scratch.local());
         const auto count = static_cast<int64_t>(open.size());

@@ -209,25 +209,14 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
     for (int64_t j = 0; j < k_; ++j) {
         if (c.alive[static_cast<size_t>(j)]) top = std::max(top, c.norms[static_cast<size_t>(j)]);
     }
+    const BoundedStep step{drift, half, c.alive, top};
     const int64_t nblocks = block_count(n, kRowBlock);
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
-        std::vector<int64_t> open;  // rows whose bounds do not prove their label
-        for (int64_t i = begin; i < end; ++i) {
-            const auto at = static_cast<size_t>(i);
-            const int32_t a = labels[at];
-            const double up = upper_[at] + drift.moved[static_cast<size_t>(a)];
-            const double low = lower_[at] - (a == drift.largest_at ? drift.second : drift.largest);
-            // (Tightening the upper bound first would read the whole row for one dot product:
-            // most of the cost of all k when F is read from memory.)
-            const double slack = rounding_slack(norms_[at], top);
-            next[at] = a;
-            upper_[at] = static_cast<float>(up);
-            lower_[at] = static_cast<float>(low);
-            dist[at] = std::max(static_cast<float>(up * up) + offset_at(offset_, i), 0.0f);
-            if (!c.alive[static_cast<size_t>(a)] || up > std::max(low, half[static_cast<size_t>(a)]) - slack) open.push_back(i);
-        }
+        const std::vector<int64_t> open = hamerly_screen(
+            begin, end, step, labels, upper_, lower_, next, dist, [&](int64_t i) { return norms_[static_cast<size_t>(i)]; },
+            [&](int64_t i, double up) { return std::max(static_cast<float>(up * up) + offset_at(offset_, i), 0.0f); });
         const auto count = static_cast<int64_t>(open.size());
         computed[static_cast<size_t>(b)] = count;
         if (count == 0) return;
