@@ -10,6 +10,7 @@
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
+#include "core/weights.h"
 
 namespace kkm {
 namespace {
@@ -23,10 +24,6 @@ constexpr int64_t kColumnBlock = 1024;
 // (n=8000) 0.85-0.9; below n≈1000 both take well under a millisecond.
 constexpr double kRebuildStored = 0.6;
 constexpr double kRebuildRecomputed = 0.8;
-
-double weight_at(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
-}
 
 /// dst[0, count) += w · src[0, count) in float64 (w · src is exact: no drift from rounding
 /// the products, and no dependence on whether the clone fuses the multiply-add).
@@ -296,40 +293,24 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
 int64_t ExactLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
     sync(labels);
     const int64_t n = rows_.size();
-    int64_t transfers = 0;
-    for (int64_t sweep = 0; sweep < max_sweeps; ++sweep) {
-        std::vector<double> mass = cluster_weights(labels, weights_, k_);
-        std::vector<double> cc = self_dots(mass);  // exact again at every sweep: no drift
-        int64_t moved = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            const double w = weight_at(weights_, i);
-            const int32_t a = labels[static_cast<size_t>(i)];
-            const double wa = mass[static_cast<size_t>(a)];
-            if (!(w > 0) || !(wa - w > 1e-12 * wa)) continue;  // no weight, or alone in a
+    std::vector<double> cc;
+    int64_t i = 0;
+    const auto S = [&](int64_t j) { return sums_[static_cast<size_t>(j * n + i)]; };
+    return hartigan_sweeps(
+        labels, weights_, k_, max_sweeps,
+        [&](const std::vector<double>& mass) { cc = self_dots(mass); },  // exact again at every sweep: no drift
+        [&](int64_t point) { i = point; },
+        [&](int64_t j, const std::vector<double>& mass) {
+            return diag_[static_cast<size_t>(i)] - 2.0 * S(j) / mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
+        },
+        [&](int64_t, int32_t a, int32_t b, double w, const std::vector<double>& mass) {
             const double kii = diag_[static_cast<size_t>(i)];
-            const auto S = [&](int64_t j) { return sums_[static_cast<size_t>(j * n + i)]; };
-            const double da = kii - 2.0 * S(a) / wa + cc[static_cast<size_t>(a)];
-            const double gain = w * wa / (wa - w) * std::max(da, 0.0);
-            // A strict relative margin: rounding cannot make a move look profitable, and every
-            // move lowers the objective, so the sweeps end.
-            const auto [b, cost] = cheapest_receiver(k_, a, w, mass, gain * (1.0 - 1e-9), [&](int64_t j) {
-                return kii - 2.0 * S(j) / mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
-            });
-            if (b < 0) continue;
-            const double wb = mass[static_cast<size_t>(b)];
+            const double wa = mass[static_cast<size_t>(a)], wb = mass[static_cast<size_t>(b)];
             cc[static_cast<size_t>(a)] = (wa * wa * cc[static_cast<size_t>(a)] - 2.0 * w * S(a) + w * w * kii) / ((wa - w) * (wa - w));
             cc[static_cast<size_t>(b)] = (wb * wb * cc[static_cast<size_t>(b)] + 2.0 * w * S(b) + w * w * kii) / ((wb + w) * (wb + w));
-            mass[static_cast<size_t>(a)] = wa - w;
-            mass[static_cast<size_t>(b)] = wb + w;
             apply({Move{part_.offset + i, a, b, w}});
-            labels[static_cast<size_t>(i)] = b;
             sums_labels_[static_cast<size_t>(i)] = b;
-            ++moved;
-        }
-        transfers += moved;
-        if (moved == 0) break;
-    }
-    return transfers;
+        });
 }
 
 SquaredDistanceToPoint ExactLloyd::distance_oracle() {

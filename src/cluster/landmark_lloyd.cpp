@@ -8,6 +8,7 @@
 #include "cluster/lloyd.h"
 #include "core/hot.h"
 #include "core/parallel.h"
+#include "core/weights.h"
 #include "engine/dots.h"
 
 namespace kkm {
@@ -17,16 +18,12 @@ constexpr int64_t kRowBlock = 256;
 constexpr int64_t kDecodeBlock = 64;  // rows per read of G: half rows decoded into scratch stay in L2
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
-float weight_at(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0f : w[static_cast<size_t>(i)];
-}
-
 /// Adds w_i g_i to the row of acc (k×m) of each row's label.
 KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<float>& w, int64_t first,
                 float* acc) {
     const int64_t m = G.cols;
     for (int64_t i = 0; i < G.rows; ++i) {
-        const float wi = weight_at(w, first + i);
+        const float wi = weight_at_f32(w, first + i);
         float* dst = acc + labels[i] * m;
         const float* src = G.row(i);
 #pragma omp simd
@@ -211,7 +208,7 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
                              second.data() + begin);
             accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
             double s = 0;
-            for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
+            for (int64_t i = begin; i < begin + count; ++i) s += weight_at_f32(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
             objective[static_cast<size_t>(chunk)] += s;
         }
     });
@@ -270,7 +267,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j), this rank's share (its rows' W_j and S_j).
     const std::vector<double> mass = cluster_weights(next, weights_, k_);
     double total = 0;
-    for (int64_t i = 0; i < n; ++i) total += static_cast<double>(weight_at(weights_, i)) * diag_[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < n; ++i) total += static_cast<double>(weight_at_f32(weights_, i)) * diag_[static_cast<size_t>(i)];
     for (int64_t j = 0; j < k_; ++j) {
         if (!(mass[static_cast<size_t>(j)] > 0)) continue;
         double hs = 0;
@@ -293,7 +290,7 @@ void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vec
         const int64_t lo = b * step, hi = std::min(m, lo + step);
         float buf[step];
         for (int64_t i : movers) {
-            const double w = weight_at(weights_, i);
+            const double w = weight_at_f32(weights_, i);
             const float* g = G_.segment(i, lo, hi, buf);
             double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * m + lo;
             double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * m + lo;
@@ -344,7 +341,7 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
 #pragma omp simd reduction(+ : dot)
             for (int64_t a = 0; a < m; ++a) dot += g[a] * h[a];
             const double d = diag_[static_cast<size_t>(i)] - 2.0 * dot + self[static_cast<size_t>(j)];
-            s += static_cast<double>(weight_at(weights_, i)) * std::max(d, 0.0);
+            s += static_cast<double>(weight_at_f32(weights_, i)) * std::max(d, 0.0);
         }
         partial[static_cast<size_t>(b)] = s;
     });

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cluster/hamerly.h"
+#include "core/weights.h"
 #include "engine/dots.h"
 #include "core/parallel.h"
 
@@ -13,10 +14,6 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of threads
-
-double weight_at(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
-}
 
 float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
@@ -346,13 +343,15 @@ double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
 }
 
 int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
-    const int64_t n = F_.rows, r = F_.cols;
-    int64_t transfers = 0;
-    std::vector<double> fi(static_cast<size_t>(r));
-    for (int64_t sweep = 0; sweep < max_sweeps; ++sweep) {
-        std::vector<double> sums = centroid_sums(labels);  // exact again at every sweep
-        std::vector<double> mass = cluster_weights(labels, weights_, k_);
-        const auto distance = [&](int64_t j) {  // ‖f_i − S_j / W_j‖²
+    const int64_t r = F_.cols;
+    std::vector<double> fi(static_cast<size_t>(r)), sums;
+    const int64_t transfers = hartigan_sweeps(
+        labels, weights_, k_, max_sweeps,
+        [&](const std::vector<double>&) { sums = centroid_sums(labels); },  // exact again at every sweep
+        [&](int64_t i) {
+            for (int64_t t = 0; t < r; ++t) fi[static_cast<size_t>(t)] = F_.row(i)[t];
+        },
+        [&](int64_t j, const std::vector<double>& mass) {  // ‖f_i − S_j / W_j‖²
             const double* sj = sums.data() + j * r;
             const double inv = 1.0 / mass[static_cast<size_t>(j)];
             double d = 0;
@@ -361,32 +360,15 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
                 d += diff * diff;
             }
             return d;
-        };
-        int64_t moved = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            const double w = weight_at(weights_, i);
-            const int32_t a = labels[static_cast<size_t>(i)];
-            const double wa = mass[static_cast<size_t>(a)];
-            if (!(w > 0) || !(wa - w > 1e-12 * wa)) continue;  // no weight, or alone in a
-            for (int64_t t = 0; t < r; ++t) fi[static_cast<size_t>(t)] = F_.row(i)[t];
-            const double gain = w * wa / (wa - w) * distance(a);
-            // A strict relative margin: every move lowers the objective, so the sweeps end.
-            const int32_t b = cheapest_receiver(k_, a, w, mass, gain * (1.0 - 1e-9), distance).first;
-            if (b < 0) continue;
+        },
+        [&](int64_t, int32_t a, int32_t b, double w, const std::vector<double>&) {
             double* sa = sums.data() + a * r;
             double* sb = sums.data() + b * r;
             for (int64_t t = 0; t < r; ++t) {
                 sa[t] -= w * fi[static_cast<size_t>(t)];
                 sb[t] += w * fi[static_cast<size_t>(t)];
             }
-            mass[static_cast<size_t>(a)] = wa - w;
-            mass[static_cast<size_t>(b)] += w;
-            labels[static_cast<size_t>(i)] = b;
-            ++moved;
-        }
-        transfers += moved;
-        if (moved == 0) break;
-    }
+        });
     cached_labels_.clear();  // the cached sums and bounds describe the labels before the moves
     cached_sums_.clear();
     bound_labels_.clear();

@@ -73,4 +73,45 @@ std::pair<int32_t, double> cheapest_receiver(int64_t k, int32_t a, double w, con
     return best;
 }
 
+/// Hartigan's single-point transfers, sweep after sweep until one moves nothing (or
+/// max_sweeps): each point i of weight w > 0 not alone in its cluster a moves to the cluster
+/// b of cheapest_receiver when b's cost is below a's gain w·W_a/(W_a − w)·d_a by a strict
+/// relative margin (rounding cannot make a move look profitable, and every move lowers the
+/// objective, so the sweeps end). The problem supplies:
+///   sweep(mass)                at each sweep's start: recompute its exact state;
+///   point(i)                   before point i is weighed;
+///   distance(j, mass)          d_j of the current point to centre j;
+///   transfer(i, a, b, w, mass) its state after the move, before the masses change.
+/// Returns the number of moves.
+template <class Sweep, class Point, class Distance, class Transfer>
+int64_t hartigan_sweeps(std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k,
+                        int64_t max_sweeps, Sweep&& sweep, Point&& point, Distance&& distance, Transfer&& transfer) {
+    const auto n = static_cast<int64_t>(labels.size());
+    int64_t transfers = 0;
+    for (int64_t s = 0; s < max_sweeps; ++s) {
+        std::vector<double> mass = cluster_weights(labels, weights, k);
+        sweep(mass);
+        int64_t moved = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double w = weights.empty() ? 1.0 : static_cast<double>(weights[static_cast<size_t>(i)]);
+            const int32_t a = labels[static_cast<size_t>(i)];
+            const double wa = mass[static_cast<size_t>(a)];
+            if (!(w > 0) || !(wa - w > 1e-12 * wa)) continue;  // no weight, or alone in a
+            point(i);
+            const auto d = [&](int64_t j) { return distance(j, mass); };
+            const double gain = w * wa / (wa - w) * std::max(d(a), 0.0);
+            const int32_t b = cheapest_receiver(k, a, w, mass, gain * (1.0 - 1e-9), d).first;
+            if (b < 0) continue;
+            transfer(i, a, b, w, mass);
+            mass[static_cast<size_t>(a)] = wa - w;
+            mass[static_cast<size_t>(b)] += w;
+            labels[static_cast<size_t>(i)] = b;
+            ++moved;
+        }
+        transfers += moved;
+        if (moved == 0) break;
+    }
+    return transfers;
+}
+
 }  // namespace kkm

@@ -5,13 +5,10 @@
 #include <limits>
 
 #include "core/progress.h"
+#include "core/weights.h"
 
 namespace kkm {
 namespace {
-
-double weight_at(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
-}
 
 /// Global index drawn with probability ∝ mass[i] over all ranks (cumulative: this rank's
 /// running sums in double, in index order; the ranks' totals added in rank order).

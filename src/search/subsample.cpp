@@ -7,16 +7,13 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/rng.h"
+#include "core/weights.h"
 #include "kernels/kernel.h"
 
 namespace kkm::search {
 namespace {
 
 constexpr int64_t kRows = 64;  // rows per parallel block
-
-double weight_at(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
-}
 
 /// Mirrors the upper triangle into the lower one, so that D (and every kernel built from it)
 /// is exactly symmetric.
