@@ -67,9 +67,7 @@ std::vector<float> inverse_norms(std::vector<float> sq) {
 /// conversion) when a kernel that uses it would see 0 or inf there (0 * inf = NaN).
 float float32_gamma(KernelType type, double gamma) {
     if (type == KernelType::precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
-    const bool uses_gamma = type == KernelType::rbf || type == KernelType::laplacian ||
-                            type == KernelType::polynomial;
-    if (!uses_gamma) return 0.0f;
+    if (!kernel_uses_gamma(type)) return 0.0f;
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
         invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
                          "], the float32 range kernel=" + kernel_name(type) + " is computed in");

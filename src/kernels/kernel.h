@@ -55,6 +55,11 @@ private:
     std::vector<float> shift_;
 };
 
+/// Whether the kernel function reads gamma (rbf, laplacian, polynomial).
+inline bool kernel_uses_gamma(KernelType type) {
+    return type == KernelType::rbf || type == KernelType::laplacian || type == KernelType::polynomial;
+}
+
 /// The shift a fit subtracts from every row: the (weighted) column means of X (float64, then
 /// float32; weights empty or n values, so that weight 2 and a duplicated row agree)
 /// for the kernels whose values depend only on x − y (rbf, laplacian) or whose k-means

@@ -157,9 +157,9 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     });
     progress_begin("search");
     double gamma = p.gamma;
-    const bool scaled = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
-                        p.kernel == KernelType::polynomial;
-    if (!p.gamma_search && scaled && gamma <= 0) gamma = auto_gamma(p.kernel, X, weights, p.bandwidth_scale, threads);
+    if (!p.gamma_search && kernel_uses_gamma(p.kernel) && gamma <= 0) {
+        gamma = auto_gamma(p.kernel, X, weights, p.bandwidth_scale, threads);
+    }
     search::Outcome found;
     {
         MemoryLedger own(p.max_memory_mb);
@@ -172,7 +172,9 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     Params chosen = p;
     chosen.k = found.k;
     chosen.gamma_search = false;
-    if (p.gamma_search) chosen.gamma = found.gamma;
+    // The gamma the search scored with (resolved once: gamma=auto sorts every column for
+    // laplacian), so the fit's kernel is the one the search chose under.
+    chosen.gamma = p.gamma_search ? found.gamma : gamma;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::unique_ptr<FittedModel> model = fit_with(chosen, X, weights, comm, outer, &found.labels);
     model->record_search(std::move(found.scan), seconds);
@@ -255,13 +257,11 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     context.part = part;
     context.start = start;
     collectively(comm, [&] { check_budget(context); });  // a fit that cannot fit is refused before any work
-    const bool uses_gamma = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
-                            p.kernel == KernelType::polynomial;
     {
         const MemoryLedger::Charge stage = ledger.charge(
             "gamma", "the automatic gamma's per-thread sort orders and the centring sums",
             memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
-        if (uses_gamma) {
+        if (kernel_uses_gamma(p.kernel)) {
             if (p.gamma <= 0) progress_begin("gamma");
             report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
         }

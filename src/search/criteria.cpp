@@ -1,10 +1,12 @@
 #include "search/criteria.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/weights.h"
 #include "eval/metrics.h"
 #include "model/model.h"
 #include "search/subsample.h"
@@ -18,8 +20,6 @@ namespace {
 /// restarts chose k=2 for 1 of 9 ring sets, 10 for 5 of 9, 10 refined for 8 of 9 (all from
 /// 250 points per ring up).
 constexpr int64_t kScoringRestarts = 10;
-
-/// Exact kernel k-means on a precomputed kernel, with the caller's seeding and stopping rule.
 
 }  // namespace
 
@@ -68,12 +68,8 @@ std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(i
                                                                                uint64_t seed) {
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> splits;
     for (int r = 0; r < count; ++r) {
-        std::vector<int64_t> order(static_cast<size_t>(s));
-        std::iota(order.begin(), order.end(), int64_t{0});
         Rng rng(seed, Stream::search, 1 + static_cast<uint64_t>(r));
-        for (int64_t t = s - 1; t > 0; --t) {
-            std::swap(order[static_cast<size_t>(t)], order[rng.below(static_cast<uint64_t>(t) + 1)]);
-        }
+        const std::vector<int64_t> order = random_order(s, rng);
         std::vector<int64_t> first(order.begin(), order.begin() + s / 2), second(order.begin() + s / 2, order.end());
         std::sort(first.begin(), first.end());
         std::sort(second.begin(), second.end());
@@ -105,9 +101,7 @@ double matr(const ScoringFits& fits, const Matrix& K, const Matrix& S, int64_t k
     std::iota(all.begin(), all.end(), int64_t{0});
     const auto model = fit_subsample(fits, K, all, k, fits.threads, kScoringRestarts);
     const std::vector<int32_t>& labels = model->report().labels;
-    const auto w = [&](int64_t i) {
-        return fits.weights.empty() ? 1.0 : static_cast<double>(fits.weights[static_cast<size_t>(i)]);
-    };
+    const auto w = [&](int64_t i) { return weight_at(fits.weights, i); };
     std::vector<double> within(static_cast<size_t>(k), 0.0), mass(static_cast<size_t>(k), 0.0);
     for (int64_t i = 0; i < K.rows; ++i) {
         const auto c = static_cast<size_t>(labels[static_cast<size_t>(i)]);

@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/weights.h"
 #include "search/criteria.h"
 #include "search/subsample.h"
 
@@ -151,12 +152,8 @@ std::vector<double> column(const Table& table, size_t j) {
 /// order), with their clusters: the support of the cluster means the fit starts from.
 std::pair<Subsample, std::vector<int32_t>> start_support(const Subsample& sub, const std::vector<int32_t>& labels,
                                                          int64_t k, uint64_t seed) {
-    std::vector<int64_t> order(static_cast<size_t>(sub.size()));
-    std::iota(order.begin(), order.end(), int64_t{0});
     Rng rng(seed, Stream::search, 0x5ea7);
-    for (int64_t t = sub.size() - 1; t > 0; --t) {
-        std::swap(order[static_cast<size_t>(t)], order[rng.below(static_cast<uint64_t>(t) + 1)]);
-    }
+    const std::vector<int64_t> order = random_order(sub.size(), rng);
     Subsample support;
     std::vector<int32_t> of;
     std::vector<int64_t> taken(static_cast<size_t>(k), 0);
@@ -183,7 +180,7 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
     const std::pair<Subsample, std::vector<int32_t>> chosen = start_support(sub, model->report().labels, k, p.seed);
     const Subsample& support = chosen.first;
     const std::vector<int32_t>& of = chosen.second;
-    const auto w = [&](size_t a) { return support.weights.empty() ? 1.0 : double{support.weights[a]}; };
+    const auto w = [&](size_t a) { return weight_at(support.weights, static_cast<int64_t>(a)); };
     // ‖μ_c‖² = Σ_ab w_a w_b K_ab / W_c² over the support, under the kernel the rows meet.
     const Matrix Ks = kernel_matrix(p, gamma, X, support, fits.threads);
     std::vector<double> mass(static_cast<size_t>(k), 0.0), self(static_cast<size_t>(k), 0.0);

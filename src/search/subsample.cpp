@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "core/weights.h"
+#include "features/landmarks.h"
 #include "kernels/kernel.h"
 
 namespace kkm::search {
@@ -36,17 +37,23 @@ Subsample draw_subsample(int64_t n, const std::vector<float>& weights, int64_t s
         sub.rows = std::move(eligible);
     } else {
         Rng rng(seed, Stream::search);
-        for (int64_t t = 0; t < size; ++t) {  // partial Fisher-Yates
-            const auto j = t + static_cast<int64_t>(rng.below(static_cast<uint64_t>(eligible.size()) - t));
-            std::swap(eligible[static_cast<size_t>(t)], eligible[static_cast<size_t>(j)]);
+        for (int64_t at : uniform_landmarks(static_cast<int64_t>(eligible.size()), size, rng)) {
+            sub.rows.push_back(eligible[static_cast<size_t>(at)]);  // ascending: both are
         }
-        sub.rows.assign(eligible.begin(), eligible.begin() + size);
-        std::sort(sub.rows.begin(), sub.rows.end());
     }
     if (!weights.empty()) {
         for (int64_t i : sub.rows) sub.weights.push_back(weights[static_cast<size_t>(i)]);
     }
     return sub;
+}
+
+std::vector<int64_t> random_order(int64_t s, Rng& rng) {
+    std::vector<int64_t> order(static_cast<size_t>(s));
+    std::iota(order.begin(), order.end(), int64_t{0});
+    for (int64_t t = s - 1; t > 0; --t) {
+        std::swap(order[static_cast<size_t>(t)], order[rng.below(static_cast<uint64_t>(t) + 1)]);
+    }
+    return order;
 }
 
 Matrix pairwise_distances(const Params& p, ConstMatrix X, const Subsample& sub, int threads) {

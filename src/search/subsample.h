@@ -8,6 +8,7 @@
 
 #include "core/matrix.h"
 #include "core/params.h"
+#include "core/rng.h"
 #include "kernels/kernel.h"
 
 namespace kkm::search {
@@ -21,6 +22,9 @@ struct Subsample {
 };
 
 Subsample draw_subsample(int64_t n, const std::vector<float>& weights, int64_t size, uint64_t seed);
+
+/// 0..s-1 in a random order (Fisher-Yates from the last place down).
+std::vector<int64_t> random_order(int64_t s, Rng& rng);
 
 /// The distances p.kernel (rbf or laplacian) reads between the subsample's rows: squared
 /// Euclidean for rbf, L1 for laplacian (s x s, symmetric, zero diagonal, float64 sums).
