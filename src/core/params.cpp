@@ -8,6 +8,7 @@
 #include <locale>
 #include <sstream>
 
+#include "core/enum_text.h"
 #include "core/error.h"
 
 namespace kkm {
@@ -28,27 +29,27 @@ std::vector<ParamSpec> build_table() {
         {"k_max", "", "int", "10", "[2, 2147483647]",
          "largest k that k=auto considers (at most half the search subsample: search_size/2, n/2)", 2, kIntMax,
          false, false, nullptr},
-        {"method", "", "enum", "nystrom", "exact|nystrom|sketch|rff|minibatch",
+        {"method", "", "enum", "nystrom", choices_text<Method>().c_str(),
          "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
          "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
          "Fourier features (rbf, laplacian); minibatch: truncated mini-batch kernel k-means (2024)",
-         0, 0, false, false, "exact|nystrom|sketch|rff|minibatch"},
-        {"kernel", "", "enum", "rbf", "rbf|laplacian|polynomial|linear|cosine|precomputed",
+         0, 0, false, false, choices_text<Method>().c_str()},
+        {"kernel", "", "enum", "rbf", choices_text<KernelType>().c_str(),
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
          "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
-         0, 0, false, false, "rbf|laplacian|polynomial|linear|cosine|precomputed"},
+         0, 0, false, false, choices_text<KernelType>().c_str()},
         {"gamma", "", "float|auto|search", "auto", "(0, inf), auto or search",
          "kernel scale; auto: rbf 1/(2 sigma^2), sigma^2 = mean pairwise squared distance "
          "(Wang, Gittens & Mahoney eq. 5); laplacian 1/(mean pairwise L1 distance); polynomial 1/d; "
          "search (rbf, laplacian): the best of a log grid (0.1x to 10x a k-nearest-neighbour and the "
          "mean-distance scale) by search_criterion on a subsample; kkm_get_param reports the choice",
          0, kInf, true, false, nullptr},
-        {"search_criterion", "", "enum", "matr", "matr|stability",
+        {"search_criterion", "", "enum", "matr", choices_text<SearchCriterion>().c_str(),
          "how gamma=search scores a gamma: matr (Berlinski & Maitra: trace of a reference kNN-scale kernel "
          "projected on the clusters, largest bandwidth within 1% of the best) or stability (Lange et al. "
          "2004: fit two halves of the subsample, label each half with the other's model, mean adjusted "
          "Rand index); k=auto always scores k by stability (see bench/results/search.md)",
-         0, 0, false, false, "stability|matr"},
+         0, 0, false, false, choices_text<SearchCriterion>().c_str()},
         {"search_size", "", "int", "1000", "[20, 1000000]",
          "rows of the subsample that gamma=search and k=auto fit exact kernel k-means on (all rows when n "
          "is smaller)",
@@ -73,25 +74,25 @@ std::vector<ParamSpec> build_table() {
         {"reg_rank", "l", "int|auto", "auto", "[rank, m] or auto",
          "eigenpairs l of K_LL kept before the rank restriction; auto = ceil(m/2) (at least rank)",
          1, 9.2e18, false, false, nullptr},
-        {"sampling", "", "enum", "uniform", "uniform|rls|kmeanspp",
+        {"sampling", "", "enum", "uniform", choices_text<Sampling>().c_str(),
          "landmarks: uniform without replacement; rls: ridge leverage scores (Calandriello & "
          "Rosasco 2018, Def. 3); kmeanspp: D^2 sampling in kernel space",
-         0, 0, false, false, "uniform|rls|kmeanspp"},
+         0, 0, false, false, choices_text<Sampling>().c_str()},
         {"rls_lambda", "", "float|auto", "auto", "(0, inf) or auto",
          "ridge lambda of the leverage scores; auto = sqrt(n)", 0, kInf, true, false, nullptr},
-        {"sketch", "", "enum", "subgaussian", "subgaussian|ros|gaussian|identity",
+        {"sketch", "", "enum", "subgaussian", choices_text<SketchKind>().c_str(),
          "S of method=sketch (Yin et al. 2022): sparse signs, randomized Hadamard, dense Gaussian, "
          "identity (raw kernel rows)",
-         0, 0, false, false, "subgaussian|ros|gaussian|identity"},
-        {"solver", "", "enum", "lloyd", "lloyd|minibatch",
+         0, 0, false, false, choices_text<SketchKind>().c_str()},
+        {"solver", "", "enum", "lloyd", choices_text<Solver>().c_str(),
          "k-means on nystrom/sketch/rff features: full Lloyd passes, or Sculley's mini-batch "
          "k-means (per-centre counts) for n too large for full passes",
-         0, 0, false, false, "lloyd|minibatch"},
-        {"refine", "", "enum", "none", "none|hartigan",
+         0, 0, false, false, choices_text<Solver>().c_str()},
+        {"refine", "", "enum", "none", choices_text<Refine>().c_str(),
          "after Lloyd, Hartigan's single-point transfers: each point moves to the cluster that lowers "
          "the objective most (the exact change of both clusters' terms, weighted) until no move "
          "lowers it (method=exact, nystrom, sketch, rff with solver=lloyd)",
-         0, 0, false, false, "none|hartigan"},
+         0, 0, false, false, choices_text<Refine>().c_str()},
         {"batch_size", "b", "int", "1024", "[1, 2147483647]",
          "points per mini-batch, drawn with replacement (method=minibatch, solver=minibatch)", 1,
          kIntMax, false, false, nullptr},
@@ -103,14 +104,14 @@ std::vector<ParamSpec> build_table() {
          "mini-batch early stopping: stop when the batch objective (mean squared distance) "
          "improves by less than epsilon; 0 = never stop early (run max_iter)",
          0, kInf, false, false, nullptr},
-        {"learning_rate", "", "enum", "beta", "beta|sklearn",
+        {"learning_rate", "", "enum", "beta", choices_text<LearningRate>().c_str(),
          "method=minibatch: beta alpha_j = sqrt(b_j/b) (Schwartzman 2023); sklearn alpha_j = b_j / "
          "(points assigned to j so far)",
-         0, 0, false, false, "beta|sklearn"},
-        {"init", "", "enum", "kmeans++", "kmeans++|random",
+         0, 0, false, false, choices_text<LearningRate>().c_str()},
+        {"init", "", "enum", "kmeans++", choices_text<Init>().c_str(),
          "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
          "random points",
-         0, 0, false, false, "kmeans++|random"},
+         0, 0, false, false, choices_text<Init>().c_str()},
         {"n_init", "nstart", "int", "1", "[1, 1000]",
          "restarts from independent seedings; the lowest objective wins", 1, 1000, false, false, nullptr},
         {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart",
@@ -123,15 +124,15 @@ std::vector<ParamSpec> build_table() {
          9007199254740991.0, false, false, nullptr},
         {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README)", 0, 1024,
          false, false, nullptr},
-        {"isa", "", "enum", "auto", "auto|avx512|avx2|portable",
+        {"isa", "", "enum", "auto", choices_text<IsaChoice>().c_str(),
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
          "its CPUID feature bits); a forced path the CPU lacks is an error. kkm_get_param reports "
-         "the path a fit used", 0, 0, false, false, "auto|avx512|avx2|portable"},
-        {"kernel_rows", "", "enum", "auto", "auto|f32|f16",
+         "the path a fit used", 0, 0, false, false, choices_text<IsaChoice>().c_str()},
+        {"kernel_rows", "", "enum", "auto", choices_text<RowsChoice>().c_str(),
          "storage of the n x m kernel rows of method=nystrom: f32, or f16 (IEEE half: half the "
          "memory and bytes streamed per iteration; rbf, laplacian and cosine kernels only, whose "
          "values lie in [-1, 1]); auto: f16 for those kernels, f32 otherwise. kkm_get_param "
-         "reports what a fit used", 0, 0, false, false, "auto|f32|f16"},
+         "reports what a fit used", 0, 0, false, false, choices_text<RowsChoice>().c_str()},
         {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
          "bound in MiB on what a fit allocates (kernel rows, features, sampling blocks, batches, the float32 "
          "copy of float64 input, per-thread scratch): a fit whose estimate is over is refused before it "
@@ -222,18 +223,6 @@ bool is_choice(const char* choices, std::string_view value) {
 }
 
 }  // namespace
-
-const char* kernel_name(KernelType kernel) {
-    switch (kernel) {
-        case KernelType::rbf: return "rbf";
-        case KernelType::laplacian: return "laplacian";
-        case KernelType::polynomial: return "polynomial";
-        case KernelType::linear: return "linear";
-        case KernelType::cosine: return "cosine";
-        case KernelType::precomputed: return "precomputed";
-    }
-    return "unknown";
-}
 
 const std::vector<ParamSpec>& param_table() {
     static const std::vector<ParamSpec> table = build_table();
@@ -356,31 +345,21 @@ Params ParamSet::typed() const {
     auto num = [&](const char* key) { return value(key, false); };
     auto integer = [&](const char* key) { return static_cast<long long>(value(key, true)); };
     auto is_auto = [this](const char* key) { return get(key) == "auto"; };
+    auto choice = [this](const char* key, auto& out) { from_text(get(key), out); };  // canonical: a choice
     Params p;
     p.k = is_auto("k") ? 0 : integer("k");
     p.k_min = integer("k_min");
     p.k_max = integer("k_max");
-    p.search_criterion = get("search_criterion") == "stability" ? SearchCriterion::stability : SearchCriterion::matr;
+    choice("search_criterion", p.search_criterion);
     p.search_size = integer("search_size");
-    const std::string& method = get("method");
-    p.method = method == "exact"     ? Method::exact
-               : method == "nystrom" ? Method::nystrom
-               : method == "sketch"  ? Method::sketch
-               : method == "rff"     ? Method::rff
-                                     : Method::minibatch;
-    p.solver = get("solver") == "minibatch" ? Solver::minibatch : Solver::lloyd;
-    p.refine = get("refine") == "hartigan" ? Refine::hartigan : Refine::none;
+    choice("method", p.method);
+    choice("solver", p.solver);
+    choice("refine", p.refine);
     p.batch_size = integer("batch_size");
     p.tau = integer("tau");
     p.epsilon = num("epsilon");
-    p.learning_rate = get("learning_rate") == "sklearn" ? LearningRate::sklearn : LearningRate::beta;
-    const std::string& kernel = get("kernel");
-    p.kernel = kernel == "rbf"          ? KernelType::rbf
-               : kernel == "laplacian"  ? KernelType::laplacian
-               : kernel == "polynomial" ? KernelType::polynomial
-               : kernel == "linear"     ? KernelType::linear
-               : kernel == "cosine"     ? KernelType::cosine
-                                        : KernelType::precomputed;
+    choice("learning_rate", p.learning_rate);
+    choice("kernel", p.kernel);
     p.gamma_search = get("gamma") == "search";
     p.gamma = is_auto("gamma") || p.gamma_search ? 0.0 : num("gamma");
     p.bandwidth_scale = num("bandwidth_scale");
@@ -390,30 +369,18 @@ Params ParamSet::typed() const {
     p.nystrom_rcond = num("nystrom_rcond");
     p.rank = get("rank") == "none" ? 0 : integer("rank");
     p.reg_rank = is_auto("reg_rank") ? 0 : integer("reg_rank");
-    const std::string& sampling = get("sampling");
-    p.sampling = sampling == "uniform" ? Sampling::uniform
-                 : sampling == "rls"   ? Sampling::rls
-                                       : Sampling::kmeanspp;
+    choice("sampling", p.sampling);
     p.rls_lambda = is_auto("rls_lambda") ? 0.0 : num("rls_lambda");
-    const std::string& sketch = get("sketch");
-    p.sketch = sketch == "subgaussian" ? SketchKind::subgaussian
-               : sketch == "ros"       ? SketchKind::ros
-               : sketch == "gaussian"  ? SketchKind::gaussian
-                                       : SketchKind::identity;
-    p.init = get("init") == "random" ? Init::random : Init::kmeanspp;
+    choice("sketch", p.sketch);
+    choice("init", p.init);
     p.n_init = integer("n_init");
     p.max_iter = integer("max_iter");
     p.tol = num("tol");
     p.seed = static_cast<uint64_t>(integer("seed"));
     p.threads = integer("threads");
     p.max_memory_mb = integer("max_memory_mb");
-    const std::string& isa = get("isa");
-    p.isa = isa == "avx512" ? IsaChoice::avx512
-            : isa == "avx2" ? IsaChoice::avx2
-            : isa == "portable" ? IsaChoice::portable
-                                : IsaChoice::automatic;
-    const std::string& rows = get("kernel_rows");
-    p.kernel_rows = rows == "f32" ? RowsChoice::f32 : rows == "f16" ? RowsChoice::f16 : RowsChoice::automatic;
+    choice("isa", p.isa);
+    choice("kernel_rows", p.kernel_rows);
     return p;
 }
 

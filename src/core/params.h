@@ -23,9 +23,6 @@ enum class SearchCriterion { stability, matr };
 enum class IsaChoice { automatic, avx512, avx2, portable };
 enum class RowsChoice { automatic, f32, f16 };
 
-/// The parameter-table spelling of a kernel ("rbf", ...).
-const char* kernel_name(KernelType kernel);
-
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
 /// (a unit test checks that they do).
 struct Params {

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <string>
 
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/linalg.h"
 #include "kernels/elementwise.h"
@@ -17,7 +18,7 @@ namespace {
 void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
     if (kernel != KernelType::rbf && kernel != KernelType::laplacian) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), got kernel=") +
-                         kernel_name(kernel));
+                         to_text(kernel));
     }
     if (!(gamma > 0.0) || !std::isfinite(gamma)) {
         invalid_argument("method=rff needs a finite gamma > 0, got gamma=" + std::to_string(gamma));
@@ -82,7 +83,7 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, 
                           : fill_cauchy(W_.values.begin(), entries, gamma, rng);
     if (!fits) {
         invalid_argument("gamma=" + message_number(gamma) + " is too large for method=rff with kernel=" +
-                         kernel_name(kernel) + ": its random frequencies overflow float32; lower gamma or "
+                         to_text(kernel) + ": its random frequencies overflow float32; lower gamma or "
                          "rescale the data");
     }
     b_.resize(static_cast<size_t>(m));

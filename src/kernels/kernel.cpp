@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 
@@ -33,7 +34,7 @@ constexpr double kMaxSquaredNorm = FLT_MAX / 4.0;
 void check_row(KernelType type, float sq, double gamma, double coef0, int64_t degree) {
     const std::string rescale = "rescale the data (e.g. standardize the columns)";
     if (!(sq <= kMaxSquaredNorm)) {
-        invalid_data(std::string("X has a row with squared norm ") + message_number(sq) + ": kernel=" + kernel_name(type) +
+        invalid_data(std::string("X has a row with squared norm ") + message_number(sq) + ": kernel=" + to_text(type) +
                      " computes dot products in float32, which overflow beyond a squared norm of " +
                      message_number(kMaxSquaredNorm) + "; " + rescale);
     }
@@ -70,7 +71,7 @@ float float32_gamma(KernelType type, double gamma) {
     if (!kernel_uses_gamma(type)) return 0.0f;
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
         invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
-                         "], the float32 range kernel=" + kernel_name(type) + " is computed in");
+                         "], the float32 range kernel=" + to_text(type) + " is computed in");
     }
     return static_cast<float>(gamma);
 }

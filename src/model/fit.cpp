@@ -8,6 +8,7 @@
 #include <vector>
 #include <string>
 
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/validate.h"
@@ -35,7 +36,7 @@ void validate_against_data(const Params& p, ConstMatrix X) {
 void validate_combination(const Params& p) {
     if (p.method == Method::rff && p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), "
-                                     "got kernel=") + kernel_name(p.kernel));
+                                     "got kernel=") + to_text(p.kernel));
     }
     if (p.refine == Refine::hartigan && (p.method == Method::minibatch || p.solver == Solver::minibatch)) {
         invalid_argument("refine=hartigan refines a Lloyd fit: it applies to method=exact, nystrom, sketch and "

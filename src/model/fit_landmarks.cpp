@@ -6,6 +6,7 @@
 
 #include "cluster/landmark_lloyd.h"
 #include "cluster/lloyd.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -70,7 +71,7 @@ RowPrecision kernel_row_precision(const Params& p) {
                          p.kernel == KernelType::cosine;
     if (p.kernel_rows == RowsChoice::f16 && !bounded) {
         invalid_argument("kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
-                         "cosine); kernel=" + std::string(kernel_name(p.kernel)) +
+                         "cosine); kernel=" + std::string(to_text(p.kernel)) +
                          " values can exceed the half-precision range: use kernel_rows=f32");
     }
     if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;

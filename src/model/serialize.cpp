@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/archive.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "features/rff.h"
 #include "features/sketch.h"
@@ -249,7 +250,7 @@ KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, 
     const auto kind = r.scalar<uint32_t>("basis kind");
     const bool precomputed = p.kernel == KernelType::precomputed;
     if (kind != static_cast<uint32_t>(precomputed ? BasisKind::columns : BasisKind::points)) {
-        bad("basis kind " + std::to_string(kind) + " does not match kernel=" + kernel_name(p.kernel));
+        bad("basis kind " + std::to_string(kind) + " does not match kernel=" + to_text(p.kernel));
     }
     if (precomputed) {
         std::vector<int64_t> columns = r.array<int64_t>(tag("BCOL"));
@@ -288,23 +289,11 @@ void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t col
     }
 }
 
-/// What kind of body the parameter block's method fits, for messages.
-const char* method_name(Method method) {
-    switch (method) {
-        case Method::exact: return "exact";
-        case Method::nystrom: return "nystrom";
-        case Method::sketch: return "sketch";
-        case Method::rff: return "rff";
-        case Method::minibatch: return "minibatch";
-    }
-    return "unknown";
-}
-
 /// The parameter block must describe the body: a file whose PARM says method=exact over an
 /// rff body would report parameters the model was not fitted with (and save them again).
 void require_body_matches(const Params& p, const char* body, bool matches) {
     if (!matches) {
-        bad(std::string("the parameter block says method=") + method_name(p.method) + " but the body holds " + body +
+        bad(std::string("the parameter block says method=") + to_text(p.method) + " but the body holds " + body +
             ": the parameters and the fitted model are inconsistent");
     }
 }
@@ -360,7 +349,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_body_matches(p, "random Fourier features, as method=rff fits", p.method == Method::rff);
         if (p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
             bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +
-                kernel_name(p.kernel));
+                to_text(p.kernel));
         }
     } else if (kernel_distances == 1) {
         const auto* landmarks = dynamic_cast<const LandmarkMap*>(map.get());

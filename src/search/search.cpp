@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/progress.h"
@@ -219,7 +220,7 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
 void validate(const Params& p, int64_t n) {
     if (p.gamma_search && p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
         invalid_argument(std::string("gamma=search chooses the scale of kernel=rbf or laplacian; kernel=") +
-                         kernel_name(p.kernel) + (p.kernel == KernelType::polynomial ? " (set gamma)" : " has none"));
+                         to_text(p.kernel) + (p.kernel == KernelType::polynomial ? " (set gamma)" : " has none"));
     }
     const int64_t s = std::min(n, p.search_size);
     if (p.k == 0) {
