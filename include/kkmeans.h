@@ -158,7 +158,8 @@ KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t 
                            const float *weights);
 
 /* As kkm_fit for float64 input. Computation runs in float32 (kernel blocks and GEMMs) with
- * float64 eigen-decompositions and reductions; the input is converted block by block. */
+ * float64 eigen-decompositions and reductions. The whole input is first copied to float32
+ * (n x d floats, charged to max_memory_mb with the fit's own estimate before it is made). */
 KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d,
                                const double *weights);
 

@@ -15,6 +15,7 @@
 #include "core/params.h"
 #include "core/validate.h"
 #include "eval/metrics.h"
+#include "kernels/kernel_traits.h"
 #include "kkmeans.h"
 #include "model/model.h"
 #include "model/serialize.h"
@@ -102,7 +103,7 @@ void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int
     if (d != f.input_dim()) {
         kkm::invalid_argument("X has d=" + std::to_string(d) + " columns but the model was fitted on d=" +
                               std::to_string(f.input_dim()) +
-                              (f.params().kernel == kkm::KernelType::precomputed
+                              (kkm::kernel_traits(f.params().kernel).precomputed
                                    ? " (kernel=precomputed: one column per training point)"
                                    : ""));
     }

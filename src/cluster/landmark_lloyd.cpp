@@ -6,6 +6,7 @@
 
 #include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
+#include "core/blocking.h"
 #include "core/hot.h"
 #include "core/parallel.h"
 #include "core/weights.h"
@@ -14,7 +15,6 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 constexpr int64_t kDecodeBlock = 64;  // rows per read of G: half rows decoded into scratch stay in L2
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cluster/hamerly.h"
+#include "core/blocking.h"
 #include "core/weights.h"
 #include "engine/dots.h"
 #include "core/parallel.h"
@@ -12,7 +13,6 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of threads
 
 float offset_at(const std::vector<float>& offset, int64_t i) {

@@ -30,7 +30,7 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kSeedSample = 20000;  // seeding runs on min(n, max(b, this)) points
-constexpr int64_t kRowBlock = 64;       // batch rows per parallel block
+constexpr int64_t kBatchBlock = 64;       // batch rows per parallel block
 constexpr int64_t kChunk = 4096;        // training rows per K(X, B) block (tau = 0)
 
 /// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
@@ -114,8 +114,8 @@ private:
         std::vector<std::vector<int64_t>> at;
         for (const SparseCentre& c : coef_) at.push_back(positions_in(cols_, c.points));
         s.dot.assign(static_cast<size_t>(b * k), 0.0);
-        parallel_blocks(threads_, block_count(b, kRowBlock), [&](int64_t blk) {
-            for (int64_t t = blk * kRowBlock; t < std::min(b, (blk + 1) * kRowBlock); ++t) {
+        parallel_blocks(threads_, block_count(b, kBatchBlock), [&](int64_t blk) {
+            for (int64_t t = blk * kBatchBlock; t < std::min(b, (blk + 1) * kBatchBlock); ++t) {
                 const float* row = block_.row(t);
                 for (int64_t j = 0; j < k; ++j) {
                     const std::vector<double>& coef = coef_[static_cast<size_t>(j)].coef;
@@ -133,8 +133,8 @@ private:
         const auto m = static_cast<int64_t>(c.points.size());
         K_.block(c.points, c.points, gram_, threads_);
         std::vector<double> rows(static_cast<size_t>(m));
-        parallel_blocks(threads_, block_count(m, kRowBlock), [&](int64_t blk) {
-            for (int64_t a = blk * kRowBlock; a < std::min(m, (blk + 1) * kRowBlock); ++a) {
+        parallel_blocks(threads_, block_count(m, kBatchBlock), [&](int64_t blk) {
+            for (int64_t a = blk * kBatchBlock; a < std::min(m, (blk + 1) * kBatchBlock); ++a) {
                 double sum = 0;
                 for (int64_t q = 0; q < m; ++q) sum += c.coef[static_cast<size_t>(q)] * gram_.row(a)[q];
                 rows[static_cast<size_t>(a)] = c.coef[static_cast<size_t>(a)] * sum;
@@ -177,8 +177,8 @@ public:
 
     void after(Step& s, Centres&, const std::vector<int64_t>&) override {
         for_chunks(s.points, [&](int64_t begin, int64_t count) {
-            parallel_blocks(threads_, block_count(count, kRowBlock), [&](int64_t blk) {
-                update_rows(s, begin, blk * kRowBlock, std::min(kRowBlock, count - blk * kRowBlock));
+            parallel_blocks(threads_, block_count(count, kBatchBlock), [&](int64_t blk) {
+                update_rows(s, begin, blk * kBatchBlock, std::min(kBatchBlock, count - blk * kBatchBlock));
             });
         });
         copy_rows(s);

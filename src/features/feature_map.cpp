@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/blocking.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
 
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 
 /// Runs fn(begin, count, features) over the rows of X in parallel blocks.
 template <class Fn>

@@ -1,5 +1,5 @@
 // Feature maps of the approximate methods: features(x) ∈ R^r for a row x, computed in blocks.
-// Landmark maps are "kernel row against landmarks, times a projection" (DESIGN §2):
+// Landmark maps are "kernel row against landmarks, times a projection":
 // features(x) = S · k_L(x); random Fourier features map x directly.
 #pragma once
 

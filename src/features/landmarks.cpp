@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/blocking.h"
 #include "core/parallel.h"
 
 namespace kkm {
@@ -10,7 +11,6 @@ namespace kkm {
 Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {
     const KernelBasis basis = ctx.basis_for(idx);
     const int64_t n = ctx.X.rows, c = static_cast<int64_t>(idx.size());
-    constexpr int64_t kRowBlock = 256;
     Matrix out(n, c);
     std::vector<Matrix> rows(static_cast<size_t>(ctx.threads));
     parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {

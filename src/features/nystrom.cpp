@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/blocking.h"
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -12,7 +13,6 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
 /// Eigen-decomposition of the symmetric part of a float matrix, in float64.

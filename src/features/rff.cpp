@@ -11,12 +11,13 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "kernels/elementwise.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm {
 namespace {
 
 void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
-    if (kernel != KernelType::rbf && kernel != KernelType::laplacian) {
+    if (!kernel_traits(kernel).shift_invariant) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), got kernel=") +
                          to_text(kernel));
     }

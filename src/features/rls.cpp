@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/blocking.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
 #include "features/landmarks.h"
@@ -13,7 +14,6 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 
 /// Size of the uniform sub-sample S behind the scores: twice the landmarks asked for, capped
 /// at n. The estimate sharpens as |S| grows but costs O(n|S|d + n|S|²) time and n|S| floats,

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm {
 namespace {
@@ -105,7 +106,7 @@ double representable(double gamma, const char* spread_name, double spread) {
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
                   int threads, const Comm& comm) {
-    const bool spread_kernel = type == KernelType::rbf || type == KernelType::laplacian;
+    const bool spread_kernel = kernel_traits(type).shift_invariant;
     if (spread_kernel && weighted_rows_identical(X, weights, comm)) zero_spread();
     switch (type) {
         case KernelType::rbf: {

@@ -67,8 +67,8 @@ std::vector<float> inverse_norms(std::vector<float> sq) {
 /// gamma as the float32 the kernels compute with; throws INVALID_ARGUMENT (before any
 /// conversion) when a kernel that uses it would see 0 or inf there (0 * inf = NaN).
 float float32_gamma(KernelType type, double gamma) {
-    if (type == KernelType::precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
-    if (!kernel_uses_gamma(type)) return 0.0f;
+    if (kernel_traits(type).precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
+    if (!kernel_traits(type).uses_gamma) return 0.0f;
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
         invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
                          "], the float32 range kernel=" + to_text(type) + " is computed in");
@@ -127,8 +127,11 @@ std::vector<float> Kernel::aux(ConstMatrix rows) const {
     if (type_ == KernelType::laplacian) return {};
     std::vector<float> sq = squared_norms(rows);
     check_rows(type_, sq, gamma_, coef0_, degree_);
-    if (type_ == KernelType::rbf) return sq;
-    if (type_ == KernelType::cosine) return inverse_norms(std::move(sq));
+    switch (kernel_traits(type_).norms) {
+        case KernelNorms::squared: return sq;
+        case KernelNorms::inverse: return inverse_norms(std::move(sq));
+        case KernelNorms::none: break;
+    }
     return {};
 }
 
@@ -202,7 +205,7 @@ bool rows_identical(ConstMatrix X, const Comm& comm) {
 
 std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads,
                                   const Comm& comm) {
-    if (type != KernelType::rbf && type != KernelType::laplacian && type != KernelType::linear) return {};
+    if (!kernel_traits(type).centred) return {};
     // Identical rows need no centring, and centred they would all be 0: a linear kernel
     // without a single nonzero value has no landmark span to project onto.
     if (rows_identical(X, comm)) return {};

@@ -9,6 +9,7 @@
 #include "core/matrix.h"
 #include "core/params.h"
 #include "engine/engine.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm {
 
@@ -54,11 +55,6 @@ private:
     engine::Isa isa_;
     std::vector<float> shift_;
 };
-
-/// Whether the kernel function reads gamma (rbf, laplacian, polynomial).
-inline bool kernel_uses_gamma(KernelType type) {
-    return type == KernelType::rbf || type == KernelType::laplacian || type == KernelType::polynomial;
-}
 
 /// The shift a fit subtracts from every row: the (weighted) column means of X (float64, then
 /// float32; weights empty or n values, so that weight 2 and a duplicated row agree)

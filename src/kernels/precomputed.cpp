@@ -11,7 +11,7 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 64;
+constexpr int64_t kCheckBlock = 64;
 
 std::string entry(int64_t i, int64_t j) { return "K[" + std::to_string(i) + "][" + std::to_string(j) + "]"; }
 
@@ -35,9 +35,9 @@ std::string violation(ConstMatrix K, int64_t i, int64_t j, double scale) {
 /// The first violation with i in row block b (tile by tile against the blocks at and after
 /// it, so that K[j][i] is read from a cached tile), as a message, or "".
 std::string first_violation(ConstMatrix K, int64_t b, double scale) {
-    const int64_t begin = b * kRowBlock, end = std::min(K.rows, begin + kRowBlock);
-    for (int64_t tile = begin; tile < K.rows; tile += kRowBlock) {
-        const int64_t tile_end = std::min(K.rows, tile + kRowBlock);
+    const int64_t begin = b * kCheckBlock, end = std::min(K.rows, begin + kCheckBlock);
+    for (int64_t tile = begin; tile < K.rows; tile += kCheckBlock) {
+        const int64_t tile_end = std::min(K.rows, tile + kCheckBlock);
         for (int64_t i = begin; i < end; ++i) {
             for (int64_t j = std::max(tile, i + 1); j < tile_end; ++j) {
                 std::string message = violation(K, i, j, scale);
@@ -63,7 +63,7 @@ void check_precomputed_kernel(ConstMatrix K, int threads) {
     }
     // Each row block finds its first violation; that of the lowest block is reported, so the
     // message does not depend on the thread count.
-    const int64_t nblocks = block_count(K.rows, kRowBlock);
+    const int64_t nblocks = block_count(K.rows, kCheckBlock);
     std::vector<std::string> found(static_cast<size_t>(nblocks));
     parallel_blocks(threads, nblocks, [&](int64_t b) {
         found[static_cast<size_t>(b)] = first_violation(K, b, scale);

@@ -13,6 +13,7 @@
 #include "core/parallel.h"
 #include "core/validate.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 #include "kernels/precomputed.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
@@ -26,7 +27,7 @@ void validate_against_data(const Params& p, ConstMatrix X) {
         invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of rows n=" +
                          std::to_string(X.rows) + "; k must be in [1, n]");
     }
-    if (p.kernel == KernelType::precomputed && X.cols != X.rows) {
+    if (kernel_traits(p.kernel).precomputed && X.cols != X.rows) {
         invalid_argument("kernel=precomputed needs X to be the n x n kernel matrix, got n=" +
                          std::to_string(X.rows) + " rows and d=" + std::to_string(X.cols) +
                          " columns");
@@ -34,7 +35,7 @@ void validate_against_data(const Params& p, ConstMatrix X) {
 }
 
 void validate_combination(const Params& p) {
-    if (p.method == Method::rff && p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
+    if (p.method == Method::rff && !kernel_traits(p.kernel).shift_invariant) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), "
                                      "got kernel=") + to_text(p.kernel));
     }
@@ -54,7 +55,7 @@ void validate_combination(const Params& p) {
 /// feature methods, and n times the support bound k(τ + b) for mini-batch (n² without one).
 double fit_work(const Params& p, int64_t n, int64_t d) {
     const auto dn = static_cast<double>(n), dk = static_cast<double>(p.k);
-    const double per_entry = p.kernel == KernelType::precomputed ? 1.0 : static_cast<double>(d);
+    const double per_entry = kernel_traits(p.kernel).precomputed ? 1.0 : static_cast<double>(d);
     switch (p.method) {
         case Method::exact: return dn * dn * (per_entry + 1.0);
         case Method::minibatch: {
@@ -127,7 +128,7 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     if (p.method == Method::minibatch && p.tau == 0) {
         refuse("method=minibatch with tau=0 (its n x k inner products need every row's kernel against each batch)");
     }
-    if (p.kernel == KernelType::precomputed) refuse("kernel=precomputed");
+    if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed");
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
     if (search::needed(p)) refuse("gamma=search and k=auto (fit a sample in one process, then set gamma and k)");
@@ -158,7 +159,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     });
     progress_begin("search");
     double gamma = p.gamma;
-    if (!p.gamma_search && kernel_uses_gamma(p.kernel) && gamma <= 0) {
+    if (!p.gamma_search && kernel_traits(p.kernel).uses_gamma && gamma <= 0) {
         gamma = auto_gamma(p.kernel, X, weights, p.bandwidth_scale, threads);
     }
     search::Outcome found;
@@ -247,7 +248,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         validate_against_data(p, ConstMatrix{X.data, part.global, X.cols});
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
-        if (p.kernel == KernelType::precomputed) check_precomputed_kernel(X, threads);
+        if (kernel_traits(p.kernel).precomputed) check_precomputed_kernel(X, threads);
         report.isa = resolve_isa(p.isa);
     });
     unit = unit_weights(weights, comm);
@@ -262,7 +263,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         const MemoryLedger::Charge stage = ledger.charge(
             "gamma", "the automatic gamma's per-thread sort orders and the centring sums",
             memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
-        if (kernel_uses_gamma(p.kernel)) {
+        if (kernel_traits(p.kernel).uses_gamma) {
             if (p.gamma <= 0) progress_begin("gamma");
             report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
         }

@@ -8,6 +8,7 @@
 #include "cluster/minibatch_lloyd.h"
 #include "core/error.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 #include "model/fit_memory.h"
 
 namespace kkm {
@@ -45,7 +46,7 @@ void require_budget(const FitContext& c, const char* method, double peak, const 
 std::vector<float> training_diagonal(const FitContext& c) {
     const int64_t n = c.X.rows;
     std::vector<float> diag(static_cast<size_t>(n));
-    if (c.p.kernel == KernelType::precomputed) {
+    if (kernel_traits(c.p.kernel).precomputed) {
         for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
         return diag;
     }
@@ -63,7 +64,7 @@ Kernel fit_kernel(const FitContext& c) {
 }
 
 KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {
-    if (c.p.kernel == KernelType::precomputed) return KernelBasis(idx, c.X.rows);
+    if (kernel_traits(c.p.kernel).precomputed) return KernelBasis(idx, c.X.rows);
     return KernelBasis(fit_kernel(c), training_rows(c, idx));
 }
 
@@ -111,20 +112,22 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     o.init = c.p.init;
     o.threads = c.threads;
     FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
-    MinibatchLloydResult mb;
-    LloydResult assigned;
-    for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest full objective wins
+    struct Restart {
+        MinibatchLloydResult mb;
+        LloydResult assigned;  ///< every row to its nearest centre: its objective picks the restart
+    };
+    Restart best = best_restart(c.p.n_init, [&](int64_t r) {
         progress_begin("minibatch");
-        MinibatchLloydResult run = minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
+        MinibatchLloydResult run =
+            minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
         c.timer.stage("minibatch");
         progress_begin("assign");
         LloydResult labels = problem.assign_to(run.centroids);
         c.timer.stage("assign");
-        if (r == 0 || labels.objective < assigned.objective) {
-            mb = std::move(run);
-            assigned = std::move(labels);
-        }
-    }
+        return Restart{std::move(run), std::move(labels)};
+    }, [](const Restart& r) { return r.assigned.objective; });
+    MinibatchLloydResult& mb = best.mb;
+    LloydResult& assigned = best.assigned;
     assigned.iterations = mb.iterations;
     finish_report(c, std::move(assigned));
     return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),

@@ -88,14 +88,32 @@ Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx);
 /// Moves a Lloyd result into the report (the cluster masses over all ranks).
 void finish_report(const FitContext& c, LloydResult&& result);
 
-/// n_init restarts, each seeded from its own stream (the first from c.start when given), and
-/// refined by Hartigan's transfers with refine=hartigan where the problem offers them; the
-/// lowest objective wins.
+/// A result's `.objective`: what best_restart compares unless told otherwise.
+struct ObjectiveOf {
+    template <class Result>
+    double operator()(const Result& result) const { return result.objective; }
+};
+
+/// Runs restarts r = 0 .. n_init-1 as run(r) and keeps the result with the lowest
+/// objective(result) (the earliest on ties). Every method's restarts go through here; each
+/// draws restart r from streams of its own (the Lloyd fits: Rng(seed, Stream::seeding, r)).
+template <class Run, class Objective = ObjectiveOf>
+auto best_restart(int64_t n_init, Run run, Objective objective = {}) {
+    auto best = run(int64_t{0});
+    for (int64_t r = 1; r < n_init; ++r) {
+        auto result = run(r);
+        if (objective(result) < objective(best)) best = std::move(result);
+    }
+    return best;
+}
+
+/// n_init restarts (best_restart), each seeded from its own stream (the first from c.start
+/// when given), and refined by Hartigan's transfers with refine=hartigan where the problem
+/// offers them; the lowest objective wins.
 template <class Problem>
 LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
-    LloydResult best;
     const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
-    for (int64_t r = 0; r < c.p.n_init; ++r) {
+    return best_restart(c.p.n_init, [&](int64_t r) {
         std::vector<int32_t> labels;
         if (r == 0 && c.start != nullptr) {
             labels = *c.start;
@@ -116,9 +134,8 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
                 c.timer.stage("refine");
             }
         }
-        if (r == 0 || result.objective < best.objective) best = std::move(result);
-    }
-    return best;
+        return result;
+    });
 }
 
 /// Each method's up-front check (require_budget with its footprint), run before the gamma

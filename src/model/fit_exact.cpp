@@ -5,7 +5,9 @@
 #include <string>
 
 #include "cluster/exact.h"
+#include "core/blocking.h"
 #include "core/parallel.h"
+#include "kernels/kernel_traits.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
 
@@ -14,7 +16,7 @@ namespace {
 
 /// Exact's reference set: a copy of the training rows, or all columns of a precomputed K.
 KernelBasis training_basis(const FitContext& c) {
-    if (c.p.kernel == KernelType::precomputed) {
+    if (kernel_traits(c.p.kernel).precomputed) {
         std::vector<int64_t> columns(static_cast<size_t>(c.X.rows));
         std::iota(columns.begin(), columns.end(), int64_t{0});
         return KernelBasis(std::move(columns), c.X.rows);
@@ -108,10 +110,10 @@ void check_exact_budget(const FitContext& c) {
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
     if (c.distributed()) return fit_exact_distributed(c);
-    const bool precomputed = c.p.kernel == KernelType::precomputed;
+    const bool precomputed = kernel_traits(c.p.kernel).precomputed;
     const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it
     const bool store = f.store;
-    const int64_t block_rows = store ? 256 : f.block_rows;
+    const int64_t block_rows = store ? kRowBlock : f.block_rows;
     progress_begin("kernel");
     MemoryLedger::Charge building = c.ledger.charge("kernel", "packing the training copy", f.basis_build);
     const MemoryLedger::Charge training = c.ledger.charge("kernel", "the training copy and its packed panels", f.basis);

@@ -6,6 +6,7 @@
 
 #include "cluster/landmark_lloyd.h"
 #include "cluster/lloyd.h"
+#include "core/blocking.h"
 #include "core/enum_text.h"
 #include "core/error.h"
 #include "core/linalg.h"
@@ -14,13 +15,13 @@
 #include "features/nystrom.h"
 #include "features/sketch.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 
 
 std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
@@ -67,8 +68,7 @@ bool features_cheaper(const Params& p, int64_t m, int64_t r) {
 /// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
 /// caller's numbers).
 RowPrecision kernel_row_precision(const Params& p) {
-    const bool bounded = p.kernel == KernelType::rbf || p.kernel == KernelType::laplacian ||
-                         p.kernel == KernelType::cosine;
+    const bool bounded = kernel_traits(p.kernel).bounded;
     if (p.kernel_rows == RowsChoice::f16 && !bounded) {
         invalid_argument("kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
                          "cosine); kernel=" + std::string(to_text(p.kernel)) +
@@ -173,10 +173,10 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         c.ledger.charge("landmarks", "the m landmarks and their packed panels", f.basis);
     MemoryLedger::Charge rows_of_landmarks =
         c.ledger.charge("landmarks", "the m x n landmark rows of the precomputed kernel", f.landmark_rows);
-    Matrix landmark_rows = c.p.kernel == KernelType::precomputed ? gather_rows(c.X, idx) : Matrix();
+    Matrix landmark_rows = kernel_traits(c.p.kernel).precomputed ? gather_rows(c.X, idx) : Matrix();
     KernelBasis basis = basis_over(c, idx);
     building.release();
-    const ConstMatrix lrows = c.p.kernel == KernelType::precomputed ? landmark_rows.view()
+    const ConstMatrix lrows = kernel_traits(c.p.kernel).precomputed ? landmark_rows.view()
                                                                     : basis.points().view();
     c.timer.stage("landmarks");
     Matrix P;

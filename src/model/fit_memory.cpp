@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/blocking.h"
+#include "kernels/kernel_traits.h"
+
 namespace kkm::memory {
 namespace {
 
-constexpr double kRowBlock = 256;    // rows per kernel block (fits, feature maps, samplers)
+constexpr double kBlockRows = static_cast<double>(kRowBlock);  // core/blocking.h, as a double
 constexpr double kSmallBlock = 64;   // rows per decoded block of G / per candidate-distance block
 constexpr double kChunks = 32;       // partial-sum chunks of the Lloyd problems and the rank restriction
 constexpr double kGemmSlack = 64;    // floats behind every Matrix (core/matrix.h)
@@ -27,9 +30,9 @@ double weights_copy(double n, bool weighted) { return weighted ? 4.0 * n : 0.0; 
 /// TrainingKernel::block (method=minibatch) of `rows` rows against `cols` gathered points
 /// besides its output: the gathered points, packed, and every thread's left rows.
 double point_block(const Params& p, double cols, double d, int threads) {
-    if (p.kernel == KernelType::precomputed) return 0;
+    if (kernel_traits(p.kernel).precomputed) return 0;
     return matrix(cols, d) + packed(cols, d) + basis_build(cols, d, false) +
-           threads * (matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + 8 * kRowBlock);
+           threads * (matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + 8 * kBlockRows);
 }
 
 /// LandmarkLloyd on n kernel rows against m landmarks, r feature columns (besides G, P, the
@@ -39,7 +42,7 @@ double landmark_lloyd_state(const Params& p, double n, double m, double r, int t
     const double points = weights_copy(n, weighted) + n * (4 + 4 + 8 + 4);  // label caches, bounds, second
     const double sums = 4 * kChunks * k * m + 8 * k * m * 5 + 2 * matrix(k, m) + 3 * matrix(k, r);
     const double per_thread =
-        matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kRowBlock, m) + 32 * kRowBlock;
+        matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) + 32 * kBlockRows;
     const double oracle =
         8 * t * m + 8 * t * r + matrix(t, m) + threads * (matrix(kSmallBlock, t) + matrix(kSmallBlock, m));
     return matrix(r, m) + points + sums + threads * per_thread + oracle;
@@ -65,12 +68,12 @@ double basis_build(double rows, double d, bool precomputed) {
 }
 
 double kernel_block(const Params& p, double rows, double d) {
-    if (p.kernel == KernelType::precomputed) return 0;  // columns read from K: no kernel evaluation
+    if (kernel_traits(p.kernel).precomputed) return 0;  // columns read from K: no kernel evaluation
     return matrix(rows, d) + 8 * rows + 4 * (round_up(rows, 32) * d + 16) + 4 * round_up(rows, 32);
 }
 
 double row_block(const Params& p, double d, double cols) {
-    return matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + (cols > 0 ? matrix(kRowBlock, cols) : 0);
+    return matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + (cols > 0 ? matrix(kBlockRows, cols) : 0);
 }
 
 double gemm(double M, double K, double N) {
@@ -99,7 +102,7 @@ double feature_lloyd(const Params& p, double n, double r, int threads, bool weig
     const double k = static_cast<double>(p.k), t = candidates(p);
     const double points = weights_copy(n, weighted) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
     const double sums = 8 * kChunks * k * r + 8 * k * r * 3 + 3 * matrix(k, r);
-    const double per_thread = matrix(kRowBlock, k) + matrix(kRowBlock, r) + 16 * kRowBlock + matrix(kSmallBlock, t);
+    const double per_thread = matrix(kBlockRows, k) + matrix(kBlockRows, r) + 16 * kBlockRows + matrix(kSmallBlock, t);
     return points + sums + threads * per_thread + matrix(t, r);
 }
 
@@ -121,7 +124,7 @@ double cluster_features(const Params& p, double n, double r, int threads, bool w
 }
 
 double landmark_sampling(const Params& p, double n, double d, double m, int threads) {
-    const bool pre = p.kernel == KernelType::precomputed;
+    const bool pre = kernel_traits(p.kernel).precomputed;
     switch (p.sampling) {
         case Sampling::uniform: return 8 * n;  // the index pool
         case Sampling::kmeanspp:
@@ -137,7 +140,7 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
         held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + threads * row_block(p, d, 0);
     const double root = held + matrix(n, s) + std::max(eigen(s), 8 * s * s + 8 * s + matrix(s, s));
     const double scores =
-        held + matrix(n, s) + matrix(s, s) + 8 * n + threads * (matrix(kRowBlock, s) + gemm(kRowBlock, s, s));
+        held + matrix(n, s) + matrix(s, s) + 8 * n + threads * (matrix(kBlockRows, s) + gemm(kBlockRows, s, s));
     const double draw = held + 8 * n + 24 * n + 8 * m;  // scores, sort keys, the chosen
     return std::max({pool, columns, root, scores, draw});
 }
@@ -155,7 +158,7 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
                                double available, int64_t cols_) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
     const double c = cols_ < 0 ? n : static_cast<double>(cols_);
-    const bool pre = p.kernel == KernelType::precomputed;
+    const bool pre = kernel_traits(p.kernel).precomputed;
     ExactFootprint f;
     f.basis = basis(n, d, pre) + (cols_ < 0 ? 0.0 : basis(c, d, pre));  // distributed: the columns' own
     f.basis_build = basis_build(n, d, pre);
@@ -172,7 +175,7 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
     };
     ExactFootprint stored = f;
     stored.store = true;
-    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, c) + threads * kernel_block(p, kRowBlock, d);
+    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, c) + threads * kernel_block(p, kBlockRows, d);
     stored.points = points + 8 * n;
     f.stored_peak = stored.peak();
     f.one_row_peak = with_rows(1).peak();
@@ -184,7 +187,7 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
     // The recomputed blocks grow linearly with their rows: as many as fit, at most 256.
     const ExactFootprint none = with_rows(0);
     const double per_row = with_rows(1).peak() - none.peak();
-    const double rows = std::clamp(std::floor((available - none.peak()) / per_row), 0.0, kRowBlock);
+    const double rows = std::clamp(std::floor((available - none.peak()) / per_row), 0.0, kBlockRows);
     ExactFootprint g = with_rows(std::max(rows, 1.0));
     g.block_rows = static_cast<int64_t>(rows);
     g.stored_peak = f.stored_peak;
@@ -215,7 +218,7 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
                                    RowPrecision precision, int threads, bool weighted, int64_t r_actual) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_),
                  l = static_cast<double>(l_);
-    const bool pre = p.kernel == KernelType::precomputed, half = precision == RowPrecision::f16;
+    const bool pre = kernel_traits(p.kernel).precomputed, half = precision == RowPrecision::f16;
     const double r_eigen = l > 0 ? l : m;  // columns of P from K_LL, at most
     const double r = r_actual >= 0 ? static_cast<double>(r_actual)
                                    : l > 0 ? std::min(static_cast<double>(p.rank), l) : m;  // feature columns
@@ -231,19 +234,19 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     if (!f.direct) {
         f.kernel_rows = half ? 2 * n * m : matrix(n, m);
         f.row_scratch =
-            threads * (matrix(kRowBlock, d) + kernel_block(p, kRowBlock, d) + (half ? matrix(kRowBlock, m) : 0));
+            threads * (matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + (half ? matrix(kBlockRows, m) : 0));
     }
     f.final_projection = matrix(m, r);
     if (l > 0) {
-        const double per_thread = matrix(kRowBlock, l) + matrix(l, l) + (half ? matrix(kRowBlock, m) : 0) +
-                                  gemm(kRowBlock, m, l) + gemm(l, kRowBlock, l);
+        const double per_thread = matrix(kBlockRows, l) + matrix(l, l) + (half ? matrix(kBlockRows, m) : 0) +
+                                  gemm(kBlockRows, m, l) + gemm(l, kBlockRows, l);
         const double sums = 8 * kChunks * l * l + threads * per_thread;
         f.rank = std::max(sums, eigen(l) + 8 * l) + f.final_projection;
     }
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
-    f.feature_scratch = threads * (gemm(kRowBlock, m, r) + (f.direct ? row_block(p, d, m) + matrix(kRowBlock, r)
-                                                                      : half ? matrix(kRowBlock, m) : 0.0));
+    f.feature_scratch = threads * (gemm(kBlockRows, m, r) + (f.direct ? row_block(p, d, m) + matrix(kBlockRows, r)
+                                                                      : half ? matrix(kBlockRows, m) : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
     return f;
@@ -258,7 +261,7 @@ double SketchFootprint::peak() const {
 
 SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
-    const bool pre = p.kernel == KernelType::precomputed;
+    const bool pre = kernel_traits(p.kernel).precomputed;
     double r = m;
     SketchFootprint f;
     switch (p.sketch) {
@@ -279,8 +282,8 @@ SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_
     f.basis = basis(m, d, pre);
     f.basis_build = basis_build(m, d, pre);
     f.features = matrix(n, r);
-    f.feature_scratch = threads * (row_block(p, d, m) + matrix(kRowBlock, r) +
-                                   (p.sketch == SketchKind::gaussian ? gemm(kRowBlock, m, m) : 0.0));
+    f.feature_scratch = threads * (row_block(p, d, m) + matrix(kBlockRows, r) +
+                                   (p.sketch == SketchKind::gaussian ? gemm(kBlockRows, m, m) : 0.0));
     f.cluster = cluster_features(p, n, r, threads, weighted);
     return f;
 }
@@ -292,7 +295,7 @@ RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, 
     RffFootprint f;
     f.map = matrix(m, d) + 4 * m + 4 * d;
     f.features = matrix(n, m);
-    f.feature_scratch = threads * (2 * matrix(kRowBlock, d) + matrix(kRowBlock, m) + gemm(kRowBlock, d, m));
+    f.feature_scratch = threads * (2 * matrix(kBlockRows, d) + matrix(kBlockRows, m) + gemm(kBlockRows, d, m));
     f.cluster = cluster_features(p, n, m, threads, weighted);
     return f;
 }
@@ -305,13 +308,13 @@ double minibatch_assign(const Params& p, double n, double d, int threads, double
     // The run's centres (coefficient vectors grown by doubling), the support S (at most the
     // points, at most n), Z (S×k); then K over one centre's support at a time for ⟨C_j, C_j⟩,
     // or the support basis with every thread's kernel rows against S and every row's label.
-    const bool pre = p.kernel == KernelType::precomputed;
+    const bool pre = kernel_traits(p.kernel).precomputed;
     const double k = static_cast<double>(p.k), S = std::min(n, points);
     const double Z = matrix(S, k);
     const double norms = 2 * 8 * points + matrix(largest, largest) + 4 * largest + point_block(p, largest, d, threads);
     const double rows = basis(S, d, pre) + basis_build(S, d, pre) + 8 * n +
-                        threads * (matrix(kRowBlock, d) + matrix(kRowBlock, S) + kernel_block(p, kRowBlock, d) +
-                                   matrix(kRowBlock, k) + gemm(kRowBlock, S, k));
+                        threads * (matrix(kBlockRows, d) + matrix(kBlockRows, S) + kernel_block(p, kBlockRows, d) +
+                                   matrix(kBlockRows, k) + gemm(kBlockRows, S, k));
     return 2 * 16 * points + Z + std::max(norms, rows);
 }
 
@@ -351,7 +354,7 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
     const double largest = p.tau > 0 ? std::min(n, tau + b) : n;  // distinct points of one centre
     f.assign = minibatch_assign(p, n, d, threads, k * largest, largest);
     const double S = std::min(n, k * largest);
-    f.best = p.n_init > 1 ? basis(S, d, p.kernel == KernelType::precomputed) + matrix(S, k) + 4 * n : 0.0;
+    f.best = p.n_init > 1 ? basis(S, d, kernel_traits(p.kernel).precomputed) + matrix(S, k) + 4 * n : 0.0;
     return f;
 }
 

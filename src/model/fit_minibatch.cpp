@@ -9,16 +9,17 @@
 
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
+#include "core/blocking.h"
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
 
 namespace kkm {
 namespace {
 
-constexpr int64_t kRowBlock = 256;
 
 /// Kernel values between training rows by (global) index: gathered rows through kernel GEMM
 /// blocks, or entries of a precomputed matrix. Distributed, the rows come from the ranks
@@ -34,7 +35,7 @@ public:
                int threads) const override {
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
         out.reshape(nr, nc);
-        if (c_.p.kernel == KernelType::precomputed) {
+        if (kernel_traits(c_.p.kernel).precomputed) {
             for (int64_t a = 0; a < nr; ++a) {
                 for (int64_t b = 0; b < nc; ++b) out.row(a)[b] = c_.X.row(rows[static_cast<size_t>(a)])[cols[static_cast<size_t>(b)]];
             }
@@ -191,9 +192,9 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     // combination (the reading of equation (1); as printed, the dropped mass would
     // shrink the centres towards the origin).
     options.normalise = true;
-    Restart best;
     MemoryLedger::Charge best_charge;
-    for (int64_t r = 0; r < c.p.n_init; ++r) {  // restarts: the lowest objective on all rows wins
+    // Restarts: the lowest objective on all rows wins.
+    Restart best = best_restart(c.p.n_init, [&](int64_t r) {
         const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
         progress_begin("minibatch");
         MinibatchResult result;
@@ -221,11 +222,11 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
             run = assign_all(c, K, diag, result);
         }
         c.timer.stage("assign");
-        if (r == 0 || run.assigned.objective < best.assigned.objective) best = std::move(run);
         if (r == 0 && c.p.n_init > 1) {
             best_charge = c.ledger.charge("assign", "the best restart's support basis, centres and labels", f.best);
         }
-    }
+        return run;
+    }, [](const Restart& r) { return r.assigned.objective; });
     finish_report(c, std::move(best.assigned));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),
                                        std::move(best.centres));

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "features/rff.h"
 #include "features/sketch.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm {
 namespace {
@@ -248,7 +249,7 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
 KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, const Shape& s) {
     Reader r = outer.section(tag("BASE"));
     const auto kind = r.scalar<uint32_t>("basis kind");
-    const bool precomputed = p.kernel == KernelType::precomputed;
+    const bool precomputed = kernel_traits(p.kernel).precomputed;
     if (kind != static_cast<uint32_t>(precomputed ? BasisKind::columns : BasisKind::points)) {
         bad("basis kind " + std::to_string(kind) + " does not match kernel=" + to_text(p.kernel));
     }
@@ -347,7 +348,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     const bool rff = dynamic_cast<const RffMap*>(map.get()) != nullptr;
     if (rff) {
         require_body_matches(p, "random Fourier features, as method=rff fits", p.method == Method::rff);
-        if (p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
+        if (!kernel_traits(p.kernel).shift_invariant) {
             bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +
                 to_text(p.kernel));
         }

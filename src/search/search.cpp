@@ -12,6 +12,7 @@
 #include "core/progress.h"
 #include "core/rng.h"
 #include "core/weights.h"
+#include "kernels/kernel_traits.h"
 #include "search/criteria.h"
 #include "search/subsample.h"
 
@@ -218,7 +219,7 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
 }  // namespace
 
 void validate(const Params& p, int64_t n) {
-    if (p.gamma_search && p.kernel != KernelType::rbf && p.kernel != KernelType::laplacian) {
+    if (p.gamma_search && !kernel_traits(p.kernel).shift_invariant) {
         invalid_argument(std::string("gamma=search chooses the scale of kernel=rbf or laplacian; kernel=") +
                          to_text(p.kernel) + (p.kernel == KernelType::polynomial ? " (set gamma)" : " has none"));
     }

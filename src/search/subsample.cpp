@@ -10,6 +10,7 @@
 #include "core/weights.h"
 #include "features/landmarks.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm::search {
 namespace {
@@ -102,7 +103,7 @@ void kernel_from_distances(const Matrix& D, double gamma, int threads, Matrix& K
 
 CrossKernel::CrossKernel(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads)
     : p_(p), X_(X), sub_(sub) {
-    if (p.kernel == KernelType::precomputed) return;
+    if (kernel_traits(p.kernel).precomputed) return;
     points_ = Matrix(sub.size(), X.cols);
     for (int64_t a = 0; a < sub.size(); ++a) {
         std::copy_n(X.row(sub.rows[static_cast<size_t>(a)]), X.cols, points_.row(a));
@@ -114,7 +115,7 @@ CrossKernel::CrossKernel(const Params& p, double gamma, ConstMatrix X, const Sub
 
 void CrossKernel::rows(int64_t begin, int64_t count, float* out) const {
     const int64_t s = sub_.size();
-    if (p_.kernel == KernelType::precomputed) {
+    if (kernel_traits(p_.kernel).precomputed) {
         for (int64_t a = 0; a < count; ++a) {
             for (int64_t c = 0; c < s; ++c) out[a * s + c] = X_.row(begin + a)[sub_.rows[static_cast<size_t>(c)]];
         }
@@ -133,7 +134,7 @@ Matrix kernel_matrix(const Params& p, double gamma, ConstMatrix X, const Subsamp
     const CrossKernel cross(p, gamma, X, sub, threads);
     parallel_blocks(threads, block_count(s, kRows), [&](int64_t b) {
         const int64_t first = b * kRows, count = std::min(kRows, s - first);
-        if (p.kernel == KernelType::precomputed) {
+        if (kernel_traits(p.kernel).precomputed) {
             for (int64_t a = first; a < first + count; ++a) cross.rows(sub.rows[static_cast<size_t>(a)], 1, K.row(a));
             return;
         }
