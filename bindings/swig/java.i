@@ -1,11 +1,11 @@
 /* java.i — the Java section of kkmeans.i (included before the NativeModel class).
  *
- * Generate with: swig -c++ -java -package kkmeans -I<bindings/swig> kkmeans.i
+ * Generate with: swig -c++ -java -package io.github.fastkkm -I<bindings/swig> kkmeans.i
  *
- * - Every generated class is package-private: users see kkmeans.KernelKMeans and
- *   kkmeans.KKMeansException (bindings/java/src/kkmeans/).
+ * - Every generated class is package-private: users see io.github.fastkkm.KernelKMeans and
+ *   io.github.fastkkm.KKMeansException (bindings/java/src/io/github/fastkkm/).
  * - %exception turns a kkm_swig::Failure into IllegalArgumentException (status
- *   KKM_ERR_INVALID_ARGUMENT) or kkmeans.KKMeansException(status, message) (any other status),
+ *   KKM_ERR_INVALID_ARGUMENT) or io.github.fastkkm.KKMeansException(status, message) (any other status),
  *   thrown through the JNI env, then returns $null.
  * - Each (pointer, length) pair of kkmeans.i becomes one Java primitive array. The elements
  *   are reached with Get<Type>ArrayElements (no element-by-element copy) and released by a
@@ -13,7 +13,7 @@
  *   `return $null` of %exception (a freearg typemap would be skipped there): inputs with
  *   JNI_ABORT (nothing is copied back), outputs with mode 0. A null array is an
  *   IllegalArgumentException, never a crash.
- * - The `listener` of the fit_progress methods is a kkmeans.ProgressListener (never null).
+ * - The `listener` of the fit_progress methods is an io.github.fastkkm.ProgressListener (never null).
  *   kkm_swig::Listener calls its onProgress(stage, fraction) through JNI on the fitting
  *   thread (the library calls back only on the thread that called kkm_fit, and that is the
  *   thread of this JNI call, so the JNIEnv is valid). false, or a Java exception thrown by
@@ -29,7 +29,7 @@
 
 namespace kkm_java {
 
-/// Throws kkmeans.KKMeansException(status, message) or, for an invalid argument,
+/// Throws io.github.fastkkm.KKMeansException(status, message) or, for an invalid argument,
 /// IllegalArgumentException(message). Falls back to RuntimeException if the class is missing.
 inline void throw_failure(JNIEnv* jenv, int status, const std::string& message) {
     if (jenv->ExceptionCheck()) return;  // a Java exception is already pending
@@ -38,7 +38,7 @@ inline void throw_failure(JNIEnv* jenv, int status, const std::string& message) 
         if (cls) jenv->ThrowNew(cls, message.c_str());
         return;
     }
-    jclass cls = jenv->FindClass("kkmeans/KKMeansException");
+    jclass cls = jenv->FindClass("io/github/fastkkm/KKMeansException");
     if (cls) {
         jmethodID ctor = jenv->GetMethodID(cls, "<init>", "(ILjava/lang/String;)V");
         jstring text = ctor ? jenv->NewStringUTF(message.c_str()) : nullptr;
@@ -138,7 +138,7 @@ static_assert(sizeof(jdouble) == sizeof(double), "jdouble is double");
 
 namespace kkm_swig {
 
-/// A kkmeans.ProgressListener as the fit's progress callback (see the header comment).
+/// An io.github.fastkkm.ProgressListener as the fit's progress callback (see the header comment).
 class Listener {
 public:
     /// Finds onProgress on the listener's class; false (with a Java exception pending) if
@@ -240,7 +240,7 @@ KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, Rel
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, criteria)
 KKM_JAVA_ARRAY(void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, 0, bytes)
 
-/* Progress listener: one kkmeans.ProgressListener argument, bound for the call's duration. */
+/* Progress listener: one io.github.fastkkm.ProgressListener argument, bound for the call's duration. */
 %typemap(jni) kkm_swig::Listener* listener "jobject"
 %typemap(jtype) kkm_swig::Listener* listener "ProgressListener"
 %typemap(jstype) kkm_swig::Listener* listener "ProgressListener"
@@ -265,7 +265,7 @@ KKM_JAVA_ARRAY(void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, Re
 /* ------------------------------------------------------------------ internal classes */
 
 /* Nothing generated is public API: the module class, the JNI class and NativeModel are
- * package-private (kkmeans.KernelKMeans is the API). */
+ * package-private (io.github.fastkkm.KernelKMeans is the API). */
 %pragma(java) moduleclassmodifiers="final class"
 %pragma(java) jniclassclassmodifiers="final class"
 %pragma(java) jniclasscode=%{

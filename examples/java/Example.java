@@ -1,13 +1,12 @@
 // Clusters two concentric rings with kernel k-means through the Java binding.
 //
-// Build and run (see bindings/java/README.md), from the repository root with the build in BUILD:
-//   javac -cp BUILD/bindings/java/kkmeans.jar -d /tmp/kkm-example examples/java/Example.java
-//   java -Dkkmeans.library.path=BUILD/bindings/java/libkkmeans_jni.so \
-//        -cp BUILD/bindings/java/kkmeans.jar:/tmp/kkm-example Example
+// Run (see bindings/java/README.md), from the repository root with the build in BUILD; the jar
+// carries its JNI library, so it is the only thing on the class path:
+//   java -cp BUILD/bindings/java/fastkkm-0.1.0.jar examples/java/Example.java
 import java.util.Arrays;
 import java.util.Random;
 
-import kkmeans.KernelKMeans;
+import io.github.fastkkm.KernelKMeans;
 
 public class Example {
     public static void main(String[] args) {
@@ -31,8 +30,10 @@ public class Example {
                 .nInit(5).seed(1)) {
             km.fit(x);
             double ari = KernelKMeans.adjustedRandIndex(km.labels(), truth);
-            System.out.println("kkmeans " + KernelKMeans.version());
-            System.out.println("k             = " + km.k());
+            System.out.println("fastkkm " + KernelKMeans.version());
+            System.out.println("native library = " + KernelKMeans.nativeLibrary());
+            System.out.println(km);
+            System.out.println("k             = " + km.fittedK());
             System.out.println("iterations    = " + km.iterations());
             System.out.println("objective     = " + km.objective());
             System.out.println("cluster sizes = " + Arrays.toString(km.clusterSizes()));
@@ -41,6 +42,7 @@ public class Example {
             // New points: one near each ring.
             int[] y = km.predict(new double[][] {{0.0, 1.05}, {-2.9, 0.2}});
             System.out.println("predict([0, 1.05], [-2.9, 0.2]) = " + Arrays.toString(y));
+            System.out.println("predict([0, 1.05]) = " + km.predict(new double[] {0.0, 1.05}));
             if (ari < 0.9) {
                 System.err.println("unexpectedly low ARI");
                 System.exit(1);

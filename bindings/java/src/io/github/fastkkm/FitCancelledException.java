@@ -1,4 +1,4 @@
-package kkmeans;
+package io.github.fastkkm;
 
 /**
  * A fit that stopped before its end because its thread was interrupted
@@ -11,6 +11,7 @@ package kkmeans;
 public class FitCancelledException extends KKMeansException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the fitting thread was interrupted (else the listener returned false). */
     private final boolean interrupted;
 
     /**
@@ -22,7 +23,12 @@ public class FitCancelledException extends KKMeansException {
         this.interrupted = interrupted;
     }
 
-    /** True when the fit stopped because its thread was interrupted, false when the listener returned false. */
+    /**
+     * Which cause stopped the fit.
+     *
+     * @return true when the fit stopped because its thread was interrupted, false when the
+     *     listener returned false
+     */
     public boolean interrupted() {
         return interrupted;
     }

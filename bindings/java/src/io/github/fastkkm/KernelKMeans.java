@@ -1,4 +1,4 @@
-package kkmeans;
+package io.github.fastkkm;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
@@ -10,13 +10,15 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Kernel k-means clustering (the kkmeans library).
+ * Kernel k-means clustering (the kkmeans library, distributed as fastkkm).
  *
  * <pre>{@code
  * try (KernelKMeans km = new KernelKMeans().k(2).method("exact").kernel("rbf").gamma(0.5)) {
  *     km.fit(x);                     // double[n][d], float[n][d], or row-major float[]/double[] with n, d
  *     int[] train = km.labels();     // 0-based cluster of each training row
  *     int[] y = km.predict(newRows); // nearest fitted centre of new rows
+ *     int one = km.predict(row);     // ... or of one row (double[d] or float[d])
+ *     int k = km.fittedK();          // the number of clusters the fit found
  *     byte[] saved = km.toBytes();   // KernelKMeans.fromBytes(saved) assigns identically
  * }
  * }</pre>
@@ -26,9 +28,13 @@ import java.util.function.Function;
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
  * They take effect at the next fit.
  *
+ * <p>The number of clusters: {@link #k(int)}, {@link #kAuto()} and {@link #kRange(int, int)}
+ * set what the next fit is asked for (the parameter {@code k}); {@link #fittedK()} is what the
+ * fitted model has (the chosen k after a {@code k=auto} fit).
+ *
  * <p>Choosing gamma and k: {@link #gammaSearch()} and {@link #kAuto()} let the fit pick the
  * kernel scale and the number of clusters (exact kernel k-means on a subsample scores the
- * candidates); {@link #param(String)} and {@link #k()} then report the choice and
+ * candidates); {@link #param(String)} and {@link #fittedK()} then report the choice and
  * {@link #search()} every candidate scored.
  *
  * <p>Errors: an invalid argument (unknown key, value out of range, wrong array length, null
@@ -45,6 +51,9 @@ import java.util.function.Function;
  * concurrently on one model; {@code fit}, the setters and {@code close} wait until they are
  * done (a read-write lock). The native model is freed by {@link #close()} (idempotent) or,
  * if it was never closed, after the object becomes unreachable.
+ *
+ * <p>The JNI library is loaded on first use, from the jar itself when no system copy is found
+ * (see {@link #nativeLibrary()}).
  */
 public final class KernelKMeans implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -55,7 +64,11 @@ public final class KernelKMeans implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
     private NativeModel model; // guarded by lock; null once closed
 
-    /** A model with every parameter at its default (k=8 method=nystrom kernel=rbf gamma=auto ...). */
+    /**
+     * A model with every parameter at its default (k=8 method=nystrom kernel=rbf gamma=auto ...).
+     *
+     * @throws UnsatisfiedLinkError if the JNI library cannot be loaded (the message names what was tried)
+     */
     public KernelKMeans() {
         NativeModel created = new NativeModel();
         this.model = created;
@@ -65,6 +78,7 @@ public final class KernelKMeans implements AutoCloseable {
     /**
      * A model with parameters set from "key=value key=value ..." (see {@link #params(String)}).
      *
+     * @param params the parameters, e.g. {@code "k=2 method=exact gamma=0.5"}
      * @throws IllegalArgumentException if a pair is invalid
      */
     public KernelKMeans(String params) {
@@ -93,7 +107,11 @@ public final class KernelKMeans implements AutoCloseable {
         }
     }
 
-    /** True once {@link #close()} has run. */
+    /**
+     * Whether {@link #close()} has run.
+     *
+     * @return true once closed
+     */
     public boolean isClosed() {
         lock.readLock().lock();
         try {
@@ -134,11 +152,48 @@ public final class KernelKMeans implements AutoCloseable {
         }
     }
 
+    /**
+     * One line describing the model, for logs: the method, kernel and number of clusters
+     * parameters, then for a fitted model its number of clusters, training rows and objective,
+     * e.g. {@code KernelKMeans[method=exact kernel=rbf k=2 n=400 objective=157.3]}, else
+     * {@code KernelKMeans[method=nystrom kernel=rbf k=8 unfitted]}, or
+     * {@code KernelKMeans[closed]}. Never throws.
+     *
+     * @return the description
+     */
+    @Override
+    public String toString() {
+        lock.readLock().lock();
+        try {
+            NativeModel m = model;
+            if (m == null) {
+                return "KernelKMeans[closed]";
+            }
+            StringBuilder s = new StringBuilder("KernelKMeans[method=").append(m.get_param("method"))
+                    .append(" kernel=").append(m.get_param("kernel"));
+            long n;
+            try {
+                n = m.n_train();
+            } catch (KKMeansException e) {
+                return s.append(" k=").append(m.get_param("k")).append(" unfitted]").toString();
+            }
+            return s.append(" k=").append(m.k()).append(" n=").append(n)
+                    .append(" objective=").append(m.objective()).append(']').toString();
+        } catch (RuntimeException e) {
+            return "KernelKMeans[" + e.getMessage() + "]";
+        } finally {
+            lock.readLock().unlock();
+            Reference.reachabilityFence(this);
+        }
+    }
+
     // ------------------------------------------------------------------ parameters
 
     /**
      * Sets one parameter from its text value, e.g. {@code param("gamma", "auto")}.
      *
+     * @param key the parameter's name (the library's table: {@code kkmeans params})
+     * @param value its value as text
      * @return this
      * @throws IllegalArgumentException for an unknown key or a bad value (the message names it)
      */
@@ -152,6 +207,7 @@ public final class KernelKMeans implements AutoCloseable {
      * Sets several parameters from "key=value key=value ..." (separated by spaces, tabs,
      * newlines or commas). All or nothing: if one pair is invalid none is applied.
      *
+     * @param params the pairs, e.g. {@code "k=2 method=nystrom m=100"}
      * @return this
      * @throws IllegalArgumentException if a pair is invalid (the message names it)
      */
@@ -162,8 +218,11 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * The value of a parameter as text. On a fitted model, a parameter set to "auto" (gamma,
-     * m) reads as the value the fit resolved it to.
+     * m, k) or "search" (gamma) reads as the value the fit resolved it to, until a parameter
+     * is changed.
      *
+     * @param key the parameter's name
+     * @return its value as text
      * @throws IllegalArgumentException for an unknown key
      */
     public String param(String key) {
@@ -171,25 +230,24 @@ public final class KernelKMeans implements AutoCloseable {
         return read(m -> m.get_param(key));
     }
 
-    /** Number of clusters (parameter k, default 8). */
+    /**
+     * The number of clusters the next fit is asked for (parameter k, default 8). What a fit
+     * found is {@link #fittedK()}.
+     *
+     * @param k at least 1, at most the number of training rows
+     * @return this
+     * @throws IllegalArgumentException if k is out of range
+     */
     public KernelKMeans k(int k) {
         return param("k", Integer.toString(k));
     }
 
-    /** Method: "exact", "nystrom" (default), "sketch", "rff" or "minibatch". */
-    public KernelKMeans method(String method) {
-        return param("method", method);
-    }
-
-    /** Kernel: "rbf" (default), "laplacian", "polynomial", "linear", "cosine" or "precomputed". */
-    public KernelKMeans kernel(String kernel) {
-        return param("kernel", kernel);
-    }
-
     /**
-     * Number of clusters chosen by the fit (parameter k=auto): the k in [kMin, kMax] (see
-     * {@link #kRange(int, int)}) whose fits on two halves of a subsample agree best.
-     * {@link #k()} reports the choice and {@link #search()} the scores.
+     * Asks the next fit to choose the number of clusters (parameter k=auto): the k in
+     * [kMin, kMax] (see {@link #kRange(int, int)}) whose fits on two halves of a subsample agree
+     * best. {@link #fittedK()} reports the choice and {@link #search()} the scores.
+     *
+     * @return this
      */
     public KernelKMeans kAuto() {
         return param("k", "auto");
@@ -199,13 +257,44 @@ public final class KernelKMeans implements AutoCloseable {
      * The range {@link #kAuto()} considers (parameters k_min and k_max, default 2 and 10; kMax
      * at most half the search subsample).
      *
+     * @param kMin the smallest k scored, at least 2
+     * @param kMax the largest k scored, at least kMin
+     * @return this
      * @throws IllegalArgumentException for a value out of range (the model is unchanged)
      */
     public KernelKMeans kRange(int kMin, int kMax) {
         return params("k_min=" + kMin + " k_max=" + kMax);
     }
 
-    /** RBF/Laplacian bandwidth gamma (default "auto", see {@link #param(String, String)}). */
+    /**
+     * Method: "exact", "nystrom" (default), "sketch", "rff" or "minibatch".
+     *
+     * @param method the method's name
+     * @return this
+     * @throws IllegalArgumentException for an unknown method
+     */
+    public KernelKMeans method(String method) {
+        return param("method", method);
+    }
+
+    /**
+     * Kernel: "rbf" (default), "laplacian", "polynomial", "linear", "cosine" or "precomputed".
+     *
+     * @param kernel the kernel's name
+     * @return this
+     * @throws IllegalArgumentException for an unknown kernel
+     */
+    public KernelKMeans kernel(String kernel) {
+        return param("kernel", kernel);
+    }
+
+    /**
+     * RBF/Laplacian/polynomial kernel scale gamma (default "auto", see {@link #param(String, String)}).
+     *
+     * @param gamma a positive, finite scale
+     * @return this
+     * @throws IllegalArgumentException if gamma is not positive and finite
+     */
     public KernelKMeans gamma(double gamma) {
         return param("gamma", Double.toString(gamma));
     }
@@ -215,6 +304,8 @@ public final class KernelKMeans implements AutoCloseable {
      * of a log grid around the data's scale by the search criterion (see
      * {@link #searchCriterion(String)}). After the fit {@code param("gamma")} reports the choice
      * and {@link #search()} the scores.
+     *
+     * @return this
      */
     public KernelKMeans gammaSearch() {
         return param("gamma", "search");
@@ -223,42 +314,88 @@ public final class KernelKMeans implements AutoCloseable {
     /**
      * How {@link #gammaSearch()} scores a gamma: "stability" (default; agreement of fits on two
      * halves of a subsample) or "matr" (trace criterion). k=auto is always scored by stability.
+     *
+     * @param criterion "stability" or "matr"
+     * @return this
+     * @throws IllegalArgumentException for another name
      */
     public KernelKMeans searchCriterion(String criterion) {
         return param("search_criterion", criterion);
     }
 
-    /** Rows of the subsample the search fits on (parameter search_size, default 1000). */
+    /**
+     * Rows of the subsample the search fits on (parameter search_size, default 1000).
+     *
+     * @param rows the subsample's size
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans searchSize(int rows) {
         return param("search_size", Integer.toString(rows));
     }
 
-    /** Number of landmarks or features of the approximate methods (default "auto"). */
+    /**
+     * Number of landmarks or features of the approximate methods (default "auto").
+     *
+     * @param m the number of landmarks or features
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans m(int m) {
         return param("m", Integer.toString(m));
     }
 
-    /** Restarts from independent seedings; the lowest objective wins. */
+    /**
+     * Restarts from independent seedings; the lowest objective wins.
+     *
+     * @param nInit the number of restarts, at least 1
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans nInit(int nInit) {
         return param("n_init", Integer.toString(nInit));
     }
 
-    /** Maximum Lloyd iterations per restart. */
+    /**
+     * Maximum Lloyd iterations per restart.
+     *
+     * @param maxIter the iteration limit, at least 1
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans maxIter(int maxIter) {
         return param("max_iter", Integer.toString(maxIter));
     }
 
-    /** Relative objective tolerance of the Lloyd iterations. */
+    /**
+     * Relative objective tolerance of the Lloyd iterations.
+     *
+     * @param tol a non-negative tolerance
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans tol(double tol) {
         return param("tol", Double.toString(tol));
     }
 
-    /** Random seed. */
+    /**
+     * Random seed.
+     *
+     * @param seed the seed; equal seeds and data give equal fits
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
     public KernelKMeans seed(long seed) {
         return param("seed", Long.toString(seed));
     }
 
-    /** Threads used by fit and predict (0: all cores). */
+    /**
+     * Threads used by fit and predict (0: all cores).
+     *
+     * @param threads the number of threads, 0 for all cores
+     * @return this
+     * @throws IllegalArgumentException if negative
+     */
     public KernelKMeans threads(int threads) {
         return param("threads", Integer.toString(threads));
     }
@@ -271,6 +408,9 @@ public final class KernelKMeans implements AutoCloseable {
      * then stops within about 0.1 s plus one block of work and throws
      * {@link FitCancelledException}; the model is unchanged and the interrupt flag stays set.
      *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
      * @return this
      * @throws IllegalArgumentException if x is null, its length is not n * d, or the
      *     parameters do not fit the data (e.g. k &gt; n)
@@ -282,9 +422,14 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
-     * As {@link #fit(float[], long, long)}, reporting progress to {@code listener} (may be
-     * null), which may cancel the fit by returning false.
+     * As {@link #fit(float[], long, long)}, reporting progress to {@code listener}, which may
+     * cancel the fit by returning false.
      *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param listener called on this thread during the fit; may be null
+     * @return this
      * @throws FitCancelledException if the listener returned false or the thread was interrupted
      */
     public KernelKMeans fit(float[] x, long n, long d, ProgressListener listener) {
@@ -293,12 +438,29 @@ public final class KernelKMeans implements AutoCloseable {
         return write(m -> r.check(m.fit_progress(x, n, d, r)));
     }
 
-    /** As {@link #fit(float[], long, long)} with n non-negative sample weights. */
+    /**
+     * As {@link #fit(float[], long, long)} with n non-negative sample weights.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @return this
+     */
     public KernelKMeans fit(float[] x, long n, long d, float[] weights) {
         return fit(x, n, d, weights, null);
     }
 
-    /** As {@link #fit(float[], long, long, float[])}, reporting progress to {@code listener} (may be null). */
+    /**
+     * As {@link #fit(float[], long, long, float[])}, reporting progress to {@code listener}.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
     public KernelKMeans fit(float[] x, long n, long d, float[] weights, ProgressListener listener) {
         requireNonNull(x, "x");
         requireNonNull(weights, "weights");
@@ -306,24 +468,56 @@ public final class KernelKMeans implements AutoCloseable {
         return write(m -> r.check(m.fit_weighted_progress(x, n, d, weights, r)));
     }
 
-    /** As {@link #fit(float[], long, long)} for float64 data. */
+    /**
+     * As {@link #fit(float[], long, long)} for float64 data.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @return this
+     */
     public KernelKMeans fit(double[] x, long n, long d) {
         return fit(x, n, d, (ProgressListener) null);
     }
 
-    /** As {@link #fit(double[], long, long)}, reporting progress to {@code listener} (may be null). */
+    /**
+     * As {@link #fit(double[], long, long)}, reporting progress to {@code listener}.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
     public KernelKMeans fit(double[] x, long n, long d, ProgressListener listener) {
         requireNonNull(x, "x");
         Reporter r = new Reporter(listener);
         return write(m -> r.check(m.fit_f64_progress(x, n, d, r)));
     }
 
-    /** As {@link #fit(double[], long, long)} with n non-negative sample weights. */
+    /**
+     * As {@link #fit(double[], long, long)} with n non-negative sample weights.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @return this
+     */
     public KernelKMeans fit(double[] x, long n, long d, double[] weights) {
         return fit(x, n, d, weights, null);
     }
 
-    /** As {@link #fit(double[], long, long, double[])}, reporting progress to {@code listener} (may be null). */
+    /**
+     * As {@link #fit(double[], long, long, double[])}, reporting progress to {@code listener}.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
     public KernelKMeans fit(double[] x, long n, long d, double[] weights, ProgressListener listener) {
         requireNonNull(x, "x");
         requireNonNull(weights, "weights");
@@ -331,42 +525,76 @@ public final class KernelKMeans implements AutoCloseable {
         return write(m -> r.check(m.fit_weighted_f64_progress(x, n, d, weights, r)));
     }
 
-    /** Fits on {@code x[i]} = row i (all rows of one length d). */
+    /**
+     * Fits on {@code x[i]} = row i (all rows of one length d). Makes one row-major copy.
+     *
+     * @param x the rows
+     * @return this
+     * @throws IllegalArgumentException if x or a row is null or the rows differ in length
+     */
     public KernelKMeans fit(double[][] x) {
         return fit(x, (ProgressListener) null);
     }
 
     /**
-     * As {@link #fit(double[][])}, reporting progress to {@code listener} (may be null):
+     * As {@link #fit(double[][])}, reporting progress to {@code listener}:
      * <pre>{@code
      * km.fit(x, (stage, fraction) -> {
      *     System.err.printf("%s %.0f%%%n", stage, 100 * fraction);
      *     return !stopRequested;       // false cancels: FitCancelledException
      * });
      * }</pre>
+     *
+     * @param x the rows
+     * @param listener called on this thread during the fit; may be null
+     * @return this
      */
     public KernelKMeans fit(double[][] x, ProgressListener listener) {
         Flat<double[]> f = flatten(x);
         return fit(f.values, f.n, f.d, listener);
     }
 
-    /** As {@link #fit(double[][])} with one non-negative weight per row. */
+    /**
+     * As {@link #fit(double[][])} with one non-negative weight per row.
+     *
+     * @param x the rows
+     * @param weights one non-negative weight per row
+     * @return this
+     */
     public KernelKMeans fit(double[][] x, double[] weights) {
         return fit(x, weights, null);
     }
 
-    /** As {@link #fit(double[][], double[])}, reporting progress to {@code listener} (may be null). */
+    /**
+     * As {@link #fit(double[][], double[])}, reporting progress to {@code listener}.
+     *
+     * @param x the rows
+     * @param weights one non-negative weight per row
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
     public KernelKMeans fit(double[][] x, double[] weights, ProgressListener listener) {
         Flat<double[]> f = flatten(x);
         return fit(f.values, f.n, f.d, weights, listener);
     }
 
-    /** Fits on {@code x[i]} = row i (all rows of one length d). */
+    /**
+     * Fits on {@code x[i]} = row i (all rows of one length d). Makes one row-major copy.
+     *
+     * @param x the rows
+     * @return this
+     */
     public KernelKMeans fit(float[][] x) {
         return fit(x, (ProgressListener) null);
     }
 
-    /** As {@link #fit(float[][])}, reporting progress to {@code listener} (may be null). */
+    /**
+     * As {@link #fit(float[][])}, reporting progress to {@code listener}.
+     *
+     * @param x the rows
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
     public KernelKMeans fit(float[][] x, ProgressListener listener) {
         Flat<float[]> f = flatten(x);
         return fit(f.values, f.n, f.d, listener);
@@ -417,6 +645,10 @@ public final class KernelKMeans implements AutoCloseable {
      * The nearest fitted centre (0-based) of each of n rows of d features, row-major.
      * Safe to call from many threads at once.
      *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features, the training d
+     * @return the n labels
      * @throws IllegalArgumentException if x is null, its length is not n * d, or d differs
      *     from the training d
      * @throws KKMeansException if the model is not fitted (status NOT_FITTED) or x holds NaN/Inf
@@ -430,7 +662,14 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** As {@link #predict(float[], long, long)} for float64 data. */
+    /**
+     * As {@link #predict(float[], long, long)} for float64 data.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features, the training d
+     * @return the n labels
+     */
     public int[] predict(double[] x, long n, long d) {
         requireNonNull(x, "x");
         int[] labels = new int[rows(n)];
@@ -442,7 +681,13 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * As {@link #predict(double[], long, long)}, also writing each row's squared distance to
-     * its centre into {@code distances} (room for n values).
+     * its centre into {@code distances}.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features, the training d
+     * @param distances receives the n squared distances
+     * @return the n labels
      */
     public int[] predict(double[] x, long n, long d, double[] distances) {
         requireNonNull(x, "x");
@@ -454,26 +699,72 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** The nearest fitted centre of each row {@code x[i]}. */
+    /**
+     * The nearest fitted centre of one row.
+     *
+     * @param row the row's d values (d: the training d)
+     * @return its 0-based label
+     * @throws IllegalArgumentException if row is null or its length is not the training d
+     * @throws KKMeansException if the model is not fitted or row holds NaN/Inf
+     */
+    public int predict(double[] row) {
+        requireNonNull(row, "row");
+        return predict(row, 1, row.length)[0];
+    }
+
+    /**
+     * The nearest fitted centre of one row.
+     *
+     * @param row the row's d values (d: the training d)
+     * @return its 0-based label
+     * @throws IllegalArgumentException if row is null or its length is not the training d
+     * @throws KKMeansException if the model is not fitted or row holds NaN/Inf
+     */
+    public int predict(float[] row) {
+        requireNonNull(row, "row");
+        return predict(row, 1, row.length)[0];
+    }
+
+    /**
+     * The nearest fitted centre of each row {@code x[i]}.
+     *
+     * @param x the rows
+     * @return one label per row
+     */
     public int[] predict(double[][] x) {
         Flat<double[]> f = flatten(x);
         return predict(f.values, f.n, f.d);
     }
 
-    /** The nearest fitted centre of each row {@code x[i]}. */
+    /**
+     * The nearest fitted centre of each row {@code x[i]}.
+     *
+     * @param x the rows
+     * @return one label per row
+     */
     public int[] predict(float[][] x) {
         Flat<float[]> f = flatten(x);
         return predict(f.values, f.n, f.d);
     }
 
-    /** Fits on x and returns the training labels. */
+    /**
+     * Fits on x and returns the training labels.
+     *
+     * @param x the rows
+     * @return one label per row
+     */
     public int[] fitPredict(double[][] x) {
         return fit(x).labels();
     }
 
     // ------------------------------------------------------------------ fitted results
 
-    /** The 0-based cluster of each training row. @throws KKMeansException if not fitted */
+    /**
+     * The 0-based cluster of each training row.
+     *
+     * @return one label per training row
+     * @throws KKMeansException if not fitted
+     */
     public int[] labels() {
         return read(m -> {
             int[] labels = new int[rows(m.n_train())];
@@ -482,25 +773,44 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** Number of clusters of the fitted model. @throws KKMeansException if not fitted */
-    public int k() {
+    /**
+     * The number of clusters of the fitted model: the k the fit was asked for
+     * ({@link #k(int)}), or the one it chose ({@link #kAuto()}).
+     *
+     * @return the fitted k
+     * @throws KKMeansException if not fitted
+     */
+    public int fittedK() {
         return read(NativeModel::k);
     }
 
     /**
      * Objective of the fit: the weighted sum of the training rows' squared distances to their
-     * centres (scikit-learn's inertia_). @throws KKMeansException if not fitted
+     * centres (scikit-learn's inertia_).
+     *
+     * @return the objective
+     * @throws KKMeansException if not fitted
      */
     public double objective() {
         return read(NativeModel::objective);
     }
 
-    /** Lloyd iterations run by the best restart. @throws KKMeansException if not fitted */
+    /**
+     * Lloyd iterations run by the best restart.
+     *
+     * @return the number of iterations
+     * @throws KKMeansException if not fitted
+     */
     public int iterations() {
         return read(NativeModel::iterations);
     }
 
-    /** Number of rows (or their total weight) in each cluster. @throws KKMeansException if not fitted */
+    /**
+     * Number of rows (or their total weight) in each cluster.
+     *
+     * @return one size per cluster
+     * @throws KKMeansException if not fitted
+     */
     public double[] clusterSizes() {
         return read(m -> {
             double[] sizes = new double[m.k()];
@@ -509,17 +819,32 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** Number of training rows. @throws KKMeansException if not fitted */
+    /**
+     * Number of training rows.
+     *
+     * @return n
+     * @throws KKMeansException if not fitted
+     */
     public long nTrain() {
         return read(NativeModel::n_train);
     }
 
-    /** Number of features d the model was fitted on. @throws KKMeansException if not fitted */
+    /**
+     * Number of features d the model was fitted on.
+     *
+     * @return d
+     * @throws KKMeansException if not fitted
+     */
     public long nFeatures() {
         return read(NativeModel::n_features);
     }
 
-    /** Dimension of the approximate method's feature space (0 for exact). */
+    /**
+     * Dimension of the approximate method's feature space (0 for exact).
+     *
+     * @return the feature dimension
+     * @throws KKMeansException if not fitted
+     */
     public long featureDim() {
         return read(NativeModel::feature_dim);
     }
@@ -551,7 +876,11 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** Seconds of the last fit's stages, "stage=seconds ...". */
+    /**
+     * Seconds of the last fit's stages.
+     *
+     * @return "stage=seconds ..."
+     */
     public String timings() {
         return read(NativeModel::timings);
     }
@@ -561,6 +890,7 @@ public final class KernelKMeans implements AutoCloseable {
     /**
      * The fitted model as a self-contained byte string (the library's versioned format).
      *
+     * @return the bytes
      * @throws KKMeansException if the model is not fitted
      */
     public byte[] toBytes() {
@@ -579,6 +909,8 @@ public final class KernelKMeans implements AutoCloseable {
     /**
      * A model read from {@link #toBytes()}'s bytes; it assigns exactly as the saved one did.
      *
+     * @param bytes what {@link #toBytes()} returned
+     * @return a new fitted model (the caller closes it)
      * @throws IllegalArgumentException if bytes is null
      * @throws KKMeansException with status FORMAT if the bytes are not a valid model
      */
@@ -594,7 +926,12 @@ public final class KernelKMeans implements AutoCloseable {
         }
     }
 
-    /** Writes the fitted model to a file (created or truncated). @throws KKMeansException (IO, NOT_FITTED) */
+    /**
+     * Writes the fitted model to a file (created or truncated).
+     *
+     * @param path the file
+     * @throws KKMeansException with status IO or NOT_FITTED
+     */
     public void save(String path) {
         requireNonNull(path, "path");
         read(m -> {
@@ -603,7 +940,13 @@ public final class KernelKMeans implements AutoCloseable {
         });
     }
 
-    /** A model read from a file written by {@link #save(String)}. @throws KKMeansException (IO, FORMAT) */
+    /**
+     * A model read from a file written by {@link #save(String)}.
+     *
+     * @param path the file
+     * @return a new fitted model (the caller closes it)
+     * @throws KKMeansException with status IO or FORMAT
+     */
     public static KernelKMeans load(String path) {
         requireNonNull(path, "path");
         KernelKMeans km = new KernelKMeans();
@@ -618,19 +961,50 @@ public final class KernelKMeans implements AutoCloseable {
 
     // ------------------------------------------------------------------ library helpers
 
-    /** The native library's version, "MAJOR.MINOR.PATCH". */
+    /**
+     * The native library's version, the package's version.
+     *
+     * @return "MAJOR.MINOR.PATCH"
+     */
     public static String version() {
         return NativeModel.version();
     }
 
-    /** Adjusted Rand index of two labelings of the same items (1: identical partitions). */
+    /**
+     * Where the JNI library was loaded from, loading it if needed: the file named by the
+     * system property {@code fastkkm.library.path}, {@code "java.library.path"} (found by
+     * {@code System.loadLibrary("fastkkm_jni")}), or {@code "jar:/native/linux-x86_64/..."}
+     * with the temporary file it was extracted to (deleted once loaded).
+     *
+     * @return a description of the origin
+     * @throws UnsatisfiedLinkError if the library cannot be loaded (the message names what was tried)
+     */
+    public static String nativeLibrary() {
+        return NativeLibrary.origin();
+    }
+
+    /**
+     * Adjusted Rand index of two labelings of the same items.
+     *
+     * @param a one label per item
+     * @param b one label per item, as many as a
+     * @return the index; 1 for identical partitions
+     * @throws IllegalArgumentException if an array is null or their lengths differ
+     */
     public static double adjustedRandIndex(int[] a, int[] b) {
         requireNonNull(a, "a");
         requireNonNull(b, "b");
         return NativeModel.adjusted_rand_index(a, b);
     }
 
-    /** Normalized mutual information (arithmetic normalisation) of two labelings. */
+    /**
+     * Normalized mutual information (arithmetic normalisation) of two labelings.
+     *
+     * @param a one label per item
+     * @param b one label per item, as many as a
+     * @return the NMI in [0, 1]
+     * @throws IllegalArgumentException if an array is null or their lengths differ
+     */
     public static double normalizedMutualInfo(int[] a, int[] b) {
         requireNonNull(a, "a");
         requireNonNull(b, "b");

@@ -1,4 +1,4 @@
-package kkmeans;
+package io.github.fastkkm;
 
 /**
  * One candidate that a fit's {@code gamma=search} / {@code k=auto} scored (see
@@ -18,17 +18,29 @@ public final class SearchPoint {
         this.criterion = criterion;
     }
 
-    /** The candidate's kernel scale gamma (0 for a kernel without one). */
+    /**
+     * The candidate's kernel scale.
+     *
+     * @return gamma (0 for a kernel without one)
+     */
     public double gamma() {
         return gamma;
     }
 
-    /** The candidate's number of clusters. */
+    /**
+     * The candidate's number of clusters.
+     *
+     * @return k
+     */
     public int k() {
         return k;
     }
 
-    /** The criterion's score; higher is better. */
+    /**
+     * The criterion's score.
+     *
+     * @return the score; higher is better
+     */
     public double score() {
         return score;
     }
@@ -37,6 +49,8 @@ public final class SearchPoint {
      * The criterion the score is: "stability" (mean adjusted Rand index of fits on two halves
      * of the subsample, in [-1, 1]) or "matr" (trace of a reference kernel projected on the
      * clusters, positive).
+     *
+     * @return "stability" or "matr"
      */
     public String criterion() {
         return criterion;

@@ -1,4 +1,4 @@
-package kkmeans.test;
+package io.github.fastkkm.test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,13 +21,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import kkmeans.KKMeansException;
-import kkmeans.KernelKMeans;
-import kkmeans.SearchPoint;
+import io.github.fastkkm.KKMeansException;
+import io.github.fastkkm.KernelKMeans;
+import io.github.fastkkm.SearchPoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The Java binding through its public API only (this package is not kkmeans). */
+/** The Java binding through its public API only (this package is not io.github.fastkkm). */
 class KernelKMeansTest {
 
     /** Two concentric rings (radii 1 and 3) in 2-D with Gaussian noise; truth = ring index. */
@@ -75,7 +75,7 @@ class KernelKMeansTest {
         try (KernelKMeans km = fittedRings()) {
             double ari = KernelKMeans.adjustedRandIndex(km.labels(), RINGS.truth);
             assertTrue(ari >= 0.95, "ARI " + ari);
-            assertEquals(2, km.k());
+            assertEquals(2, km.fittedK());
             assertEquals(RINGS.x.length, km.nTrain());
             assertEquals(2, km.nFeatures());
             assertTrue(km.iterations() >= 1);
@@ -174,6 +174,75 @@ class KernelKMeansTest {
         }
     }
 
+    @Test
+    void singleRowPredictAgreesWithTheBatchAndChecksTheRow() {
+        Rings test = new Rings(50, 21, 0.1);
+        try (KernelKMeans km = fittedRings()) {
+            int[] batch = km.predict(test.x);
+            int inner = -1;
+            int outer = -1;
+            for (int i = 0; i < test.x.length; i++) {
+                assertEquals(batch[i], km.predict(test.x[i]), "row " + i);
+                float[] f = {(float) test.x[i][0], (float) test.x[i][1]};
+                assertEquals(batch[i], km.predict(f), "float row " + i);
+                if (test.truth[i] == 0) {
+                    inner = batch[i];
+                } else {
+                    outer = batch[i];
+                }
+            }
+            // the centre of the rings and a point far out fall on the two rings' sides
+            assertEquals(inner, km.predict(new double[] {0.0, 0.9}));
+            assertEquals(outer, km.predict(new float[] {-3.1f, 0.1f}));
+            assertNotEquals(inner, outer);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> km.predict(new double[] {1, 2, 3}));
+            assertFalse(e.getMessage().isEmpty());
+            assertThrows(IllegalArgumentException.class, () -> km.predict(new float[] {1}));
+            e = assertThrows(IllegalArgumentException.class, () -> km.predict((double[]) null));
+            assertTrue(e.getMessage().contains("row"), e.getMessage());
+            KKMeansException nan = assertThrows(KKMeansException.class,
+                    () -> km.predict(new double[] {Double.NaN, 0}));
+            assertEquals(KKMeansException.INVALID_DATA, nan.status());
+        }
+        try (KernelKMeans km = new KernelKMeans()) {
+            KKMeansException e = assertThrows(KKMeansException.class, () -> km.predict(new double[] {0, 0}));
+            assertEquals(KKMeansException.NOT_FITTED, e.status());
+        }
+    }
+
+    @Test
+    void toStringNamesMethodKernelKAndTheFitOrUnfitted() {
+        KernelKMeans km = new KernelKMeans().k(3).method("exact").kernel("rbf").gamma(0.3).nInit(5).seed(1);
+        assertEquals("KernelKMeans[method=exact kernel=rbf k=3 unfitted]", km.toString());
+        km.kAuto();
+        assertEquals("KernelKMeans[method=exact kernel=rbf k=auto unfitted]", km.toString());
+        km.k(2).fit(RINGS.x);
+        String s = km.toString();
+        assertTrue(s.startsWith("KernelKMeans[method=exact kernel=rbf k=2 n=" + RINGS.x.length + " objective="), s);
+        double objective = Double.parseDouble(s.substring(s.indexOf("objective=") + 10, s.length() - 1));
+        assertEquals(km.objective(), objective);
+        km.close();
+        assertEquals("KernelKMeans[closed]", km.toString());
+    }
+
+    @Test
+    void requestedAndFittedKAreNamedApart() {
+        try (KernelKMeans km = new KernelKMeans().method("exact").gamma(0.3).nInit(5).seed(1)) {
+            KKMeansException e = assertThrows(KKMeansException.class, km::fittedK);
+            assertEquals(KKMeansException.NOT_FITTED, e.status());
+            km.k(2).fit(RINGS.x);
+            assertEquals(2, km.fittedK());
+            // a new request changes the parameter, not the fitted model
+            km.k(5);
+            assertEquals("5", km.param("k"));
+            assertEquals(2, km.fittedK());
+            assertEquals(2, km.clusterSizes().length);
+            km.fit(RINGS.x);
+            assertEquals(5, km.fittedK());
+        }
+    }
+
     // ------------------------------------------------------------------ parameters
 
     @Test
@@ -268,7 +337,7 @@ class KernelKMeansTest {
 
     @Test
     void generatedClassesAreNotPublic() throws Exception {
-        for (String name : new String[] {"kkmeans.NativeModel", "kkmeans.kkmeansJNI", "kkmeans.kkmeans"}) {
+        for (String name : new String[] {"io.github.fastkkm.NativeModel", "io.github.fastkkm.kkmeansJNI", "io.github.fastkkm.kkmeans"}) {
             Class<?> c = Class.forName(name, false, KernelKMeans.class.getClassLoader());
             assertFalse(Modifier.isPublic(c.getModifiers()), name + " is public");
         }
@@ -326,7 +395,7 @@ class KernelKMeansTest {
                 assertArrayEquals(km.predict(test.x), back.predict(test.x));
                 assertArrayEquals(km.labels(), back.labels());
                 assertEquals(km.objective(), back.objective());
-                assertEquals(km.k(), back.k());
+                assertEquals(km.fittedK(), back.fittedK());
                 assertEquals(km.param("gamma"), back.param("gamma"));
                 assertArrayEquals(bytes, back.toBytes());
             }
@@ -360,7 +429,7 @@ class KernelKMeansTest {
         Rings rings = new Rings(250, 11, 0.1);
         try (KernelKMeans km = new KernelKMeans().method("exact").gammaSearch().kAuto().seed(1)) {
             km.fit(rings.x);
-            assertEquals(2, km.k());
+            assertEquals(2, km.fittedK());
             assertEquals("2", km.param("k"));
             double gamma = Double.parseDouble(km.param("gamma"));
             assertTrue(gamma > 0, "gamma " + gamma);
@@ -397,7 +466,7 @@ class KernelKMeansTest {
         try (KernelKMeans km = new KernelKMeans().k(2).method("exact").gammaSearch().searchCriterion("matr")
                 .searchSize(300).seed(2)) {
             km.fit(RINGS.x);
-            assertEquals(2, km.k());
+            assertEquals(2, km.fittedK());
             List<SearchPoint> scan = km.search();
             assertFalse(scan.isEmpty());
             for (SearchPoint p : scan) {
@@ -436,7 +505,7 @@ class KernelKMeansTest {
         }
         try (KernelKMeans km = new KernelKMeans().method("exact").kAuto().kRange(2, 6).seed(3)) {
             km.fit(x);
-            assertEquals(3, km.k());
+            assertEquals(3, km.fittedK());
             assertEquals(1.0, KernelKMeans.adjustedRandIndex(km.labels(), truth), 1e-12);
             for (SearchPoint p : km.search()) {
                 assertTrue(p.k() >= 2 && p.k() <= 6, p.toString());
@@ -449,7 +518,7 @@ class KernelKMeansTest {
         try (KernelKMeans km = fittedRings()) {
             int[] first = km.labels();
             km.k(3).fit(RINGS.x);
-            assertEquals(3, km.k());
+            assertEquals(3, km.fittedK());
             assertNotEquals(first.length, 0);
             assertEquals(3, km.clusterSizes().length);
         }

@@ -1,4 +1,4 @@
-package kkmeans;
+package io.github.fastkkm;
 
 /**
  * Receives the progress of a fit and may cancel it ({@link KernelKMeans#fit(double[][], ProgressListener)}

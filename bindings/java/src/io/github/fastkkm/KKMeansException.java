@@ -1,4 +1,4 @@
-package kkmeans;
+package io.github.fastkkm;
 
 /**
  * A failure reported by the kkmeans library other than an invalid argument (those are
@@ -23,6 +23,7 @@ public class KKMeansException extends RuntimeException {
     /** A bug in the library: please report it with the message. */
     public static final int INTERNAL = 8;
 
+    /** The library's kkm_status number. */
     private final int status;
 
     /**
@@ -34,12 +35,20 @@ public class KKMeansException extends RuntimeException {
         this.status = status;
     }
 
-    /** The library's kkm_status number, e.g. {@link #NOT_FITTED}. */
+    /**
+     * The library's kkm_status number, e.g. {@link #NOT_FITTED}.
+     *
+     * @return the status number
+     */
     public int status() {
         return status;
     }
 
-    /** Short English name of the status, e.g. "not fitted". */
+    /**
+     * Short English name of the status, e.g. "not fitted".
+     *
+     * @return the name
+     */
     public String statusName() {
         switch (status) {
             case 1: return "invalid argument";

@@ -1,4 +1,4 @@
-package kkmeans.test;
+package io.github.fastkkm.test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import kkmeans.FitCancelledException;
-import kkmeans.KKMeansException;
-import kkmeans.KernelKMeans;
-import kkmeans.ProgressListener;
+import io.github.fastkkm.FitCancelledException;
+import io.github.fastkkm.KKMeansException;
+import io.github.fastkkm.KernelKMeans;
+import io.github.fastkkm.ProgressListener;
 import org.junit.jupiter.api.Test;
 
 /** Progress listeners, cancellation and Thread.interrupt() during a fit. */
