@@ -1,19 +1,20 @@
 /* csharp.i — the C# section of kkmeans.i (included before the NativeModel class).
  *
- * Generate with: swig -c++ -csharp -namespace KKMeans -dllimport kkmeans_csharp kkmeans.i
- * The generated classes (NativeModel, kkmeans, kkmeansPINVOKE) are internal to KKMeans.dll;
- * users see the hand-written KKMeans.KernelKMeans (bindings/csharp/src).
+ * Generate with: swig -c++ -csharp -namespace FastKKM -dllimport fastkkm_csharp kkmeans.i
+ * The generated classes (NativeModel, kkmeans, kkmeansPINVOKE) are internal to FastKKM.dll;
+ * users see the hand-written FastKKM.KernelKMeans (bindings/csharp/src). Before the first
+ * P/Invoke, FastKKM.NativeLoader (src/NativeLoader.cs) loads libfastkkm_csharp.so by path.
  *
  *  - Errors: every NativeModel method throws kkm_swig::Failure on a non-OK status. The
  *    %exception below turns it into a pending C# exception that the proxy method throws
  *    right after the P/Invoke call ($excode): KKM_ERR_INVALID_ARGUMENT → ArgumentException
- *    with the library's message; any other status → KKMeans.KKMeansException carrying the
+ *    with the library's message; any other status → FastKKM.KKMeansException carrying the
  *    status (created through a callback the intermediary class registers at start-up).
  *  - Arrays: each (pointer, length) pair becomes ONE C# array parameter (float[], double[],
  *    int[], byte[]). The P/Invoke marshaller pins blittable arrays, so the C code reads and
  *    writes the managed array in place (no copy); the intermediary passes the array and its
  *    .LongLength as two native arguments. A null array throws ArgumentNullException.
- *  - Progress: the `listener` of the fit_progress methods is a KKMeans.NativeProgress delegate
+ *  - Progress: the `listener` of the fit_progress methods is a FastKKM.NativeProgress delegate
  *    (src/Progress.cs), marshalled to a native function pointer for the call. The library calls
  *    it on the fitting thread (the thread of the P/Invoke call); it must catch every exception
  *    itself (none may unwind through the library's frames) and returns non-zero to cancel.
@@ -36,7 +37,7 @@ SWIG_CSBODY_TYPEWRAPPER(internal, internal, internal, SWIGTYPE)
 /* ------------------------------------------------------------------ exceptions */
 
 %insert(runtime) %{
-/* Creates a KKMeans.KKMeansException(status, message) as the pending C# exception. */
+/* Creates a FastKKM.KKMeansException(status, message) as the pending C# exception. */
 typedef void (SWIGSTDCALL *kkm_cs_exception_callback_t)(const char *, int);
 static kkm_cs_exception_callback_t kkm_cs_exception_callback = 0;
 
@@ -102,7 +103,7 @@ static void kkm_cs_set_pending(kkm_status status, const char *message) {
 %{
 namespace kkm_swig {
 
-/// A KKMeans.NativeProgress delegate (as a native function pointer) as the fit's progress
+/// A FastKKM.NativeProgress delegate (as a native function pointer) as the fit's progress
 /// callback. The delegate catches its own exceptions, so calling it never throws.
 class Listener {
 public:
@@ -171,6 +172,19 @@ KKM_CS_ARRAY(double *, scores, double, Out)
 KKM_CS_ARRAY(int32_t *, ks, int, Out)
 KKM_CS_ARRAY(int32_t *, criteria, int, Out)
 KKM_CS_ARRAY(void *, bytes, byte, Out)
+KKM_CS_ARRAY(float *, out, float, Out)
+
+/* ------------------------------------------------------------------ transform (C# only) */
+
+/* kkm_transform: n x feature_dim float32 features of the rows of data into out (capacity
+ * out_len). %extend may come before SWIG sees `struct kkm_model` (kkmeans.i). */
+%extend kkm_model {
+    void transform(const float* data, int64_t data_len, int64_t n, int64_t d,
+                   float* out, int64_t out_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_transform($self, data, n, d, out, out_len));
+    }
+}
 
 /* ------------------------------------------------------------------ rectangular arrays */
 
@@ -181,57 +195,62 @@ KKM_CS_ARRAY(void *, bytes, byte, Out)
  * entry point names are SWIG 4's CSharp_<namespace>_<class>_<method>; the C# tests call each
  * of these, so a renamed entry point fails them (EntryPointNotFoundException). */
 %pragma(csharp) imclasscode = %{
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit")]
   internal static extern void NativeModel_fit_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_weighted")]
   internal static extern void NativeModel_fit_weighted_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] float[] weights, long weights_len);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_f64")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_f64")]
   internal static extern void NativeModel_fit_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_f64")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_weighted_f64")]
   internal static extern void NativeModel_fit_weighted_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] double[] weights, long weights_len);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_progress")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_progress")]
   internal static extern int NativeModel_fit_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d, NativeProgress listener);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_progress")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_weighted_progress")]
   internal static extern int NativeModel_fit_weighted_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] float[] weights, long weights_len, NativeProgress listener);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_f64_progress")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_f64_progress")]
   internal static extern int NativeModel_fit_f64_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d, NativeProgress listener);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_fit_weighted_f64_progress")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_fit_weighted_f64_progress")]
   internal static extern int NativeModel_fit_weighted_f64_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] double[] weights, long weights_len, NativeProgress listener);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_assign")]
   internal static extern void NativeModel_assign_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign_f64")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_assign_f64")]
   internal static extern void NativeModel_assign_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len);
 
-  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_KKMeans_NativeModel_assign_distances_f64")]
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_assign_distances_f64")]
   internal static extern void NativeModel_assign_distances_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len,
       [global::System.Runtime.InteropServices.Out] double[] distances, long distances_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_transform")]
+  internal static extern void NativeModel_transform_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.Out] float[,] out_ptr, long out_len);
 %}
 
 /* NativeModel overloads taking rectangular arrays (n = rows, d = columns). */
@@ -335,6 +354,14 @@ KKM_CS_ARRAY(void *, bytes, byte, Out)
     kkmeansPINVOKE.NativeModel_assign_distances_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
                                                        data.GetLongLength(1), labels, labels.LongLength,
                                                        distances, distances.LongLength);
+    ThrowPending();
+  }
+
+  internal void transform(float[,] data, float[,] features) {
+    NotNull(data, "data");
+    NotNull(features, "features");
+    kkmeansPINVOKE.NativeModel_transform_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                            data.GetLongLength(1), features, features.LongLength);
     ThrowPending();
   }
 %}

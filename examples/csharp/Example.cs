@@ -1,12 +1,17 @@
-// Example.cs — cluster two concentric rings with kernel k-means (C# binding of kkmeans).
+// Example.cs — cluster two concentric rings with kernel k-means (FastKKM, the C# package of kkmeans).
 //
 // Build and run against a meson build directory BUILD (see bindings/csharp/README.md):
-//   mcs -r:BUILD/bindings/csharp/KKMeans.dll -out:BUILD/bindings/csharp/Example.exe examples/csharp/Example.cs
+//   mcs -r:BUILD/bindings/csharp/FastKKM.dll -out:BUILD/bindings/csharp/Example.exe examples/csharp/Example.cs
 //   mono BUILD/bindings/csharp/Example.exe
+// or against the package alone (FastKKM.dll finds runtimes/linux-x64/native/libfastkkm_csharp.so
+// from lib/netstandard2.0/):
+//   P=BUILD/bindings/csharp/FastKKM.0.1.0
+//   mcs -r:$P/lib/netstandard2.0/FastKKM.dll -out:/tmp/Example.exe examples/csharp/Example.cs
+//   MONO_PATH=$P/lib/netstandard2.0 mono /tmp/Example.exe
 
 using System;
 using System.Globalization;
-using KKMeans;
+using FastKKM;
 
 public static class Example
 {
@@ -55,8 +60,9 @@ public static class Example
             Console.WriteLine("sizes      = " + string.Join(" ", Array.ConvertAll(model.ClusterSizes, s => s.ToString("F0", inv))));
             Console.WriteLine("ARI        = " + ari.ToString("F4", inv));
 
-            // New points: one near the inner ring, one near the outer ring.
-            int[] predicted = model.Predict(new float[,] { { 0.0f, 1.0f }, { -3.0f, 0.0f } });
+            // New points, as a jagged array (float[,], double[,] and row-major arrays work too):
+            // one near the inner ring, one near the outer ring.
+            int[] predicted = model.Predict(new[] { new[] { 0.0, 1.0 }, new[] { -3.0, 0.0 } });
             Console.WriteLine("predict    = " + string.Join(" ", predicted));
             return ari >= 0.95 ? 0 : 1;
         }

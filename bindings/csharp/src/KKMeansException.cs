@@ -3,11 +3,12 @@
 
 using System;
 
-namespace KKMeans
+namespace FastKKM
 {
     /// <summary>Status codes of the C API (kkm_status); the numbers are part of its ABI.</summary>
     public enum Status
     {
+        /// <summary>Success (never thrown).</summary>
         Ok = 0,
         /// <summary>A null, a bad size, an unknown key, a value out of range (thrown as ArgumentException).</summary>
         InvalidArgument = 1,
@@ -36,6 +37,7 @@ namespace KKMeans
         /// <summary>The library's status code.</summary>
         public Status Status { get; private set; }
 
+        /// <summary>A failure with the library's status and message.</summary>
         public KKMeansException(Status status, string message) : base(message)
         {
             Status = status;

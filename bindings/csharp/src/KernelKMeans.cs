@@ -2,12 +2,13 @@
 //
 // Arrays cross to the library in place: the P/Invoke marshaller pins float[], double[], int[],
 // byte[] and rectangular float[,] / double[,] (contiguous, row-major), so nothing is copied.
+// Jagged float[][] / double[][] input is copied once into one row-major array (Jagged.cs).
 
 using System;
 using System.Globalization;
 using System.Threading;
 
-namespace KKMeans
+namespace FastKKM
 {
     /// <summary>
     /// Kernel k-means clustering (exact, Nyström, sketch, random Fourier features, mini-batch).
@@ -26,7 +27,7 @@ namespace KKMeans
     /// Parameters are the library's (see its README: k, method, kernel, gamma, m, seed, ...);
     /// an unknown key or a bad value throws <see cref="ArgumentException"/> with the library's
     /// message. Other failures throw <see cref="KKMeansException"/> with a <see cref="Status"/>.
-    /// A fitted model is immutable: Predict, the getters, ToBytes and Save may run on many
+    /// A fitted model is immutable: Predict, Transform, the getters, ToBytes and Save may run on many
     /// threads at once. Param, Fit, Load and Dispose must not run concurrently with any other
     /// call on the same model. Using a disposed model throws <see cref="ObjectDisposedException"/>.
     /// Every Fit takes an optional <see cref="CancellationToken"/> (a cancelled fit throws
@@ -41,8 +42,10 @@ namespace KKMeans
         private NativeModel model;
 
         /// <summary>A model with every parameter at its default.</summary>
+        /// <exception cref="DllNotFoundException">libfastkkm_csharp.so was not found; the message names every place looked.</exception>
         public KernelKMeans()
         {
+            NativeLoader.EnsureLoaded();
             model = new NativeModel();
         }
 
@@ -86,7 +89,11 @@ namespace KKMeans
         /// <summary>The library's version, "MAJOR.MINOR.PATCH".</summary>
         public static string Version
         {
-            get { return NativeModel.version(); }
+            get
+            {
+                NativeLoader.EnsureLoaded();
+                return NativeModel.version();
+            }
         }
 
         // ------------------------------------------------------------------ parameters
@@ -160,7 +167,7 @@ namespace KKMeans
 
         /// <summary>
         /// Lets the fit choose the kernel scale (gamma=search; rbf and laplacian kernels): the
-        /// best of a log grid around the data's scale by <see cref="SearchCriterion(KKMeans.SearchCriterion)"/>.
+        /// best of a log grid around the data's scale by <see cref="M:FastKKM.KernelKMeans.SearchCriterion(FastKKM.SearchCriterion)"/>.
         /// <see cref="GetParam"/>("gamma") reports the choice and <see cref="Search"/> the scores.
         /// </summary>
         public KernelKMeans GammaSearch() { return Param("gamma", "search"); }
@@ -170,8 +177,8 @@ namespace KKMeans
         {
             switch (criterion)
             {
-                case KKMeans.SearchCriterion.Stability: return Param("search_criterion", "stability");
-                case KKMeans.SearchCriterion.Matr: return Param("search_criterion", "matr");
+                case FastKKM.SearchCriterion.Stability: return Param("search_criterion", "stability");
+                case FastKKM.SearchCriterion.Matr: return Param("search_criterion", "matr");
                 default: throw new ArgumentOutOfRangeException(nameof(criterion), criterion, "not a SearchCriterion");
             }
         }
@@ -338,6 +345,63 @@ namespace KKMeans
             return this;
         }
 
+        /// <summary>Fits on the rows of a jagged array (n rows of d values each; copied once into one row-major array).</summary>
+        /// <param name="x">n rows, each of the same length d.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public KernelKMeans Fit(float[][] x, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            float[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Fit(flat, n, d, cancellationToken, progress);
+        }
+
+        /// <summary>As <see cref="Fit(float[][], CancellationToken, IProgress{FitProgress})"/> with n sample weights.</summary>
+        /// <param name="x">n rows, each of the same length d.</param>
+        /// <param name="weights">n non-negative sample weights.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        public KernelKMeans Fit(float[][] x, float[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            float[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Fit(flat, n, d, weights, cancellationToken, progress);
+        }
+
+        /// <summary>
+        /// Fits on the rows of a jagged array (n rows of d values each; copied once into one
+        /// row-major array); computation runs in float32.
+        /// </summary>
+        /// <param name="x">n rows, each of the same length d.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public KernelKMeans Fit(double[][] x, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Fit(flat, n, d, cancellationToken, progress);
+        }
+
+        /// <summary>As <see cref="Fit(double[][], CancellationToken, IProgress{FitProgress})"/> with n sample weights.</summary>
+        /// <param name="x">n rows, each of the same length d.</param>
+        /// <param name="weights">n non-negative sample weights.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        public KernelKMeans Fit(double[][] x, double[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Fit(flat, n, d, weights, cancellationToken, progress);
+        }
+
         // ------------------------------------------------------------------ predict
 
         /// <summary>The nearest fitted centre (0-based) of each row of x.</summary>
@@ -408,6 +472,107 @@ namespace KKMeans
             m.assign_distances_f64(rowMajor, n, d, labels, dist);
             distances = dist;
             return labels;
+        }
+
+        /// <summary>The nearest fitted centre (0-based) of each row of a jagged array (rows of d values).</summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public int[] Predict(float[][] x)
+        {
+            long n, d;
+            float[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Predict(flat, n, d);
+        }
+
+        /// <summary>The nearest fitted centre (0-based) of each row of a jagged array (rows of d values).</summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public int[] Predict(double[][] x)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Predict(flat, n, d);
+        }
+
+        /// <summary>
+        /// As <see cref="Predict(double[][])"/>, also giving each row's squared distance to its centre.
+        /// </summary>
+        public int[] Predict(double[][] x, out double[] distances)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Predict(flat, n, d, out distances);
+        }
+
+        // ------------------------------------------------------------------ transform
+        //
+        // The feature map of an approximate method (nystrom, sketch, rff): k-means on these
+        // features is what the fit solved. method=exact has none (ArgumentException).
+
+        /// <summary>
+        /// The <see cref="FeatureDim"/> features (float32) of each row of x under the fitted
+        /// feature map; an n × FeatureDim array.
+        /// </summary>
+        /// <exception cref="ArgumentException">method=exact (no explicit features), or x has the wrong number of columns.</exception>
+        /// <exception cref="KKMeansException">The model is not fitted (<see cref="Status.NotFitted"/>), or x holds NaN/Inf.</exception>
+        public float[,] Transform(float[,] x)
+        {
+            NativeModel m = Model;
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            float[,] features = new float[x.GetLength(0), m.feature_dim()];
+            m.transform(x, features);
+            return features;
+        }
+
+        /// <summary>As <see cref="Transform(float[,])"/>; x is converted to float32 (one copy).</summary>
+        public float[,] Transform(double[,] x)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            var single = new float[x.GetLength(0), x.GetLength(1)];
+            for (int i = 0; i < x.GetLength(0); ++i)
+            {
+                for (int j = 0; j < x.GetLength(1); ++j) single[i, j] = (float)x[i, j];
+            }
+            return Transform(single);
+        }
+
+        /// <summary>
+        /// The features of n row-major rows of d values: n × <see cref="FeatureDim"/> floats, row-major.
+        /// </summary>
+        public float[] Transform(float[] rowMajor, long n, long d)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            long dim = m.feature_dim();
+            long rows = Rows(n, rowMajor.LongLength);
+            float[] features = new float[dim > 0 && rows <= long.MaxValue / dim ? rows * dim : 0];
+            m.transform(rowMajor, n, d, features);
+            return features;
+        }
+
+        /// <summary>The features of each row of a jagged array: one float[FeatureDim] per row.</summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public float[][] Transform(float[][] x)
+        {
+            long n, d;
+            float[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Jagged.Split(Transform(flat, n, d), n);
+        }
+
+        /// <summary>
+        /// The features of each row of a jagged array: one float[FeatureDim] per row; x is
+        /// converted to float32 (one copy).
+        /// </summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public float[][] Transform(double[][] x)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            float[] single = new float[flat.LongLength];
+            for (long i = 0; i < flat.LongLength; ++i) single[i] = (float)flat[i];
+            return Jagged.Split(Transform(single, n, d), n);
         }
 
         // Room for the labels of n rows: n when it is plausible, else 0 and the library reports
@@ -613,6 +778,7 @@ namespace KKMeans
         {
             if (a == null) throw new ArgumentNullException(nameof(a));
             if (b == null) throw new ArgumentNullException(nameof(b));
+            NativeLoader.EnsureLoaded();
             return NativeModel.adjusted_rand_index(a, b);
         }
 
@@ -621,6 +787,7 @@ namespace KKMeans
         {
             if (a == null) throw new ArgumentNullException(nameof(a));
             if (b == null) throw new ArgumentNullException(nameof(b));
+            NativeLoader.EnsureLoaded();
             return NativeModel.normalized_mutual_info(a, b);
         }
     }

@@ -5,7 +5,7 @@ using System;
 using System.Runtime.InteropServices;
 using System.Threading;
 
-namespace KKMeans
+namespace FastKKM
 {
     /// <summary>One progress report of a fit (see <see cref="KernelKMeans.Fit(float[,], CancellationToken, IProgress{FitProgress})"/>).</summary>
     public struct FitProgress

@@ -6,10 +6,10 @@ using System.IO;
 using System.Reflection;
 using System.Text.RegularExpressions;
 using System.Threading;
-using KKMeans;
+using FastKKM;
 using NUnit.Framework;
 
-namespace KKMeans.Tests
+namespace FastKKM.Tests
 {
     // Two concentric rings (radii 1 and 3, Gaussian noise 0.1) in 2-D.
     internal sealed class Rings

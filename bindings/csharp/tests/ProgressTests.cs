@@ -4,10 +4,10 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
-using KKMeans;
+using FastKKM;
 using NUnit.Framework;
 
-namespace KKMeans.Tests
+namespace FastKKM.Tests
 {
     // Records each report synchronously, on the thread that reports it.
     internal sealed class RecordingProgress : IProgress<FitProgress>

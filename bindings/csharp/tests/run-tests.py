@@ -3,8 +3,8 @@
 
 Usage: run-tests.py NUNIT_CONSOLE TESTS_DLL
 
-nunit-console runs without shadow copying, so KKMeans.dll is loaded from the build directory
-and mono finds libkkmeans_csharp.so beside it. Its summary line
+nunit-console runs without shadow copying, so FastKKM.dll is loaded from the build directory
+and its loader finds libfastkkm_csharp.so beside it. Its summary line
 "Tests run: N, Errors: E, Failures: F, Inconclusive: I, ..." becomes the closing line; a run
 without that line (a crash) counts as one failure."""
 import os
