@@ -4,7 +4,7 @@
 #   Rscript examples/r/example.R rings.pdf  (also plots the clusters into rings.pdf)
 #
 # See bindings/r/README.md for installing the package.
-library(kkmeans)
+library(fastkkm)
 
 args <- commandArgs(trailingOnly = TRUE)
 

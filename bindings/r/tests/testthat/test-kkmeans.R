@@ -43,7 +43,7 @@ test_that("gamma = auto is reported resolved, as a number", {
 })
 
 test_that("extra named arguments become library parameters (aliases included)", {
-    expect_identical(kkmeans:::format_params(list(gamma = 0.5, seed = 1, flag = TRUE, off = FALSE, m = 1e5, s = "rls")),
+    expect_identical(fastkkm:::format_params(list(gamma = 0.5, seed = 1, flag = TRUE, off = FALSE, m = 1e5, s = "rls")),
                      "gamma=0.5 seed=1 flag=true off=false m=100000 s=rls")
     d <- make_rings(100L, seed = 15L)
     fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, nstart = 3, iter.max = 7, random_state = 9)
