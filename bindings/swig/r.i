@@ -43,6 +43,7 @@
  */
 
 %{
+#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <new>
@@ -361,3 +362,18 @@ KKM_R_OUTPUT(void, RAWSXP, RAW)
 %inline %{
 bool native_model_is_null(SEXP model) { return kkm_swig::r_null_model(model); }
 %}
+
+/* The feature map of an approximate method (kkm_transform), for the R layer's per-cluster sums
+ * of squares and distance matrix: n × feature_dim() values, row-major, widened to doubles (the
+ * R argument `features` is their number). R only: Java and C# do not use it. */
+%apply (double* OUT_ARRAY, int64_t OUT_LEN) { (double* features, int64_t features_len) };
+%extend kkm_model {
+    void transform_f64(const double* data, int64_t data_len, int64_t n, int64_t d,
+                       double* features, int64_t features_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        std::vector<float> rows(data, data + data_len);
+        std::vector<float> out(static_cast<size_t>(features_len > 0 ? features_len : 1));
+        kkm_swig::check(kkm_transform($self, rows.data(), n, d, out.data(), features_len));
+        std::copy(out.begin(), out.begin() + features_len, features);
+    }
+}

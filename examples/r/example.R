@@ -1,10 +1,10 @@
 # Kernel k-means in R: two concentric rings that plain k-means cannot separate.
 #
-#   Rscript examples/r/example.R            (with the kkmeans package installed)
+#   Rscript examples/r/example.R            (with the fastkkm package installed)
 #   Rscript examples/r/example.R rings.pdf  (also plots the clusters into rings.pdf)
 #
 # See bindings/r/README.md for installing the package.
-library(kkmeans)
+library(fastkkm)
 
 args <- commandArgs(trailingOnly = TRUE)
 

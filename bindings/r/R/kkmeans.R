@@ -214,6 +214,7 @@ release_native <- function(object) {
 # library's m = 200 (landmarks) would silently become method = 200 and k = 3 kernel = 3.
 # After `...` only exact names match; method and kernel must be named.
 kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights = NULL,
+                    data = NULL, na.action = stats::na.omit,
                     progress = getOption("kkmeans.progress", interactive())) {
     call <- match.call()
     extra <- list(...)
@@ -228,6 +229,30 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     if (missing(centers) || !is_centers(centers)) {
         stop(kkmeans_error(paste("centers must be the number of clusters, a single whole number or \"auto\"",
                                  "(initial centres are not supported)"), 1L, call))
+    }
+    # The formula interface (kernlab's): the model matrix of a one-sided formula over `data`,
+    # rows with missing values handled by na.action. A matrix or data frame gets na.action
+    # only when it is given (without it a missing value is an error naming its cell).
+    design <- NULL
+    omitted <- NULL
+    if (inherits(x, "formula")) {
+        design <- formula_design(x, data, na.action, call)
+        x <- design$x
+        omitted <- design$na.action
+    } else {
+        if (!is.null(data)) {
+            stop(kkmeans_error("data is for the formula interface: kkmeans(~ ., data = df, centers = 3)", 1L, call))
+        }
+        if (!missing(na.action) && (is.matrix(x) || is.data.frame(x))) {
+            x <- tryCatch(match.fun(na.action)(x),
+                          error = function(e) stop(kkmeans_error(conditionMessage(e), 2L, call)))
+            omitted <- attr(x, "na.action")
+            attr(x, "na.action") <- NULL
+        }
+    }
+    if (!is.null(omitted) && !is.null(weights) && is.numeric(weights) &&
+        length(weights) == nrow(x) + length(omitted)) {
+        weights <- weights[-as.integer(omitted)]
     }
     x <- as_data_matrix(x, "x", call)
     n <- nrow(x)
@@ -286,12 +311,19 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
 
     native <- new.env(parent = emptyenv())
     native$model <- model
+    ss <- sums_of_squares(model, x, labels, weights, k, resolved$method, resolved$kernel, extra, call)
+    iter <- native_call(NativeModel_iterations(model), call)
+    max_iter <- parse_param_value(native_call(NativeModel_get_param(model, "max_iter"), call))
     if (!is.null(rownames(x))) names(labels) <- rownames(x)
     object <- structure(list(
         cluster = labels,
-        size = sizes,
+        totss = ss$totss,
+        withinss = ss$withinss,
         tot.withinss = native_call(NativeModel_objective(model), call),
-        iter = native_call(NativeModel_iterations(model), call),
+        betweenss = ss$totss - sum(ss$withinss),
+        size = sizes,
+        iter = iter,
+        ifault = if (iter >= max_iter) 2L else 0L,
         method = resolved$method,
         kernel = resolved$kernel,
         params = resolved,
@@ -300,6 +332,10 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
         colnames = colnames(x),
         timings = native_call(NativeModel_timings(model), call),
         search = search_table(model, searched, call),
+        feature_centers = ss$centers,
+        na.action = omitted,
+        terms = design$terms,
+        xlevels = design$xlevels,
         call = call,
         model_buffer = buffer,
         native = native
@@ -312,6 +348,151 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
 is_centers <- function(centers) {
     if (identical(centers, "auto")) return(TRUE)
     is.numeric(centers) && length(centers) == 1L && !is.na(centers) && centers == round(centers)
+}
+
+# ------------------------------------------------------------------ formula interface
+
+# The model matrix of a one-sided formula over `data` (kernlab's formula interface): factors
+# become treatment-contrast columns, the intercept is dropped, rows with a missing value go
+# through na.action (model.frame). Returns list(x, terms, xlevels, na.action).
+formula_design <- function(formula, data, na.action, call) {
+    if (length(formula) == 3L) {
+        stop(kkmeans_error(paste("kkmeans() clusters without a response: use a one-sided formula such as",
+                                 "~ . or ~ a + b"), 1L, call))
+    }
+    fail <- function(e) stop(kkmeans_error(paste0("formula: ", conditionMessage(e)), 1L, call))
+    mf <- tryCatch(stats::model.frame(formula, data = if (is.null(data)) environment(formula) else data,
+                                      na.action = na.action, drop.unused.levels = TRUE),
+                   error = function(e) {
+                       if (grepl("missing values", conditionMessage(e))) {
+                           stop(kkmeans_error(paste0("formula: ", conditionMessage(e)), 2L, call))
+                       }
+                       fail(e)
+                   })
+    if (nrow(mf) == 0L) stop(kkmeans_error("formula: no rows left after na.action", 2L, call))
+    terms <- attr(mf, "terms")
+    x <- tryCatch(stats::model.matrix(terms, mf), error = fail)
+    x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+    attr(x, "assign") <- NULL
+    attr(x, "contrasts") <- NULL
+    list(x = x, terms = terms, xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"))
+}
+
+# New rows as the model sees them: for a formula fit the model matrix of `newdata` under the
+# fit's terms (missing values are an error naming the cell), otherwise a numeric matrix
+# whose columns are matched by name to the training columns when both have the same names.
+design_matrix <- function(object, newdata, what, call) {
+    if (!is.null(object$terms)) {
+        if (!is.data.frame(newdata) && !is.list(newdata)) newdata <- as.data.frame(newdata)
+        terms <- stats::delete.response(object$terms)
+        mf <- tryCatch(stats::model.frame(terms, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+                       error = function(e) stop(kkmeans_error(paste0(what, ": ", conditionMessage(e)), 1L, call)))
+        x <- stats::model.matrix(terms, mf)
+        x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+        attr(x, "assign") <- NULL
+        attr(x, "contrasts") <- NULL
+    } else {
+        x <- newdata
+    }
+    x <- as_data_matrix(x, what, call)
+    if (!is.null(object$colnames) && !is.null(colnames(x)) && setequal(colnames(x), object$colnames) &&
+        ncol(x) == length(object$colnames)) {
+        x <- x[, object$colnames, drop = FALSE]
+    }
+    if (ncol(x) != object$d) {
+        stop(kkmeans_error(sprintf("%s has %d columns but the model was fitted on %d", what, ncol(x), object$d),
+                           1L, call))
+    }
+    x
+}
+
+# ------------------------------------------------------------------ sums of squares
+
+# Rows per block of a pass over the feature map: about 4 million doubles of features.
+feature_block_rows <- function(dim) max(1L, as.integer(floor(4194304 / max(1, dim))))
+
+# The features of rows `rows` of x (kkm_transform), as a length(rows) x dim matrix.
+features_of <- function(model, x, rows, dim, call) {
+    values <- native_call(NativeModel_transform_f64(model, row_major(x[rows, , drop = FALSE]), length(rows),
+                                                    ncol(x), length(rows) * dim), call)
+    matrix(values, nrow = length(rows), ncol = dim, byrow = TRUE)
+}
+
+# stats::kmeans' totss and withinss in the kernel's feature space, and the cluster means there
+# (for predict(type = "distance")). Returns list(withinss, totss, centers).
+#
+# nystrom, sketch, rff: in the explicit feature space of the fit (kkm_transform: k-means on
+# these features is what the fit solved), around the weighted means of the clusters' features
+# and of all features. Two passes in blocks of rows (one when the features fit in a block).
+# exact: the objective of one-cluster exact fits with the fit's kernel (gamma as resolved):
+# on each cluster's rows (its withinss) and on all rows (totss), i.e. the squared kernel-space
+# distances to the kernel means, sum_i w_i K_ii - sum_ij w_i w_j K_ij / W. minibatch (no
+# feature map; an exact pass would cost the n^2 kernel the method avoids): NA.
+sums_of_squares <- function(model, x, labels, weights, k, method, kernel, extra, call) {
+    n <- nrow(x)
+    w <- if (is.null(weights)) rep(1, n) else as.double(weights)
+    if (method == "exact") {
+        return(list(withinss = vapply(seq_len(k), function(j) exact_one_cluster_ss(model, x, which(labels == j), w,
+                                                                                  kernel, extra, call), 0),
+                    totss = exact_one_cluster_ss(model, x, seq_len(n), w, kernel, extra, call),
+                    centers = NULL))
+    }
+    dim <- native_call(NativeModel_feature_dim(model), call)
+    if (dim <= 0) return(list(withinss = rep(NA_real_, k), totss = NA_real_, centers = NULL))
+    block <- feature_block_rows(max(dim, ncol(x)))
+    starts <- seq(1L, n, by = block)
+    blocks <- lapply(starts, function(s) s:min(n, s + block - 1L))
+    cached <- NULL
+    sums <- matrix(0, k, dim)
+    for (rows in blocks) {
+        f <- features_of(model, x, rows, dim, call)
+        if (length(blocks) == 1L) cached <- f
+        sums <- sums + rowsum(f * w[rows], factor(labels[rows], levels = seq_len(k)), reorder = TRUE)
+    }
+    cluster_w <- vapply(seq_len(k), function(j) sum(w[labels == j]), 0)
+    centers <- sums / ifelse(cluster_w > 0, cluster_w, NA_real_)
+    grand <- colSums(sums) / sum(w)
+    withinss <- numeric(k)
+    totss <- 0
+    for (rows in blocks) {
+        f <- if (is.null(cached)) features_of(model, x, rows, dim, call) else cached
+        residual <- if (method == "nystrom") nystrom_residual(model, x, rows, f, centers, call) else 0
+        own <- rowSums((f - centers[labels[rows], , drop = FALSE])^2) + residual
+        withinss <- withinss + vapply(seq_len(k), function(j) sum((w[rows] * own)[labels[rows] == j]), 0)
+        totss <- totss + sum(w[rows] * (rowSums(sweep(f, 2L, grand)^2) + residual))
+    }
+    dimnames(centers) <- list(seq_len(k), NULL)
+    list(withinss = withinss, totss = totss, centers = centers)
+}
+
+# K(x,x) - |f(x)|^2 of rows `rows` of x (features f): the part of each row that Nystrom
+# landmarks cannot represent, the same for every centre. Nystrom distances are kernel
+# distances to centres in the landmarks' span, the feature-space distance plus this; it is
+# taken from kkm_assign's distance to the nearest centre less the feature-space distance to
+# it (exact when the fitted centres are the clusters' means, as after a converged Lloyd).
+nystrom_residual <- function(model, x, rows, f, centers, call) {
+    near <- native_call(NativeModel_assign_distances_f64(model, row_major(x[rows, , drop = FALSE]), length(rows),
+                                                         ncol(x), length(rows), length(rows)), call)
+    pmax(0, near$distances - rowSums((f - centers[near$labels + 1L, , drop = FALSE])^2))
+}
+
+# Sum of w_i * squared kernel-space distance of rows `rows` to their weighted kernel mean:
+# the objective of a one-cluster exact fit with the fitted model's kernel and its resolved
+# parameters (threads, isa and max_memory_mb as given). 0 for no rows.
+exact_one_cluster_ss <- function(model, x, rows, w, kernel, extra, call) {
+    if (length(rows) == 0L) return(0)
+    params <- list(k = 1L, method = "exact", kernel = kernel, n_init = 1L, max_iter = 1L)
+    for (key in c("gamma", "degree", "coef0")) {
+        params[[key]] <- native_call(NativeModel_get_param(model, key), call)
+    }
+    kept <- intersect(names(extra), c("threads", "isa", "max_memory_mb"))
+    params[kept] <- extra[kept]
+    one <- NativeModel()
+    on.exit(delete_NativeModel(one))
+    native_call(NativeModel_set_params(one, format_params(params)), call)
+    sub <- if (kernel == "precomputed") x[rows, rows, drop = FALSE] else x[rows, , drop = FALSE]
+    fit_native(one, sub, if (all(w == 1)) NULL else w[rows], NULL, call)
+    native_call(NativeModel_objective(one), call)
 }
 
 .kkm_search_criteria <- c("stability", "matr")  # KKM_SEARCH_STABILITY = 0, KKM_SEARCH_MATR = 1
@@ -348,8 +529,15 @@ print.kkmeans <- function(x, ...) {
     }
     cat("\nClustering vector:\n")
     print(x$cluster, ...)
-    cat(sprintf("\nObjective (tot.withinss, in kernel space): %s after %d iterations\n",
-                format(x$tot.withinss), as.integer(x$iter)))
+    cat(sprintf("\nObjective (tot.withinss, in kernel space): %s after %d iterations%s\n",
+                format(x$tot.withinss), as.integer(x$iter),
+                if (identical(x$ifault, 2L)) " (max_iter reached: ifault = 2)" else ""))
+    if (is.finite(x$totss) && x$totss > 0) {
+        cat("Within cluster sum of squares by cluster (feature space):\n")
+        print(x$withinss, ...)
+        cat(sprintf(" (between_SS / total_SS = %5.1f %%)\n", 100 * x$betweenss / x$totss))
+    }
+    if (!is.null(x$na.action)) cat(sprintf("(%s)\n", stats::naprint(x$na.action)))
     cat("\nAvailable components:\n")
     print(names(x))
     invisible(x)
@@ -385,58 +573,108 @@ print.summary.kkmeans <- function(x, ...) {
     invisible(x)
 }
 
-# Cluster of each training row (1-based), as stats::fitted(<kmeans>, method = "classes").
+# Cluster of each training row (1-based), as stats::fitted(<kmeans>, method = "classes"); with
+# na.action = na.exclude, NA for the rows it set aside (stats::napredict).
 fitted.kkmeans <- function(object, method = c("classes", "centers"), ...) {
     method <- match.arg(method)
     if (method == "centers") {
         stop(kkmeans_error("kernel k-means has no cluster centres in input space; use method = \"classes\"", 1L,
                            sys.call()))
     }
-    object$cluster
+    stats::napredict(object$na.action, object$cluster)
 }
 
-# Nearest fitted cluster (1-based) of each row of newdata; without newdata, the training
-# clusters.
-predict.kkmeans <- function(object, newdata, ...) {
+# Nearest fitted cluster (1-based) of each row of newdata, or (type = "distance") the n x k
+# matrix of squared feature-space distances of each row to each cluster's mean; without
+# newdata, the training clusters.
+predict.kkmeans <- function(object, newdata, type = c("class", "distance"), ...) {
     call <- sys.call()
-    if (missing(newdata) || is.null(newdata)) return(object$cluster)
-    x <- as_data_matrix(newdata, "newdata", call)
-    if (!is.null(object$colnames) && !is.null(colnames(x)) && setequal(colnames(x), object$colnames) &&
-        ncol(x) == length(object$colnames)) {
-        x <- x[, object$colnames, drop = FALSE]
+    type <- match.arg(type)
+    if (missing(newdata) || is.null(newdata)) {
+        if (type == "distance") {
+            stop(kkmeans_error(paste("predict(type = \"distance\") needs newdata (the object keeps no training",
+                                     "data): predict(fit, x, type = \"distance\")"), 1L, call))
+        }
+        return(fitted(object))
     }
-    if (ncol(x) != object$d) {
-        stop(kkmeans_error(sprintf("newdata has %d columns but the model was fitted on %d", ncol(x), object$d),
-                           1L, call))
-    }
+    x <- design_matrix(object, newdata, "newdata", call)
     n <- nrow(x)
     model <- native_model(object, call)
-    labels <- native_call(NativeModel_assign_f64(model, row_major(x), n, ncol(x), n), call) + 1L
+    if (type == "class") return(assign_rows(object, x, call))
+    centers <- object$feature_centers
+    if (is.null(centers)) {
+        stop(kkmeans_error(sprintf(paste(
+            "predict(type = \"distance\") is not available for method = \"%s\": the C API gives such a model's",
+            "distance to the nearest centre only (kkm_assign), not to every centre; it needs the explicit",
+            "feature map (kkm_transform) of method nystrom, sketch or rff"), object$method), 1L, call))
+    }
+    dim <- ncol(centers)
+    k <- nrow(centers)
+    block <- feature_block_rows(max(dim, ncol(x)))
+    out <- matrix(0, n, k, dimnames = list(rownames(x), seq_len(k)))
+    centre_norms <- rowSums(centers^2)
+    for (start in seq(1L, n, by = block)) {
+        rows <- start:min(n, start + block - 1L)
+        f <- features_of(model, x, rows, dim, call)
+        dist <- outer(rowSums(f^2), centre_norms, "+") - 2 * tcrossprod(f, centers)
+        dist[dist < 0] <- 0
+        if (object$method == "nystrom") dist <- dist + nystrom_residual(model, x, rows, f, centers, call)
+        out[rows, ] <- dist
+    }
+    out
+}
+
+# Nearest cluster (1-based) of the rows of a design matrix (kkm_assign), named by its row names.
+assign_rows <- function(object, x, call) {
+    model <- native_model(object, call)
+    labels <- native_call(NativeModel_assign_f64(model, row_major(x), nrow(x), ncol(x), nrow(x)), call) + 1L
     if (!is.null(rownames(x))) names(labels) <- rownames(x)
     labels
 }
 
-# Scatter plot of 2-D data coloured by cluster: the training data (pass it as `data`; the
-# object does not keep it) or any 2-column data, coloured by predict().
+# The points to draw: a 2-column matrix (the data themselves for d = 2, their first two
+# principal components for d > 2, the values against their index for d = 1) with axis labels.
+plot_coordinates <- function(x) {
+    names <- colnames(x)
+    if (ncol(x) == 1L) {
+        return(list(xy = cbind(seq_len(nrow(x)), x[, 1L]), xlab = "row", ylab = if (is.null(names)) "x1" else names[1L]))
+    }
+    if (ncol(x) == 2L) {
+        return(list(xy = x, xlab = if (is.null(names)) "x1" else names[1L], ylab = if (is.null(names)) "x2" else names[2L]))
+    }
+    pca <- stats::prcomp(x, center = TRUE, scale. = FALSE, rank. = 2L)
+    share <- 100 * pca$sdev^2 / sum(pca$sdev^2)
+    list(xy = pca$x[, 1:2, drop = FALSE],
+         xlab = sprintf("PC1 (%.0f%% of the variance of the %d columns)", share[1L], ncol(x)),
+         ylab = sprintf("PC2 (%.0f%%)", share[2L]))
+}
+
+# Scatter plot of the data coloured by cluster (predict()): 2-D data as they are, wider data
+# on their first two principal components. The object keeps no training data: without `data`
+# it draws what it has, the clusters' sizes with their within-cluster sums of squares, and
+# says how to get the scatter plot.
 plot.kkmeans <- function(x, data, col = NULL, pch = 19, main = NULL, xlab = NULL, ylab = NULL, legend = TRUE, ...) {
     call <- sys.call()
-    if (x$d != 2L) {
-        stop(kkmeans_error(sprintf("plot() shows 2-D data only; this model was fitted on %d columns", x$d), 1L, call))
-    }
-    if (missing(data)) {
-        stop(kkmeans_error("pass the data to plot: plot(fit, x) (a kkmeans object does not keep its training data)",
-                           1L, call))
-    }
-    m <- as_data_matrix(data, "data", call)
-    if (ncol(m) != 2L) stop(kkmeans_error(sprintf("data has %d columns; plot() needs 2", ncol(m)), 1L, call))
-    labels <- predict(x, m)  # for the training data these are fitted(x)
     k <- length(x$size)
     palette <- if (is.null(col)) grDevices::hcl.colors(max(k, 2L), "Dark 3")[seq_len(k)] else rep_len(col, k)
-    names <- colnames(m)
-    graphics::plot(m[, 1L], m[, 2L], col = palette[labels], pch = pch,
-                   main = if (is.null(main)) sprintf("kkmeans: %d clusters (%s, %s kernel)", k, x$method, x$kernel) else main,
-                   xlab = if (is.null(xlab)) (if (is.null(names)) "x1" else names[1L]) else xlab,
-                   ylab = if (is.null(ylab)) (if (is.null(names)) "x2" else names[2L]) else ylab, ...)
+    title <- if (is.null(main)) sprintf("kkmeans: %d clusters (%s, %s kernel)", k, x$method, x$kernel) else main
+    if (missing(data) || is.null(data)) {
+        heights <- stats::setNames(x$size, seq_len(k))
+        mids <- graphics::barplot(heights, col = palette, main = title,
+                                  xlab = if (is.null(xlab)) "cluster" else xlab,
+                                  ylab = if (is.null(ylab)) "size" else ylab,
+                                  sub = "no data kept in the object: plot(fit, x) draws the points", ...)
+        if (all(is.finite(x$withinss))) {
+            graphics::text(mids, heights / 2, sprintf("withinss\n%.3g", x$withinss), cex = 0.8)
+        }
+        return(invisible(NULL))
+    }
+    m <- design_matrix(x, data, "data", call)
+    labels <- assign_rows(x, m, call)  # for the training data these are fitted(x)
+    coords <- plot_coordinates(m)
+    graphics::plot(coords$xy[, 1L], coords$xy[, 2L], col = palette[labels], pch = pch, main = title,
+                   xlab = if (is.null(xlab)) coords$xlab else xlab,
+                   ylab = if (is.null(ylab)) coords$ylab else ylab, ...)
     if (isTRUE(legend)) {
         graphics::legend("topright", legend = paste("cluster", seq_len(k)), col = palette, pch = pch, bty = "n")
     }

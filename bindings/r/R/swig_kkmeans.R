@@ -146,14 +146,14 @@ R_SWIG_getCallbackFunctionStack =
 function()
 {
     # No PACKAGE argument as we don't know what the DLL is.
-  .Call("R_SWIG_debug_getCallbackFunctionData")
+  .Call("R_SWIG_debug_getCallbackFunctionData", PACKAGE='fastkkm')
 }
 
 R_SWIG_addCallbackFunctionStack =
 function(fun, userData = NULL)
 {
     # No PACKAGE argument as we don't know what the DLL is.
-  .Call("R_SWIG_R_pushCallbackFunctionData", fun, userData)
+  .Call("R_SWIG_R_pushCallbackFunctionData", fun, userData, PACKAGE='fastkkm')
 }
 
 
@@ -197,7 +197,7 @@ function(x) {print(as(x, "character"))})))
 
 `native_unwind_token` = function(.copy = FALSE)
 {
-  ;.Call('R_swig_native_unwind_token', as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_native_unwind_token', as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -209,7 +209,7 @@ class(`native_unwind_token`) = c("SWIGFunction", class('native_unwind_token'))
 `native_continue_unwind` = function(token)
 {
   if (inherits(token, "ExternalReference")) token = slot(token,"ref"); 
-  ;.Call('R_swig_native_continue_unwind', token, PACKAGE='kkmeans');
+  ;.Call('R_swig_native_continue_unwind', token, PACKAGE='fastkkm');
   
 }
 
@@ -222,7 +222,7 @@ class(`native_continue_unwind`) = c("SWIGFunction", class('native_continue_unwin
 `native_model_is_null` = function(model, .copy = FALSE)
 {
   if (inherits(model, "ExternalReference")) model = slot(model,"ref"); 
-  ;.Call('R_swig_native_model_is_null', model, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_native_model_is_null', model, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -230,11 +230,38 @@ attr(`native_model_is_null`, 'returnType') = 'logical'
 attr(`native_model_is_null`, "inputTypes") = c('_p_SEXP')
 class(`native_model_is_null`) = c("SWIGFunction", class('native_model_is_null'))
 
+# Start of NativeModel_transform_f64
+
+`NativeModel_transform_f64` = function(self, data, n, d, features)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  
+  ;.Call('R_swig_NativeModel_transform_f64', self, data, n, d, features, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_transform_f64`, 'returnType') = 'void'
+attr(`NativeModel_transform_f64`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric')
+class(`NativeModel_transform_f64`) = c("SWIGFunction", class('NativeModel_transform_f64'))
+
 # Start of new_NativeModel
 
 `NativeModel` = function()
 {
-  ;ans = .Call('R_swig_new_NativeModel', PACKAGE='kkmeans');
+  ;ans = .Call('R_swig_new_NativeModel', PACKAGE='fastkkm');
   ans <- if (is.null(ans)) ans
   else new("_p_kkm_model", ref=ans);
   
@@ -251,7 +278,7 @@ class(`NativeModel`) = c("SWIGFunction", class('NativeModel'))
 `delete_NativeModel` = function(self)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_delete_NativeModel', self, PACKAGE='kkmeans');
+  ;.Call('R_swig_delete_NativeModel', self, PACKAGE='fastkkm');
   
 }
 
@@ -266,7 +293,7 @@ class(`delete_NativeModel`) = c("SWIGFunction", class('delete_NativeModel'))
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   key = as(key, "character"); 
   value = as(value, "character"); 
-  ;.Call('R_swig_NativeModel_set_param', self, key, value, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_set_param', self, key, value, PACKAGE='fastkkm');
   
 }
 
@@ -280,7 +307,7 @@ class(`NativeModel_set_param`) = c("SWIGFunction", class('NativeModel_set_param'
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   params = as(params, "character"); 
-  ;.Call('R_swig_NativeModel_set_params', self, params, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_set_params', self, params, PACKAGE='fastkkm');
   
 }
 
@@ -294,7 +321,7 @@ class(`NativeModel_set_params`) = c("SWIGFunction", class('NativeModel_set_param
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   key = as(key, "character"); 
-  ;.Call('R_swig_NativeModel_get_param', self, key, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_get_param', self, key, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -320,7 +347,7 @@ class(`NativeModel_get_param`) = c("SWIGFunction", class('NativeModel_get_param'
     warning("using only the first element of d");
   };
   
-  ;.Call('R_swig_NativeModel_fit', self, data, n, d, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit', self, data, n, d, PACKAGE='fastkkm');
   
 }
 
@@ -347,7 +374,7 @@ class(`NativeModel_fit`) = c("SWIGFunction", class('NativeModel_fit'))
   };
   
   if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
-  ;.Call('R_swig_NativeModel_fit_weighted', self, data, n, d, weights, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_weighted', self, data, n, d, weights, PACKAGE='fastkkm');
   
 }
 
@@ -373,7 +400,7 @@ class(`NativeModel_fit_weighted`) = c("SWIGFunction", class('NativeModel_fit_wei
     warning("using only the first element of d");
   };
   
-  ;.Call('R_swig_NativeModel_fit_f64', self, data, n, d, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_f64', self, data, n, d, PACKAGE='fastkkm');
   
 }
 
@@ -400,7 +427,7 @@ class(`NativeModel_fit_f64`) = c("SWIGFunction", class('NativeModel_fit_f64'))
   };
   
   if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
-  ;.Call('R_swig_NativeModel_fit_weighted_f64', self, data, n, d, weights, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_weighted_f64', self, data, n, d, weights, PACKAGE='fastkkm');
   
 }
 
@@ -427,7 +454,7 @@ class(`NativeModel_fit_weighted_f64`) = c("SWIGFunction", class('NativeModel_fit
   };
   
   
-  ;.Call('R_swig_NativeModel_fit_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -455,7 +482,7 @@ class(`NativeModel_fit_progress`) = c("SWIGFunction", class('NativeModel_fit_pro
   
   if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
   
-  ;.Call('R_swig_NativeModel_fit_weighted_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_weighted_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -482,7 +509,7 @@ class(`NativeModel_fit_weighted_progress`) = c("SWIGFunction", class('NativeMode
   };
   
   
-  ;.Call('R_swig_NativeModel_fit_f64_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_f64_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -510,7 +537,7 @@ class(`NativeModel_fit_f64_progress`) = c("SWIGFunction", class('NativeModel_fit
   
   if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
   
-  ;.Call('R_swig_NativeModel_fit_weighted_f64_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_fit_weighted_f64_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -537,7 +564,7 @@ class(`NativeModel_fit_weighted_f64_progress`) = c("SWIGFunction", class('Native
   };
   
   
-  ;.Call('R_swig_NativeModel_assign', self, data, n, d, labels, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_assign', self, data, n, d, labels, PACKAGE='fastkkm');
   
 }
 
@@ -564,7 +591,7 @@ class(`NativeModel_assign`) = c("SWIGFunction", class('NativeModel_assign'))
   };
   
   
-  ;.Call('R_swig_NativeModel_assign_f64', self, data, n, d, labels, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_assign_f64', self, data, n, d, labels, PACKAGE='fastkkm');
   
 }
 
@@ -592,7 +619,7 @@ class(`NativeModel_assign_f64`) = c("SWIGFunction", class('NativeModel_assign_f6
   
   
   
-  ;.Call('R_swig_NativeModel_assign_distances_f64', self, data, n, d, labels, distances, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_assign_distances_f64', self, data, n, d, labels, distances, PACKAGE='fastkkm');
   
 }
 
@@ -605,7 +632,7 @@ class(`NativeModel_assign_distances_f64`) = c("SWIGFunction", class('NativeModel
 `NativeModel_n_train` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_n_train', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_n_train', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -618,7 +645,7 @@ class(`NativeModel_n_train`) = c("SWIGFunction", class('NativeModel_n_train'))
 `NativeModel_n_features` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_n_features', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_n_features', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -631,7 +658,7 @@ class(`NativeModel_n_features`) = c("SWIGFunction", class('NativeModel_n_feature
 `NativeModel_k` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_k', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_k', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -644,7 +671,7 @@ class(`NativeModel_k`) = c("SWIGFunction", class('NativeModel_k'))
 `NativeModel_objective` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_objective', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_objective', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -657,7 +684,7 @@ class(`NativeModel_objective`) = c("SWIGFunction", class('NativeModel_objective'
 `NativeModel_iterations` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_iterations', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_iterations', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -670,7 +697,7 @@ class(`NativeModel_iterations`) = c("SWIGFunction", class('NativeModel_iteration
 `NativeModel_feature_dim` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_feature_dim', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_feature_dim', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -684,7 +711,7 @@ class(`NativeModel_feature_dim`) = c("SWIGFunction", class('NativeModel_feature_
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_labels', self, s_labels, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_labels', self, s_labels, PACKAGE='fastkkm');
   
 }
 
@@ -698,7 +725,7 @@ class(`NativeModel_labels`) = c("SWIGFunction", class('NativeModel_labels'))
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_cluster_sizes', self, sizes, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_cluster_sizes', self, sizes, PACKAGE='fastkkm');
   
 }
 
@@ -711,7 +738,7 @@ class(`NativeModel_cluster_sizes`) = c("SWIGFunction", class('NativeModel_cluste
 `NativeModel_search_count` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_search_count', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_search_count', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -725,7 +752,7 @@ class(`NativeModel_search_count`) = c("SWIGFunction", class('NativeModel_search_
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_search_gammas', self, gammas, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_search_gammas', self, gammas, PACKAGE='fastkkm');
   
 }
 
@@ -739,7 +766,7 @@ class(`NativeModel_search_gammas`) = c("SWIGFunction", class('NativeModel_search
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_search_ks', self, ks, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_search_ks', self, ks, PACKAGE='fastkkm');
   
 }
 
@@ -753,7 +780,7 @@ class(`NativeModel_search_ks`) = c("SWIGFunction", class('NativeModel_search_ks'
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_search_scores', self, scores, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_search_scores', self, scores, PACKAGE='fastkkm');
   
 }
 
@@ -767,7 +794,7 @@ class(`NativeModel_search_scores`) = c("SWIGFunction", class('NativeModel_search
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_search_criteria', self, criteria, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_search_criteria', self, criteria, PACKAGE='fastkkm');
   
 }
 
@@ -780,7 +807,7 @@ class(`NativeModel_search_criteria`) = c("SWIGFunction", class('NativeModel_sear
 `NativeModel_timings` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_timings', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_timings', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -793,7 +820,7 @@ class(`NativeModel_timings`) = c("SWIGFunction", class('NativeModel_timings'))
 `NativeModel_save_size` = function(self, .copy = FALSE)
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
-  ;.Call('R_swig_NativeModel_save_size', self, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_save_size', self, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -807,7 +834,7 @@ class(`NativeModel_save_size`) = c("SWIGFunction", class('NativeModel_save_size'
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   
-  ;.Call('R_swig_NativeModel_save_buffer', self, bytes, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_save_buffer', self, bytes, PACKAGE='fastkkm');
   
 }
 
@@ -821,7 +848,7 @@ class(`NativeModel_save_buffer`) = c("SWIGFunction", class('NativeModel_save_buf
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   if (inherits(bytes, "ExternalReference")) bytes = slot(bytes,"ref"); 
-  ;.Call('R_swig_NativeModel_load_buffer', self, bytes, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_load_buffer', self, bytes, PACKAGE='fastkkm');
   
 }
 
@@ -835,7 +862,7 @@ class(`NativeModel_load_buffer`) = c("SWIGFunction", class('NativeModel_load_buf
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   path = as(path, "character"); 
-  ;.Call('R_swig_NativeModel_save', self, path, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_save', self, path, PACKAGE='fastkkm');
   
 }
 
@@ -849,7 +876,7 @@ class(`NativeModel_save`) = c("SWIGFunction", class('NativeModel_save'))
 {
   if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
   path = as(path, "character"); 
-  ;.Call('R_swig_NativeModel_load', self, path, PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_load', self, path, PACKAGE='fastkkm');
   
 }
 
@@ -861,7 +888,7 @@ class(`NativeModel_load`) = c("SWIGFunction", class('NativeModel_load'))
 
 `NativeModel_version` = function(.copy = FALSE)
 {
-  ;.Call('R_swig_NativeModel_version', as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_version', as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -874,7 +901,7 @@ class(`NativeModel_version`) = c("SWIGFunction", class('NativeModel_version'))
 {
   if (!is.integer(a)) a = as.integer(a); 
   if (!is.integer(b)) b = as.integer(b); 
-  ;.Call('R_swig_NativeModel_adjusted_rand_index', a, b, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_adjusted_rand_index', a, b, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -888,7 +915,7 @@ class(`NativeModel_adjusted_rand_index`) = c("SWIGFunction", class('NativeModel_
 {
   if (!is.integer(a)) a = as.integer(a); 
   if (!is.integer(b)) b = as.integer(b); 
-  ;.Call('R_swig_NativeModel_normalized_mutual_info', a, b, as.logical(.copy), PACKAGE='kkmeans');
+  ;.Call('R_swig_NativeModel_normalized_mutual_info', a, b, as.logical(.copy), PACKAGE='fastkkm');
   
 }
 
@@ -900,7 +927,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

@@ -1,4 +1,4 @@
 # R CMD check entry point; the meson test runs the same files (bindings/r/tools/run-tests.R).
 library(testthat)
-library(kkmeans)
-test_check("kkmeans")
+library(fastkkm)
+test_check("fastkkm")

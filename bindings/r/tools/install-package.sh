@@ -19,15 +19,15 @@ stamp=$8
 
 rm -rf "$stage"
 mkdir -p "$stage" "$lib"
-cp -R "$pkg_src" "$stage/kkmeans"
-rm -rf "$stage/kkmeans/meson.build" "$stage/kkmeans/tools" "$stage/kkmeans/src/Makevars" \
-       "$stage/kkmeans/src/"*.o "$stage/kkmeans/src/"*.so
-cp "$wrap" "$stage/kkmeans/src/kkmeans_wrap.cpp"
-cp "$rfile" "$stage/kkmeans/R/swig_kkmeans.R"
+cp -R "$pkg_src" "$stage/fastkkm"
+rm -rf "$stage/fastkkm/meson.build" "$stage/fastkkm/tools" "$stage/fastkkm/src/Makevars" \
+       "$stage/fastkkm/src/"*.o "$stage/fastkkm/src/"*.so
+cp "$wrap" "$stage/fastkkm/src/kkmeans_wrap.cpp"
+cp "$rfile" "$stage/fastkkm/R/swig_kkmeans.R"
 
 PKG_CONFIG_PATH="$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export PKG_CONFIG_PATH
-if ! "$R" CMD INSTALL --no-multiarch --library="$lib" "$stage/kkmeans" > "$stage/install.log" 2>&1; then
+if ! "$R" CMD INSTALL --no-multiarch --library="$lib" "$stage/fastkkm" > "$stage/install.log" 2>&1; then
     cat "$stage/install.log" >&2
     exit 1
 fi

@@ -11,7 +11,7 @@ tests <- normalizePath(args[2L])
 Sys.setenv(R_LIBS = paste(c(lib, Sys.getenv("R_LIBS")), collapse = ":"))
 
 suppressPackageStartupMessages(library(testthat))
-results <- testthat::test_dir(tests, package = "kkmeans", load_package = "installed",
+results <- testthat::test_dir(tests, package = "fastkkm", load_package = "installed",
                               reporter = testthat::ProgressReporter$new(show_praise = FALSE),
                               stop_on_failure = FALSE, stop_on_warning = FALSE)
 df <- as.data.frame(results)

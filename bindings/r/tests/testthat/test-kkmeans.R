@@ -43,7 +43,7 @@ test_that("gamma = auto is reported resolved, as a number", {
 })
 
 test_that("extra named arguments become library parameters (aliases included)", {
-    expect_identical(kkmeans:::format_params(list(gamma = 0.5, seed = 1, flag = TRUE, off = FALSE, m = 1e5, s = "rls")),
+    expect_identical(fastkkm:::format_params(list(gamma = 0.5, seed = 1, flag = TRUE, off = FALSE, m = 1e5, s = "rls")),
                      "gamma=0.5 seed=1 flag=true off=false m=100000 s=rls")
     d <- make_rings(100L, seed = 15L)
     fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, nstart = 3, iter.max = 7, random_state = 9)
@@ -146,7 +146,7 @@ test_that("print and summary describe the fit", {
     expect_output(print(s), "2 clusters of 100 points in 2 dimensions")
 })
 
-test_that("plot draws 2-D data and refuses other dimensions", {
+test_that("plot draws 2-D data, wider data on principal components, and sizes without data", {
     d <- make_rings(50L, seed = 23L)
     fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
     file <- tempfile(fileext = ".pdf")
@@ -155,9 +155,28 @@ test_that("plot draws 2-D data and refuses other dimensions", {
     grDevices::dev.off()
     expect_gt(file.size(file), 0)
     expect_identical(labels, fitted(fit))
-    expect_error(plot(fit), "pass the data")
-    fit3 <- kkmeans(cbind(d$x, 0), 2, method = "exact", gamma = ring_gamma, seed = 1)
-    expect_error(plot(fit3, cbind(d$x, 0)), "2-D", class = "kkmeans_error")
+
+    # d = 5: the first two principal components, into a png device.
+    set.seed(23)
+    truth <- rep(1:3, each = 30)
+    x5 <- matrix(rnorm(90 * 5, sd = 0.3), ncol = 5) + 4 * diag(5)[truth, ]
+    fit5 <- kkmeans(x5, 3, method = "exact", gamma = 0.1, seed = 1)
+    png_file <- tempfile(fileext = ".png")
+    grDevices::png(png_file)
+    labels5 <- plot(fit5, x5)
+    grDevices::dev.off()
+    expect_gt(file.size(png_file), 0)
+    expect_identical(labels5, fitted(fit5))
+    coords <- fastkkm:::plot_coordinates(x5)
+    expect_match(coords$xlab, "^PC1 \\([0-9]+% of the variance of the 5 columns\\)$")
+    expect_equal(abs(unname(coords$xy)), abs(unname(prcomp(x5)$x[, 1:2])), tolerance = 1e-8)
+    expect_error(plot(fit5, x5[, 1:4]), "4 columns", class = "kkmeans_invalid_argument")
+
+    # Without data (the object keeps none): the cluster sizes, no error.
+    grDevices::pdf(NULL)
+    expect_null(plot(fit))
+    expect_null(plot(fit5))
+    grDevices::dev.off()
 })
 
 test_that("adjusted_rand_index and normalized_mutual_info agree with R", {

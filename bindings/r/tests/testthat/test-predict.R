@@ -36,9 +36,9 @@ test_that("saveRDS/readRDS keeps a model that predicts identically", {
     file <- tempfile(fileext = ".rds")
     saveRDS(fit, file)
     back <- readRDS(file)
-    expect_true(kkmeans:::native_is_null(back$native$model))  # a restored externalptr is NULL
+    expect_true(fastkkm:::native_is_null(back$native$model))  # a restored externalptr is NULL
     expect_identical(predict(back, fresh$x), predict(fit, fresh$x))
-    expect_false(kkmeans:::native_is_null(back$native$model))  # rebuilt once, then cached
+    expect_false(fastkkm:::native_is_null(back$native$model))  # rebuilt once, then cached
     expect_identical(predict(back, d$x), fitted(fit))
     expect_identical(back$cluster, fit$cluster)
     expect_identical(back$params, fit$params)
@@ -55,20 +55,20 @@ test_that("the external pointer never dangles", {
     d <- make_rings(80L, seed = 38L)
     fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
     copy <- fit                   # shares the environment, hence the native model
-    kkmeans:::release_native(fit)  # kkm_destroy now; the pointer is cleared, not left dangling
-    expect_true(kkmeans:::native_is_null(copy$native$model))
-    kkmeans:::release_native(fit)  # releasing twice is harmless
+    fastkkm:::release_native(fit)  # kkm_destroy now; the pointer is cleared, not left dangling
+    expect_true(fastkkm:::native_is_null(copy$native$model))
+    fastkkm:::release_native(fit)  # releasing twice is harmless
     expect_identical(predict(copy, d$x), fitted(fit))  # rebuilt from the model buffer
 
     # A NULL pointer reaching the SWIG layer is an R error, never a crash.
     model <- fit$native$model
-    kkmeans:::delete_NativeModel(model)
-    expect_error(kkmeans:::NativeModel_k(model))
+    fastkkm:::delete_NativeModel(model)
+    expect_error(fastkkm:::NativeModel_k(model))
 
     # Without a model buffer a released model is an error, not a crash.
     broken <- fit
     broken$model_buffer <- NULL
-    kkmeans:::release_native(broken)
+    fastkkm:::release_native(broken)
     expect_error(predict(broken, d$x), "no model buffer", class = "kkmeans_not_fitted")
 
     # Dropping every reference lets the finalizer run kkm_destroy; other models live on.

@@ -137,7 +137,7 @@ test_that("Ctrl-C (SIGINT) stops an Rscript fitting a large problem within secon
     status_file <- file.path(dir, "status")
     out <- file.path(dir, "out.txt")
     writeLines(c(
-        "library(kkmeans)",
+        "library(fastkkm)",
         "set.seed(5)",
         "x <- matrix(rnorm(20000 * 8), ncol = 8)",
         # progress = FALSE: the default of a script; interrupts are checked all the same.
