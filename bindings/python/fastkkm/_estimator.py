@@ -265,6 +265,10 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         -Σ w_i · squared distance of row i to its nearest centre."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
+        method = self._model.get_param("method")
+        if self._model.get_param("kernel") == "precomputed" and method in ("exact", "nystrom"):
+            raise ValueError(f"score: with kernel='precomputed' and method={method!r} the distances of new "
+                             "rows are unknown (their k(x, x) is not given); predict works")
         _, dist = self._model.assign(X, distances=True)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)

@@ -73,6 +73,17 @@ def test_score_is_the_negative_objective(ring_data):
         -np.dot(w, -np.array([km.score(X[i:i + 1]) for i in range(X.shape[0])])), rel=1e-4)
 
 
+def test_precomputed_kernel(ring_data):
+    X, y = ring_data
+    sq = (X**2).sum(axis=1)
+    K = np.exp(-0.4 * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
+    km = KernelKMeans(n_clusters=2, method="exact", kernel="precomputed", n_init=5, random_state=1).fit(K)
+    assert adjusted_rand_score(y, km.labels_) >= 0.95
+    np.testing.assert_array_equal(km.predict(K[:50]), km.labels_[:50])
+    with pytest.raises(ValueError, match="kernel='precomputed' and method='exact'"):
+        km.score(K[:50])
+
+
 def test_sample_weight_moves_the_fit(ring_data):
     X, _ = ring_data
     km = KernelKMeans(**RING_PARAMS, method="exact").fit(X, sample_weight=np.full(X.shape[0], 2.0))
