@@ -10,8 +10,8 @@ shadows another project's ``kkmeans`` module.
 
 from . import _native
 from ._estimator import KernelKMeans
-from ._native import param_info
+from ._native import MemoryBudgetError, param_info
 
 __version__ = _native.version()
 
-__all__ = ["KernelKMeans", "param_info", "__version__"]
+__all__ = ["KernelKMeans", "MemoryBudgetError", "param_info", "__version__"]

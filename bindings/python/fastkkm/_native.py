@@ -83,6 +83,11 @@ def _load():
 lib = _load()
 
 
+class MemoryBudgetError(MemoryError, RuntimeError):
+    """KKM_ERR_OUT_OF_MEMORY: a fit's estimate or a stage over max_memory_mb, or an allocation
+    that failed (a MemoryError and a RuntimeError)."""
+
+
 def version():
     return lib.kkm_version().decode()
 
@@ -100,7 +105,7 @@ def check(status, what):
     if status in (INVALID_ARGUMENT, INVALID_DATA, FORMAT):
         raise ValueError(text)
     if status == OUT_OF_MEMORY:
-        raise MemoryError(text)
+        raise MemoryBudgetError(text)
     raise RuntimeError(text)
 
 

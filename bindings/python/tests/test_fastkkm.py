@@ -217,6 +217,13 @@ def test_bad_parameter_values_are_errors_naming_them(ring_data, params, message)
         KernelKMeans(**dict(dict(n_clusters=2), **params)).fit(X)
 
 
+def test_memory_budget_is_a_runtime_error():
+    X = np.random.default_rng(0).normal(size=(100000, 20)).astype(np.float32)
+    with pytest.raises(RuntimeError, match="needs an estimated .* MiB .* max_memory_mb=1") as caught:
+        KernelKMeans(n_clusters=2, method="exact", max_memory_mb=1).fit(X)
+    assert isinstance(caught.value, MemoryError) and isinstance(caught.value, fastkkm.MemoryBudgetError)
+
+
 def test_unfitted_estimator_raises():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
@@ -273,7 +280,7 @@ def test_ctrl_c_cancels_a_running_fit():
 def test_fit_releases_the_gil():
     """A Python thread keeps running while the main thread is inside kkm_fit."""
     rng = np.random.default_rng(2)
-    X = rng.normal(size=(4000, 20)).astype(np.float32)
+    X = rng.normal(size=(8000, 20)).astype(np.float32)
     ticks = []
     stop = threading.Event()
 
@@ -282,7 +289,7 @@ def test_fit_releases_the_gil():
             ticks.append(time.perf_counter())
             time.sleep(0.005)
 
-    km = KernelKMeans(n_clusters=3, method="exact", n_init=5, random_state=0)
+    km = KernelKMeans(n_clusters=3, method="exact", n_init=2, max_memory_mb=64, random_state=0)  # ~1 s
     thread = threading.Thread(target=tick)
     thread.start()
     start = time.perf_counter()
