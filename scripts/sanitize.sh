@@ -7,7 +7,7 @@
 # asan      build-asan: the library, the CLI, the examples and every C/C++ test built with gcc
 #           -fsanitize=address,undefined (plus float-cast-overflow, which -fsanitize=undefined
 #           leaves out, and libstdc++'s _GLIBCXX_ASSERTIONS bounds checks), -O2 -g. Every
-#           meson test of that build runs: all of them except the R, Java and C# bindings,
+#           meson test of that build runs: all of them except the R, Java, C#, Python bindings,
 #           which are not configured there (their runtimes are not instrumented). Any finding
 #           fails the test: ASan stops at the first error, LeakSanitizer reports leaks at exit
 #           (detect_leaks=1), UBSan is built with -fno-sanitize-recover and runs with
@@ -64,7 +64,7 @@ done
 # reports. The main build runs the mpi suite; here the distributed core is still checked, in one
 # process with ranks as threads (unit_distributed).
 common=(-Dbuildtype=debugoptimized -Db_lundef=false -Dwerror=false -Djava=disabled -Dcsharp=disabled -Dr=disabled
-        -Dmpi=disabled)
+        -Dmpi=disabled -Dpython=disabled)
 
 status=0
 summary=()

@@ -1,0 +1,322 @@
+"""KernelKMeans: the scikit-learn estimator over libkkmeans."""
+
+import numbers
+import signal
+import threading
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from . import _native
+
+# Constructor argument → library key (kkm_param_info), in the table's order. Two take
+# scikit-learn's names (the library accepts both as aliases); the rest keep the library's.
+_KEYS = {
+    "n_clusters": "k", "k_min": "k_min", "k_max": "k_max", "method": "method", "kernel": "kernel",
+    "gamma": "gamma", "search_criterion": "search_criterion", "search_size": "search_size",
+    "bandwidth_scale": "bandwidth_scale", "degree": "degree", "coef0": "coef0", "m": "m",
+    "nystrom_rcond": "nystrom_rcond", "rank": "rank", "reg_rank": "reg_rank", "sampling": "sampling",
+    "rls_lambda": "rls_lambda", "sketch": "sketch", "solver": "solver", "refine": "refine",
+    "batch_size": "batch_size", "tau": "tau", "epsilon": "epsilon", "learning_rate": "learning_rate",
+    "init": "init", "n_init": "n_init", "max_iter": "max_iter", "tol": "tol", "random_state": "seed",
+    "threads": "threads", "isa": "isa", "kernel_rows": "kernel_rows", "max_memory_mb": "max_memory_mb",
+}
+
+
+def _text(name, value):
+    """A constructor argument as the library's parameter text (validated by the library)."""
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r}: expected a number or a string, not a bool")
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    raise ValueError(f"{name}={value!r}: expected a number or a string, not {type(value).__name__}")
+
+
+def _seed(random_state):
+    """random_state → the library's seed: an int is the seed itself; None (numpy's global
+    generator) or a RandomState draws one."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+class _CancelOnSigint:
+    """While a fit runs on the main thread with Python's default SIGINT handler, Ctrl-C sets a
+    flag instead of raising inside the progress callback (where ctypes would swallow the
+    exception); the callback then returns non-zero, the library cancels the fit within about
+    0.1 s, and fit() raises KeyboardInterrupt."""
+
+    def __init__(self):
+        self.requested = False
+        self._installed = False
+        self.callback = _native.PROGRESS_FN(self._progress)
+
+    def _progress(self, stage, fraction, user_data):
+        return 1 if self.requested else 0
+
+    def _handler(self, signum, frame):
+        self.requested = True
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            signal.signal(signal.SIGINT, self._handler)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        return False
+
+
+class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Kernel k-means (libkkmeans): exact, Nyström, sketched, random-Fourier-feature and
+    mini-batch kernel k-means behind scikit-learn's estimator API.
+
+    Every parameter is stored as given and validated by the library when ``fit`` runs (a bad
+    name is a TypeError of the constructor, a bad value a ValueError naming the parameter
+    and its accepted range). The defaults are the library's (``fastkkm.param_info()`` lists
+    each with its type, range and description; see also the table at the end of this
+    docstring), except ``random_state``.
+
+    Parameters
+    ----------
+    n_clusters : int or "auto", default=8
+        Number of clusters (the library's ``k``); "auto" chooses it in [k_min, k_max] by the
+        stability of fits on halves of a subsample (``n_clusters_`` reports the choice).
+    method : {"nystrom", "exact", "sketch", "rff", "minibatch"}, default="nystrom"
+    kernel : {"rbf", "laplacian", "polynomial", "linear", "cosine", "precomputed"}, default="rbf"
+    gamma : float, "auto" or "search", default="auto"
+        Kernel scale; ``gamma_`` reports the value the fit used.
+    m : int or "auto", default="auto"
+        Landmarks / features of the approximate methods.
+    n_init : int, default=1
+    max_iter : int, default=100
+    tol : float, default=1e-4
+    init : {"kmeans++", "random"}, default="kmeans++"
+    random_state : int, RandomState instance or None, default=None
+        An int is the library's ``seed`` itself (the same fit as the C API or the command
+        line with that seed); None or a RandomState draws a seed.
+    threads : int, default=0
+        Threads of a fit or an assignment; 0 = all cores.
+    k_min, k_max, search_criterion, search_size, bandwidth_scale, degree, coef0,
+    nystrom_rcond, rank, reg_rank, sampling, rls_lambda, sketch, solver, refine, batch_size,
+    tau, epsilon, learning_rate, isa, kernel_rows, max_memory_mb :
+        The library's parameters of the same names (``rank=None`` is the library's ``none``).
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,), int32
+    inertia_ : float
+        The fit's objective: the weighted sum of squared kernel-space distances to the centres.
+    n_iter_ : int
+        Lloyd iterations of the best restart.
+    cluster_sizes_ : ndarray of shape (n_clusters_,)
+        Rows (or their weights) per cluster.
+    n_clusters_ : int
+    gamma_ : float
+        The kernel scale the fit used (0 for kernels without one).
+    feature_dim_ : int
+        Width of ``transform``'s output (0 for method="exact", which has no feature map).
+    search_ : list of (gamma, k, score, criterion)
+        What gamma="search" / n_clusters="auto" scored (empty otherwise).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when X has feature names)
+
+    Notes
+    -----
+    float32 and float64 input in C order reaches the library without a copy; any other input
+    is converted once (to float32, or float64 when it is already float64). ``transform`` works
+    in float32 (float64 input is converted). The GIL is released during fit, predict and
+    transform; Ctrl-C cancels a running fit on the main thread (KeyboardInterrupt). A fitted
+    estimator may predict / transform / score from several threads at once; ``fit`` builds a
+    new model and swaps it in when done. Pickling stores the library's model buffer.
+    """
+
+    def __init__(self, n_clusters=8, *, method="nystrom", kernel="rbf", gamma="auto", m="auto",
+                 n_init=1, max_iter=100, tol=1e-4, init="kmeans++", random_state=None, threads=0,
+                 k_min=2, k_max=10, search_criterion="matr", search_size=1000, bandwidth_scale=1.0,
+                 degree=3, coef0=1.0, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
+                 sampling="uniform", rls_lambda="auto", sketch="subgaussian", solver="lloyd",
+                 refine="none", batch_size=1024, tau=200, epsilon=1e-3, learning_rate="beta",
+                 isa="auto", kernel_rows="auto", max_memory_mb=4096):
+        self.n_clusters = n_clusters
+        self.method = method
+        self.kernel = kernel
+        self.gamma = gamma
+        self.m = m
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.random_state = random_state
+        self.threads = threads
+        self.k_min = k_min
+        self.k_max = k_max
+        self.search_criterion = search_criterion
+        self.search_size = search_size
+        self.bandwidth_scale = bandwidth_scale
+        self.degree = degree
+        self.coef0 = coef0
+        self.nystrom_rcond = nystrom_rcond
+        self.rank = rank
+        self.reg_rank = reg_rank
+        self.sampling = sampling
+        self.rls_lambda = rls_lambda
+        self.sketch = sketch
+        self.solver = solver
+        self.refine = refine
+        self.batch_size = batch_size
+        self.tau = tau
+        self.epsilon = epsilon
+        self.learning_rate = learning_rate
+        self.isa = isa
+        self.kernel_rows = kernel_rows
+        self.max_memory_mb = max_memory_mb
+
+    # ------------------------------------------------------------------ helpers
+
+    def _new_model(self):
+        model = _native.Model()
+        for name, key in _KEYS.items():
+            value = getattr(self, name)
+            text = str(_seed(value)) if name == "random_state" else _text(name, value)
+            try:
+                model.set_param(key, text)
+            except ValueError as e:
+                raise ValueError(f"{name}={value!r}: {e}") from None
+        return model
+
+    def _check_X(self, X, reset):
+        return self._validate_data(X, reset=reset, accept_sparse=False, dtype=[np.float32, np.float64],
+                                   order="C", force_all_finite=False)
+
+    # ------------------------------------------------------------------ estimator API
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Clusters the rows of X (n_samples, n_features; with kernel="precomputed" the
+        n_samples × n_samples kernel matrix). sample_weight: None or n_samples non-negative
+        weights. Returns self."""
+        X = self._check_X(X, reset=True)
+        n = X.shape[0]
+        if isinstance(self.n_clusters, numbers.Integral) and n < self.n_clusters:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
+        if n == 1 and self.gamma in ("auto", "search") and self.kernel in ("rbf", "laplacian"):
+            raise ValueError(f"n_samples=1: gamma={self.gamma!r} cannot derive a kernel scale from one "
+                             "sample; pass a number")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+        model = self._new_model()
+        with _CancelOnSigint() as cancel:
+            status = model.fit(X, sample_weight, cancel.callback)
+        if cancel.requested:
+            raise KeyboardInterrupt
+        _native.check(status, "kkm_fit")
+        self._model = model
+        self.labels_ = model.labels()
+        self.inertia_ = model.objective()
+        self.n_iter_ = model.iterations()
+        self.cluster_sizes_ = model.cluster_sizes()
+        self.n_clusters_ = model.k()
+        self.feature_dim_ = model.feature_dim()
+        self.gamma_ = self._resolved_gamma(model)
+        self.search_ = model.search()
+        return self
+
+    @staticmethod
+    def _resolved_gamma(model):
+        try:
+            return float(model.get_param("gamma"))
+        except ValueError:
+            return 0.0
+
+    def predict(self, X):
+        """The nearest fitted centre of each row of X (int32 labels)."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return self._model.assign(X)[0]
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """fit(X) and return labels_."""
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def transform(self, X):
+        """The fitted feature map of X (n_samples, feature_dim_), float32: k-means on these
+        features is what the fit solved. Only for methods with a feature map (nystrom,
+        sketch, rff)."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        if self.feature_dim_ == 0:
+            raise ValueError(f"transform: method={self._model.get_param('method')!r} has no explicit "
+                             "feature map (nystrom, sketch and rff have one)")
+        return self._model.transform(np.ascontiguousarray(X, dtype=np.float32), self.feature_dim_)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the objective of X under the fitted centres (as KMeans.score):
+        -Σ w_i · squared distance of row i to its nearest centre."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        method = self._model.get_param("method")
+        if self._model.get_param("kernel") == "precomputed" and method in ("exact", "nystrom"):
+            raise ValueError(f"score: with kernel='precomputed' and method={method!r} the distances of new "
+                             "rows are unknown (their k(x, x) is not given); predict works")
+        _, dist = self._model.assign(X, distances=True)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            return -float(np.dot(sample_weight, dist.astype(np.float64)))
+        return -float(dist.sum(dtype=np.float64))
+
+    def resolved_params(self):
+        """The fitted model's parameters as the library reports them (gamma, m, isa ... as
+        resolved by the fit), a dict of library key → text."""
+        check_is_fitted(self)
+        return {key: self._model.get_param(key) for key in _KEYS.values()}
+
+    # ------------------------------------------------------------------ pickling
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: Python 3.11 returns __dict__ itself
+        model = state.pop("_model", None)
+        if model is not None:
+            state["_model_buffer"] = model.save()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        buffer = state.pop("_model_buffer", None)
+        super().__setstate__(state)
+        if buffer is not None:
+            self._model = _native.Model.load(buffer)
+
+    def _more_tags(self):
+        return {
+            # transform returns float32 for any input: the library's features are float32.
+            "preserves_dtype": [np.float32],
+            "_xfail_checks": {
+                # As sklearn's own KMeans: the seeding draws depend on n, so zero weights on
+                # extra rows do not give the fit without them.
+                "check_sample_weights_invariance": "zero sample_weight is not equivalent to removing samples",
+            },
+        }
+
+
+def _params_table():
+    lines = ["", "    Library parameters (kkm_param_info)", "    -----------------------------------"]
+    names = {key: name for name, key in _KEYS.items()}
+    for p in _native.param_info():
+        lines.append(f"    {names.get(p['name'], p['name'])} ({p['type']}, default {p['default']}, "
+                     f"{p['range']}): {p['doc']}")
+    return "\n".join(lines) + "\n"
+
+
+if KernelKMeans.__doc__:
+    KernelKMeans.__doc__ += _params_table()

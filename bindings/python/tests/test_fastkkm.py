@@ -1,0 +1,323 @@
+"""fastkkm.KernelKMeans: clustering quality, predict/pickle round trips, parameters, errors,
+zero-copy input, Ctrl-C cancellation and scikit-learn's check_estimator."""
+import inspect
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils.estimator_checks import check_estimator
+
+import fastkkm
+from fastkkm import KernelKMeans
+from fastkkm._estimator import _KEYS
+
+from conftest import rings
+
+RING_PARAMS = dict(n_clusters=2, kernel="rbf", gamma="auto", bandwidth_scale=0.4, n_init=5, random_state=1)
+
+
+@pytest.mark.parametrize("params", [dict(method="exact"), dict(method="nystrom", m=200),
+                                    dict(method="sketch", m=200), dict(method="rff", m=2000)])
+def test_rings_are_separated(ring_data, params):
+    X, y = ring_data
+    km = KernelKMeans(**RING_PARAMS, **params).fit(X)
+    assert adjusted_rand_score(y, km.labels_) >= 0.95, params
+    assert km.labels_.shape == (X.shape[0],)
+    assert km.n_clusters_ == 2 and km.n_features_in_ == 2
+    assert km.cluster_sizes_.sum() == pytest.approx(X.shape[0])
+    assert km.inertia_ > 0 and km.n_iter_ >= 1
+    # β = 0.4 of the bandwidth rule: γ = 1 / (2 β² σ²), σ² the mean pairwise squared distance
+    sigma2 = 2 * (np.mean(np.sum(X**2, axis=1)) - np.sum(X.mean(axis=0) ** 2))
+    assert km.gamma_ == pytest.approx(1 / (2 * 0.16 * sigma2), rel=1e-4)
+
+
+def test_wide_bandwidth_fails_on_rings(ring_data):
+    """The quality threshold can fail: the default β = 1 cannot separate the rings."""
+    X, y = ring_data
+    km = KernelKMeans(**dict(RING_PARAMS, bandwidth_scale=1.0), method="exact").fit(X)
+    assert adjusted_rand_score(y, km.labels_) < 0.95
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_predict_on_training_data_equals_labels(ring_data, dtype):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="nystrom", m=100).fit(X.astype(dtype))
+    assert km.predict(X.astype(dtype)).dtype == np.int32
+    np.testing.assert_array_equal(km.predict(X.astype(dtype)), km.labels_)
+    np.testing.assert_array_equal(km.fit_predict(X.astype(dtype)), km.labels_)
+
+
+def test_new_points_go_to_their_ring(ring_data):
+    X, y = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="exact").fit(X)
+    fresh, fresh_y = rings(per_ring=100, seed=99)
+    assert adjusted_rand_score(fresh_y, km.predict(fresh)) >= 0.95
+
+
+def test_score_is_the_negative_objective(ring_data):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="nystrom", m=100).fit(X)
+    assert km.score(X) == pytest.approx(-km.inertia_, rel=1e-4)
+    w = np.linspace(0.5, 2, X.shape[0])
+    assert km.score(X, sample_weight=w) == pytest.approx(
+        -np.dot(w, -np.array([km.score(X[i:i + 1]) for i in range(X.shape[0])])), rel=1e-4)
+
+
+def test_precomputed_kernel(ring_data):
+    X, y = ring_data
+    sq = (X**2).sum(axis=1)
+    K = np.exp(-0.4 * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
+    km = KernelKMeans(n_clusters=2, method="exact", kernel="precomputed", n_init=5, random_state=1).fit(K)
+    assert adjusted_rand_score(y, km.labels_) >= 0.95
+    np.testing.assert_array_equal(km.predict(K[:50]), km.labels_[:50])
+    with pytest.raises(ValueError, match="kernel='precomputed' and method='exact'"):
+        km.score(K[:50])
+
+
+def test_sample_weight_moves_the_fit(ring_data):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="exact").fit(X, sample_weight=np.full(X.shape[0], 2.0))
+    plain = KernelKMeans(**RING_PARAMS, method="exact").fit(X)
+    np.testing.assert_array_equal(km.labels_, plain.labels_)
+    assert km.inertia_ == pytest.approx(2 * plain.inertia_, rel=1e-6)
+    assert km.cluster_sizes_.sum() == pytest.approx(2 * X.shape[0])
+
+
+@pytest.mark.parametrize("method", ["exact", "nystrom", "sketch", "rff", "minibatch"])
+def test_pickle_round_trip_predicts_identically(ring_data, method):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method=method, m=300).fit(X)
+    copy = pickle.loads(pickle.dumps(km))
+    fresh, _ = rings(per_ring=200, seed=5)
+    np.testing.assert_array_equal(copy.predict(fresh), km.predict(fresh))
+    np.testing.assert_array_equal(copy.labels_, km.labels_)
+    assert copy.get_params() == km.get_params()
+    if km.feature_dim_:
+        np.testing.assert_array_equal(copy.transform(fresh), km.transform(fresh))
+    assert b"KMEANS" in pickle.dumps(km)  # the model travels as the library's buffer
+
+
+def test_pickle_of_an_unfitted_estimator():
+    copy = pickle.loads(pickle.dumps(KernelKMeans(n_clusters=3, method="exact")))
+    assert copy.get_params()["n_clusters"] == 3 and not hasattr(copy, "labels_")
+
+
+def test_transform_is_the_feature_map(ring_data):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="nystrom", m=100).fit(X)
+    F = km.transform(X)
+    assert F.shape == (X.shape[0], km.feature_dim_) and F.dtype == np.float32
+    # k-means on the features is what the fit solved: labels are nearest feature centroids
+    centroids = np.array([F[km.labels_ == j].mean(axis=0) for j in range(2)])
+    nearest = np.argmin(((F[:, None, :] - centroids[None]) ** 2).sum(axis=2), axis=1)
+    assert np.mean(nearest == km.labels_) > 0.99
+    exact = KernelKMeans(**RING_PARAMS, method="exact").fit(X)
+    with pytest.raises(ValueError, match="method='exact' has no explicit feature map"):
+        exact.transform(X)
+
+
+def test_get_and_set_params():
+    km = KernelKMeans(n_clusters=3, method="exact", gamma=0.5)
+    params = km.get_params()
+    assert params["n_clusters"] == 3 and params["method"] == "exact" and params["gamma"] == 0.5
+    assert set(params) == set(_KEYS)
+    assert km.set_params(n_clusters=4, kernel="laplacian") is km
+    assert km.n_clusters == 4 and km.kernel == "laplacian"
+    assert clone(km).get_params() == km.get_params()
+    with pytest.raises(ValueError, match="Invalid parameter 'colour'"):
+        km.set_params(colour="red")
+    with pytest.raises(TypeError, match="colour"):
+        KernelKMeans(colour="red")
+
+
+def test_defaults_are_the_librarys():
+    """Every library parameter is a constructor argument whose default is the library's."""
+    signature = inspect.signature(KernelKMeans.__init__).parameters
+    info = {p["name"]: p for p in fastkkm.param_info()}
+    assert set(info) == set(_KEYS.values())
+    for name, key in _KEYS.items():
+        default = signature[name].default
+        if name == "random_state":
+            assert default is None  # sklearn's convention: a fresh seed per fit
+            continue
+        want = info[key]["default"]
+        if default is None:
+            assert want == "none", name
+        elif isinstance(default, str):
+            assert default == want, name
+        else:
+            assert float(default) == float(want), name
+
+
+def test_random_state(ring_data):
+    X, _ = ring_data
+    params = dict(n_clusters=5, method="nystrom", m=50)
+    a = KernelKMeans(**params, random_state=3).fit(X)
+    b = KernelKMeans(**params, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.resolved_params()["seed"] == "3"  # an int is the library's seed itself
+    c = KernelKMeans(**params, random_state=np.random.RandomState(0)).fit(X)
+    d = KernelKMeans(**params, random_state=np.random.RandomState(0)).fit(X)
+    np.testing.assert_array_equal(c.labels_, d.labels_)
+    seeds = {KernelKMeans(**params).fit(X).resolved_params()["seed"] for _ in range(3)}
+    assert len(seeds) > 1  # None: a new seed each fit
+
+
+def test_nan_is_an_error_naming_row_and_column(ring_data):
+    X, _ = ring_data
+    bad = X.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(ValueError, match=r"row 7, column 1.*NaN"):
+        KernelKMeans(**RING_PARAMS).fit(bad)
+    km = KernelKMeans(**RING_PARAMS, method="nystrom", m=50).fit(X)
+    bad[7, 1] = np.inf
+    with pytest.raises(ValueError, match=r"row 7, column 1"):
+        km.predict(bad)
+
+
+def test_wrong_shapes_are_errors(ring_data):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method="nystrom", m=50).fit(X)
+    with pytest.raises(ValueError, match="3 features, but KernelKMeans is expecting 2"):
+        km.predict(np.ones((4, 3)))
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        km.fit(np.ones(10))
+    with pytest.raises(ValueError, match="n_samples=3 should be >= n_clusters=8"):
+        KernelKMeans().fit(np.random.rand(3, 2))
+    with pytest.raises(ValueError, match="sample_weight"):
+        KernelKMeans(n_clusters=2).fit(X, sample_weight=np.ones(5))
+    with pytest.raises(ValueError, match=r"weights\[3\]"):
+        w = np.ones(X.shape[0])
+        w[3] = -1
+        KernelKMeans(n_clusters=2).fit(X, sample_weight=w)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(method="exactly"), r"method='exactly'.*exact\|nystrom"),
+    (dict(n_clusters=0), r"n_clusters=0.*\[1, 2147483647\]"),
+    (dict(gamma=-1.0), r"gamma=-1.0.*\(0, inf\)"),
+    (dict(tol=1.5), r"tol=1.5"),
+    (dict(kernel="gaussian"), r"kernel='gaussian'"),
+    (dict(n_init=True), r"n_init=True: expected a number or a string"),
+    (dict(m=[3]), r"m=\[3\]: expected a number or a string"),
+])
+def test_bad_parameter_values_are_errors_naming_them(ring_data, params, message):
+    X, _ = ring_data
+    with pytest.raises(ValueError, match=message):
+        KernelKMeans(**dict(dict(n_clusters=2), **params)).fit(X)
+
+
+def test_memory_budget_is_a_runtime_error():
+    X = np.random.default_rng(0).normal(size=(100000, 20)).astype(np.float32)
+    with pytest.raises(RuntimeError, match="needs an estimated .* MiB .* max_memory_mb=1") as caught:
+        KernelKMeans(n_clusters=2, method="exact", max_memory_mb=1).fit(X)
+    assert isinstance(caught.value, MemoryError) and isinstance(caught.value, fastkkm.MemoryBudgetError)
+
+
+def test_unfitted_estimator_raises():
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        KernelKMeans().predict(np.ones((2, 2)))
+
+
+def _python_bytes_during(fn):
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c_order_float_input_is_not_copied(dtype):
+    """numpy reports its buffers to tracemalloc: a fit or predict of C-order float32/float64
+    allocates far less than X in Python (no converted copy), a Fortran-order X one copy."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 64)).astype(dtype)
+    km = KernelKMeans(n_clusters=3, method="nystrom", m=20, max_iter=2, random_state=0)
+    assert _python_bytes_during(lambda: km.fit(X)) < X.nbytes / 4
+    assert _python_bytes_during(lambda: km.predict(X)) < X.nbytes / 4
+    assert _python_bytes_during(lambda: km.fit(np.asfortranarray(X))) >= X.nbytes
+
+
+def test_ctrl_c_cancels_a_running_fit():
+    """SIGINT from a timer thread while a large exact fit runs: KeyboardInterrupt within a
+    second or so, the estimator keeps its previous fit, and Python's handler is restored."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12000, 20)).astype(np.float32)
+    small = rng.normal(size=(50, 20)).astype(np.float32)
+    # exact, K not stored (64 MiB): about 2 s per restart on 2 cores, so 50 restarts run for
+    # minutes unless cancelled
+    km = KernelKMeans(n_clusters=3, method="exact", n_init=50, max_iter=1000, tol=0, max_memory_mb=64,
+                      random_state=0).fit(small)
+    labels_before = km.labels_.copy()
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            km.fit(X)
+    finally:
+        timer.cancel()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 4, elapsed
+    np.testing.assert_array_equal(km.labels_, labels_before)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_fit_releases_the_gil():
+    """A Python thread keeps running while the main thread is inside kkm_fit."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(8000, 20)).astype(np.float32)
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.005)
+
+    km = KernelKMeans(n_clusters=3, method="exact", n_init=2, max_memory_mb=64, random_state=0)  # ~1 s
+    thread = threading.Thread(target=tick)
+    thread.start()
+    start = time.perf_counter()
+    try:
+        km.fit(X)
+    finally:
+        stop.set()
+        thread.join()
+    end = time.perf_counter()
+    during = [t for t in ticks if start < t < end]
+    assert end - start > 0.2  # long enough to tell
+    assert len(during) >= 0.2 * (end - start) / 0.005, (len(during), end - start)
+
+
+def test_version_is_the_projects():
+    root = Path(os.environ.get("KKMEANS_SOURCE_ROOT", Path(__file__).resolve().parents[3]))
+    import re
+    want = re.search(r"version\s*:\s*'([^']+)'", (root / "meson.build").read_text()).group(1)
+    assert fastkkm.__version__ == want
+
+
+def test_example_runs():
+    root = Path(os.environ.get("KKMEANS_SOURCE_ROOT", Path(__file__).resolve().parents[3]))
+    out = subprocess.run([sys.executable, str(root / "examples" / "python" / "example.py")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "kernel k-means (exact)" in out.stdout
+
+
+def test_check_estimator():
+    check_estimator(KernelKMeans())
