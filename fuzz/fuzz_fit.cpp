@@ -46,7 +46,9 @@ T pick(FuzzedDataProvider& fdp, const T (&choices)[N]) {
     return choices[fdp.ConsumeIntegralInRange<size_t>(0, N - 1)];
 }
 
-std::string num(double v) { return format("%.17g", v); }
+std::string num(double v) {
+    return format("%.17g", v);
+}
 
 /// Kernel values larger than this (in absolute value) are squared (sketch features, the
 /// minibatch solver) or summed over many points (exact's centre norms) beyond float32's
@@ -117,7 +119,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (fdp.ConsumeBool()) params += " rls_lambda=" + num(pick(fdp, lambdas));
     static const double rconds[] = {0, 1e-12, 1e-6, 0.1, 0.9};
     params += " nystrom_rcond=" + num(pick(fdp, rconds));
-    const bool minibatch_solver = method != "exact" && method != "minibatch" && fdp.ConsumeIntegralInRange<int>(0, 3) == 0;
+    const bool minibatch_solver =
+        method != "exact" && method != "minibatch" && fdp.ConsumeIntegralInRange<int>(0, 3) == 0;
     if (minibatch_solver) params += " solver=minibatch";
     params += " batch_size=" + std::to_string(fdp.ConsumeIntegralInRange<int>(1, n + 3));
     static const int taus[] = {0, 1, 2, 5, 200};
@@ -132,7 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // ---------------------------------------------------------------- data
     static const float scales[] = {1.0f, 1.0f, 1.0f, 30.0f, 1e-2f, 1e3f, 1e-6f};
     const float scale = pick(fdp, scales);
-    const int layout = fdp.ConsumeIntegralInRange<int>(0, 7);  // 0-3 plain; 4 duplicates; 5 constant column; 6 identical; 7 few values
+    const int layout =
+        fdp.ConsumeIntegralInRange<int>(0, 7);  // 0-3 plain; 4 duplicates; 5 constant column; 6 identical; 7 few values
     std::vector<float> X(static_cast<size_t>(n) * static_cast<size_t>(d));
     auto value = [&] { return static_cast<float>(fdp.ConsumeIntegral<int8_t>()) / 32.0f * scale; };
     if (precomputed) {
@@ -144,7 +148,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int i = 0; i < n; ++i) {
             for (int j = 0; j < n; ++j) {
                 double s = 0;
-                for (int c = 0; c < r; ++c) s += static_cast<double>(G[static_cast<size_t>(i * r + c)]) * G[static_cast<size_t>(j * r + c)];
+                for (int c = 0; c < r; ++c)
+                    s += static_cast<double>(G[static_cast<size_t>(i * r + c)]) * G[static_cast<size_t>(j * r + c)];
                 X[static_cast<size_t>(i * n + j)] = static_cast<float>(s);
             }
         }
@@ -196,10 +201,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     double max_abs_kernel = 0;
     for (int i = 0; i < n && !inject; ++i) {
         for (int j = 0; j < n; ++j) {
-            max_abs_kernel = std::max(max_abs_kernel, std::fabs(precomputed ? static_cast<double>(X[static_cast<size_t>(i * n + j)])
-                                                                            : kernel_value(kernel, &X[static_cast<size_t>(i * d)],
-                                                                                           &X[static_cast<size_t>(j * d)], d, gamma_eff,
-                                                                                           degree, coef0)));
+            max_abs_kernel = std::max(
+                max_abs_kernel,
+                std::fabs(precomputed ? static_cast<double>(X[static_cast<size_t>(i * n + j)])
+                                      : kernel_value(kernel, &X[static_cast<size_t>(i * d)],
+                                                     &X[static_cast<size_t>(j * d)], d, gamma_eff, degree, coef0)));
         }
     }
     const bool overflow = max_abs_kernel > kOverflow;
@@ -236,12 +242,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         return what_text;
     };
-    if (inject) FUZZ_CHECK(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT, "NaN/Inf in X gave %s: %s",
-                           kkm_status_string(s), what_str().c_str());
-    if (bad_weights && !inject) FUZZ_CHECK(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT,
-                                           "bad weights gave %s: %s", kkm_status_string(s), what_str().c_str());
-    if (k_too_big) FUZZ_CHECK(s == KKM_ERR_INVALID_ARGUMENT || s == KKM_ERR_INVALID_DATA, "k > n gave %s: %s",
-                              kkm_status_string(s), what_str().c_str());
+    if (inject)
+        FUZZ_CHECK(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT, "NaN/Inf in X gave %s: %s",
+                   kkm_status_string(s), what_str().c_str());
+    if (bad_weights && !inject)
+        FUZZ_CHECK(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT, "bad weights gave %s: %s",
+                   kkm_status_string(s), what_str().c_str());
+    if (k_too_big)
+        FUZZ_CHECK(s == KKM_ERR_INVALID_ARGUMENT || s == KKM_ERR_INVALID_DATA, "k > n gave %s: %s",
+                   kkm_status_string(s), what_str().c_str());
     if (s != KKM_OK) {
         FUZZ_CHECK(s == KKM_ERR_INVALID_ARGUMENT || s == KKM_ERR_INVALID_DATA || s == KKM_ERR_OUT_OF_MEMORY,
                    "fit gave %s (%s): %s", kkm_status_string(s), kkm_last_error(), what_str().c_str());
@@ -258,7 +267,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(kkm_get_n_features(model, &n_features) == KKM_OK && n_features == d, "n_features");
     std::vector<int32_t> labels(static_cast<size_t>(n));
     FUZZ_CHECK(kkm_get_labels(model, labels.data(), n) == KKM_OK, "labels: %s", kkm_last_error());
-    for (int32_t l : labels) FUZZ_CHECK(l >= 0 && l < k, "training label %d outside [0, %d): %s", l, k, what_str().c_str());
+    for (int32_t l : labels)
+        FUZZ_CHECK(l >= 0 && l < k, "training label %d outside [0, %d): %s", l, k, what_str().c_str());
 
     // Distance scale: total weight · max K(x, x).
     double total_weight = 0, max_self = 0;
@@ -286,11 +296,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(kkm_get_cluster_sizes(model, sizes.data(), k) == KKM_OK, "sizes");
     double size_sum = 0;
     for (double c : sizes) {
-        FUZZ_CHECK(c >= 0 && std::isfinite(c), "cluster size %g: %s", c, what_str().c_str());  // weights, not kernel values
+        FUZZ_CHECK(c >= 0 && std::isfinite(c), "cluster size %g: %s", c,
+                   what_str().c_str());  // weights, not kernel values
         size_sum += c;
     }
-    FUZZ_CHECK(std::fabs(size_sum - total_weight) <= 1e-4 * total_weight, "cluster sizes sum to %.9g, total weight %.9g: %s",
-               size_sum, total_weight, what_str().c_str());
+    FUZZ_CHECK(std::fabs(size_sum - total_weight) <= 1e-4 * total_weight,
+               "cluster sizes sum to %.9g, total weight %.9g: %s", size_sum, total_weight, what_str().c_str());
     int64_t feature_dim = -1;
     FUZZ_CHECK(kkm_get_feature_dim(model, &feature_dim) == KKM_OK && feature_dim >= 0, "feature_dim");
 
@@ -312,10 +323,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(s == KKM_OK || (overflow && s == KKM_ERR_INVALID_DATA), "assign on the training rows: %s: %s",
                kkm_last_error(), what_str().c_str());
     if (s != KKM_OK) return 0;
-    for (int32_t l : assigned) FUZZ_CHECK(l >= 0 && l < k, "assigned label %d outside [0, %d): %s", l, k, what_str().c_str());
+    for (int32_t l : assigned)
+        FUZZ_CHECK(l >= 0 && l < k, "assigned label %d outside [0, %d): %s", l, k, what_str().c_str());
     for (float v : dist) {
-        FUZZ_CHECK(overflow || (std::isfinite(v) && (!psd || v >= -1e-3 * max_self)),
-                   "distance %g (max K(x,x) %g): %s",
+        FUZZ_CHECK(overflow || (std::isfinite(v) && (!psd || v >= -1e-3 * max_self)), "distance %g (max K(x,x) %g): %s",
                    static_cast<double>(v), max_self, what_str().c_str());
     }
 

@@ -51,17 +51,20 @@ void apply_patches(std::vector<unsigned char>& bytes, const uint8_t* p, size_t n
                 uint64_t x = interesting[v % (sizeof interesting / sizeof interesting[0])];
                 if (v >= 128) {
                     x = 0;
-                    for (size_t b = 0; b < 8 && at + b < body; ++b) x |= static_cast<uint64_t>(bytes[at + b]) << (8 * b);
+                    for (size_t b = 0; b < 8 && at + b < body; ++b)
+                        x |= static_cast<uint64_t>(bytes[at + b]) << (8 * b);
                     x += static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(v << 1) >> 1));
                 }
-                for (size_t b = 0; b < 8 && at + b < body; ++b) bytes[at + b] = static_cast<unsigned char>(x >> (8 * b));
+                for (size_t b = 0; b < 8 && at + b < body; ++b)
+                    bytes[at + b] = static_cast<unsigned char>(x >> (8 * b));
                 break;
             }
             case 4: {  // a float32 there: NaN, Inf, huge, tiny, negative zero
                 static const uint32_t floats[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x7F7FFFFFu,
                                                   0x00000001u, 0x80000000u, 0x3F800000u, 0xBF800000u};
                 const uint32_t f = floats[v % 8];
-                for (size_t b = 0; b < 4 && at + b < body; ++b) bytes[at + b] = static_cast<unsigned char>(f >> (8 * b));
+                for (size_t b = 0; b < 4 && at + b < body; ++b)
+                    bytes[at + b] = static_cast<unsigned char>(f >> (8 * b));
                 break;
             }
         }
@@ -193,8 +196,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }();
     // bytes.data() of an empty vector may be NULL: pass a valid pointer with size 0 then.
     const unsigned char empty = 0;
-    const kkm_status s =
-        kkm_load_buffer(m, bytes.empty() ? &empty : bytes.data(), static_cast<int64_t>(bytes.size()));
+    const kkm_status s = kkm_load_buffer(m, bytes.empty() ? &empty : bytes.data(), static_cast<int64_t>(bytes.size()));
     check_status(s, "kkm_load_buffer");
     if (s != KKM_OK) {
         FUZZ_CHECK(s == KKM_ERR_FORMAT, "load_buffer refused %zu bytes with %s: %s", bytes.size(), kkm_status_string(s),

@@ -53,12 +53,40 @@ bool verbose() {
 /// A size: an edge value or raw bytes.
 int64_t pick_size(FuzzedDataProvider& fdp) {
     static const int64_t edges[] = {
-        1, 2, 3, 4, 7, 8, 16, 0, -1, INT64_MIN, INT64_MAX, INT64_MAX - 1,
-        int64_t{1} << 31, (int64_t{1} << 31) - 1, int64_t{1} << 32, (int64_t{1} << 32) + 1,
-        int64_t{1} << 33, int64_t{1} << 40, int64_t{1} << 58, int64_t{1} << 59, int64_t{1} << 60,
-        (int64_t{1} << 60) - 1, int64_t{1} << 61, (int64_t{1} << 61) + 1, int64_t{1} << 62,
-        (int64_t{1} << 62) + 1, INT64_MAX / 4, INT64_MAX / 4 + 1, INT64_MAX / 8, INT64_MAX / 8 + 1,
-        INT64_MAX / 2, INT64_MAX / 3, 3037000499, 3037000500,  // ⌊√(2^63)⌋ and one more
+        1,
+        2,
+        3,
+        4,
+        7,
+        8,
+        16,
+        0,
+        -1,
+        INT64_MIN,
+        INT64_MAX,
+        INT64_MAX - 1,
+        int64_t{1} << 31,
+        (int64_t{1} << 31) - 1,
+        int64_t{1} << 32,
+        (int64_t{1} << 32) + 1,
+        int64_t{1} << 33,
+        int64_t{1} << 40,
+        int64_t{1} << 58,
+        int64_t{1} << 59,
+        int64_t{1} << 60,
+        (int64_t{1} << 60) - 1,
+        int64_t{1} << 61,
+        (int64_t{1} << 61) + 1,
+        int64_t{1} << 62,
+        (int64_t{1} << 62) + 1,
+        INT64_MAX / 4,
+        INT64_MAX / 4 + 1,
+        INT64_MAX / 8,
+        INT64_MAX / 8 + 1,
+        INT64_MAX / 2,
+        INT64_MAX / 3,
+        3037000499,
+        3037000500,  // ⌊√(2^63)⌋ and one more
     };
     switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
         case 0: return fdp.ConsumeIntegralInRange<int64_t>(1, 16);
@@ -85,10 +113,10 @@ void expect_overflow(kkm_status s, const char* call, int64_t n, int64_t d) {
     const std::string message = kkm_last_error();
     FUZZ_CHECK(s == KKM_ERR_INVALID_ARGUMENT, "%s(n=%lld, d=%lld) overflows but returned %s: %s", call,
                static_cast<long long>(n), static_cast<long long>(d), kkm_status_string(s), message.c_str());
-    FUZZ_CHECK(message.find("overflows") != std::string::npos &&
-                   message.find("n=" + std::to_string(n)) != std::string::npos,
-               "%s(n=%lld, d=%lld): the message does not name the overflow and n: %s", call,
-               static_cast<long long>(n), static_cast<long long>(d), message.c_str());
+    FUZZ_CHECK(
+        message.find("overflows") != std::string::npos && message.find("n=" + std::to_string(n)) != std::string::npos,
+        "%s(n=%lld, d=%lld): the message does not name the overflow and n: %s", call, static_cast<long long>(n),
+        static_cast<long long>(d), message.c_str());
 }
 
 /// The models assign and transform run on: nystrom (feature_dim <= 8) and rff (16 features),
@@ -98,8 +126,9 @@ struct Fitted {
     int64_t nystrom_dim = 0, rff_dim = 0;
     Fitted() {
         const std::vector<float> X = blobs(24, 2, 5);
-        for (auto [model, params, dim] : {std::tuple{&nystrom, "k=2 method=nystrom m=8 gamma=0.5 threads=1", &nystrom_dim},
-                                          std::tuple{&rff, "k=2 method=rff m=16 gamma=0.5 threads=1", &rff_dim}}) {
+        for (auto [model, params, dim] :
+             {std::tuple{&nystrom, "k=2 method=nystrom m=8 gamma=0.5 threads=1", &nystrom_dim},
+              std::tuple{&rff, "k=2 method=rff m=16 gamma=0.5 threads=1", &rff_dim}}) {
             FUZZ_CHECK(kkm_set_params(model->m, params) == KKM_OK, "%s", kkm_last_error());
             FUZZ_CHECK(kkm_fit(model->m, X.data(), 24, 2, nullptr) == KKM_OK, "%s", kkm_last_error());
             FUZZ_CHECK(kkm_get_feature_dim(model->m, dim) == KKM_OK, "%s", kkm_last_error());
@@ -126,8 +155,8 @@ void fuzz_fit(FuzzedDataProvider& fdp, bool f64) {
     const std::string method = methods[fdp.ConsumeIntegralInRange<size_t>(0, 4)];
     static const int64_t ks[] = {2, 1, 3, 64, 1 << 20, 2147483647};
     const int64_t k = ks[fdp.ConsumeIntegralInRange<size_t>(0, 5)];
-    static const int64_t ms[] = {0, 8, 1, 1 << 20, int64_t{1} << 30, int64_t{1} << 31, int64_t{1} << 40,
-                                 9000000000000000000};
+    static const int64_t ms[] = {
+        0, 8, 1, 1 << 20, int64_t{1} << 30, int64_t{1} << 31, int64_t{1} << 40, 9000000000000000000};
     const int64_t m_param = ms[fdp.ConsumeIntegralInRange<size_t>(0, 7)];
     const bool weighted = fdp.ConsumeBool();
     const int64_t n = pick_size(fdp);
@@ -153,8 +182,7 @@ void fuzz_fit(FuzzedDataProvider& fdp, bool f64) {
     // A fit that runs, with k·m in the millions (m = 2^20 random features), is the memory
     // budget's matter, not a size check's: Lloyd's 32 partial k x m sums are not charged to
     // max_memory_mb (issue 13, item 7), and they would pass libFuzzer's -malloc_limit_mb.
-    if (n > 0 && d > 0 && !overflow && landmarks &&
-        static_cast<__int128>(resolved_m(m_param, n, k)) * k > (1 << 16)) {
+    if (n > 0 && d > 0 && !overflow && landmarks && static_cast<__int128>(resolved_m(m_param, n, k)) * k > (1 << 16)) {
         return;
     }
     if (verbose()) {
@@ -210,8 +238,11 @@ void fuzz_assign(FuzzedDataProvider& fdp, bool f64, bool transform) {
     if (positive && !overflow && !refused && !in_buffer) return;
     if (verbose()) {
         std::fprintf(stderr, "%s (%s model) n=%lld d=%lld out_len=%lld\n",
-                     transform ? "kkm_transform" : f64 ? "kkm_assign_f64" : "kkm_assign", use_rff ? "rff" : "nystrom",
-                     static_cast<long long>(n), static_cast<long long>(d), static_cast<long long>(out_len));
+                     transform ? "kkm_transform"
+                     : f64     ? "kkm_assign_f64"
+                               : "kkm_assign",
+                     use_rff ? "rff" : "nystrom", static_cast<long long>(n), static_cast<long long>(d),
+                     static_cast<long long>(out_len));
     }
 
     std::vector<float> X(kBuffer, 0.5f);

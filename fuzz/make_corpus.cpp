@@ -21,7 +21,8 @@ namespace {
 
 void write(const std::string& path, const void* data, size_t size) {
     FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr || std::fwrite(data, 1, size, f) != size || std::fclose(f) != 0) die("cannot write %s", path.c_str());
+    if (f == nullptr || std::fwrite(data, 1, size, f) != size || std::fclose(f) != 0)
+        die("cannot write %s", path.c_str());
 }
 
 void make_dir(const std::string& path) {
@@ -58,10 +59,30 @@ int main(int argc, char** argv) {
         "n_clusters=4 centers=5 n_components=9 landmarks=3 s=2 l=4 b=64 beta=0.3",
         "nstart=3 iter.max=50 random_state=42 num_threads=2 n_jobs=1",
         "gamma=+1.5e+02 coef0=-0 k=+7",
-        "kernel=cosine", "kernel=precomputed method=exact",
-        "k=0", "k=2147483648", "gamma=0", "gamma=inf", "tol=1", "m=auto rank=auto", "=5", "k=", "k==3",
-        "unknown=1", "K=3", "k=3 k=4", "k=3,,,method=exact", "method=Exact", "degree=21", "seed=-1",
-        "gamma=1e-400", "gamma=4.9e-324", "epsilon=0x10", "k=1e3", "k=3.0", "k= 3",
+        "kernel=cosine",
+        "kernel=precomputed method=exact",
+        "k=0",
+        "k=2147483648",
+        "gamma=0",
+        "gamma=inf",
+        "tol=1",
+        "m=auto rank=auto",
+        "=5",
+        "k=",
+        "k==3",
+        "unknown=1",
+        "K=3",
+        "k=3 k=4",
+        "k=3,,,method=exact",
+        "method=Exact",
+        "degree=21",
+        "seed=-1",
+        "gamma=1e-400",
+        "gamma=4.9e-324",
+        "epsilon=0x10",
+        "k=1e3",
+        "k=3.0",
+        "k= 3",
     };
     for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i) {
         write(dir + "/fuzz_params/seed-" + std::to_string(i), params[i], std::strlen(params[i]));

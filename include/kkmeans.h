@@ -104,8 +104,7 @@ KKM_API kkm_status kkm_set_params(kkm_model *model, const char *params);
  * has changed any parameter, it reports "auto" again (the next fit resolves it anew). If out_len is not NULL it receives the length the value
  * needs, excluding the NUL. Errors: INVALID_ARGUMENT for an unknown key, or when len is too
  * small (then buf holds a truncated, NUL-terminated prefix if len > 0). */
-KKM_API kkm_status kkm_get_param(const kkm_model *model, const char *key, char *buf, size_t len,
-                                 size_t *out_len);
+KKM_API kkm_status kkm_get_param(const kkm_model *model, const char *key, char *buf, size_t len, size_t *out_len);
 
 /* Number of parameters in the table. Thread-safe. */
 KKM_API int32_t kkm_param_count(void);
@@ -115,9 +114,8 @@ KKM_API int32_t kkm_param_count(void);
  * "float|auto", "float|auto|search", "int|none"), default value, accepted range or values, and a one-line description.
  * Pass NULL for outputs you do not need. Errors: INVALID_ARGUMENT (index out of range).
  * Thread-safe. */
-KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type,
-                                  const char **default_value, const char **range,
-                                  const char **doc);
+KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type, const char **default_value,
+                                  const char **range, const char **doc);
 
 /* ---------------------------------------------------------------- progress and cancellation */
 
@@ -154,14 +152,12 @@ KKM_API kkm_status kkm_set_progress(kkm_model *model, kkm_progress_fn callback, 
  * gamma=auto), OUT_OF_MEMORY (the method's estimated peak exceeds max_memory_mb; the
  * message gives both), CANCELLED (the progress callback asked to stop), INTERNAL. On any
  * error the model is unchanged. */
-KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t d,
-                           const float *weights);
+KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t d, const float *weights);
 
 /* As kkm_fit for float64 input. Computation runs in float32 (kernel blocks and GEMMs) with
  * float64 eigen-decompositions and reductions. The whole input is first copied to float32
  * (n x d floats, charged to max_memory_mb with the fit's own estimate before it is made). */
-KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d,
-                               const double *weights);
+KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d, const double *weights);
 
 /* ---------------------------------------------------------------- assign */
 
@@ -176,12 +172,12 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * Safe to call concurrently on one fitted model.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
  * INVALID_DATA (NaN/Inf), NOT_FITTED. */
-KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d,
-                              int32_t *labels, float *distances);
+KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d, int32_t *labels,
+                              float *distances);
 
 /* As kkm_assign for float64 input and distances. */
-KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64_t n, int64_t d,
-                                  int32_t *labels, double *distances);
+KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64_t n, int64_t d, int32_t *labels,
+                                  double *distances);
 
 /* Feature map of an approximate method: writes n × feature_dim float32 features (row-major)
  * of the rows of X into out, whose capacity is out_len floats: nystrom f(x) = Pᵀ k_L(x) with
@@ -190,8 +186,8 @@ KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64
  * space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
  * smaller than n*feature_dim; wrong d; n·d or n·feature_dim overflowing 64-bit sizes). */
-KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d,
-                                 float *out, int64_t out_len);
+KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d, float *out,
+                                 int64_t out_len);
 
 /* ---------------------------------------------------------------- fitted results */
 
@@ -232,8 +228,7 @@ KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, 
 /* Wall-clock seconds of the last fit's stages, as "stage=seconds" pairs separated by
  * spaces (e.g. "gamma=0.01 landmarks=0.00 features=1.20 cluster=0.80"), NUL-terminated into
  * buf (capacity len); out_len as in kkm_get_param. Errors: NOT_FITTED, INVALID_ARGUMENT. */
-KKM_API kkm_status kkm_get_timings(const kkm_model *model, char *buf, size_t len,
-                                   size_t *out_len);
+KKM_API kkm_status kkm_get_timings(const kkm_model *model, char *buf, size_t len, size_t *out_len);
 
 /* Criteria a kkm_get_search entry was scored by (the numbers are part of the ABI). */
 #define KKM_SEARCH_STABILITY 0 /* mean adjusted Rand index of fits on two halves, in [-1, 1] */
@@ -262,8 +257,7 @@ KKM_API kkm_status kkm_get_search(const kkm_model *model, double *gammas, int32_
  * the model needs. buffer = NULL with capacity = 0 is a size query (returns KKM_OK).
  * Errors: NOT_FITTED, INVALID_ARGUMENT (size is NULL; capacity too small: nothing is
  * written then). Safe to call concurrently with assign on one model. */
-KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t capacity,
-                                   int64_t *size);
+KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t capacity, int64_t *size);
 
 /* Replaces the model's parameters and fitted state by those serialised in buffer (size
  * bytes). On any error the model is unchanged.
@@ -287,13 +281,11 @@ KKM_API kkm_status kkm_load(kkm_model *model, const char *path);
 
 /* Adjusted Rand index between two labelings of n items (labels are any int32 values).
  * 1 for identical partitions, about 0 for independent ones. Thread-safe. */
-KKM_API kkm_status kkm_adjusted_rand_index(const int32_t *a, const int32_t *b, int64_t n,
-                                           double *out);
+KKM_API kkm_status kkm_adjusted_rand_index(const int32_t *a, const int32_t *b, int64_t n, double *out);
 
 /* Normalized mutual information (arithmetic-mean normalisation, as scikit-learn's default)
  * between two labelings of n items. Thread-safe. */
-KKM_API kkm_status kkm_normalized_mutual_info(const int32_t *a, const int32_t *b, int64_t n,
-                                              double *out);
+KKM_API kkm_status kkm_normalized_mutual_info(const int32_t *a, const int32_t *b, int64_t n, double *out);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -82,8 +82,7 @@ inline std::string param_range(const std::string& key) {
     for (int32_t i = 0; i < kkm_param_count(); ++i) {
         const char* name = nullptr;
         const char* range = nullptr;
-        if (kkm_param_info(i, &name, nullptr, nullptr, &range, nullptr) == KKM_OK && name != nullptr &&
-            key == name) {
+        if (kkm_param_info(i, &name, nullptr, nullptr, &range, nullptr) == KKM_OK && name != nullptr && key == name) {
             return range != nullptr ? range : "";
         }
     }
@@ -93,8 +92,7 @@ inline std::string param_default(const std::string& key) {
     for (int32_t i = 0; i < kkm_param_count(); ++i) {
         const char* name = nullptr;
         const char* def = nullptr;
-        if (kkm_param_info(i, &name, nullptr, &def, nullptr, nullptr) == KKM_OK && name != nullptr &&
-            key == name) {
+        if (kkm_param_info(i, &name, nullptr, &def, nullptr, nullptr) == KKM_OK && name != nullptr && key == name) {
             return def != nullptr ? def : "";
         }
     }
@@ -112,16 +110,21 @@ struct Word {
     Word(std::string t, Kind k) : text(std::move(t)), kind(k) {}
 };
 // `text` delimited by non-alphanumeric characters (or the ends): W("n") matches "n = 0" but not "number".
-inline Word W(const std::string& text) { return Word(text, Word::whole_word); }
+inline Word W(const std::string& text) {
+    return Word(text, Word::whole_word);
+}
 // Case-insensitive substring: I("null") matches "NULL" and "null".
-inline Word I(const std::string& text) { return Word(text, Word::no_case); }
+inline Word I(const std::string& text) {
+    return Word(text, Word::no_case);
+}
 
-inline bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+inline bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 inline bool contains(const std::string& msg, const Word& w) {
     switch (w.kind) {
-        case Word::substring:
-            return msg.find(w.text) != std::string::npos;
+        case Word::substring: return msg.find(w.text) != std::string::npos;
         case Word::no_case: {
             std::string a = msg;
             std::string b = w.text;
@@ -130,8 +133,7 @@ inline bool contains(const std::string& msg, const Word& w) {
             return a.find(b) != std::string::npos;
         }
         case Word::whole_word: {
-            for (size_t pos = msg.find(w.text); pos != std::string::npos;
-                 pos = msg.find(w.text, pos + 1)) {
+            for (size_t pos = msg.find(w.text); pos != std::string::npos; pos = msg.find(w.text, pos + 1)) {
                 const bool left = pos == 0 || !is_word_char(msg[pos - 1]);
                 const size_t end = pos + w.text.size();
                 const bool right = end >= msg.size() || !is_word_char(msg[end]);
@@ -145,14 +147,12 @@ inline bool contains(const std::string& msg, const Word& w) {
 
 // EXPECT_TRUE(Fails(kkm_call(...), KKM_ERR_..., {"word", W("k"), I("null")})):
 // the call returned `want` and kkm_last_error() contains every word.
-inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want,
-                                        std::initializer_list<Word> words = {}) {
+inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want, std::initializer_list<Word> words = {}) {
     const std::string msg = kkm_last_error();  // copy before any other kkm_* call
     if (got != want) {
         return ::testing::AssertionFailure()
                << "status " << static_cast<int>(got) << " (" << kkm_status_string(got) << "), expected "
-               << static_cast<int>(want) << " (" << kkm_status_string(want) << "); message: \"" << msg
-               << "\"";
+               << static_cast<int>(want) << " (" << kkm_status_string(want) << "); message: \"" << msg << "\"";
     }
     if (std::getenv("KKM_TEST_VERBOSE") != nullptr) {
         std::printf("    [%s] %s\n", kkm_status_string(got), msg.c_str());
@@ -160,11 +160,10 @@ inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want,
     if (msg.empty()) return ::testing::AssertionFailure() << "status is right but the message is empty";
     for (const Word& w : words) {
         if (!contains(msg, w)) {
-            const char* how = w.kind == Word::whole_word ? "the word" : w.kind == Word::no_case
-                                                                          ? "(any case)"
-                                                                          : "the text";
-            return ::testing::AssertionFailure()
-                   << "message \"" << msg << "\" lacks " << how << " '" << w.text << "'";
+            const char* how = w.kind == Word::whole_word ? "the word"
+                              : w.kind == Word::no_case  ? "(any case)"
+                                                         : "the text";
+            return ::testing::AssertionFailure() << "message \"" << msg << "\" lacks " << how << " '" << w.text << "'";
         }
     }
     return ::testing::AssertionSuccess() << "message: \"" << msg << "\"";
@@ -173,9 +172,8 @@ inline ::testing::AssertionResult Fails(kkm_status got, kkm_status want,
 // EXPECT_TRUE(Ok(kkm_call(...))) with the message on failure.
 inline ::testing::AssertionResult Ok(kkm_status got) {
     if (got == KKM_OK) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "status " << static_cast<int>(got) << " ("
-                                         << kkm_status_string(got) << "): \"" << kkm_last_error()
-                                         << "\"";
+    return ::testing::AssertionFailure() << "status " << static_cast<int>(got) << " (" << kkm_status_string(got)
+                                         << "): \"" << kkm_last_error() << "\"";
 }
 
 // ------------------------------------------------------------------ model buffers
@@ -278,7 +276,9 @@ inline Dataset uniform(int64_t n, int64_t d, uint32_t seed) {
 
 // ------------------------------------------------------------------ measures
 
-inline bool verbose() { return std::getenv("KKM_TEST_VERBOSE") != nullptr; }
+inline bool verbose() {
+    return std::getenv("KKM_TEST_VERBOSE") != nullptr;
+}
 
 inline double ari(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
     double v = -2.0;

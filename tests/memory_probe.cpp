@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const long before = status_kib("VmRSS");
-    const kkm_status status = f64 ? kkm_fit_f64(model, X64.data(), n, d, nullptr)
-                                   : kkm_fit(model, X32.data(), n, d, nullptr);
+    const kkm_status status =
+        f64 ? kkm_fit_f64(model, X64.data(), n, d, nullptr) : kkm_fit(model, X32.data(), n, d, nullptr);
     const long peak = status_kib("VmHWM");
     std::printf("status=%d before_kib=%ld peak_kib=%ld maxrss_kib=%ld message=%s\n", static_cast<int>(status), before,
                 peak, maxrss_kib(), status == KKM_OK ? "" : kkm_last_error());

@@ -31,7 +31,9 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr double kNaN64 = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf64 = std::numeric_limits<double>::infinity();
 
-Dataset small() { return blobs(10, 2, 2, 42); }  // n = 20, d = 2
+Dataset small() {
+    return blobs(10, 2, 2, 42);
+}  // n = 20, d = 2
 
 // A model fitted on small().
 struct Fitted {
@@ -45,7 +47,9 @@ struct Fitted {
 const char* const kNystrom = "k=2 method=nystrom kernel=rbf gamma=0.1 m=8 seed=1";
 
 // A substring to find in the message, from a std::string.
-Word S(const std::string& text) { return Word(text, Word::substring); }
+Word S(const std::string& text) {
+    return Word(text, Word::substring);
+}
 
 // The model is still unfitted (a failed fit must not fit it).
 void expect_unfitted(const kkm_model* m) {
@@ -77,21 +81,21 @@ TEST(BadInputNull, TimingsSizeQueryIsNotAnError) {
 TEST(BadInputSizes, FitF64DZero) {
     Model m = make_model("k=2");
     const Dataset ds = small();
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, 0, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("d"), W("0")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, 0, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("d"), W("0")}));
     expect_unfitted(m.get());
 }
 TEST(BadInputSizes, FitF64NNegative) {
     Model m = make_model("k=2");
     const Dataset ds = small();
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), -3, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("n"), W("-3")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), -3, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("n"), W("-3")}));
 }
 TEST(BadInputSizes, AssignDZero) {
     Fitted f;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, 0, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("d"), W("0")}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, 0, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("d"), W("0")}));
 }
 TEST(BadInputSizes, AssignF64NZero) {
     Fitted f;
@@ -114,8 +118,8 @@ TEST(BadInputSizes, TransformDZero) {
 TEST(BadInputSizes, TransformNegativeOutLen) {
     Fitted f(kNystrom);
     std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
-    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), -1),
-                      KKM_ERR_INVALID_ARGUMENT, {"out_len=-1", "feature_dim"}));
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), -1), KKM_ERR_INVALID_ARGUMENT,
+                      {"out_len=-1", "feature_dim"}));
 }
 TEST(BadInputSizes, MetricsNZero) {
     const int32_t a[3] = {0, 0, 1};
@@ -206,14 +210,14 @@ TEST(BadInputSizes, ClusterSumsAndLandmarkRowsOverflow64Bits) {
     EXPECT_TRUE(Fails(kkm_fit(nystrom.get(), X.data(), n, 1, w.data()), KKM_ERR_INVALID_ARGUMENT,
                       {S("n=" + std::to_string(n)), "m=2147483648", "kernel rows", "m=auto", "overflows"}));
     Model sketch = make_model("k=2 method=sketch gamma=1 m=1073741824");
-    EXPECT_TRUE(Fails(kkm_fit(sketch.get(), X.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {"m=1073741824", "overflows"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(sketch.get(), X.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT, {"m=1073741824", "overflows"}));
     Model rff = make_model("k=2 method=rff gamma=1 m=2147483648");
     EXPECT_TRUE(Fails(kkm_fit(rff.get(), X.data(), int64_t{1} << 40, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
                       {"n=1099511627776", "m=2147483648", "random features", "overflows"}));
     std::vector<double> X64(64, 1.0);
-    EXPECT_TRUE(Fails(kkm_fit_f64(exact.get(), X64.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {"k=64", "overflows"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(exact.get(), X64.data(), n, 1, nullptr), KKM_ERR_INVALID_ARGUMENT, {"k=64", "overflows"}));
 }
 
 // ================================================================== k
@@ -253,16 +257,16 @@ TEST(BadInputData, NaNInXAtTransform) {
     std::vector<float> X = f.ds.X;
     X[3 * f.ds.d + 1] = kNaN;
     std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
-    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * 8),
-                      KKM_ERR_INVALID_DATA, {"row 3", "column 1"}));
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * 8), KKM_ERR_INVALID_DATA,
+                      {"row 3", "column 1"}));
 }
 TEST(BadInputData, NaNInXAtAssignF64) {
     Fitted f(kNystrom);
     std::vector<double> X = f.ds.X64;
     X[8 * f.ds.d + 0] = kNaN64;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_DATA, {"row 8", "column 0"}));
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 8", "column 0"}));
 }
 TEST(BadInputData, NaNInPrecomputedKernel) {
     const Dataset ds = small();
@@ -279,7 +283,8 @@ std::vector<float> rbf_kernel_of(const Dataset& ds) {
         for (int64_t j = 0; j < ds.n; ++j) {
             double sq = 0;
             for (int64_t t = 0; t < ds.d; ++t) {
-                const double diff = static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) - ds.X[static_cast<size_t>(j * ds.d + t)];
+                const double diff = static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) -
+                                    ds.X[static_cast<size_t>(j * ds.d + t)];
                 sq += diff * diff;
             }
             K[static_cast<size_t>(i * ds.n + j)] = static_cast<float>(std::exp(-0.5 * sq));
@@ -336,8 +341,8 @@ TEST(BadInputData, BeyondFloat32AtAssignF64) {
     std::vector<double> X = f.ds.X64;
     X[2 * f.ds.d + 0] = -1e39;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_DATA, {"row 2", "column 0", "float32"}));
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 2", "column 0", "float32"}));
 }
 
 // ================================================================== weights
@@ -347,20 +352,20 @@ TEST(BadInputWeights, NaNF64) {
     const Dataset ds = small();
     std::vector<double> w(ds.n, 1.0);
     w[13] = kNaN64;
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("13")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("13")}));
 }
 TEST(BadInputWeights, InfAndBeyondFloat32F64) {
     Model m = make_model("k=2 method=rff gamma=1");
     const Dataset ds = small();
     std::vector<double> w(ds.n, 1.0);
     w[5] = kInf64;
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("5")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("5")}));
     w[5] = 1.0;
     w[17] = 1e300;  // finite, but not a float32
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("17")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("17")}));
     expect_unfitted(m.get());
 }
 TEST(BadInputWeights, NegativeZeroIsZero) {
@@ -368,8 +373,8 @@ TEST(BadInputWeights, NegativeZeroIsZero) {
     Model m = make_model("k=2 method=exact gamma=1");
     const Dataset ds = small();
     std::vector<float> w(ds.n, -0.0f);
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), "zero"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), "zero"}));
     w[0] = 1.0f;
     w[19] = 1.0f;
     EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data())));
@@ -439,17 +444,12 @@ TEST(BadInputParams, EveryEnumRejectsAnUnknownValue) {
 
 TEST(BadInputParams, MalformedNumbers) {
     const BadValue cases[] = {
-        {"k", "10abc", "is not an integer"},
-        {"k", " 3", "is not an integer"},
-        {"k", "0x10", "is not an integer"},
-        {"k", "1e3", "is not an integer"},
-        {"tol", "0.5.5", "is not a finite number"},
-        {"gamma", "1e", "is not a finite number"},
+        {"k", "10abc", "is not an integer"},          {"k", " 3", "is not an integer"},
+        {"k", "0x10", "is not an integer"},           {"k", "1e3", "is not an integer"},
+        {"tol", "0.5.5", "is not a finite number"},   {"gamma", "1e", "is not a finite number"},
         {"gamma", "1e999", "is not a finite number"},  // overflows a double
-        {"gamma", "0,5", "is not a finite number"},
-        {"coef0", "nan", "is not a finite number"},
-        {"coef0", "-inf", "is not a finite number"},
-        {"m", "auto2", "is not an integer"},
+        {"gamma", "0,5", "is not a finite number"},   {"coef0", "nan", "is not a finite number"},
+        {"coef0", "-inf", "is not a finite number"},  {"m", "auto2", "is not an integer"},
         {"rank", "None", "is not an integer"},  // the keyword is "none"
     };
     for (const BadValue& c : cases) {
@@ -492,8 +492,8 @@ TEST(BadInputParams, RepeatedKey) {
                       {"parameter 'k'", "twice", "'k=10'", "'k=11'"}));
     EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=10 method=exact n_clusters=11"), KKM_ERR_INVALID_ARGUMENT,
                       {"parameter 'k'", "twice", "'k=10'", "'n_clusters=11'", "n_clusters"}));
-    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "gamma=1,gamma=1"), KKM_ERR_INVALID_ARGUMENT,
-                      {"parameter 'gamma'", "twice"}))
+    EXPECT_TRUE(
+        Fails(kkm_set_params(m.get(), "gamma=1,gamma=1"), KKM_ERR_INVALID_ARGUMENT, {"parameter 'gamma'", "twice"}))
         << "even with the same value";
     EXPECT_TRUE(Fails(kkm_set_params(m.get(), "seed=1 random_state=2"), KKM_ERR_INVALID_ARGUMENT,
                       {"parameter 'seed'", "twice"}));
@@ -554,8 +554,8 @@ TEST(BadInputConflicts, ForcedEnginePathTheCpuLacks) {
             EXPECT_EQ(get_param(m.get(), "isa"), isa);
             continue;
         }
-        EXPECT_TRUE(Fails(s, KKM_ERR_INVALID_ARGUMENT,
-                          {S(std::string("isa=") + isa), "not supported by this CPU", "isa=auto"}))
+        EXPECT_TRUE(
+            Fails(s, KKM_ERR_INVALID_ARGUMENT, {S(std::string("isa=") + isa), "not supported by this CPU", "isa=auto"}))
             << isa;
         expect_unfitted(m.get());
         EXPECT_STRNE(isa, "portable") << "the portable path runs everywhere";
@@ -601,8 +601,8 @@ TEST(BadInputConflicts, PrecomputedNystromAssignRejectsDistances) {
     ASSERT_TRUE(Ok(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr)));
     std::vector<int32_t> labels(ds.n);
     std::vector<float> dist(ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()),
-                      KKM_ERR_INVALID_ARGUMENT, {"distances", "precomputed"}));
+    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()), KKM_ERR_INVALID_ARGUMENT,
+                      {"distances", "precomputed"}));
     EXPECT_TRUE(Ok(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), nullptr)));
 }
 
@@ -757,8 +757,7 @@ TEST(BadInputModel, TruncatedFileSaysHowManyBytesAreMissing) {
     // Cuts in the trailer and in BODY, the last section (nearly all of a model): exact counts.
     for (const size_t cut : {size_t{1}, size_t{7}, size_t{16}, size_t{17}, size_t{100}}) {
         const std::vector<unsigned char> part(bytes.begin(), bytes.end() - static_cast<long>(cut));
-        EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), part.data(), static_cast<int64_t>(part.size())),
-                          KKM_ERR_FORMAT,
+        EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), part.data(), static_cast<int64_t>(part.size())), KKM_ERR_FORMAT,
                           {"truncated", S("has " + std::to_string(part.size()) + " bytes"),
                            S("expected " + std::to_string(cut) + " more bytes")}))
             << "cut " << cut;

@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <latch>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -102,8 +102,8 @@ std::vector<float> features_of(const kkm_model* m, const Dataset& ds, int64_t* d
 }
 
 // sum_i w_i |f_i - mean_{c(i)} f|^2 with weighted means, in double.
-double feature_objective(const std::vector<float>& F, int64_t n, int64_t dim,
-                         const std::vector<int32_t>& labels, const std::vector<double>& w = {}) {
+double feature_objective(const std::vector<float>& F, int64_t n, int64_t dim, const std::vector<int32_t>& labels,
+                         const std::vector<double>& w = {}) {
     int32_t k = 0;
     for (int32_t l : labels) k = std::max(k, l + 1);
     std::vector<double> mean(static_cast<size_t>(k * dim), 0.0);
@@ -133,8 +133,8 @@ double feature_objective(const std::vector<float>& F, int64_t n, int64_t dim,
 // The objective method=nystrom reports is the exact kernel k-means objective of its centres,
 // which lie in the span of the landmarks: ‖φ_i − c‖² = ‖f_i − c‖² + (K_ii − ‖f_i‖²), the
 // feature-space distance plus the part of φ_i the landmarks cannot represent. rbf: K_ii = 1.
-double nystrom_rbf_objective(const std::vector<float>& F, int64_t n, int64_t dim,
-                             const std::vector<int32_t>& labels, const std::vector<double>& w = {}) {
+double nystrom_rbf_objective(const std::vector<float>& F, int64_t n, int64_t dim, const std::vector<int32_t>& labels,
+                             const std::vector<double>& w = {}) {
     double residual = 0.0;
     for (int64_t i = 0; i < n; ++i) {
         double norm = 0.0;
@@ -144,7 +144,9 @@ double nystrom_rbf_objective(const std::vector<float>& F, int64_t n, int64_t dim
     return residual + feature_objective(F, n, dim, labels, w);
 }
 
-bool bits_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool bits_equal(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 double rel_diff(double a, double b) {
     const double r = std::abs(a - b) / std::max(std::abs(b), 1e-300);
@@ -158,7 +160,8 @@ const Dataset& ring_data() {
     return ds;
 }
 std::string ring_params(const char* method, int k = 2) {
-    std::string p = "k=" + std::to_string(k) + " kernel=rbf gamma=" + fmt(ring_gamma(ring_data())) + " method=" + method;
+    std::string p =
+        "k=" + std::to_string(k) + " kernel=rbf gamma=" + fmt(ring_gamma(ring_data())) + " method=" + method;
     if (std::string(method) == "nystrom") p += " m=200";
     return p;
 }
@@ -263,12 +266,12 @@ TEST_P(ByMethod, ThreadCountDoesNotChangeResultsOddSizes) {
 TEST(Objective, ExactMatchesRecomputation) {
     const Dataset& ds = ring_data();
     const double gamma = ring_gamma(ds);
-    for (const auto& [clusters, extra] : {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
+    for (const auto& [clusters, extra] :
+         {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
         SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters));
         FitResult r = fit(ds, ring_params("exact", clusters) + extra);
         const double want = exact_objective(ds, r.labels, gamma);
-        EXPECT_LE(rel_diff(r.objective, want), 1e-5)
-            << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
+        EXPECT_LE(rel_diff(r.objective, want), 1e-5) << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
         // Cluster sizes are the label counts.
         int32_t k = 0;
         ASSERT_TRUE(Ok(kkm_get_k(r.m.get(), &k)));
@@ -289,7 +292,8 @@ TEST(Objective, NystromMatchesRecomputationFromFeatures) {
     // keeps those rows and its objective is theirs to float32 rounding; with half rows (the
     // default for rbf) it is the objective on the rows rounded to 11 bits: within 2e-3.
     const Dataset& ds = ring_data();
-    for (const auto& [clusters, extra] : {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
+    for (const auto& [clusters, extra] :
+         {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
         for (const auto& [rows, tolerance] : {std::pair{" kernel_rows=f32", 1e-5}, std::pair{"", 2e-3}}) {
             SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters) + rows);
             FitResult r = fit(ds, ring_params("nystrom", clusters) + extra + rows);
@@ -336,9 +340,9 @@ TEST(Objective, NystromFeaturesApproximateTheKernel) {
 namespace {
 struct Weighted {
     Dataset ds;
-    std::vector<float> w;     // integer weights 1..3
+    std::vector<float> w;  // integer weights 1..3
     std::vector<double> w64;
-    Dataset dup;              // rows repeated w_i times (first copies first)
+    Dataset dup;  // rows repeated w_i times (first copies first)
 };
 Weighted weighted_blobs() {
     Weighted r;
@@ -389,8 +393,9 @@ TEST(Shift, BlobsFarFromTheOriginClusterAsAtTheOrigin) {
         return ds;
     };
     const Dataset base = three_blobs(100, 8), fresh = three_blobs(30, 9);
-    for (const char* method : {"exact", "nystrom m=60", "nystrom m=60 kernel_rows=f32", "sketch m=60", "rff m=400",
-                               "minibatch", "exact kernel=laplacian", "exact kernel=linear", "nystrom m=60 kernel=linear"}) {
+    for (const char* method :
+         {"exact", "nystrom m=60", "nystrom m=60 kernel_rows=f32", "sketch m=60", "rff m=400", "minibatch",
+          "exact kernel=laplacian", "exact kernel=linear", "nystrom m=60 kernel=linear"}) {
         const std::string params = std::string("k=3 gamma=0.5 seed=3 n_init=3 method=") + method;
         std::vector<int32_t> at_origin;  // the new points' labels at offset 0
         for (const float offset : {0.0f, 1e3f, 1e4f, 1e5f}) {
@@ -498,7 +503,8 @@ TEST(Weights, NystromObjectiveUsesTheWeights) {
     const Weighted wb = weighted_blobs();
     // kernel_rows=f32: the objective of the kept rows is that of the features to float32
     // rounding (half rows: Objective.NystromMatchesRecomputationFromFeatures).
-    FitResult r = fit(wb.ds, "k=3 method=nystrom kernel=rbf m=40 n_init=3 seed=5 gamma=0.02 kernel_rows=f32", wb.w.data());
+    FitResult r =
+        fit(wb.ds, "k=3 method=nystrom kernel=rbf m=40 n_init=3 seed=5 gamma=0.02 kernel_rows=f32", wb.w.data());
     int64_t dim = 0;
     const std::vector<float> F = features_of(r.m.get(), wb.ds, &dim);
     ASSERT_GT(dim, 0);
@@ -582,7 +588,9 @@ struct AssignCase {
     const char* name;
     const char* params;
 };
-void PrintTo(const AssignCase& c, std::ostream* os) { *os << c.name << " (" << c.params << ")"; }
+void PrintTo(const AssignCase& c, std::ostream* os) {
+    *os << c.name << " (" << c.params << ")";
+}
 const AssignCase kAssignCases[] = {
     {"exact", "method=exact"},
     {"minibatch", "method=minibatch batch_size=256"},
@@ -594,11 +602,12 @@ const AssignCase kAssignCases[] = {
 };
 
 class ConcurrentAssign : public ::testing::TestWithParam<std::tuple<AssignCase, int>> {};
-INSTANTIATE_TEST_SUITE_P(
-    Paths, ConcurrentAssign, ::testing::Combine(::testing::ValuesIn(kAssignCases), ::testing::Values(1, 0)),
-    [](const ::testing::TestParamInfo<std::tuple<AssignCase, int>>& info) {
-        return std::string(std::get<0>(info.param).name) + "_threads" + std::to_string(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(Paths, ConcurrentAssign,
+                         ::testing::Combine(::testing::ValuesIn(kAssignCases), ::testing::Values(1, 0)),
+                         [](const ::testing::TestParamInfo<std::tuple<AssignCase, int>>& info) {
+                             return std::string(std::get<0>(info.param).name) + "_threads" +
+                                    std::to_string(std::get<1>(info.param));
+                         });
 
 TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
     const auto& [c, model_threads] = GetParam();
@@ -657,7 +666,8 @@ TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
                 if (variant == 0) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), dist.data());
                 if (variant == 1) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), nullptr);
                 if (variant == 2) s = kkm_assign_f64(model, p.X64.data(), p.n, p.d, labels.data(), dist64.data());
-                const std::string what = "repeat " + std::to_string(rep) + ", variant " + std::to_string(variant) + ": ";
+                const std::string what =
+                    "repeat " + std::to_string(rep) + ", variant " + std::to_string(variant) + ": ";
                 if (s != KKM_OK) {
                     why[t] = what + "assign failed: " + kkm_last_error();
                     return;

@@ -166,8 +166,7 @@ static void case_TransformOutput() {
     for (int landmarks = 1; landmarks <= 12; ++landmarks) {
         kkm_model* m = nullptr;
         require(kkm_create(&m) == KKM_OK, "create");
-        const std::string params =
-            "k=1 method=nystrom kernel=rbf gamma=0.05 seed=2 m=" + std::to_string(landmarks);
+        const std::string params = "k=1 method=nystrom kernel=rbf gamma=0.05 seed=2 m=" + std::to_string(landmarks);
         require(kkm_set_params(m, params.c_str()) == KKM_OK, "set_params");
         require(kkm_fit(m, ds.X.data(), ds.n, ds.d, nullptr) == KKM_OK, "fit " + params);
         int64_t dim = 0;
@@ -178,8 +177,7 @@ static void case_TransformOutput() {
                 Guarded<float> out(static_cast<size_t>(rows * dim), side == 1);
                 step("kkm_transform m=" + std::to_string(landmarks) + " feature_dim=" + std::to_string(dim) +
                      " rows=" + std::to_string(rows) + " guard at " + kSide[side]);
-                require(kkm_transform(m, X.data(), rows, ds.d, out.data(), rows * dim) == KKM_OK,
-                        "transform");
+                require(kkm_transform(m, X.data(), rows, ds.d, out.data(), rows * dim) == KKM_OK, "transform");
             }
         }
         kkm_destroy(m);
@@ -247,8 +245,8 @@ static void case_AssignForEveryK() {
         for (int k = 1; k <= 9; ++k) {
             kkm_model* m = nullptr;
             require(kkm_create(&m) == KKM_OK, "create");
-            const std::string params = std::string("kernel=rbf gamma=0.01 m=20 seed=3 method=") + method +
-                                       " k=" + std::to_string(k);
+            const std::string params =
+                std::string("kernel=rbf gamma=0.01 m=20 seed=3 method=") + method + " k=" + std::to_string(k);
             require(kkm_set_params(m, params.c_str()) == KKM_OK, "set_params");
             Guarded<float> X(ds.X, true);
             step("kkm_fit " + params);
@@ -258,8 +256,7 @@ static void case_AssignForEveryK() {
                 Guarded<int32_t> labels(static_cast<size_t>(rows), true);
                 Guarded<float> dist(static_cast<size_t>(rows), true);
                 step("kkm_assign " + params + " rows=" + std::to_string(rows));
-                require(kkm_assign(m, Y.data(), rows, ds.d, labels.data(), dist.data()) == KKM_OK,
-                        "assign " + params);
+                require(kkm_assign(m, Y.data(), rows, ds.d, labels.data(), dist.data()) == KKM_OK, "assign " + params);
             }
             Guarded<double> sizes(static_cast<size_t>(k), true);
             require(kkm_get_cluster_sizes(m, sizes.data(), k) == KKM_OK, "get_cluster_sizes");
@@ -295,8 +292,7 @@ static void case_PrecomputedKernel() {
             Guarded<float> rowsK(std::vector<float>(K.begin(), K.begin() + rows * ds.n), side == 1);
             Guarded<int32_t> labels(static_cast<size_t>(rows), side == 1);
             step("kkm_assign precomputed rows=" + std::to_string(rows) + " guard at " + kSide[side]);
-            require(kkm_assign(m, rowsK.data(), rows, ds.n, labels.data(), nullptr) == KKM_OK,
-                    "assign precomputed");
+            require(kkm_assign(m, rowsK.data(), rows, ds.n, labels.data(), nullptr) == KKM_OK, "assign precomputed");
         }
         kkm_destroy(m);
     }
@@ -321,8 +317,7 @@ static void case_TextOutputsAndMetrics() {
             require(kkm_get_param(m, key, buf.data(), need + 1, nullptr) == KKM_OK, "get_param");
             Guarded<char> small(need, side == 1);  // one byte short: truncated, still inside
             step(std::string("kkm_get_param ") + key + " one byte short");
-            require(kkm_get_param(m, key, small.data(), need, nullptr) == KKM_ERR_INVALID_ARGUMENT,
-                    "get_param short");
+            require(kkm_get_param(m, key, small.data(), need, nullptr) == KKM_ERR_INVALID_ARGUMENT, "get_param short");
         }
         size_t need = 0;
         char probe[1];

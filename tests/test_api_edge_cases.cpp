@@ -136,8 +136,7 @@ double diag_scale(const Dataset& ds, const std::string& params) {
 }
 
 // Every output of a fitted model is valid (see the file comment).
-void expect_valid_model(const kkm_model* m, const Dataset& ds, const std::vector<float>& w,
-                        const std::string& params) {
+void expect_valid_model(const kkm_model* m, const Dataset& ds, const std::vector<float>& w, const std::string& params) {
     SCOPED_TRACE(params);
     int32_t k = 0;
     int64_t n_train = 0;
@@ -206,8 +205,7 @@ void expect_valid_fit(const std::string& params, const Dataset& ds, const std::v
 
 // Fits `params` on ds and expects status `want` with every word in the message, and the model
 // left unfitted.
-void expect_error(const std::string& params, const Dataset& ds, kkm_status want,
-                  std::initializer_list<Word> words) {
+void expect_error(const std::string& params, const Dataset& ds, kkm_status want, std::initializer_list<Word> words) {
     Model m = make_model(params.c_str());
     ASSERT_TRUE(m);
     EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), want, words)) << params;
@@ -336,8 +334,8 @@ TEST_P(EdgeCase, LinearKernelMoreLandmarksThanColumns) {
     const Dataset ds = blobs(15, 2, 2, 4);  // d = 2: a linear K_LL has rank <= 2
     if (rff()) {
         Model m = make_model(("k=2 kernel=linear m=10 " + method()).c_str());
-        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                          {"rff", "linear"}));
+        EXPECT_TRUE(
+            Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {"rff", "linear"}));
         return;
     }
     expect_valid_fit("k=2 seed=1 kernel=linear m=10 " + method(), ds);
@@ -402,8 +400,7 @@ TEST_P(EdgeCase, TinyValues) {
     if (rff()) {
         expect_error("k=3 seed=1 kernel=linear " + method(), ds, KKM_ERR_INVALID_ARGUMENT, {"rff"});
     } else if (is("nystrom")) {
-        expect_error("k=3 seed=1 kernel=linear " + method(), ds, KKM_ERR_INVALID_DATA,
-                     {"K_LL", "positive eigenvalue"});
+        expect_error("k=3 seed=1 kernel=linear " + method(), ds, KKM_ERR_INVALID_DATA, {"K_LL", "positive eigenvalue"});
     } else {
         expect_valid_fit("k=3 seed=1 kernel=linear " + method(), ds);
     }
@@ -441,8 +438,8 @@ TEST(RandomFeatures, ProjectionOverflowIsAnError) {
     // ~sqrt(2 gamma) (rbf) times values ~1e3 or 1e21 overflow; cos(inf) would be NaN.
     const Dataset ds = scaled_blobs(100.0);
     const Dataset far = scaled_blobs(1e21);
-    for (const auto& [params, data] : {std::pair{"kernel=laplacian gamma=1e37", &ds},
-                                       std::pair{"kernel=rbf gamma=1e37", &far}}) {
+    for (const auto& [params, data] :
+         {std::pair{"kernel=laplacian gamma=1e37", &ds}, std::pair{"kernel=rbf gamma=1e37", &far}}) {
         const std::string p = std::string("k=3 seed=1 method=rff ") + params;
         expect_error(p, *data, KKM_ERR_INVALID_DATA, {"rff", "overflows float32", "gamma", "rescale"});
     }
@@ -563,4 +560,6 @@ TEST_P(AllocationFailure, IsOutOfMemoryNotAnAbort) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, AllocationFailure, ::testing::ValuesIn(kAllocationCases),
-                         [](const ::testing::TestParamInfo<AllocationCase>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<AllocationCase>& info) {
+                             return std::string(info.param.name);
+                         });

@@ -22,7 +22,9 @@ constexpr double kNaN64 = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf64 = std::numeric_limits<double>::infinity();
 
 // Small data: 2 blobs of 10 rows in 2-D.
-Dataset small() { return blobs(10, 2, 2, 42); }
+Dataset small() {
+    return blobs(10, 2, 2, 42);
+}
 
 // A model fitted with method=exact (or nystrom) on small().
 struct Fitted {
@@ -45,7 +47,9 @@ const Word kFit = I("fit");
 TEST(NullModel, Create) {
     EXPECT_TRUE(Fails(kkm_create(nullptr), KKM_ERR_INVALID_ARGUMENT, {W("out"), kNull}));
 }
-TEST(NullModel, Destroy) { kkm_destroy(nullptr); }
+TEST(NullModel, Destroy) {
+    kkm_destroy(nullptr);
+}
 TEST(NullModel, SetParam) {
     EXPECT_TRUE(Fails(kkm_set_param(nullptr, "k", "2"), KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
 }
@@ -55,24 +59,24 @@ TEST(NullModel, SetParams) {
 TEST(NullModel, GetParam) {
     char buf[64];
     size_t len = 0;
-    EXPECT_TRUE(Fails(kkm_get_param(nullptr, "k", buf, sizeof buf, &len), KKM_ERR_INVALID_ARGUMENT,
-                      {W("model"), kNull}));
+    EXPECT_TRUE(
+        Fails(kkm_get_param(nullptr, "k", buf, sizeof buf, &len), KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
 }
 TEST(NullModel, Fit) {
     const Dataset ds = small();
-    EXPECT_TRUE(Fails(kkm_fit(nullptr, ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("model"), kNull}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(nullptr, ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
 }
 TEST(NullModel, FitF64) {
     const Dataset ds = small();
-    EXPECT_TRUE(Fails(kkm_fit_f64(nullptr, ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("model"), kNull}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(nullptr, ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
 }
 TEST(NullModel, Assign) {
     const Dataset ds = small();
     std::vector<int32_t> labels(ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(nullptr, ds.X.data(), ds.n, ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
+    EXPECT_TRUE(Fails(kkm_assign(nullptr, ds.X.data(), ds.n, ds.d, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("model"), kNull}));
 }
 TEST(NullModel, AssignF64) {
     const Dataset ds = small();
@@ -83,8 +87,8 @@ TEST(NullModel, AssignF64) {
 TEST(NullModel, Transform) {
     const Dataset ds = small();
     std::vector<float> out(ds.n * 8);
-    EXPECT_TRUE(Fails(kkm_transform(nullptr, ds.X.data(), ds.n, ds.d, out.data(), ds.n * 8),
-                      KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
+    EXPECT_TRUE(Fails(kkm_transform(nullptr, ds.X.data(), ds.n, ds.d, out.data(), ds.n * 8), KKM_ERR_INVALID_ARGUMENT,
+                      {W("model"), kNull}));
 }
 TEST(NullModel, GetNTrain) {
     int64_t v = 0;
@@ -121,8 +125,7 @@ TEST(NullModel, GetClusterSizes) {
 TEST(NullModel, GetTimings) {
     char buf[64];
     size_t len = 0;
-    EXPECT_TRUE(Fails(kkm_get_timings(nullptr, buf, sizeof buf, &len), KKM_ERR_INVALID_ARGUMENT,
-                      {W("model"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_timings(nullptr, buf, sizeof buf, &len), KKM_ERR_INVALID_ARGUMENT, {W("model"), kNull}));
 }
 
 // ================================================================== NULL data / output pointers
@@ -133,19 +136,18 @@ TEST(NullPointer, FitX) {
 }
 TEST(NullPointer, FitF64X) {
     Model m = make_model("k=2");
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), nullptr, 10, 2, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("X"), kNull}));
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), nullptr, 10, 2, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("X"), kNull}));
 }
 TEST(NullPointer, AssignX) {
     Fitted f;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), nullptr, f.ds.n, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("X"), kNull}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), nullptr, f.ds.n, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("X"), kNull}));
 }
 TEST(NullPointer, AssignLabels) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, nullptr, nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("labels"), kNull}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, nullptr, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("labels"), kNull}));
 }
 TEST(NullPointer, AssignF64X) {
     Fitted f;
@@ -172,13 +174,11 @@ TEST(NullPointer, TransformOut) {
 }
 TEST(NullPointer, GetLabels) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_get_labels(f.m.get(), nullptr, f.ds.n), KKM_ERR_INVALID_ARGUMENT,
-                      {W("labels"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_labels(f.m.get(), nullptr, f.ds.n), KKM_ERR_INVALID_ARGUMENT, {W("labels"), kNull}));
 }
 TEST(NullPointer, GetObjective) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_get_objective(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("objective"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_objective(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("objective"), kNull}));
 }
 TEST(NullPointer, GetNTrain) {
     Fitted f;
@@ -194,24 +194,20 @@ TEST(NullPointer, GetK) {
 }
 TEST(NullPointer, GetIterations) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_get_iterations(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("iterations"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_iterations(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("iterations"), kNull}));
 }
 TEST(NullPointer, GetFeatureDim) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_get_feature_dim(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("dim"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_feature_dim(f.m.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("dim"), kNull}));
 }
 TEST(NullPointer, GetClusterSizes) {
     Fitted f;
-    EXPECT_TRUE(Fails(kkm_get_cluster_sizes(f.m.get(), nullptr, 2), KKM_ERR_INVALID_ARGUMENT,
-                      {W("sizes"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_cluster_sizes(f.m.get(), nullptr, 2), KKM_ERR_INVALID_ARGUMENT, {W("sizes"), kNull}));
 }
 TEST(NullPointer, GetTimingsBuf) {
     Fitted f;
     size_t len = 0;
-    EXPECT_TRUE(Fails(kkm_get_timings(f.m.get(), nullptr, 64, &len), KKM_ERR_INVALID_ARGUMENT,
-                      {W("buf"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_timings(f.m.get(), nullptr, 64, &len), KKM_ERR_INVALID_ARGUMENT, {W("buf"), kNull}));
 }
 TEST(NullPointer, SetParamKey) {
     Model m = make_model();
@@ -228,13 +224,12 @@ TEST(NullPointer, SetParams) {
 TEST(NullPointer, GetParamKey) {
     Model m = make_model();
     char buf[64];
-    EXPECT_TRUE(Fails(kkm_get_param(m.get(), nullptr, buf, sizeof buf, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("key"), kNull}));
+    EXPECT_TRUE(
+        Fails(kkm_get_param(m.get(), nullptr, buf, sizeof buf, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("key"), kNull}));
 }
 TEST(NullPointer, GetParamBuf) {
     Model m = make_model();
-    EXPECT_TRUE(Fails(kkm_get_param(m.get(), "k", nullptr, 64, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("buf"), kNull}));
+    EXPECT_TRUE(Fails(kkm_get_param(m.get(), "k", nullptr, 64, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("buf"), kNull}));
 }
 TEST(NullPointer, AdjustedRandIndex) {
     const int32_t a[3] = {0, 0, 1};
@@ -276,14 +271,13 @@ TEST(Sizes, FitDNegative) {
 TEST(Sizes, FitF64NZero) {
     Model m = make_model("k=2");
     const Dataset ds = small();
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), 0, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("n")}));
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), 0, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("n")}));
 }
 TEST(Sizes, AssignNZero) {
     Fitted f;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), 0, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("n")}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), f.ds.X.data(), 0, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("n")}));
 }
 TEST(Sizes, AssignNNegative) {
     Fitted f;
@@ -295,22 +289,22 @@ TEST(Sizes, AssignWrongD) {
     Fitted f;  // fitted on d = 2
     std::vector<float> X(static_cast<size_t>(f.ds.n) * 3, 0.5f);
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, 3, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("d"), W("2"), W("3")}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, 3, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("d"), W("2"), W("3")}));
 }
 TEST(Sizes, AssignF64WrongD) {
     Fitted f;  // fitted on d = 2
     std::vector<double> X(static_cast<size_t>(f.ds.n), 0.5);
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, 1, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("d"), W("2"), W("1")}));
+    EXPECT_TRUE(Fails(kkm_assign_f64(f.m.get(), X.data(), f.ds.n, 1, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("d"), W("2"), W("1")}));
 }
 TEST(Sizes, TransformWrongD) {
     Fitted f(kNystrom);
     std::vector<float> X(static_cast<size_t>(f.ds.n) * 3, 0.5f);
     std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
-    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), X.data(), f.ds.n, 3, out.data(), f.ds.n * 8),
-                      KKM_ERR_INVALID_ARGUMENT, {W("d")}));
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), X.data(), f.ds.n, 3, out.data(), f.ds.n * 8), KKM_ERR_INVALID_ARGUMENT,
+                      {W("d")}));
 }
 TEST(Sizes, TransformOutTooSmall) {
     Fitted f(kNystrom);
@@ -336,8 +330,8 @@ TEST(Sizes, GetLabelsLenTooSmall) {
 TEST(Sizes, GetClusterSizesLenTooSmall) {
     Fitted f;
     double sizes[1];
-    EXPECT_TRUE(Fails(kkm_get_cluster_sizes(f.m.get(), sizes, 1), KKM_ERR_INVALID_ARGUMENT,
-                      {W("sizes"), W("1"), W("2")}));
+    EXPECT_TRUE(
+        Fails(kkm_get_cluster_sizes(f.m.get(), sizes, 1), KKM_ERR_INVALID_ARGUMENT, {W("sizes"), W("1"), W("2")}));
 }
 TEST(Sizes, GetParamBufferTooSmall) {
     Model m = make_model("method=nystrom");
@@ -352,8 +346,8 @@ TEST(Sizes, ParamInfoIndexOutOfRange) {
     const char* name = nullptr;
     EXPECT_TRUE(Fails(kkm_param_info(kkm_param_count(), &name, nullptr, nullptr, nullptr, nullptr),
                       KKM_ERR_INVALID_ARGUMENT, {W("index")}));
-    EXPECT_TRUE(Fails(kkm_param_info(-1, &name, nullptr, nullptr, nullptr, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("index")}));
+    EXPECT_TRUE(
+        Fails(kkm_param_info(-1, &name, nullptr, nullptr, nullptr, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("index")}));
 }
 TEST(Sizes, MetricsNegativeN) {
     const int32_t a[3] = {0, 0, 1};
@@ -367,8 +361,7 @@ TEST(Sizes, MetricsNegativeN) {
 TEST(ParamK, ZeroIsOutOfRange) {
     Model m = make_model();
     const std::string before = get_param(m.get(), "k");
-    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k", "0"), KKM_ERR_INVALID_ARGUMENT,
-                      {W("k"), param_range("k").c_str()}));
+    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k", "0"), KKM_ERR_INVALID_ARGUMENT, {W("k"), param_range("k").c_str()}));
     EXPECT_EQ(get_param(m.get(), "k"), before) << "a rejected value must leave the parameter unchanged";
 }
 TEST(ParamK, NotAnInteger) {
@@ -380,8 +373,8 @@ TEST(ParamK, NotAnInteger) {
 TEST(ParamK, LargerThanN) {
     Model m = make_model("k=5 method=exact gamma=1");
     const std::vector<float> X = {0, 0, 1, 1, 2, 2};  // n = 3, d = 2
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), 3, 2, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {W("k"), W("n"), W("5"), W("3")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), X.data(), 3, 2, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("k"), W("n"), W("5"), W("3")}));
     int32_t k = 0;
     EXPECT_EQ(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED) << "a failed fit must not fit the model";
 }
@@ -397,60 +390,57 @@ TEST(BadData, NaNInXAtFit) {
     Model m = make_model("k=2 method=exact gamma=1");
     Dataset ds = small();
     ds.X[3 * ds.d + 1] = kNaN;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 3", "column 1"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 3", "column 1"}));
 }
 TEST(BadData, InfInXAtFit) {
     Model m = make_model("k=2 method=exact gamma=1");
     Dataset ds = small();
     ds.X[5 * ds.d + 0] = kInf;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 5", "column 0"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 5", "column 0"}));
 }
 TEST(BadData, NegativeInfInXAtFitNystrom) {
     Model m = make_model(kNystrom);
     Dataset ds = small();
     ds.X[17 * ds.d + 1] = -kInf;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 17", "column 1"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 17", "column 1"}));
 }
 TEST(BadData, NaNInXAtFitGammaAuto) {
     // gamma=auto reads the data before anything else: the NaN must still be reported as such.
     Model m = make_model("k=2 method=nystrom gamma=auto");
     Dataset ds = small();
     ds.X[0] = kNaN;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 0", "column 0"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 0", "column 0"}));
 }
 TEST(BadData, NaNInXAtFitF64) {
     Model m = make_model("k=2 method=exact gamma=1");
     Dataset ds = small();
     ds.X64[7 * ds.d + 1] = kNaN64;
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 7", "column 1"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 7", "column 1"}));
 }
 TEST(BadData, InfInXAtFitF64) {
     Model m = make_model("k=2 method=exact gamma=1");
     Dataset ds = small();
     ds.X64[12 * ds.d + 0] = kInf64;
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 12", "column 0"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA, {"row 12", "column 0"}));
 }
 TEST(BadData, NaNInXAtAssign) {
     Fitted f;
     std::vector<float> X = f.ds.X;
     X[2 * f.ds.d + 1] = kNaN;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_DATA, {"row 2", "column 1"}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 2", "column 1"}));
 }
 TEST(BadData, NaNInXAtAssignNystrom) {
     Fitted f(kNystrom);
     std::vector<float> X = f.ds.X;
     X[4 * f.ds.d + 0] = kNaN;
     std::vector<int32_t> labels(f.ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr),
-                      KKM_ERR_INVALID_DATA, {"row 4", "column 0"}));
+    EXPECT_TRUE(Fails(kkm_assign(f.m.get(), X.data(), f.ds.n, f.ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 4", "column 0"}));
 }
 TEST(BadData, InfInXAtAssignF64) {
     Fitted f;
@@ -469,46 +459,44 @@ TEST(BadWeights, Negative) {
     const Dataset ds = small();
     std::vector<float> w(ds.n, 1.0f);
     w[4] = -1.0f;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("4")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("4")}));
 }
 TEST(BadWeights, NegativeF64) {
     Model m = make_model("k=2 method=nystrom gamma=1 m=8");
     const Dataset ds = small();
     std::vector<double> w(ds.n, 1.0);
     w[9] = -0.5;
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("9")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("9")}));
 }
 TEST(BadWeights, NaN) {
     Model m = make_model("k=2 method=exact gamma=1");
     const Dataset ds = small();
     std::vector<float> w(ds.n, 1.0f);
     w[2] = kNaN;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("2")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("2")}));
 }
 TEST(BadWeights, Inf) {
     Model m = make_model("k=2 method=exact gamma=1");
     const Dataset ds = small();
     std::vector<float> w(ds.n, 1.0f);
     w[11] = kInf;
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight"), W("11")}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight"), W("11")}));
 }
 TEST(BadWeights, AllZero) {
     Model m = make_model("k=2 method=exact gamma=1");
     const Dataset ds = small();
     std::vector<float> w(ds.n, 0.0f);
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight")}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight")}));
 }
 TEST(BadWeights, AllZeroF64Nystrom) {
     Model m = make_model("k=2 method=nystrom gamma=1 m=8");
     const Dataset ds = small();
     std::vector<double> w(ds.n, 0.0);
-    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
-                      {I("weight")}));
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA, {I("weight")}));
 }
 
 // ================================================================== parameters
@@ -524,8 +512,8 @@ TEST(Params, UnknownKeySetParams) {
 TEST(Params, UnknownKeyGetParam) {
     Model m = make_model();
     char buf[64];
-    EXPECT_TRUE(Fails(kkm_get_param(m.get(), "bogus_key", buf, sizeof buf, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {"bogus_key"}));
+    EXPECT_TRUE(
+        Fails(kkm_get_param(m.get(), "bogus_key", buf, sizeof buf, nullptr), KKM_ERR_INVALID_ARGUMENT, {"bogus_key"}));
 }
 TEST(Params, KeysAreCaseSensitive) {
     Model m = make_model();
@@ -568,8 +556,8 @@ TEST(Params, DegreeZero) {
 }
 TEST(Params, TolTwo) {
     Model m = make_model();
-    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "tol", "2"), KKM_ERR_INVALID_ARGUMENT,
-                      {W("tol"), param_range("tol").c_str()}));
+    EXPECT_TRUE(
+        Fails(kkm_set_param(m.get(), "tol", "2"), KKM_ERR_INVALID_ARGUMENT, {W("tol"), param_range("tol").c_str()}));
 }
 TEST(Params, MethodFoo) {
     Model m = make_model();
@@ -589,8 +577,8 @@ TEST(Params, SetParamsAllOrNothing) {
     const std::string method0 = get_param(m.get(), "method");
     ASSERT_NE(k0, "3");
     ASSERT_NE(n_init0, "2");
-    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "k=3 n_init=2 method=exact gamma=-1"), KKM_ERR_INVALID_ARGUMENT,
-                      {W("gamma")}));
+    EXPECT_TRUE(
+        Fails(kkm_set_params(m.get(), "k=3 n_init=2 method=exact gamma=-1"), KKM_ERR_INVALID_ARGUMENT, {W("gamma")}));
     EXPECT_EQ(get_param(m.get(), "k"), k0);
     EXPECT_EQ(get_param(m.get(), "n_init"), n_init0);
     EXPECT_EQ(get_param(m.get(), "method"), method0);
@@ -609,22 +597,22 @@ TEST(NotFitted, Assign) {
     Model m = make_model("k=2");
     const Dataset ds = small();
     std::vector<int32_t> labels(ds.n);
-    EXPECT_TRUE(Fails(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr),
-                      KKM_ERR_NOT_FITTED, {kFit}));
+    EXPECT_TRUE(
+        Fails(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr), KKM_ERR_NOT_FITTED, {kFit}));
 }
 TEST(NotFitted, AssignF64) {
     Model m = make_model("k=2");
     const Dataset ds = small();
     std::vector<int32_t> labels(ds.n);
-    EXPECT_TRUE(Fails(kkm_assign_f64(m.get(), ds.X64.data(), ds.n, ds.d, labels.data(), nullptr),
-                      KKM_ERR_NOT_FITTED, {kFit}));
+    EXPECT_TRUE(
+        Fails(kkm_assign_f64(m.get(), ds.X64.data(), ds.n, ds.d, labels.data(), nullptr), KKM_ERR_NOT_FITTED, {kFit}));
 }
 TEST(NotFitted, Transform) {
     Model m = make_model("k=2");
     const Dataset ds = small();
     std::vector<float> out(static_cast<size_t>(ds.n) * 64);
-    EXPECT_TRUE(Fails(kkm_transform(m.get(), ds.X.data(), ds.n, ds.d, out.data(), ds.n * 64),
-                      KKM_ERR_NOT_FITTED, {kFit}));
+    EXPECT_TRUE(
+        Fails(kkm_transform(m.get(), ds.X.data(), ds.n, ds.d, out.data(), ds.n * 64), KKM_ERR_NOT_FITTED, {kFit}));
 }
 TEST(NotFitted, GetLabels) {
     Model m = make_model("k=2");
@@ -719,14 +707,13 @@ TEST(Memory, OverBudgetLeavesFittedModelIntact) {
 TEST(Conflicts, PrecomputedNeedsSquareMatrix) {
     Model m = make_model("k=2 method=exact kernel=precomputed");
     const Dataset ds = small();  // n = 20, d = 2
-    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
-                      {"precomputed"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {"precomputed"}));
 }
 
 namespace {
 // RBF kernel matrix of rows a (na × d) against rows b (nb × d), row-major na × nb.
-std::vector<float> rbf_matrix(const std::vector<float>& a, int64_t na, const std::vector<float>& b,
-                              int64_t nb, int64_t d, double gamma) {
+std::vector<float> rbf_matrix(const std::vector<float>& a, int64_t na, const std::vector<float>& b, int64_t nb,
+                              int64_t d, double gamma) {
     std::vector<float> K(static_cast<size_t>(na * nb));
     for (int64_t i = 0; i < na; ++i) {
         for (int64_t j = 0; j < nb; ++j) {
@@ -751,8 +738,8 @@ TEST(Conflicts, PrecomputedAssignRejectsDistances) {
     std::vector<float> dist(ds.n);
     std::vector<double> dist64(ds.n);
     const std::vector<double> K64(K.begin(), K.end());
-    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()),
-                      KKM_ERR_INVALID_ARGUMENT, {"distances", "precomputed"}));
+    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), ds.n, ds.n, labels.data(), dist.data()), KKM_ERR_INVALID_ARGUMENT,
+                      {"distances", "precomputed"}));
     EXPECT_TRUE(Fails(kkm_assign_f64(m.get(), K64.data(), ds.n, ds.n, labels.data(), dist64.data()),
                       KKM_ERR_INVALID_ARGUMENT, {"distances", "precomputed"}));
     // Without distances it works, and returns the training labels.
@@ -768,8 +755,8 @@ TEST(Conflicts, PrecomputedAssignWrongWidth) {
     ASSERT_TRUE(Ok(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr)));
     std::vector<int32_t> labels(ds.n);
     // Rows against the training points must have n_train columns.
-    EXPECT_TRUE(Fails(kkm_assign(m.get(), K.data(), 1, ds.n - 1, labels.data(), nullptr),
-                      KKM_ERR_INVALID_ARGUMENT, {W("d")}));
+    EXPECT_TRUE(
+        Fails(kkm_assign(m.get(), K.data(), 1, ds.n - 1, labels.data(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("d")}));
 }
 TEST(Conflicts, LandmarksMoreThanN) {
     Model m = make_model("k=2 method=nystrom m=50 gamma=1");
@@ -798,8 +785,8 @@ void expect_failed_fit_keeps_model(const char* params) {
     // A different data set (n = 30, d = 3) with a NaN in its last row: the fit fails late.
     Dataset bad = blobs(15, 3, 2, 7);
     bad.X[29 * 3 + 2] = kNaN;
-    EXPECT_TRUE(Fails(kkm_fit(f.m.get(), bad.X.data(), bad.n, bad.d, nullptr), KKM_ERR_INVALID_DATA,
-                      {"row 29", "column 2"}));
+    EXPECT_TRUE(
+        Fails(kkm_fit(f.m.get(), bad.X.data(), bad.n, bad.d, nullptr), KKM_ERR_INVALID_DATA, {"row 29", "column 2"}));
 
     std::vector<int32_t> labels1(f.ds.n);
     double obj1 = 0;
@@ -827,8 +814,12 @@ void expect_failed_fit_keeps_model(const char* params) {
 }
 }  // namespace
 
-TEST(FailedFit, KeepsExactModel) { expect_failed_fit_keeps_model("k=2 method=exact kernel=rbf gamma=0.1 seed=1"); }
-TEST(FailedFit, KeepsNystromModel) { expect_failed_fit_keeps_model(kNystrom); }
+TEST(FailedFit, KeepsExactModel) {
+    expect_failed_fit_keeps_model("k=2 method=exact kernel=rbf gamma=0.1 seed=1");
+}
+TEST(FailedFit, KeepsNystromModel) {
+    expect_failed_fit_keeps_model(kNystrom);
+}
 TEST(FailedFit, KeepsAutoGammaModel) {
     expect_failed_fit_keeps_model("k=2 method=nystrom kernel=rbf gamma=auto m=auto seed=1");
 }

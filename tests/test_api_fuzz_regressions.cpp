@@ -98,7 +98,8 @@ TEST(FuzzRegressions, ModelWithToleranceJustBelowOneSavesAndLoads) {
 TEST(FuzzRegressions, NystromRcondZeroOnDuplicatePoints) {
     const Dataset ds = identical_rows(28, 1, -4.0f);
     for (const char* extra : {"rank=1", "", "rank=1 solver=minibatch batch_size=1", "sampling=kmeanspp"}) {
-        Model m = make_model((std::string("k=3 method=nystrom gamma=1 nystrom_rcond=0 threads=1 seed=0 ") + extra).c_str());
+        Model m =
+            make_model((std::string("k=3 method=nystrom gamma=1 nystrom_rcond=0 threads=1 seed=0 ") + extra).c_str());
         ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr))) << extra;
         double objective = -1;
         ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
@@ -114,8 +115,9 @@ TEST(FuzzRegressions, NystromRcondZeroOnDuplicatePoints) {
 // KKM_ERR_INTERNAL. Whatever catches them first, it must be a documented data/argument error.
 TEST(FuzzRegressions, OverflowingKernelIsNotAnInternalError) {
     const Dataset ds = identical_rows(35, 6, -4.0f);
-    Model m = make_model("k=4 method=nystrom kernel=polynomial gamma=1e30 degree=4 coef0=-1 rank=1 "
-                         "nystrom_rcond=0 threads=1");
+    Model m = make_model(
+        "k=4 method=nystrom kernel=polynomial gamma=1e30 degree=4 coef0=-1 rank=1 "
+        "nystrom_rcond=0 threads=1");
     const kkm_status s = kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr);
     EXPECT_TRUE(s == KKM_ERR_INVALID_DATA || s == KKM_ERR_INVALID_ARGUMENT)
         << kkm_status_string(s) << ": " << kkm_last_error();
@@ -190,8 +192,8 @@ TEST(FuzzRegressions, LoadRefusesOutOfRangeValuesAsFormat) {
             reseal(d);
             Model loaded = make_model();
             const kkm_status s = kkm_load_buffer(loaded.get(), d.data(), static_cast<int64_t>(d.size()));
-            EXPECT_TRUE(s == KKM_OK || s == KKM_ERR_FORMAT) << params << ": " << kkm_status_string(s) << ": "
-                                                            << kkm_last_error();
+            EXPECT_TRUE(s == KKM_OK || s == KKM_ERR_FORMAT)
+                << params << ": " << kkm_status_string(s) << ": " << kkm_last_error();
             int32_t k = 0;
             if (s != KKM_OK) {
                 EXPECT_EQ(kkm_get_k(loaded.get(), &k), KKM_ERR_NOT_FITTED);

@@ -59,8 +59,8 @@ Probe probe(int64_t n, int64_t d, const char* input, const std::string& params) 
         ADD_FAILURE() << "KKM_MEMORY_PROBE is not set (tests/meson.build sets it to memory_probe's path)";
         return {};
     }
-    const std::string command = std::string("'") + path + "' " + std::to_string(n) + " " + std::to_string(d) +
-                                " " + input + " '" + params + "'";
+    const std::string command = std::string("'") + path + "' " + std::to_string(n) + " " + std::to_string(d) + " " +
+                                input + " '" + params + "'";
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) {
         ADD_FAILURE() << "cannot run " << command;
@@ -98,8 +98,8 @@ struct Case {
     const char* name;
     int64_t n;
     int64_t d;
-    const char* input;   // f32, f64 (kkm_fit_f64) or K (an n×n precomputed kernel)
-    const char* params;  // besides max_memory_mb
+    const char* input;    // f32, f64 (kkm_fit_f64) or K (an n×n precomputed kernel)
+    const char* params;   // besides max_memory_mb
     bool stored = false;  // exact: the budget that stores the n×n kernel, not the least one
 };
 

@@ -104,8 +104,7 @@ std::vector<std::string> engine_paths() {
 /// 1e-5 relative (plus float32 rounding of the kernel values, 1e-7 of their sum `trace`,
 /// where the objective is a small difference of large kernel values), and
 /// kkm_get_param("isa") names the path each fit ran on.
-void expect_paths_agree(const Dataset& ds, const std::string& params, double trace = 0.0,
-                        double relative = 1e-5) {
+void expect_paths_agree(const Dataset& ds, const std::string& params, double trace = 0.0, double relative = 1e-5) {
     const std::vector<std::string> paths = engine_paths();
     ASSERT_FALSE(paths.empty());
     const Fitted first = fit(ds, params + " isa=" + paths[0]);
@@ -119,19 +118,25 @@ void expect_paths_agree(const Dataset& ds, const std::string& params, double tra
     }
 }
 
-TEST_P(EveryMethod, EnginePathsAgree) { expect_paths_agree(rings2000(), kRingParams + GetParam()); }
+TEST_P(EveryMethod, EnginePathsAgree) {
+    expect_paths_agree(rings2000(), kRingParams + GetParam());
+}
 
 TEST(EnginePaths, ExactMinibatchAndEveryKernelAgree) {
     const Dataset ds = blobs(100, 5, 4, 3);
     double poly_trace = 0;  // Σ_i (0.001 |x_i|² + 1)³: the polynomial kernel's diagonal
     for (int64_t i = 0; i < ds.n; ++i) {
         double sq = 0;
-        for (int64_t t = 0; t < ds.d; ++t) sq += static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) * ds.X[static_cast<size_t>(i * ds.d + t)];
+        for (int64_t t = 0; t < ds.d; ++t)
+            sq +=
+                static_cast<double>(ds.X[static_cast<size_t>(i * ds.d + t)]) * ds.X[static_cast<size_t>(i * ds.d + t)];
         poly_trace += std::pow(0.001 * sq + 1.0, 3.0);
     }
-    const std::pair<const char*, double> kernels[] = {{"kernel=rbf gamma=0.1", 0.0}, {"kernel=laplacian gamma=0.1", 0.0},
+    const std::pair<const char*, double> kernels[] = {{"kernel=rbf gamma=0.1", 0.0},
+                                                      {"kernel=laplacian gamma=0.1", 0.0},
                                                       {"kernel=polynomial gamma=0.001", poly_trace},
-                                                      {"kernel=linear", 0.0}, {"kernel=cosine", 0.0}};
+                                                      {"kernel=linear", 0.0},
+                                                      {"kernel=cosine", 0.0}};
     for (const auto& [kernel, trace] : kernels) {
         for (const char* method : {"method=exact", "method=nystrom m=100 kernel_rows=f32", "method=minibatch"}) {
             // Nyström on these far-apart blobs keeps eigenvalues down to rcond = 1e-6 of the
@@ -170,24 +175,28 @@ TEST(KernelRows, HalfRowsGiveTheRingsTheSameLabelsAsFloatRows) {
 }
 
 TEST(KernelRows, HalfFitsAgreeAcrossEnginePaths) {
-    for (const char* method : kKernelRowMethods) expect_paths_agree(rings2000(), kRingParams + method + " kernel_rows=f16");
+    for (const char* method : kKernelRowMethods)
+        expect_paths_agree(rings2000(), kRingParams + method + " kernel_rows=f16");
     // Paths round the float32 kernel values differently in the last bit; now and then that
     // moves a value across a half rounding boundary (2^-11 relative): the same labels, and
     // objectives within 1e-4 relative.
     const Dataset ds = blobs(100, 5, 4, 3);
     for (const char* kernel : {"kernel=rbf gamma=0.1", "kernel=laplacian gamma=0.1", "kernel=cosine"}) {
-        expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 method=nystrom m=100 kernel_rows=f16 ") + kernel, 0.0, 1e-4);
+        expect_paths_agree(ds, std::string("k=4 seed=2 n_init=2 method=nystrom m=100 kernel_rows=f16 ") + kernel, 0.0,
+                           1e-4);
     }
 }
 
 TEST(KernelRows, AutoIsHalfForKernelsBoundedByOneAndFloatOtherwise) {
     const Dataset ds = blobs(200, 5, 3, 4);
     for (const char* kernel : {"rbf gamma=0.1", "laplacian gamma=0.1", "cosine"}) {
-        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"), "f16")
+        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"),
+                  "f16")
             << kernel;
     }
     for (const char* kernel : {"linear", "polynomial gamma=0.01"}) {
-        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"), "f32")
+        EXPECT_EQ(get_param(fit(ds, std::string("k=3 method=nystrom m=50 kernel=") + kernel).m.get(), "kernel_rows"),
+                  "f32")
             << kernel;
     }
     // Methods that keep no kernel rows report the parameter as given.
@@ -298,7 +307,8 @@ class MinibatchSolver : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MinibatchSolver, FindsCompactClusters) {
     const Dataset ds = blobs(300, 5, 10, 3);
-    const std::string params = std::string("k=10 gamma=auto n_init=3 seed=2 solver=minibatch batch_size=256 ") + GetParam();
+    const std::string params =
+        std::string("k=10 gamma=auto n_init=3 seed=2 solver=minibatch batch_size=256 ") + GetParam();
     const Fitted one = fit(ds, params + " threads=1");
     const Fitted two = fit(ds, params + " threads=2");
     EXPECT_GE(ari(one.labels, ds.truth), 0.95) << GetParam();

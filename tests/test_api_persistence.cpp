@@ -97,7 +97,8 @@ TEST_P(RoundTrip, LoadedModelAssignsBitForBitAndKeepsTheFit) {
         EXPECT_EQ(get_param(a.get(), key), get_param(b.get(), key)) << key;
     }
     char ta[512], tb[512];
-    ASSERT_TRUE(Ok(kkm_get_timings(a.get(), ta, sizeof ta, nullptr)) && Ok(kkm_get_timings(b.get(), tb, sizeof tb, nullptr)));
+    ASSERT_TRUE(Ok(kkm_get_timings(a.get(), ta, sizeof ta, nullptr)) &&
+                Ok(kkm_get_timings(b.get(), tb, sizeof tb, nullptr)));
     EXPECT_STREQ(ta, tb);
     // The loaded model saves to the same bytes.
     EXPECT_EQ(bytes, save(b.get()));
@@ -323,8 +324,8 @@ TEST(FormatVersion, VersionOneAndTwoFilesStillLoad) {
     // Kernels that are not shift-invariant are never centred: their version-2 files differ
     // from version 1 only by the empty shift and the version, so a version-1 file is at hand.
     const Dataset ds = blobs(40, 3, 3, 5);
-    for (const char* params : {"k=3 method=exact kernel=polynomial gamma=0.1",
-                               "k=3 method=nystrom m=30 kernel=cosine", "k=3 method=sketch m=30 kernel=polynomial gamma=0.1"}) {
+    for (const char* params : {"k=3 method=exact kernel=polynomial gamma=0.1", "k=3 method=nystrom m=30 kernel=cosine",
+                               "k=3 method=sketch m=30 kernel=polynomial gamma=0.1"}) {
         SCOPED_TRACE(params);
         Model fitted = make_model(params);
         ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));

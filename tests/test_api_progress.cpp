@@ -67,8 +67,8 @@ TEST(Progress, ReportsStagesOnTheCallingThreadWithFractionsInRange) {
         ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Recorder::callback, &r)));
         ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
         ASSERT_FALSE(r.calls.empty());
-        const std::set<std::string> known = {"gamma", "landmarks", "kernel", "kernel+eigen", "rank", "features",
-                                             "seeding", "lloyd", "minibatch", "assign", "done"};
+        const std::set<std::string> known = {"gamma",   "landmarks", "kernel",    "kernel+eigen", "rank", "features",
+                                             "seeding", "lloyd",     "minibatch", "assign",       "done"};
         for (size_t i = 0; i < r.calls.size(); ++i) {
             const Call& c = r.calls[i];
             EXPECT_TRUE(known.count(c.stage)) << c.stage;
@@ -103,8 +103,9 @@ TEST(Progress, FractionsNeverGoBackOnFitsLongEnoughToReportWithinStages) {
     // Long enough for several time-gated reports inside seeding and the mini-batch stages,
     // whose inner parallel loops must report within their step's share, not 0 → 1 each.
     const Dataset ds = uniform(12000, 8, 3);
-    for (const char* params : {"k=20 method=nystrom m=300 seed=1", "k=20 method=minibatch batch_size=2048 max_iter=30 seed=1",
-                               "k=20 method=rff m=300 solver=minibatch seed=1"}) {
+    for (const char* params :
+         {"k=20 method=nystrom m=300 seed=1", "k=20 method=minibatch batch_size=2048 max_iter=30 seed=1",
+          "k=20 method=rff m=300 solver=minibatch seed=1"}) {
         SCOPED_TRACE(params);
         Model m = make_model(params);
         Recorder r;
@@ -172,8 +173,8 @@ TEST(Progress, TheSearchReportsItsStageAndCancelsThere) {
         Recorder cancel;
         cancel.cancel_stage = "search";
         ASSERT_TRUE(Ok(kkm_set_progress(c.get(), &Recorder::callback, &cancel)));
-        EXPECT_TRUE(Fails(kkm_fit(c.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED,
-                          {"cancelled", W("search")}));
+        EXPECT_TRUE(
+            Fails(kkm_fit(c.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED, {"cancelled", W("search")}));
         int64_t n = 0;
         EXPECT_TRUE(Fails(kkm_get_n_train(c.get(), &n), KKM_ERR_NOT_FITTED));
     }

@@ -212,8 +212,8 @@ TEST(Search, BadParametersAreRefusedNamingThem) {
     Model m = make_model("");
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k_min", "1"), KKM_ERR_INVALID_ARGUMENT, {W("k_min")}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "search_size", "10"), KKM_ERR_INVALID_ARGUMENT, {W("search_size")}));
-    EXPECT_TRUE(Fails(kkm_set_param(m.get(), "search_criterion", "silhouette"), KKM_ERR_INVALID_ARGUMENT,
-                      {"matr|stability"}));
+    EXPECT_TRUE(
+        Fails(kkm_set_param(m.get(), "search_criterion", "silhouette"), KKM_ERR_INVALID_ARGUMENT, {"matr|stability"}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "k", "search"), KKM_ERR_INVALID_ARGUMENT, {W("k")}));
     EXPECT_TRUE(Fails(kkm_set_param(m.get(), "m", "search"), KKM_ERR_INVALID_ARGUMENT, {W("m")}));
 }

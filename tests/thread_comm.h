@@ -33,7 +33,8 @@ public:
     void allgather(const void* mine, size_t bytes, void* out) const override {
         publish(mine, bytes);
         for (int r = 0; r < size(); ++r) {
-            if (bytes > 0) std::memcpy(static_cast<char*>(out) + static_cast<size_t>(r) * bytes, group_.slot(r).data(), bytes);
+            if (bytes > 0)
+                std::memcpy(static_cast<char*>(out) + static_cast<size_t>(r) * bytes, group_.slot(r).data(), bytes);
         }
         group_.meet();  // nobody overwrites a slot before every rank has read it
     }

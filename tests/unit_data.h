@@ -46,7 +46,8 @@ inline Labeled blobs(int64_t per_blob, int64_t k, int64_t d, double spread, uint
         std::vector<double> mu(static_cast<size_t>(d));
         for (double& v : mu) v = centre(gen);
         for (int64_t i = 0; i < per_blob; ++i) {
-            for (int64_t j = 0; j < d; ++j) out.X.push_back(static_cast<float>(mu[static_cast<size_t>(j)] + noise(gen)));
+            for (int64_t j = 0; j < d; ++j)
+                out.X.push_back(static_cast<float>(mu[static_cast<size_t>(j)] + noise(gen)));
             out.y.push_back(static_cast<int32_t>(c));
         }
     }

@@ -52,8 +52,8 @@ std::vector<RankResult> fit_spread(const Params& p, const testdata::Labeled& dat
         int64_t first = 0;
         for (size_t q = 0; q < r; ++q) first += sizes[q];
         const ConstMatrix X{data.X.data() + first * data.d, sizes[r], data.d};
-        const std::vector<float> mine = w.empty() ? std::vector<float>()
-                                                  : std::vector<float>(w.begin() + first, w.begin() + first + sizes[r]);
+        const std::vector<float> mine =
+            w.empty() ? std::vector<float>() : std::vector<float>(w.begin() + first, w.begin() + first + sizes[r]);
         try {
             const auto model = fit_model(p, X, mine, comm);
             out[r].labels = model->report().labels;
@@ -148,29 +148,100 @@ TEST_P(Distributed, SameBitsOnEveryRun) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Methods, Distributed,
-    ::testing::Values(
-        Case{"nystrom_uniform", [](Params&) {}},
-        Case{"nystrom_m_all", [](Params& p) { p.m = 0; }},
-        Case{"nystrom_kmeanspp", [](Params& p) { p.sampling = Sampling::kmeanspp; p.m = 30; }},
-        Case{"nystrom_rls", [](Params& p) { p.sampling = Sampling::rls; p.m = 30; }},
-        Case{"sketch_rls", [](Params& p) { p.method = Method::sketch; p.sampling = Sampling::rls; p.m = 30; }},
-        Case{"nystrom_rank", [](Params& p) { p.m = 40; p.rank = 6; }},
-        Case{"nystrom_f32", [](Params& p) { p.m = 25; p.kernel_rows = RowsChoice::f32; }},
-        Case{"sketch_subgaussian", [](Params& p) { p.method = Method::sketch; p.m = 30; }},
-        Case{"sketch_ros", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::ros; }},
-        Case{"sketch_gaussian", [](Params& p) { p.method = Method::sketch; p.m = 30; p.sketch = SketchKind::gaussian; }},
-        Case{"rff", [](Params& p) { p.method = Method::rff; p.m = 200; }},
-        Case{"exact", [](Params& p) { p.method = Method::exact; }},
-        Case{"minibatch_truncated", [](Params& p) { p.method = Method::minibatch; p.batch_size = 40; p.tau = 20; p.max_iter = 30; }},
-        Case{"exact_recomputed", [](Params& p) { p.method = Method::exact; p.max_memory_mb = 1; }},
-        Case{"nystrom_minibatch_solver", [](Params& p) { p.m = 30; p.solver = Solver::minibatch; p.batch_size = 64; }},
-        Case{"rff_minibatch_solver", [](Params& p) { p.method = Method::rff; p.m = 100; p.solver = Solver::minibatch; p.batch_size = 50; }},
-        Case{"laplacian", [](Params& p) { p.kernel = KernelType::laplacian; p.m = 30; }},
-        Case{"linear", [](Params& p) { p.kernel = KernelType::linear; p.m = 20; }},
-        Case{"cosine_restarts", [](Params& p) { p.kernel = KernelType::cosine; p.m = 20; p.n_init = 3; }}),
-    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Methods, Distributed,
+                         ::testing::Values(Case{"nystrom_uniform", [](Params&) {}},
+                                           Case{"nystrom_m_all", [](Params& p) { p.m = 0; }},
+                                           Case{"nystrom_kmeanspp",
+                                                [](Params& p) {
+                                                    p.sampling = Sampling::kmeanspp;
+                                                    p.m = 30;
+                                                }},
+                                           Case{"nystrom_rls",
+                                                [](Params& p) {
+                                                    p.sampling = Sampling::rls;
+                                                    p.m = 30;
+                                                }},
+                                           Case{"sketch_rls",
+                                                [](Params& p) {
+                                                    p.method = Method::sketch;
+                                                    p.sampling = Sampling::rls;
+                                                    p.m = 30;
+                                                }},
+                                           Case{"nystrom_rank",
+                                                [](Params& p) {
+                                                    p.m = 40;
+                                                    p.rank = 6;
+                                                }},
+                                           Case{"nystrom_f32",
+                                                [](Params& p) {
+                                                    p.m = 25;
+                                                    p.kernel_rows = RowsChoice::f32;
+                                                }},
+                                           Case{"sketch_subgaussian",
+                                                [](Params& p) {
+                                                    p.method = Method::sketch;
+                                                    p.m = 30;
+                                                }},
+                                           Case{"sketch_ros",
+                                                [](Params& p) {
+                                                    p.method = Method::sketch;
+                                                    p.m = 30;
+                                                    p.sketch = SketchKind::ros;
+                                                }},
+                                           Case{"sketch_gaussian",
+                                                [](Params& p) {
+                                                    p.method = Method::sketch;
+                                                    p.m = 30;
+                                                    p.sketch = SketchKind::gaussian;
+                                                }},
+                                           Case{"rff",
+                                                [](Params& p) {
+                                                    p.method = Method::rff;
+                                                    p.m = 200;
+                                                }},
+                                           Case{"exact", [](Params& p) { p.method = Method::exact; }},
+                                           Case{"minibatch_truncated",
+                                                [](Params& p) {
+                                                    p.method = Method::minibatch;
+                                                    p.batch_size = 40;
+                                                    p.tau = 20;
+                                                    p.max_iter = 30;
+                                                }},
+                                           Case{"exact_recomputed",
+                                                [](Params& p) {
+                                                    p.method = Method::exact;
+                                                    p.max_memory_mb = 1;
+                                                }},
+                                           Case{"nystrom_minibatch_solver",
+                                                [](Params& p) {
+                                                    p.m = 30;
+                                                    p.solver = Solver::minibatch;
+                                                    p.batch_size = 64;
+                                                }},
+                                           Case{"rff_minibatch_solver",
+                                                [](Params& p) {
+                                                    p.method = Method::rff;
+                                                    p.m = 100;
+                                                    p.solver = Solver::minibatch;
+                                                    p.batch_size = 50;
+                                                }},
+                                           Case{"laplacian",
+                                                [](Params& p) {
+                                                    p.kernel = KernelType::laplacian;
+                                                    p.m = 30;
+                                                }},
+                                           Case{"linear",
+                                                [](Params& p) {
+                                                    p.kernel = KernelType::linear;
+                                                    p.m = 20;
+                                                }},
+                                           Case{"cosine_restarts",
+                                                [](Params& p) {
+                                                    p.kernel = KernelType::cosine;
+                                                    p.m = 20;
+                                                    p.n_init = 3;
+                                                }}),
+                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(DistributedErrors, EveryRankGetsTheSameError) {
     const auto data = testdata::blobs(20, 2, 3, 5.0, 1);

@@ -46,9 +46,9 @@ struct KernelCase {
 
 std::vector<KernelCase> kernel_cases(int64_t d) {
     const double g = 1.0 / static_cast<double>(d);
-    return {{KernelType::rbf, g, 3, 1.0, "rbf"},           {KernelType::laplacian, g, 3, 1.0, "laplacian"},
-            {KernelType::polynomial, g, 1, 0.5, "poly1"},  {KernelType::polynomial, g, 2, 1.0, "poly2"},
-            {KernelType::polynomial, g, 3, 1.0, "poly3"},  {KernelType::linear, g, 3, 1.0, "linear"},
+    return {{KernelType::rbf, g, 3, 1.0, "rbf"},          {KernelType::laplacian, g, 3, 1.0, "laplacian"},
+            {KernelType::polynomial, g, 1, 0.5, "poly1"}, {KernelType::polynomial, g, 2, 1.0, "poly2"},
+            {KernelType::polynomial, g, 3, 1.0, "poly3"}, {KernelType::linear, g, 3, 1.0, "linear"},
             {KernelType::cosine, g, 3, 1.0, "cosine"}};
 }
 
@@ -77,7 +77,8 @@ Reference reference(const KernelCase& k, const float* x, const float* y, int64_t
             const double base = k.gamma * dot + k.coef0, bound = k.gamma * absdot + std::fabs(k.coef0);
             return {std::pow(base, static_cast<double>(k.degree)),
                     4e-6 * std::pow(bound, static_cast<double>(k.degree)) +
-                        static_cast<double>(k.degree) * std::pow(bound, static_cast<double>(k.degree - 1)) * k.gamma * eps * absdot};
+                        static_cast<double>(k.degree) * std::pow(bound, static_cast<double>(k.degree - 1)) * k.gamma *
+                            eps * absdot};
         }
         case KernelType::cosine: {
             const double norms = std::sqrt(xx * yy);
@@ -119,9 +120,9 @@ struct Shape {
 };
 
 TEST(Engine, EveryKernelEveryPathEveryEdgeAgainstFloat64) {
-    const std::vector<Shape> shapes = {{1, 1, 1},   {7, 7, 7},    {4, 8, 5},    {5, 9, 2},    {6, 16, 3},
-                                       {7, 17, 4},  {14, 32, 9},  {15, 33, 10}, {13, 31, 11}, {29, 65, 1},
-                                       {43, 97, 33}, {300, 40, 20}};
+    const std::vector<Shape> shapes = {{1, 1, 1},    {7, 7, 7},   {4, 8, 5},    {5, 9, 2},
+                                       {6, 16, 3},   {7, 17, 4},  {14, 32, 9},  {15, 33, 10},
+                                       {13, 31, 11}, {29, 65, 1}, {43, 97, 33}, {300, 40, 20}};
     for (const Shape& s : shapes) {
         const Matrix X = random_rows(s.rows, s.d, 11), Y = random_rows(s.cols, s.d, 12);
         for (const KernelCase& k : kernel_cases(s.d)) {
@@ -162,7 +163,8 @@ TEST(Engine, SameRowsOnBothSidesGiveASymmetricKernelWithItsDiagonal) {
             std::vector<float> diag(static_cast<size_t>(X.rows));
             kernel.diagonal(X.view(), diag.data());
             for (int64_t i = 0; i < X.rows; ++i) {
-                EXPECT_NEAR(K.row(i)[i], diag[static_cast<size_t>(i)], 1e-5 * (1 + std::fabs(diag[static_cast<size_t>(i)])));
+                EXPECT_NEAR(K.row(i)[i], diag[static_cast<size_t>(i)],
+                            1e-5 * (1 + std::fabs(diag[static_cast<size_t>(i)])));
                 for (int64_t j = 0; j < i; ++j) EXPECT_EQ(K.row(i)[j], K.row(j)[i]) << i << ", " << j;
             }
         }
@@ -212,8 +214,8 @@ TEST(Engine, RowDotsEveryPathEveryEdgeAgainstFloat64) {
                                 scale += std::fabs(static_cast<double>(A.row(i)[t]) * B.row(j)[t]);
                             }
                             ASSERT_NEAR(got, want, 1e-6 * std::sqrt(static_cast<double>(m)) * (scale + 1))
-                                << engine::isa_name(isa) << " rows=" << rows << " cols=" << cols << " m=" << m
-                                << " at " << i << ", " << j;
+                                << engine::isa_name(isa) << " rows=" << rows << " cols=" << cols << " m=" << m << " at "
+                                << i << ", " << j;
                         }
                     }
                 }

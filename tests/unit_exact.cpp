@@ -16,7 +16,9 @@
 namespace kkm {
 namespace {
 
-ConstMatrix view(const testdata::Labeled& data) { return {data.X.data(), data.n, data.d}; }
+ConstMatrix view(const testdata::Labeled& data) {
+    return {data.X.data(), data.n, data.d};
+}
 
 /// The training points under an rbf kernel, and K stored.
 struct Kernels {
@@ -25,7 +27,8 @@ struct Kernels {
     std::vector<float> diag;
 
     Kernels(const testdata::Labeled& data, double gamma)
-        : basis(Kernel(KernelType::rbf, gamma, 3, 1), copy(data)), K(data.n, data.n),
+        : basis(Kernel(KernelType::rbf, gamma, 3, 1), copy(data)),
+          K(data.n, data.n),
           diag(static_cast<size_t>(data.n), 1.0f) {
         basis.evaluate(basis.points().view(), K.data(), data.n);
     }
@@ -71,7 +74,7 @@ class ExactSteps : public ::testing::TestWithParam<Case> {
 protected:
     testdata::Labeled data() const {
         return std::string(GetParam().data) == "rings" ? testdata::rings(200, 0.1, 4)
-                                                        : testdata::blobs(60, 5, 4, 2.0, 3);
+                                                       : testdata::blobs(60, 5, 4, 2.0, 3);
     }
     double gamma() const { return std::string(GetParam().data) == "rings" ? 2.0 : 0.1; }
     int64_t k() const { return std::string(GetParam().data) == "rings" ? 2 : 5; }
@@ -113,8 +116,7 @@ class CountRelocations final : public LloydProblem {
 public:
     explicit CountRelocations(ExactLloyd& inner) : inner_(inner) {}
     int64_t size() const override { return inner_.size(); }
-    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                    std::vector<float>& dist) override {
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override {
         if (!last_.empty() && labels != last_) ++relocations;
         const double value = inner_.reassign(labels, next, dist);
         last_ = next;
@@ -130,9 +132,9 @@ private:
 
 /// Lloyd with incremental or rebuilt sums on the given thread count, from the given labels
 /// or (empty) from k-means++ seeds.
-LloydResult lloyd(const testdata::Labeled& d, const Kernels& kernels, bool stored,
-                  const std::vector<float>& w, int64_t k, int threads, ExactLloyd::Update update,
-                  std::vector<int32_t> start = {}, int* relocations = nullptr) {
+LloydResult lloyd(const testdata::Labeled& d, const Kernels& kernels, bool stored, const std::vector<float>& w,
+                  int64_t k, int threads, ExactLloyd::Update update, std::vector<int32_t> start = {},
+                  int* relocations = nullptr) {
     const KernelRows rows = kernels.rows(stored, threads);
     ExactLloyd problem(rows, kernels.diag, w, k, threads, update);
     if (start.empty()) {

@@ -63,7 +63,8 @@ TEST(Half, EveryFiniteHalfDecodesToItsValueOnEveryPath) {
         std::vector<float> out(halves.size());
         engine::decode_half(isa, halves.data(), static_cast<int64_t>(halves.size()), out.data());
         for (size_t i = 0; i < halves.size(); ++i) {
-            ASSERT_EQ(static_cast<double>(out[i]), half_value(halves[i])) << engine::isa_name(isa) << " half " << halves[i];
+            ASSERT_EQ(static_cast<double>(out[i]), half_value(halves[i]))
+                << engine::isa_name(isa) << " half " << halves[i];
             ASSERT_EQ(bits(out[i]), bits(engine::from_half(halves[i])));
         }
     }
@@ -91,7 +92,8 @@ TEST(Half, MidpointsRoundToEvenAndJustOffThemToTheNearest) {
         const uint16_t even = (a & 1) == 0 ? a : b;
         for (float sign : {1.0f, -1.0f}) {
             const auto s = static_cast<uint16_t>(sign < 0 ? 0x8000 : 0);
-            values.insert(values.end(), {sign * mid, sign * std::nextafter(mid, 0.0f), sign * std::nextafter(mid, 1e9f)});
+            values.insert(values.end(),
+                          {sign * mid, sign * std::nextafter(mid, 0.0f), sign * std::nextafter(mid, 1e9f)});
             expected.insert(expected.end(), {static_cast<uint16_t>(even | s), static_cast<uint16_t>(a | s),
                                              static_cast<uint16_t>(b | s)});
         }
@@ -107,9 +109,10 @@ TEST(Half, MidpointsRoundToEvenAndJustOffThemToTheNearest) {
 }
 
 TEST(Half, OverflowAndTinyValues) {
-    const std::vector<float> values = {65504.0f, 65519.99f, 65520.0f, 1e9f, -65520.0f, 0x1p-25f, 0x1.000002p-25f,
-                                       0x1p-26f, -0.0f, 1e-30f};
-    const std::vector<uint16_t> expected = {0x7BFF, 0x7BFF, 0x7C00, 0x7C00, 0xFC00, 0x0000, 0x0001, 0x0000, 0x8000, 0x0000};
+    const std::vector<float> values = {65504.0f, 65519.99f,       65520.0f, 1e9f,  -65520.0f,
+                                       0x1p-25f, 0x1.000002p-25f, 0x1p-26f, -0.0f, 1e-30f};
+    const std::vector<uint16_t> expected = {0x7BFF, 0x7BFF, 0x7C00, 0x7C00, 0xFC00,
+                                            0x0000, 0x0001, 0x0000, 0x8000, 0x0000};
     for (Isa isa : supported_paths()) {
         std::vector<uint16_t> out(values.size());
         engine::encode_half(isa, values.data(), static_cast<int64_t>(values.size()), out.data());

@@ -34,34 +34,34 @@ TEST(HostThreads, FitsAndAssignsInsideTheHostsOwnOpenMPTeam) {
     }
     const ConstMatrix K{gram.data(), data.n, data.n};
     for (Method method : {Method::exact, Method::nystrom, Method::sketch, Method::rff, Method::minibatch}) {
-      for (bool precomputed : {false, true}) {
-        if (precomputed && method == Method::rff) continue;  // rff needs a kernel function
-        const ConstMatrix input = precomputed ? K : X;
-        Params p;
-        p.kernel = precomputed ? KernelType::precomputed : KernelType::rbf;
-        p.method = method;
-        p.k = 3;
-        p.gamma = 0.05;
-        p.m = 40;
-        p.threads = 1;
-        p.sampling = method == Method::nystrom ? Sampling::rls : Sampling::uniform;
-        const auto reference = fit_model(p, input, {});
-        std::vector<std::vector<int32_t>> labels(kHostThreads), assigned(kHostThreads);
+        for (bool precomputed : {false, true}) {
+            if (precomputed && method == Method::rff) continue;  // rff needs a kernel function
+            const ConstMatrix input = precomputed ? K : X;
+            Params p;
+            p.kernel = precomputed ? KernelType::precomputed : KernelType::rbf;
+            p.method = method;
+            p.k = 3;
+            p.gamma = 0.05;
+            p.m = 40;
+            p.threads = 1;
+            p.sampling = method == Method::nystrom ? Sampling::rls : Sampling::uniform;
+            const auto reference = fit_model(p, input, {});
+            std::vector<std::vector<int32_t>> labels(kHostThreads), assigned(kHostThreads);
 #pragma omp parallel num_threads(kHostThreads)
-        {
-            const int t = omp_get_thread_num();
-            const auto model = fit_model(p, input, {});
-            labels[static_cast<size_t>(t)] = model->report().labels;
-            assigned[static_cast<size_t>(t)].resize(static_cast<size_t>(data.n));
-            model->assign(input, assigned[static_cast<size_t>(t)].data(), nullptr, 1);
+            {
+                const int t = omp_get_thread_num();
+                const auto model = fit_model(p, input, {});
+                labels[static_cast<size_t>(t)] = model->report().labels;
+                assigned[static_cast<size_t>(t)].resize(static_cast<size_t>(data.n));
+                model->assign(input, assigned[static_cast<size_t>(t)].data(), nullptr, 1);
+            }
+            std::vector<int32_t> want(static_cast<size_t>(data.n));
+            reference->assign(input, want.data(), nullptr, 1);
+            for (int t = 0; t < kHostThreads; ++t) {
+                EXPECT_EQ(labels[static_cast<size_t>(t)], reference->report().labels) << "host thread " << t;
+                EXPECT_EQ(assigned[static_cast<size_t>(t)], want) << "host thread " << t;
+            }
         }
-        std::vector<int32_t> want(static_cast<size_t>(data.n));
-        reference->assign(input, want.data(), nullptr, 1);
-        for (int t = 0; t < kHostThreads; ++t) {
-            EXPECT_EQ(labels[static_cast<size_t>(t)], reference->report().labels) << "host thread " << t;
-            EXPECT_EQ(assigned[static_cast<size_t>(t)], want) << "host thread " << t;
-        }
-      }
     }
 }
 

@@ -74,7 +74,8 @@ LandmarkContext context(const Points& p, KernelType type, double gamma, int thre
 double rbf(const Points& p, int64_t i, int64_t j, double gamma) {
     double s = 0.0;
     for (int64_t t = 0; t < p.d; ++t) {
-        const double diff = static_cast<double>(p.X[static_cast<size_t>(i * p.d + t)]) - p.X[static_cast<size_t>(j * p.d + t)];
+        const double diff =
+            static_cast<double>(p.X[static_cast<size_t>(i * p.d + t)]) - p.X[static_cast<size_t>(j * p.d + t)];
         s += diff * diff;
     }
     return std::exp(-gamma * s);
@@ -109,7 +110,9 @@ std::vector<double> dense_scores(const Points& p, double gamma, const std::vecto
     const auto s = static_cast<int64_t>(S.size());
     std::vector<double> A(static_cast<size_t>(s * s));
     for (int64_t a = 0; a < s; ++a) {
-        for (int64_t b = 0; b < s; ++b) A[static_cast<size_t>(a * s + b)] = rbf(p, S[static_cast<size_t>(a)], S[static_cast<size_t>(b)], gamma) + (a == b ? ridge : 0.0);
+        for (int64_t b = 0; b < s; ++b)
+            A[static_cast<size_t>(a * s + b)] =
+                rbf(p, S[static_cast<size_t>(a)], S[static_cast<size_t>(b)], gamma) + (a == b ? ridge : 0.0);
     }
     std::vector<double> tau(static_cast<size_t>(p.n));
     for (int64_t i = 0; i < p.n; ++i) {

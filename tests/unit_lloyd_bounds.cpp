@@ -169,8 +169,7 @@ class EmptyingCounter final : public LloydProblem {
 public:
     explicit EmptyingCounter(FeatureLloyd& inner) : inner_(inner) {}
     int64_t size() const override { return inner_.size(); }
-    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                    std::vector<float>& dist) override {
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override {
         const bool follows = labels == last_next_;
         const double objective = inner_.reassign(labels, next, dist);
         if (follows && emptied(labels, next)) ++count;
@@ -222,8 +221,8 @@ std::vector<int32_t> random_start(int64_t n, int64_t k, uint32_t seed) {
 
 /// Bounded on one thread and on two against every distance on one thread, from `start`.
 /// Returns the bounded run.
-FeatureRun expect_same_run(const Features& f, int64_t k, const std::vector<float>& w,
-                           const std::vector<int32_t>& start, double tol = 0.0) {
+FeatureRun expect_same_run(const Features& f, int64_t k, const std::vector<float>& w, const std::vector<int32_t>& start,
+                           double tol = 0.0) {
     const FeatureRun plain = feature_lloyd(f, k, w, 1, false, start, tol);
     const FeatureRun one = feature_lloyd(f, k, w, 1, true, start, tol);
     const FeatureRun two = feature_lloyd(f, k, w, 2, true, start, tol);
@@ -237,8 +236,7 @@ FeatureRun expect_same_run(const Features& f, int64_t k, const std::vector<float
     return one;
 }
 
-void expect_feature_bounds_change_nothing(const Features& f, int64_t k, const std::vector<float>& w,
-                                          double tol = 0.0) {
+void expect_feature_bounds_change_nothing(const Features& f, int64_t k, const std::vector<float>& w, double tol = 0.0) {
     for (uint64_t seed : {1u, 2u, 3u}) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         expect_same_run(f, k, w, kmeanspp_start(f, k, w, seed), tol);

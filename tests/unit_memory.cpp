@@ -21,7 +21,9 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-ConstMatrix view(const testdata::Labeled& data) { return {data.X.data(), data.n, data.d}; }
+ConstMatrix view(const testdata::Labeled& data) {
+    return {data.X.data(), data.n, data.d};
+}
 
 Params params_of(const std::string& text) {
     ParamSet set;
@@ -38,7 +40,7 @@ TEST(Ledger, ChargesAddUpAndAreGivenBackWhenReleasedOrDestroyed) {
         MemoryLedger::Charge moved = std::move(a);
         EXPECT_EQ(ledger.total(), 3000);  // moving a charge does not give it back
         moved.release();
-        moved.release();                  // twice is a no-op
+        moved.release();  // twice is a no-op
         EXPECT_EQ(ledger.total(), 2000);
     }
     EXPECT_EQ(ledger.total(), 0);
@@ -73,8 +75,8 @@ TEST(Ledger, RequireNamesTheEstimateAndTheBudget) {
     } catch (const Error& e) {
         EXPECT_EQ(e.status(), KKM_ERR_OUT_OF_MEMORY);
         const std::string m = e.what();
-        for (const char* word : {"method=rff", "needs an estimated 5 MiB", "n x m features", "max_memory_mb=4",
-                                 "use fewer rows"}) {
+        for (const char* word :
+             {"method=rff", "needs an estimated 5 MiB", "n x m features", "max_memory_mb=4", "use fewer rows"}) {
             EXPECT_NE(m.find(word), std::string::npos) << word << " missing from: " << m;
         }
     }
@@ -136,8 +138,8 @@ TEST_P(EveryMethod, ExactlyItsEstimateIsEnoughAndOneMiBLessIsRefusedBeforeAnySta
     // Exactly the estimate (in whole MiB): the fit runs to the end within it.
     MemoryLedger exact(budget);
     std::unique_ptr<FittedModel> fitted;
-    ASSERT_NO_THROW(fitted = fit_model(params_of(base + " max_memory_mb=" + std::to_string(budget)), view(data), w,
-                                       &exact));
+    ASSERT_NO_THROW(fitted =
+                        fit_model(params_of(base + " max_memory_mb=" + std::to_string(budget)), view(data), w, &exact));
     EXPECT_LE(exact.peak(), exact.budget());
     // The estimate is the peak of the charges, except where it bounds what the data decide
     // (mini-batch support points: at most k(tau + b); the assign stage charges the real ones).

@@ -20,7 +20,9 @@
 namespace kkm {
 namespace {
 
-ConstMatrix view(const testdata::Labeled& data) { return {data.X.data(), data.n, data.d}; }
+ConstMatrix view(const testdata::Labeled& data) {
+    return {data.X.data(), data.n, data.d};
+}
 
 Params base_params(Method method, int64_t k) {
     Params p;
@@ -50,7 +52,9 @@ std::vector<int32_t> reference_lloyd(const testdata::Labeled& data, std::vector<
         std::vector<double> sums(static_cast<size_t>(k * data.d), 0.0), counts(static_cast<size_t>(k), 0.0);
         for (int64_t i = 0; i < data.n; ++i) {
             counts[static_cast<size_t>(labels[static_cast<size_t>(i)])] += 1;
-            for (int64_t j = 0; j < data.d; ++j) sums[static_cast<size_t>(labels[static_cast<size_t>(i)] * data.d + j)] += data.X[static_cast<size_t>(i * data.d + j)];
+            for (int64_t j = 0; j < data.d; ++j)
+                sums[static_cast<size_t>(labels[static_cast<size_t>(i)] * data.d + j)] +=
+                    data.X[static_cast<size_t>(i * data.d + j)];
         }
         std::vector<int32_t> next(labels.size());
         for (int64_t i = 0; i < data.n; ++i) {
@@ -58,7 +62,8 @@ std::vector<int32_t> reference_lloyd(const testdata::Labeled& data, std::vector<
             for (int64_t c = 0; c < k; ++c) {
                 double dist = 0;
                 for (int64_t j = 0; j < data.d; ++j) {
-                    const double diff = data.X[static_cast<size_t>(i * data.d + j)] - sums[static_cast<size_t>(c * data.d + j)] / counts[static_cast<size_t>(c)];
+                    const double diff = data.X[static_cast<size_t>(i * data.d + j)] -
+                                        sums[static_cast<size_t>(c * data.d + j)] / counts[static_cast<size_t>(c)];
                     dist += diff * diff;
                 }
                 if (dist < best) {
@@ -124,8 +129,7 @@ TEST(Methods, RecomputedKernelRowsMatchTheStoredMatrix) {
     p.max_memory_mb = 8;  // K would need 16 MiB: rows are recomputed in blocks
     const auto recomputed = fit_model(p, view(data), {});
     EXPECT_EQ(stored->report().labels, recomputed->report().labels);
-    EXPECT_NEAR(stored->report().objective, recomputed->report().objective,
-                1e-9 * stored->report().objective);
+    EXPECT_NEAR(stored->report().objective, recomputed->report().objective, 1e-9 * stored->report().objective);
 }
 
 TEST(Methods, PrecomputedKernelEqualsItsFunction) {
@@ -136,7 +140,8 @@ TEST(Methods, PrecomputedKernelEqualsItsFunction) {
         for (int64_t b = 0; b < data.n; ++b) {
             double d2 = 0;
             for (int64_t j = 0; j < data.d; ++j) {
-                const double diff = data.X[static_cast<size_t>(a * data.d + j)] - data.X[static_cast<size_t>(b * data.d + j)];
+                const double diff =
+                    data.X[static_cast<size_t>(a * data.d + j)] - data.X[static_cast<size_t>(b * data.d + j)];
                 d2 += diff * diff;
             }
             K[static_cast<size_t>(a * data.n + b)] = static_cast<float>(std::exp(-gamma * d2));
@@ -178,7 +183,8 @@ TEST(Methods, AutoGammaIsThePapersBandwidthRule) {
     for (int64_t a = 0; a < data.n; ++a) {
         for (int64_t b = 0; b < data.n; ++b) {
             for (int64_t j = 0; j < data.d; ++j) {
-                const double diff = data.X[static_cast<size_t>(a * data.d + j)] - data.X[static_cast<size_t>(b * data.d + j)];
+                const double diff =
+                    data.X[static_cast<size_t>(a * data.d + j)] - data.X[static_cast<size_t>(b * data.d + j)];
                 sq += diff * diff;
                 l1 += std::fabs(diff);
             }
@@ -206,20 +212,24 @@ TEST(Methods, MinibatchObjectiveIsRecomputedFromLabelsAndCentres) {
     const DualCentres& c = model.centres();
     auto k = [&](const float* a, const float* b) {
         double d2 = 0;
-        for (int64_t t = 0; t < data.d; ++t) d2 += (static_cast<double>(a[t]) - b[t]) * (static_cast<double>(a[t]) - b[t]);
+        for (int64_t t = 0; t < data.d; ++t)
+            d2 += (static_cast<double>(a[t]) - b[t]) * (static_cast<double>(a[t]) - b[t]);
         return std::exp(-p.gamma * d2);
     };
     std::vector<double> cc(2, 0.0);
     for (int64_t j = 0; j < 2; ++j) {
         for (int64_t a = 0; a < S.rows; ++a) {
-            for (int64_t b = 0; b < S.rows; ++b) cc[static_cast<size_t>(j)] += static_cast<double>(c.Z.row(a)[j]) * c.Z.row(b)[j] * k(S.row(a), S.row(b));
+            for (int64_t b = 0; b < S.rows; ++b)
+                cc[static_cast<size_t>(j)] +=
+                    static_cast<double>(c.Z.row(a)[j]) * c.Z.row(b)[j] * k(S.row(a), S.row(b));
         }
     }
     double objective = 0;
     for (int64_t i = 0; i < data.n; ++i) {
         const int32_t j = fitted->report().labels[static_cast<size_t>(i)];
         double cross = 0;
-        for (int64_t a = 0; a < S.rows; ++a) cross += static_cast<double>(c.Z.row(a)[j]) * k(&data.X[static_cast<size_t>(i * data.d)], S.row(a));
+        for (int64_t a = 0; a < S.rows; ++a)
+            cross += static_cast<double>(c.Z.row(a)[j]) * k(&data.X[static_cast<size_t>(i * data.d)], S.row(a));
         objective += 1.0 - 2.0 * cross / c.mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
     }
     EXPECT_LE(S.rows, 2 * (p.tau + p.batch_size));  // the support bound k(τ + b)

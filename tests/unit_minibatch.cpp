@@ -31,8 +31,7 @@ constexpr double kNever = -std::numeric_limits<double>::infinity();  // epsilon:
 /// into Matrix memory (GEMM may read past its operands), blocks of rows in parallel.
 class TestKernel final : public PointKernel {
 public:
-    TestKernel(const testdata::Labeled& data, double gamma)
-        : data_(data), kernel_(KernelType::rbf, gamma, 3, 1.0) {}
+    TestKernel(const testdata::Labeled& data, double gamma) : data_(data), kernel_(KernelType::rbf, gamma, 3, 1.0) {}
 
     int64_t size() const override { return data_.n; }
     float diag(int64_t) const override { return 1.0f; }
@@ -74,8 +73,7 @@ public:
     int64_t size() const override { return data_.n; }
     float diag(int64_t) const override { return 1.0f; }
 
-    void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
-               int) const override {
+    void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out, int) const override {
         out.reshape(static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols.size()));
         for (size_t a = 0; a < rows.size(); ++a) {
             for (size_t b = 0; b < cols.size(); ++b) out.row(static_cast<int64_t>(a))[b] = value(rows[a], cols[b]);
@@ -86,7 +84,8 @@ private:
     float value(int64_t i, int64_t j) const {
         double d2 = 0;
         for (int64_t t = 0; t < data_.d; ++t) {
-            const double diff = static_cast<double>(data_.X[static_cast<size_t>(i * data_.d + t)]) - data_.X[static_cast<size_t>(j * data_.d + t)];
+            const double diff = static_cast<double>(data_.X[static_cast<size_t>(i * data_.d + t)]) -
+                                data_.X[static_cast<size_t>(j * data_.d + t)];
             d2 += diff * diff;
         }
         return static_cast<float>(std::exp(-gamma_ * d2));
@@ -123,7 +122,8 @@ double mean_pairwise_sq(const testdata::Labeled& data) {
         for (int64_t j = 0; j < data.n; ++j) {
             double d2 = 0;
             for (int64_t t = 0; t < data.d; ++t) {
-                const double diff = data.X[static_cast<size_t>(i * data.d + t)] - data.X[static_cast<size_t>(j * data.d + t)];
+                const double diff =
+                    data.X[static_cast<size_t>(i * data.d + t)] - data.X[static_cast<size_t>(j * data.d + t)];
                 d2 += diff * diff;
             }
             sum += d2;
@@ -156,7 +156,8 @@ Reference reference_run(const PointKernel& K, const MinibatchOptions& o, uint64_
     const MinibatchResult seeds = minibatch_kernel_kmeans(K, {}, zero, seed);
     // Per centre: C_1 (dense), and per iteration ℓ: b_ℓ, α_ℓ, cm(B_ℓ) (dense).
     std::vector<std::vector<double>> first(static_cast<size_t>(k), std::vector<double>(static_cast<size_t>(n), 0.0));
-    for (int64_t j = 0; j < k; ++j) first[static_cast<size_t>(j)][static_cast<size_t>(seeds.centres[static_cast<size_t>(j)].points[0])] = 1.0;
+    for (int64_t j = 0; j < k; ++j)
+        first[static_cast<size_t>(j)][static_cast<size_t>(seeds.centres[static_cast<size_t>(j)].points[0])] = 1.0;
     std::vector<std::vector<int64_t>> counts(static_cast<size_t>(k));
     std::vector<std::vector<double>> alphas(static_cast<size_t>(k));
     std::vector<std::vector<std::vector<double>>> means(static_cast<size_t>(k));
@@ -206,8 +207,9 @@ Reference reference_run(const PointKernel& K, const MinibatchOptions& o, uint64_
             }
             seen[ju] += static_cast<double>(bj);
             const double alpha = bj == 0 ? 0.0
-                                 : o.rate == LearningRate::beta ? std::sqrt(static_cast<double>(bj) / static_cast<double>(b))
-                                                                : static_cast<double>(bj) / seen[ju];
+                                 : o.rate == LearningRate::beta
+                                     ? std::sqrt(static_cast<double>(bj) / static_cast<double>(b))
+                                     : static_cast<double>(bj) / seen[ju];
             counts[ju].push_back(bj);
             alphas[ju].push_back(alpha);
             means[ju].push_back(cm);
@@ -226,7 +228,9 @@ Reference reference_run(const PointKernel& K, const MinibatchOptions& o, uint64_
             double rest = 1.0;  // Π_{ℓ' ∈ Q, ℓ' > ℓ} (1 − α_ℓ')
             for (int64_t l = i; l >= min_q; --l) {
                 const double a = alphas[ju][static_cast<size_t>(l - 1)];
-                for (int64_t p = 0; p < n; ++p) c[static_cast<size_t>(p)] += a * rest * means[ju][static_cast<size_t>(l - 1)][static_cast<size_t>(p)];
+                for (int64_t p = 0; p < n; ++p)
+                    c[static_cast<size_t>(p)] +=
+                        a * rest * means[ju][static_cast<size_t>(l - 1)][static_cast<size_t>(p)];
                 rest *= 1.0 - a;
             }
             if (min_q == 1) {
@@ -289,7 +293,8 @@ TEST(Minibatch, MatchesTheDenseReadingOfAlgorithms1And2) {
                     EXPECT_LE(max_difference(r, ref), 1e-12) << what;
                     ASSERT_EQ(r.history.size(), ref.history.size()) << what;
                     for (size_t i = 0; i < r.history.size(); ++i) {
-                        EXPECT_NEAR(r.history[i].before, ref.history[i].before, 1e-12) << what << " iteration " << i + 1;
+                        EXPECT_NEAR(r.history[i].before, ref.history[i].before, 1e-12)
+                            << what << " iteration " << i + 1;
                         EXPECT_NEAR(r.history[i].after, ref.history[i].after, 1e-12) << what << " iteration " << i + 1;
                     }
                 }
@@ -298,8 +303,7 @@ TEST(Minibatch, MatchesTheDenseReadingOfAlgorithms1And2) {
     }
 }
 
-void expect_coefficients(const SparseCentre& c, const std::vector<int64_t>& points,
-                         const std::vector<double>& coef) {
+void expect_coefficients(const SparseCentre& c, const std::vector<int64_t>& points, const std::vector<double>& coef) {
     EXPECT_EQ(c.points, points);
     ASSERT_EQ(c.coef.size(), coef.size());
     for (size_t s = 0; s < coef.size(); ++s) EXPECT_NEAR(c.coef[s], coef[s], 1e-15) << "point " << points[s];
@@ -371,14 +375,16 @@ struct Assigned {
 Assigned nearest(const PointKernel& K, const std::vector<SparseCentre>& centres) {
     std::vector<int64_t> all(static_cast<size_t>(K.size()));
     for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-    Assigned out{std::vector<int32_t>(all.size(), 0), std::vector<double>(all.size(), std::numeric_limits<double>::infinity())};
+    Assigned out{std::vector<int32_t>(all.size(), 0),
+                 std::vector<double>(all.size(), std::numeric_limits<double>::infinity())};
     Matrix kx, kss;
     for (size_t j = 0; j < centres.size(); ++j) {
         const SparseCentre& c = centres[j];
         K.block(c.points, c.points, kss, 1);
         double cc = 0;
         for (size_t a = 0; a < c.points.size(); ++a) {
-            for (size_t b = 0; b < c.points.size(); ++b) cc += c.coef[a] * c.coef[b] * kss.row(static_cast<int64_t>(a))[b];
+            for (size_t b = 0; b < c.points.size(); ++b)
+                cc += c.coef[a] * c.coef[b] * kss.row(static_cast<int64_t>(a))[b];
         }
         K.block(all, c.points, kx, 1);
         for (size_t i = 0; i < all.size(); ++i) {
@@ -466,7 +472,8 @@ TEST(Minibatch, TruncatedCentresHoldAtMostTauPlusBPoints) {
             }
             o.tau = 0;
             size_t largest = 0;
-            for (const SparseCentre& c : minibatch_kernel_kmeans(K, {}, o, 6).centres) largest = std::max(largest, c.points.size());
+            for (const SparseCentre& c : minibatch_kernel_kmeans(K, {}, o, 6).centres)
+                largest = std::max(largest, c.points.size());
             EXPECT_GT(largest, bound) << "tau " << tau << " b " << b;
         }
     }
@@ -590,7 +597,8 @@ TEST(Minibatch, BatchesDrawAWeightTwoPointTwiceAsOftenAndWeightZeroNever) {
     auto sd = [N](double p) { return std::sqrt(N * p * (1 - p)); };
     EXPECT_NEAR(static_cast<double>(counts[0]), N * 2 / 50, 5 * sd(2.0 / 50));
     EXPECT_EQ(counts[1], 0);
-    for (size_t i = 2; i < counts.size(); ++i) EXPECT_NEAR(static_cast<double>(counts[i]), N / 50, 5 * sd(1.0 / 50)) << i;
+    for (size_t i = 2; i < counts.size(); ++i)
+        EXPECT_NEAR(static_cast<double>(counts[i]), N / 50, 5 * sd(1.0 / 50)) << i;
 }
 
 // Weight 2 on the first 150 points of 3 blobs vs those points duplicated: the same

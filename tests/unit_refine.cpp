@@ -15,7 +15,9 @@
 namespace kkm {
 namespace {
 
-ConstMatrix view(const testdata::Labeled& data) { return {data.X.data(), data.n, data.d}; }
+ConstMatrix view(const testdata::Labeled& data) {
+    return {data.X.data(), data.n, data.d};
+}
 
 Params params(Method method, int64_t k, uint64_t seed) {
     Params p;
@@ -47,10 +49,12 @@ double exact_objective(const testdata::Labeled& data, const std::vector<float>& 
             if (labels[static_cast<size_t>(a)] != labels[static_cast<size_t>(b)]) continue;
             double d2 = 0;
             for (int64_t t = 0; t < data.d; ++t) {
-                const double diff = data.X[static_cast<size_t>(a * data.d + t)] - data.X[static_cast<size_t>(b * data.d + t)];
+                const double diff =
+                    data.X[static_cast<size_t>(a * data.d + t)] - data.X[static_cast<size_t>(b * data.d + t)];
                 d2 += diff * diff;
             }
-            pair[static_cast<size_t>(labels[static_cast<size_t>(a)])] += wa * w[static_cast<size_t>(b)] * std::exp(-gamma * d2);
+            pair[static_cast<size_t>(labels[static_cast<size_t>(a)])] +=
+                wa * w[static_cast<size_t>(b)] * std::exp(-gamma * d2);
         }
     }
     double total = diag;

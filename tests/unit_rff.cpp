@@ -48,8 +48,8 @@ Pairs make_pairs(KernelType kernel, uint32_t seed, bool symmetric = false) {
         }
         const double k = target(gen);
         // rbf: γ‖δ‖² = −ln k; laplacian: γ‖δ‖₁ = −ln k.
-        const double scale = kernel == KernelType::rbf ? std::sqrt(-std::log(k) / kGamma / l2)
-                                                       : -std::log(k) / kGamma / l1;
+        const double scale =
+            kernel == KernelType::rbf ? std::sqrt(-std::log(k) / kGamma / l2) : -std::log(k) / kGamma / l1;
         if (symmetric) {
             for (int64_t t = 0; t < kDim; ++t) x[t] = -0.5 * scale * delta[t];
         }
@@ -105,8 +105,7 @@ TEST(Rff, LaplacianEstimatesTheKernel) {
     const double e500 = mean_error(KernelType::laplacian, 500, 12);
     const double e2000 = mean_error(KernelType::laplacian, 2000, 12);
     const double e8000 = mean_error(KernelType::laplacian, 8000, 12);
-    std::printf("laplacian mean |z(x)'z(y) - k|: m=500 %.4f  m=2000 %.4f  m=8000 %.4f\n", e500, e2000,
-                e8000);
+    std::printf("laplacian mean |z(x)'z(y) - k|: m=500 %.4f  m=2000 %.4f  m=8000 %.4f\n", e500, e2000, e8000);
     EXPECT_LT(e2000, 0.05);
     EXPECT_LT(e8000, e500);
 }
@@ -215,9 +214,9 @@ TEST(Rff, SameSeedSameMapOtherSeedOtherMap) {
 
 TEST(Rff, RejectsKernelsThatAreNotShiftInvariant) {
     const std::pair<KernelType, std::string> cases[] = {{KernelType::polynomial, "polynomial"},
-                                                         {KernelType::linear, "linear"},
-                                                         {KernelType::cosine, "cosine"},
-                                                         {KernelType::precomputed, "precomputed"}};
+                                                        {KernelType::linear, "linear"},
+                                                        {KernelType::cosine, "cosine"},
+                                                        {KernelType::precomputed, "precomputed"}};
     for (const auto& [kernel, name] : cases) {
         Rng rng(1, Stream::random_features);
         try {

@@ -14,7 +14,9 @@
 namespace kkm {
 namespace {
 
-ConstMatrix view(const testdata::Labeled& data) { return {data.X.data(), data.n, data.d}; }
+ConstMatrix view(const testdata::Labeled& data) {
+    return {data.X.data(), data.n, data.d};
+}
 
 Params searching(Method method) {
     Params p;
@@ -63,9 +65,8 @@ TEST_P(RingsSearch, SeparateWithNeitherGammaNorKGiven) {
     EXPECT_GE(ari(data, *model), 0.95) << scan_text(*model);
     // The chosen gamma is one the scan scored, and the fit used it.
     const auto& scan = model->report().search;
-    EXPECT_TRUE(std::any_of(scan.begin(), scan.end(), [&](const SearchPoint& s) {
-        return s.gamma == model->report().gamma && s.k == 2;
-    }));
+    EXPECT_TRUE(std::any_of(scan.begin(), scan.end(),
+                            [&](const SearchPoint& s) { return s.gamma == model->report().gamma && s.k == 2; }));
     EXPECT_EQ(model->params().gamma, model->report().gamma);
 }
 
@@ -136,7 +137,8 @@ TEST(Search, KAutoWorksForKernelsWithoutAScaleAndPrecomputedKernels) {
     // The same data as a precomputed linear kernel (centred, as the linear kernel centres).
     std::vector<double> mean(3, 0.0);
     for (int64_t i = 0; i < data.n; ++i) {
-        for (int j = 0; j < 3; ++j) mean[static_cast<size_t>(j)] += data.X[static_cast<size_t>(i * 3 + j)] / static_cast<double>(data.n);
+        for (int j = 0; j < 3; ++j)
+            mean[static_cast<size_t>(j)] += data.X[static_cast<size_t>(i * 3 + j)] / static_cast<double>(data.n);
     }
     std::vector<float> K(static_cast<size_t>(data.n * data.n));
     for (int64_t a = 0; a < data.n; ++a) {

@@ -93,7 +93,8 @@ void check_ros_against_dense(int64_t m, int64_t p) {
     Matrix dense(p, m);  // D·A restricted to the first m columns (the zero padding drops the rest)
     for (int64_t i = 0; i < p; ++i) {
         for (int64_t j = 0; j < m; ++j) {
-            dense.row(i)[j] = static_cast<float>(sign[static_cast<size_t>(i)] * scale * H[static_cast<size_t>(i * p + j)]);
+            dense.row(i)[j] =
+                static_cast<float>(sign[static_cast<size_t>(i)] * scale * H[static_cast<size_t>(i * p + j)]);
         }
     }
     const Matrix G = random_rows(9, m, 3);
@@ -102,11 +103,17 @@ void check_ros_against_dense(int64_t m, int64_t p) {
     expect_dense_product(dense, G, out, 1e-5);
 }
 
-TEST(Sketch, RosFastTransformEqualsDenseHadamardPowerOfTwo) { check_ros_against_dense(64, 64); }
+TEST(Sketch, RosFastTransformEqualsDenseHadamardPowerOfTwo) {
+    check_ros_against_dense(64, 64);
+}
 
-TEST(Sketch, RosFastTransformEqualsDenseHadamardZeroPadded) { check_ros_against_dense(100, 128); }
+TEST(Sketch, RosFastTransformEqualsDenseHadamardZeroPadded) {
+    check_ros_against_dense(100, 128);
+}
 
-TEST(Sketch, RosOfSizeOneIsASign) { check_ros_against_dense(1, 1); }
+TEST(Sketch, RosOfSizeOneIsASign) {
+    check_ros_against_dense(1, 1);
+}
 
 TEST(Sketch, RosPreservesNorms) {
     for (const int64_t m : {64, 100, 1000}) {

@@ -12,9 +12,8 @@ bool is_param_arg(std::string_view arg) {
     const size_t eq = arg.find('=');
     if (eq == 0 || eq == std::string_view::npos) return false;
     if (std::isalpha(static_cast<unsigned char>(arg[0])) == 0) return false;
-    return std::all_of(arg.begin(), arg.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
-    });
+    return std::all_of(arg.begin(), arg.begin() + static_cast<std::ptrdiff_t>(eq),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.'; });
 }
 
 const OptionSpec* find_long(std::span<const OptionSpec> specs, std::string_view name) {
@@ -47,8 +46,7 @@ private:
     size_t pos_ = 0;
 };
 
-void parse_long(std::string_view arg, ArgCursor& cursor, std::span<const OptionSpec> specs,
-                ParsedArgs& out) {
+void parse_long(std::string_view arg, ArgCursor& cursor, std::span<const OptionSpec> specs, ParsedArgs& out) {
     const std::string_view body = arg.substr(2);
     const size_t eq = body.find('=');
     const std::string_view name = body.substr(0, eq);
@@ -63,8 +61,7 @@ void parse_long(std::string_view arg, ArgCursor& cursor, std::span<const OptionS
     out.options[std::string(spec->long_name)].push_back(std::move(value));
 }
 
-void parse_short(std::string_view arg, ArgCursor& cursor, std::span<const OptionSpec> specs,
-                 ParsedArgs& out) {
+void parse_short(std::string_view arg, ArgCursor& cursor, std::span<const OptionSpec> specs, ParsedArgs& out) {
     const OptionSpec* spec = find_short(specs, arg[1]);
     if (spec == nullptr) throw UsageError("unknown option '" + std::string(arg.substr(0, 2)) + "'");
     std::string value;
@@ -78,7 +75,9 @@ void parse_short(std::string_view arg, ArgCursor& cursor, std::span<const Option
 
 }  // namespace
 
-bool ParsedArgs::has(std::string_view name) const { return options.find(name) != options.end(); }
+bool ParsedArgs::has(std::string_view name) const {
+    return options.find(name) != options.end();
+}
 
 std::optional<std::string> ParsedArgs::last(std::string_view name) const {
     const auto it = options.find(name);

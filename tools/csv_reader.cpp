@@ -159,8 +159,7 @@ private:
     void add_row(size_t line) {
         const auto cols = static_cast<size_t>(table_.matrix.cols);
         if (fields_.size() != cols) {
-            fail(line, "expected " + std::to_string(cols) + " fields, found " +
-                           std::to_string(fields_.size()));
+            fail(line, "expected " + std::to_string(cols) + " fields, found " + std::to_string(fields_.size()));
         }
         for (size_t j = 0; j < cols; ++j) add_value(line, j);
         ++table_.matrix.rows;
@@ -187,6 +186,8 @@ private:
 
 }  // namespace
 
-CsvTable read_csv(const std::string& path) { return CsvParser(path).parse(read_file_bytes(path)); }
+CsvTable read_csv(const std::string& path) {
+    return CsvParser(path).parse(read_file_bytes(path));
+}
 
 }  // namespace kkm_tool

@@ -89,8 +89,8 @@ std::vector<int32_t> read_label_file(const std::string& path) {
 std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
     std::vector<int32_t> truth = read_label_file(path);
     if (static_cast<int64_t>(truth.size()) != n) {
-        throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " +
-                        std::to_string(n) + " rows");
+        throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " + std::to_string(n) +
+                        " rows");
     }
     return truth;
 }
@@ -128,8 +128,8 @@ std::string output_target(const std::string& path) {
 void check_output_dir(const std::string& path, const char* what) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" +
-                        parent.string() + "' does not exist");
+        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" + parent.string() +
+                        "' does not exist");
     }
 }
 

@@ -14,8 +14,10 @@ namespace kkm_tool {
 namespace {
 
 constexpr std::array kDemoOptions = {
-    OptionSpec{'\0', "data-dir", true}, OptionSpec{'\0', "test", false},
-    OptionSpec{'q', "quiet", false},    OptionSpec{'h', "help", false},
+    OptionSpec{'\0', "data-dir", true},
+    OptionSpec{'\0', "test", false},
+    OptionSpec{'q', "quiet", false},
+    OptionSpec{'h', "help", false},
 };
 
 constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
@@ -32,7 +34,8 @@ std::string dataset_file(const std::string& dir, const std::string& name) {
     if (!std::filesystem::exists(path)) {
         throw ToolError("Fashion-MNIST file " + path.string() +
                         " not found; install the data set with `apt-get install dataset-fashion-mnist`"
-                        " or point --data-dir at a directory holding " + name);
+                        " or point --data-dir at a directory holding " +
+                        name);
     }
     return path.string();
 }
@@ -84,8 +87,8 @@ int demo(const ParsedArgs& parsed) {
 
     progress.begin("reading Fashion-MNIST from " + dir);
     const Split train = read_split(dir, "train");
-    const double read_seconds = progress.end("reading", std::to_string(train.images.rows) + " x " +
-                                                            std::to_string(train.images.cols));
+    const double read_seconds =
+        progress.end("reading", std::to_string(train.images.rows) + " x " + std::to_string(train.images.cols));
     progress.begin("fitting (" + params + ")");
     model.fit(train.images);
     const double fit_seconds = progress.end("fitting");

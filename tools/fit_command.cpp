@@ -16,8 +16,8 @@ namespace {
 
 constexpr std::array kFitOptions = {
     OptionSpec{'p', "params", true}, OptionSpec{'l', "labels", true}, OptionSpec{'o', "output", true},
-    OptionSpec{'\0', "truth", true}, OptionSpec{'\0', "dims", true},
-    OptionSpec{'q', "quiet", false}, OptionSpec{'h', "help", false},
+    OptionSpec{'\0', "truth", true}, OptionSpec{'\0', "dims", true},  OptionSpec{'q', "quiet", false},
+    OptionSpec{'h', "help", false},
 };
 
 struct FitRequest {
@@ -33,8 +33,8 @@ struct FitRequest {
 FitRequest make_request(const ParsedArgs& parsed) {
     if (parsed.positionals.empty()) throw UsageError("fit: missing INPUT");
     if (parsed.positionals.size() > 1) {
-        throw UsageError("fit: one INPUT expected, got '" + parsed.positionals[0] + "' and '" +
-                         parsed.positionals[1] + "'");
+        throw UsageError("fit: one INPUT expected, got '" + parsed.positionals[0] + "' and '" + parsed.positionals[1] +
+                         "'");
     }
     FitRequest request;
     request.input = parsed.positionals[0];
@@ -69,8 +69,7 @@ LoadedInput load(const FitRequest& request, Progress& progress) {
 
 double fit_model(Model& model, const Matrix& data, Progress& progress) {
     progress.begin("fitting (method=" + model.param("method") + ", n=" + std::to_string(data.rows) +
-                   ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" +
-                   model.param("m") + ")");
+                   ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" + model.param("m") + ")");
     model.fit(data);
     return progress.end("fitting");
 }

@@ -55,8 +55,8 @@ int draw_progress_bar(const char* stage, double fraction, void*) {
         return 0;
     }
     const int filled = static_cast<int>(fraction * kWidth + 0.5);
-    std::fprintf(stderr, "\r  %-14s [%.*s%.*s] %3d%%", stage, filled, "##############################",
-                 kWidth - filled, "..............................", static_cast<int>(fraction * 100 + 0.5));
+    std::fprintf(stderr, "\r  %-14s [%.*s%.*s] %3d%%", stage, filled, "##############################", kWidth - filled,
+                 "..............................", static_cast<int>(fraction * 100 + 0.5));
     std::fflush(stderr);
     return 0;
 }
@@ -67,7 +67,9 @@ void Model::show_progress_bar() {
     if (isatty(fileno(stderr)) != 0) check(kkm_set_progress(handle_.get(), &draw_progress_bar, nullptr));
 }
 
-void Model::set_params(const std::string& params) { check(kkm_set_params(handle_.get(), params.c_str())); }
+void Model::set_params(const std::string& params) {
+    check(kkm_set_params(handle_.get(), params.c_str()));
+}
 
 void Model::fit(const Matrix& data) {
     check(kkm_fit(handle_.get(), data.values.data(), data.rows, data.cols, nullptr));
@@ -79,9 +81,13 @@ std::vector<int32_t> Model::assign(const Matrix& data) const {
     return out;
 }
 
-void Model::save(const std::string& path) const { check(kkm_save(handle_.get(), path.c_str())); }
+void Model::save(const std::string& path) const {
+    check(kkm_save(handle_.get(), path.c_str()));
+}
 
-void Model::load(const std::string& path) { check(kkm_load(handle_.get(), path.c_str())); }
+void Model::load(const std::string& path) {
+    check(kkm_load(handle_.get(), path.c_str()));
+}
 
 int64_t Model::n_features() const {
     int64_t d = 0;
@@ -96,9 +102,8 @@ std::string Model::param(const char* key) const {
 }
 
 std::string Model::timings() const {
-    return read_text([this](char* buf, size_t len, size_t* needed) {
-        return kkm_get_timings(handle_.get(), buf, len, needed);
-    });
+    return read_text(
+        [this](char* buf, size_t len, size_t* needed) { return kkm_get_timings(handle_.get(), buf, len, needed); });
 }
 
 std::vector<int32_t> Model::labels() const {

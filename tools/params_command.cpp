@@ -53,8 +53,8 @@ int run_params(std::span<char* const> args) {
         const char* range = nullptr;
         const char* doc = nullptr;
         check(kkm_param_info(i, &name, &type, &default_value, &range, &doc));
-        std::cout << "| " << code_cell(name) << " | " << cell(type) << " | " << code_cell(default_value)
-                  << " | " << code_cell(range) << " | " << cell(doc) << " |\n";
+        std::cout << "| " << code_cell(name) << " | " << cell(type) << " | " << code_cell(default_value) << " | "
+                  << code_cell(range) << " | " << cell(doc) << " |\n";
     }
     return 0;
 }

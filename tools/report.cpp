@@ -67,7 +67,9 @@ std::string fixed(double value, int digits) {
     return buf;
 }
 
-std::string general(double value) { return format("%.6g", value); }
+std::string general(double value) {
+    return format("%.6g", value);
+}
 
 std::string join_sizes(const std::vector<double>& sizes) {
     std::string text;
@@ -120,8 +122,9 @@ void print_model_summary(std::ostream& out, const Model& model) {
 void print_search(std::ostream& out, const Model& model) {
     const std::vector<SearchEntry> scan = model.search();
     if (scan.empty()) return;
-    print_field(out, "search", std::to_string(scan.size()) + " candidates; chose gamma=" + model.param("gamma") +
-                                   " k=" + model.param("k"));
+    print_field(
+        out, "search",
+        std::to_string(scan.size()) + " candidates; chose gamma=" + model.param("gamma") + " k=" + model.param("k"));
     // The chosen candidate's row is marked; get_param writes gamma with round-trip digits.
     const double chosen_gamma = std::strtod(model.param("gamma").c_str(), nullptr);
     const long chosen_k = std::strtol(model.param("k").c_str(), nullptr, 10);

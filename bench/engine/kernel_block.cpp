@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     const Matrix X = random_rows(n, d, 1), L = random_rows(m, d, 2);
     Matrix out(n, m);
     const double gamma = 1.0 / d, flops = 2.0 * static_cast<double>(n) * m * d;
-    std::printf("K(X, L): n=%lld d=%lld m=%lld, %d threads\n", static_cast<long long>(n),
-                static_cast<long long>(d), static_cast<long long>(m), threads);
+    std::printf("K(X, L): n=%lld d=%lld m=%lld, %d threads\n", static_cast<long long>(n), static_cast<long long>(d),
+                static_cast<long long>(m), threads);
 
     const kkm::Kernel reference(kkm::KernelType::rbf, gamma, 3, 1.0, kkm::engine::Isa::portable);
     const std::vector<float> ln = [&] {
@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
                 for (int64_t t = 0; t < d; ++t) s += X.row(begin + i)[t] * X.row(begin + i)[t];
                 xn[static_cast<size_t>(i)] = s;
             }
-            kkm::linalg::sgemm(kkm::linalg::Trans::no, kkm::linalg::Trans::yes, count, m, d, 1.0f,
-                               X.row(begin), d, L.data(), d, 0.0f, out.row(begin), m, 1);
+            kkm::linalg::sgemm(kkm::linalg::Trans::no, kkm::linalg::Trans::yes, count, m, d, 1.0f, X.row(begin), d,
+                               L.data(), d, 0.0f, out.row(begin), m, 1);
             kkm::elementwise::rbf(out.row(begin), count, m, m, xn.data(), ln.data(), static_cast<float>(gamma));
         });
     });

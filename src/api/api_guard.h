@@ -23,18 +23,18 @@ inline kkm_status report(kkm_status status, const std::string& message) noexcept
 }  // namespace kkm
 
 #define KKM_API_BEGIN try {
-#define KKM_API_END                                                                           \
-    }                                                                                         \
-    catch (const ::kkm::Error& e) {                                                           \
-        return ::kkm::report(e.status(), e.what());                                           \
-    }                                                                                         \
-    catch (const std::bad_alloc&) {                                                           \
-        return ::kkm::report(KKM_ERR_OUT_OF_MEMORY, "out of memory (an allocation failed)");  \
-    }                                                                                         \
-    catch (const std::exception& e) {                                                         \
-        return ::kkm::report(KKM_ERR_INTERNAL, std::string("internal error: ") + e.what());   \
-    }                                                                                         \
-    catch (...) {                                                                             \
-        return ::kkm::report(KKM_ERR_INTERNAL, "internal error: unknown exception");          \
-    }                                                                                         \
+#define KKM_API_END                                                                          \
+    }                                                                                        \
+    catch (const ::kkm::Error& e) {                                                          \
+        return ::kkm::report(e.status(), e.what());                                          \
+    }                                                                                        \
+    catch (const std::bad_alloc&) {                                                          \
+        return ::kkm::report(KKM_ERR_OUT_OF_MEMORY, "out of memory (an allocation failed)"); \
+    }                                                                                        \
+    catch (const std::exception& e) {                                                        \
+        return ::kkm::report(KKM_ERR_INTERNAL, std::string("internal error: ") + e.what());  \
+    }                                                                                        \
+    catch (...) {                                                                            \
+        return ::kkm::report(KKM_ERR_INTERNAL, "internal error: unknown exception");         \
+    }                                                                                        \
     return KKM_OK;

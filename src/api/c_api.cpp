@@ -38,8 +38,8 @@ void copy_string(const std::string& value, char* buf, size_t len, size_t* out_le
         buf[n] = '\0';
     }
     if (len <= value.size()) {
-        kkm::invalid_argument("len=" + std::to_string(len) + " bytes is too small for buf: " +
-                              std::to_string(value.size() + 1) + " bytes are needed");
+        kkm::invalid_argument("len=" + std::to_string(len) +
+                              " bytes is too small for buf: " + std::to_string(value.size() + 1) + " bytes are needed");
     }
 }
 
@@ -95,27 +95,30 @@ void install(kkm_model* model, kkm::LoadedModel&& loaded) noexcept {
     model->fitted = std::move(loaded.fitted);
 }
 
-void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d,
-                        const void* out, const char* out_name, size_t element_bytes) {
+void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d, const void* out,
+                        const char* out_name, size_t element_bytes) {
     kkm::require_pointer(X, "X");
     kkm::require_pointer(out, out_name);
     kkm::require_shape(n, d, element_bytes);
     if (d != f.input_dim()) {
-        kkm::invalid_argument("X has d=" + std::to_string(d) + " columns but the model was fitted on d=" +
-                              std::to_string(f.input_dim()) +
-                              (kkm::kernel_traits(f.params().kernel).precomputed
-                                   ? " (kernel=precomputed: one column per training point)"
-                                   : ""));
+        kkm::invalid_argument(
+            "X has d=" + std::to_string(d) + " columns but the model was fitted on d=" + std::to_string(f.input_dim()) +
+            (kkm::kernel_traits(f.params().kernel).precomputed ? " (kernel=precomputed: one column per training point)"
+                                                               : ""));
     }
 }
 
-int assign_threads(const kkm::FittedModel& f) { return kkm::resolve_threads(f.params().threads); }
+int assign_threads(const kkm::FittedModel& f) {
+    return kkm::resolve_threads(f.params().threads);
+}
 
 }  // namespace
 
 extern "C" {
 
-const char* kkm_version(void) { return KKM_VERSION_STRING; }
+const char* kkm_version(void) {
+    return KKM_VERSION_STRING;
+}
 
 const char* kkm_status_string(kkm_status status) {
     switch (status) {
@@ -141,7 +144,9 @@ kkm_status kkm_create(kkm_model** out) {
     KKM_API_END
 }
 
-void kkm_destroy(kkm_model* model) { delete model; }
+void kkm_destroy(kkm_model* model) {
+    delete model;
+}
 
 kkm_status kkm_set_param(kkm_model* model, const char* key, const char* value) {
     KKM_API_BEGIN
@@ -160,8 +165,7 @@ kkm_status kkm_set_params(kkm_model* model, const char* params) {
     KKM_API_END
 }
 
-kkm_status kkm_get_param(const kkm_model* model, const char* key, char* buf, size_t len,
-                         size_t* out_len) {
+kkm_status kkm_get_param(const kkm_model* model, const char* key, char* buf, size_t len, size_t* out_len) {
     KKM_API_BEGIN
     kkm::require_pointer(model, "model");
     kkm::require_pointer(key, "key");
@@ -169,10 +173,12 @@ kkm_status kkm_get_param(const kkm_model* model, const char* key, char* buf, siz
     KKM_API_END
 }
 
-int32_t kkm_param_count(void) { return static_cast<int32_t>(kkm::param_table().size()); }
+int32_t kkm_param_count(void) {
+    return static_cast<int32_t>(kkm::param_table().size());
+}
 
-kkm_status kkm_param_info(int32_t index, const char** name, const char** type,
-                          const char** default_value, const char** range, const char** doc) {
+kkm_status kkm_param_info(int32_t index, const char** name, const char** type, const char** default_value,
+                          const char** range, const char** doc) {
     KKM_API_BEGIN
     const auto& table = kkm::param_table();
     if (index < 0 || index >= static_cast<int32_t>(table.size())) {
@@ -197,8 +203,7 @@ kkm_status kkm_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const
     KKM_API_END
 }
 
-kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d,
-                       const double* weights) {
+kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d, const double* weights) {
     KKM_API_BEGIN
     kkm::require_pointer(model, "model");
     kkm::require_pointer(X, "X");
@@ -213,8 +218,7 @@ kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d,
     KKM_API_END
 }
 
-kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t d,
-                      int32_t* labels, float* distances) {
+kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t d, int32_t* labels, float* distances) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
     check_assign_input(f, X, n, d, labels, "labels", sizeof(float));
@@ -224,8 +228,8 @@ kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t
     KKM_API_END
 }
 
-kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, int64_t d,
-                          int32_t* labels, double* distances) {
+kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, int64_t d, int32_t* labels,
+                          double* distances) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
     check_assign_input(f, X, n, d, labels, "labels", sizeof(double));
@@ -236,8 +240,7 @@ kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, in
     KKM_API_END
 }
 
-kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out,
-                         int64_t out_len) {
+kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out, int64_t out_len) {
     KKM_API_BEGIN
     const kkm::FittedModel& f = fitted(model);
     check_assign_input(f, X, n, d, out, "out", sizeof(float));
@@ -319,8 +322,8 @@ kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t 
     const kkm::FittedModel& f = fitted(model);
     kkm::require_pointer(sizes, "sizes");
     if (len < f.params().k) {
-        kkm::invalid_argument("len=" + std::to_string(len) + " is too small for sizes: k=" +
-                              std::to_string(f.params().k) + " values are needed");
+        kkm::invalid_argument("len=" + std::to_string(len) +
+                              " is too small for sizes: k=" + std::to_string(f.params().k) + " values are needed");
     }
     std::copy(f.report().mass.begin(), f.report().mass.end(), sizes);
     KKM_API_END

@@ -46,9 +46,9 @@ struct ProgressRelay {
 
 }  // namespace
 
-extern "C" kkm_status kkm_private_fit_distributed(const char* caller_version, kkm::CommFactory make,
-                                                  void* context, kkm_model* model, const float* X,
-                                                  int64_t n_local, int64_t d, const float* weights) {
+extern "C" kkm_status kkm_private_fit_distributed(const char* caller_version, kkm::CommFactory make, void* context,
+                                                  kkm_model* model, const float* X, int64_t n_local, int64_t d,
+                                                  const float* weights) {
     KKM_API_BEGIN
     require_same_version(caller_version);
     const std::unique_ptr<kkm::Comm> owned = make_comm(make, context);
@@ -61,6 +61,8 @@ extern "C" kkm_status kkm_private_fit_distributed(const char* caller_version, kk
     kkm::agree_on_weights(comm, part, w, weights != nullptr);
     ProgressRelay relay{model->progress, model->progress_user};
     kkm::fit_into(*model, model->progress != nullptr ? &ProgressRelay::relay : nullptr, &relay,
-                  [&](const kkm::Params& p) { return kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm); });
+                  [&](const kkm::Params& p) {
+                      return kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm);
+                  });
     KKM_API_END
 }

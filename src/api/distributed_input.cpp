@@ -119,15 +119,15 @@ void require_same_params(const Comm& comm, const ParamSet& params) {
         for (size_t i = 0; i < table.size(); ++i) {
             const std::string first = nth_value(all[0], i), other = nth_value(all[r], i);
             if (first == other || std::string(table[i].name) == "threads") continue;
-            invalid_argument("parameters differ between ranks: rank 0 has " + std::string(table[i].name) + "=" +
-                             first + " but rank " + std::to_string(r) + " has " + table[i].name + "=" + other +
+            invalid_argument("parameters differ between ranks: rank 0 has " + std::string(table[i].name) + "=" + first +
+                             " but rank " + std::to_string(r) + " has " + table[i].name + "=" + other +
                              "; set the same parameters on every rank (only threads may differ)");
         }
     }
 }
 
-std::vector<float> check_local_data(const Comm& comm, const RowPartition& part, const Params& params,
-                                    const float* X, int64_t d, const float* weights) {
+std::vector<float> check_local_data(const Comm& comm, const RowPartition& part, const Params& params, const float* X,
+                                    int64_t d, const float* weights) {
     collectively(comm, [&] { require_fit_sizes(params, part.global, d); });
     std::vector<float> w;
     const std::string where = rank_text(comm) + ", which holds rows " + std::to_string(part.offset) + " to " +

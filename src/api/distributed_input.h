@@ -29,12 +29,11 @@ void require_same_params(const Comm& comm, const ParamSet& params);
 /// The data and weights of this rank (after the checks above): finite X, the sizes the fit
 /// will form for the global row count, valid weight values. Returns this rank's weights as
 /// float (empty when weights is NULL or the rank holds no rows).
-std::vector<float> check_local_data(const Comm& comm, const RowPartition& part, const Params& params,
-                                    const float* X, int64_t d, const float* weights);
+std::vector<float> check_local_data(const Comm& comm, const RowPartition& part, const Params& params, const float* X,
+                                    int64_t d, const float* weights);
 
 /// Weights given on every rank that holds rows, or on none (ranks without rows do not
 /// count), and, when given, positive in total over all ranks.
-void agree_on_weights(const Comm& comm, const RowPartition& part, const std::vector<float>& weights,
-                      bool given);
+void agree_on_weights(const Comm& comm, const RowPartition& part, const std::vector<float>& weights, bool given);
 
 }  // namespace kkm

@@ -15,8 +15,12 @@ void set_last_error(const std::string& message) noexcept {
     }
 }
 
-void clear_last_error() noexcept { g_last_error.clear(); }
+void clear_last_error() noexcept {
+    g_last_error.clear();
+}
 
 }  // namespace kkm
 
-extern "C" const char* kkm_last_error(void) { return kkm::g_last_error.c_str(); }
+extern "C" const char* kkm_last_error(void) {
+    return kkm::g_last_error.c_str();
+}

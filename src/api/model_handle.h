@@ -11,10 +11,10 @@
 #include "model/model.h"
 
 struct kkm_model {
-    kkm::ParamSet params;                           ///< what the next fit uses
-    kkm::ParamSet fitted_params;                    ///< what the fitted model was fitted with
+    kkm::ParamSet params;         ///< what the next fit uses
+    kkm::ParamSet fitted_params;  ///< what the fitted model was fitted with
     std::shared_ptr<const kkm::FittedModel> fitted;
-    kkm_progress_fn progress = nullptr;             ///< kkm_set_progress
+    kkm_progress_fn progress = nullptr;  ///< kkm_set_progress
     void* progress_user = nullptr;
 };
 

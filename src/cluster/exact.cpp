@@ -35,9 +35,8 @@ KKM_HOT void add_scaled(double* dst, const float* src, double w, int64_t count) 
 /// Nearest centre of `count` points from their sums: sums[j·lds + i] = S[i, j], mass W_j,
 /// cc C_j, self K_ii; distance K_ii − 2 S[i, j] / W_j + C_j over clusters with weight,
 /// clamped at 0 (first cluster wins ties; no cluster with weight: label 0, distance inf).
-void nearest_by_sums(const double* sums, int64_t lds, int64_t k, int64_t count,
-                     const std::vector<double>& mass, const std::vector<double>& cc,
-                     const float* self, int32_t* labels, float* dist) {
+void nearest_by_sums(const double* sums, int64_t lds, int64_t k, int64_t count, const std::vector<double>& mass,
+                     const std::vector<double>& cc, const float* self, int32_t* labels, float* dist) {
     std::vector<double> best(static_cast<size_t>(count), std::numeric_limits<double>::infinity());
     std::fill(labels, labels + count, 0);
     for (int64_t j = 0; j < k; ++j) {
@@ -65,8 +64,7 @@ KernelRows::KernelRows(const KernelBasis& basis, ConstMatrix train, int64_t bloc
     : basis_(&basis), train_(train), n_(train.rows), cols_(basis.size()), block_rows_(block_rows) {}
 
 KernelRows::KernelRows(ConstMatrix matrix, int64_t block_rows, bool caller_owned)
-    : stored_(matrix.data), n_(matrix.rows), cols_(matrix.cols), block_rows_(block_rows),
-      caller_owned_(caller_owned) {}
+    : stored_(matrix.data), n_(matrix.rows), cols_(matrix.cols), block_rows_(block_rows), caller_owned_(caller_owned) {}
 
 const float* KernelRows::rows(int64_t begin, int64_t count, Matrix& scratch) const {
     if (stored_ != nullptr) {
@@ -86,12 +84,12 @@ void KernelRows::evaluate(const int64_t* idx, int64_t count, Matrix& out) const 
     basis_->evaluate(points.view(), out.data(), cols_);
 }
 
-void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
-                  int32_t* labels, float* dist) {
+void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
+                  float* dist) {
     const int64_t n = c.Z.rows, k = c.Z.cols;
     Matrix g(count, k);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n,
-                  c.Z.data(), k, 0.0f, g.data(), k, 1);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n, c.Z.data(), k, 0.0f, g.data(), k,
+                  1);
     for (int64_t i = 0; i < count; ++i) {
         double best = std::numeric_limits<double>::infinity();
         int32_t arg = 0;
@@ -110,16 +108,30 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
     }
 }
 
-ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag,
-                       const std::vector<float>& weights, int64_t k, int threads, Update update)
-    : rows_(rows), comm_(solo_comm()), part_(solo_partition(rows.size())), diag_(std::move(diag)),
-      weights_(weights), k_(k), threads_(threads), update_(update), scratch_(static_cast<size_t>(threads)) {}
+ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights, int64_t k,
+                       int threads, Update update)
+    : rows_(rows),
+      comm_(solo_comm()),
+      part_(solo_partition(rows.size())),
+      diag_(std::move(diag)),
+      weights_(weights),
+      k_(k),
+      threads_(threads),
+      update_(update),
+      scratch_(static_cast<size_t>(threads)) {}
 
 ExactLloyd::ExactLloyd(const KernelRows& rows, std::vector<float> diag, std::vector<float> diag_all,
                        const std::vector<float>& weights, int64_t k, int threads, const Comm& comm,
                        const RowPartition& part)
-    : rows_(rows), comm_(comm), part_(part), diag_(std::move(diag)), diag_all_(std::move(diag_all)),
-      weights_(weights), k_(k), threads_(threads), update_(Update::incremental),
+    : rows_(rows),
+      comm_(comm),
+      part_(part),
+      diag_(std::move(diag)),
+      diag_all_(std::move(diag_all)),
+      weights_(weights),
+      k_(k),
+      threads_(threads),
+      update_(Update::incremental),
       scratch_(static_cast<size_t>(threads)) {}
 
 std::vector<double> ExactLloyd::global_mass(const std::vector<int32_t>& labels) const {
@@ -138,7 +150,9 @@ std::vector<ExactLloyd::Move> ExactLloyd::everyone(const std::vector<Move>& mine
     return moves;
 }
 
-Matrix& ExactLloyd::scratch() { return scratch_[thread_slot(scratch_.size())]; }
+Matrix& ExactLloyd::scratch() {
+    return scratch_[thread_slot(scratch_.size())];
+}
 
 std::vector<ExactLloyd::Move> ExactLloyd::moves_to(const std::vector<int32_t>& labels) const {
     std::vector<Move> moves;
@@ -178,8 +192,7 @@ void ExactLloyd::sync(const std::vector<int32_t>& labels) {
     built_ = true;
 }
 
-std::vector<const float*> ExactLloyd::move_rows(const std::vector<Move>& moves, size_t first,
-                                                size_t count) {
+std::vector<const float*> ExactLloyd::move_rows(const std::vector<Move>& moves, size_t first, size_t count) {
     std::vector<const float*> out(count);
     if (rows_.stored()) {
         for (size_t t = 0; t < count; ++t) out[t] = rows_.row(moves[first + t].point);
@@ -200,8 +213,7 @@ std::vector<const float*> ExactLloyd::move_rows(const std::vector<Move>& moves, 
 
 void ExactLloyd::apply(const std::vector<Move>& moves) {
     const int64_t n = rows_.size();
-    const size_t group = rows_.stored() ? moves.size()
-                                        : static_cast<size_t>(rows_.block_rows()) * scratch_.size();
+    const size_t group = rows_.stored() ? moves.size() : static_cast<size_t>(rows_.block_rows()) * scratch_.size();
     for (size_t first = 0; first < moves.size(); first += group) {
         const size_t count = std::min(group, moves.size() - first);
         const std::vector<const float*> K = move_rows(moves, first, count);
@@ -239,7 +251,8 @@ DualCentres ExactLloyd::centres(const std::vector<int32_t>& labels) {
     // Z over every point: each rank's labels and weights, in rank order.
     std::vector<Move> mine;
     for (size_t a = 0; a < labels.size(); ++a) {
-        mine.push_back({part_.offset + static_cast<int64_t>(a), 0, labels[a], weight_at(weights_, static_cast<int64_t>(a))});
+        mine.push_back(
+            {part_.offset + static_cast<int64_t>(a), 0, labels[a], weight_at(weights_, static_cast<int64_t>(a))});
     }
     const std::vector<Move> all = everyone(mine);
     DualCentres c;
@@ -250,8 +263,7 @@ DualCentres ExactLloyd::centres(const std::vector<int32_t>& labels) {
     return c;
 }
 
-double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                            std::vector<float>& dist) {
+double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) {
     sync(labels);
     const std::vector<double> mass = global_mass(labels);
     const std::vector<double> cc = self_dots(mass);
@@ -260,8 +272,8 @@ double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int3
     std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kColumnBlock, count = std::min(kColumnBlock, n - begin);
-        nearest_by_sums(sums_.data() + begin, n, k_, count, mass, cc, diag_.data() + begin,
-                        next.data() + begin, dist.data() + begin);
+        nearest_by_sums(sums_.data() + begin, n, k_, count, mass, cc, diag_.data() + begin, next.data() + begin,
+                        dist.data() + begin);
         double s = 0;
         for (int64_t i = begin; i < begin + count; ++i) s += weight_at(weights_, i) * dist[static_cast<size_t>(i)];
         partial[static_cast<size_t>(b)] = s;
@@ -284,7 +296,8 @@ double ExactLloyd::objective(const std::vector<int32_t>& labels) {
         const double wa = weight_at(weights_, a);
         if (!(wa > 0)) continue;
         const auto j = static_cast<size_t>(labels[static_cast<size_t>(a)]);
-        const double d = diag_[static_cast<size_t>(a)] - 2.0 * sums_[j * static_cast<size_t>(n) + static_cast<size_t>(a)] / mass[j] + cc[j];
+        const double d = diag_[static_cast<size_t>(a)] -
+                         2.0 * sums_[j * static_cast<size_t>(n) + static_cast<size_t>(a)] / mass[j] + cc[j];
         total += wa * std::max(d, 0.0);
     }
     return sum_over_ranks(comm_, total);
@@ -301,13 +314,16 @@ int64_t ExactLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps) {
         [&](const std::vector<double>& mass) { cc = self_dots(mass); },  // exact again at every sweep: no drift
         [&](int64_t point) { i = point; },
         [&](int64_t j, const std::vector<double>& mass) {
-            return diag_[static_cast<size_t>(i)] - 2.0 * S(j) / mass[static_cast<size_t>(j)] + cc[static_cast<size_t>(j)];
+            return diag_[static_cast<size_t>(i)] - 2.0 * S(j) / mass[static_cast<size_t>(j)] +
+                   cc[static_cast<size_t>(j)];
         },
         [&](int64_t, int32_t a, int32_t b, double w, const std::vector<double>& mass) {
             const double kii = diag_[static_cast<size_t>(i)];
             const double wa = mass[static_cast<size_t>(a)], wb = mass[static_cast<size_t>(b)];
-            cc[static_cast<size_t>(a)] = (wa * wa * cc[static_cast<size_t>(a)] - 2.0 * w * S(a) + w * w * kii) / ((wa - w) * (wa - w));
-            cc[static_cast<size_t>(b)] = (wb * wb * cc[static_cast<size_t>(b)] + 2.0 * w * S(b) + w * w * kii) / ((wb + w) * (wb + w));
+            cc[static_cast<size_t>(a)] =
+                (wa * wa * cc[static_cast<size_t>(a)] - 2.0 * w * S(a) + w * w * kii) / ((wa - w) * (wa - w));
+            cc[static_cast<size_t>(b)] =
+                (wb * wb * cc[static_cast<size_t>(b)] + 2.0 * w * S(b) + w * w * kii) / ((wb + w) * (wb + w));
             apply({Move{part_.offset + i, a, b, w}});
             sums_labels_[static_cast<size_t>(i)] = b;
         });

@@ -66,8 +66,8 @@ struct DualCentres {
 /// Nearest centre for `count` rows given their kernel rows against the training points
 /// (count×n, with GEMM slack behind), their k(x,x) (may be NULL: then distances omit it), and the centres.
 /// Single-threaded.
-void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c,
-                  int32_t* labels, float* dist);
+void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
+                  float* dist);
 
 class ExactLloyd final : public LloydProblem {
 public:
@@ -78,19 +78,17 @@ public:
     };
 
     /// diag: k(x_i, x_i) for the n training points.
-    ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights,
-               int64_t k, int threads, Update update = Update::incremental);
+    ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights, int64_t k,
+               int threads, Update update = Update::incremental);
     /// Over rows spread across ranks (collective): rows has this rank's points as columns and
     /// every point as rows; diag and weights are this rank's points', diag_all every point's
     /// (for the seeding oracle); the moves are exchanged so every rank updates its columns of
     /// S by every moved point, in global index order.
     ExactLloyd(const KernelRows& rows, std::vector<float> diag, std::vector<float> diag_all,
-               const std::vector<float>& weights, int64_t k, int threads, const Comm& comm,
-               const RowPartition& part);
+               const std::vector<float>& weights, int64_t k, int threads, const Comm& comm, const RowPartition& part);
 
     int64_t size() const override { return rows_.size(); }
-    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                    std::vector<float>& dist) override;
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
     double objective(const std::vector<int32_t>& labels) override;
 
     /// Centres of a labelling (from S, brought to these labels).
@@ -143,10 +141,10 @@ private:
     int64_t k_;
     int threads_;
     Update update_;
-    std::vector<Matrix> scratch_;        // one kernel-row block per thread
-    std::vector<double> sums_;           // Sᵀ (k×n): sums_[j·n + i] = Σ_{a∈j} w_a K(x_i, x_a)
-    std::vector<int32_t> sums_labels_;   // the labels S belongs to
-    bool built_ = false;                 // S is consistent with sums_labels_
+    std::vector<Matrix> scratch_;       // one kernel-row block per thread
+    std::vector<double> sums_;          // Sᵀ (k×n): sums_[j·n + i] = Σ_{a∈j} w_a K(x_i, x_a)
+    std::vector<int32_t> sums_labels_;  // the labels S belongs to
+    bool built_ = false;                // S is consistent with sums_labels_
     int64_t rows_applied_ = 0;
 };
 

@@ -16,11 +16,10 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kDecodeBlock = 64;  // rows per read of G: half rows decoded into scratch stay in L2
-constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
+constexpr int64_t kChunks = 32;       // fixed reduction order, independent of the thread count
 
 /// Adds w_i g_i to the row of acc (k×m) of each row's label.
-KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<float>& w, int64_t first,
-                float* acc) {
+KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<float>& w, int64_t first, float* acc) {
     const int64_t m = G.cols;
     for (int64_t i = 0; i < G.rows; ++i) {
         const float wi = weight_at_f32(w, first + i);
@@ -53,8 +52,8 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
 
 }  // namespace
 
-void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist, engine::Isa isa, float* second) {
+void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
+                      engine::Isa isa, float* second) {
     const int64_t k = c.H.rows;
     Matrix dots(G.rows, k);
     engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
@@ -80,11 +79,20 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
     }
 }
 
-LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
-                             std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                             bool bounds, const Comm& comm, const RowPartition* part)
-    : G_(G), comm_(comm), part_(part != nullptr ? *part : solo_partition(G.rows())), P_(P), Pt_(P.cols, P.rows), diag_(std::move(diag)), weights_(std::move(weights)), k_(k),
-      threads_(threads), isa_(isa), use_bounds_(bounds) {
+LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights,
+                             int64_t k, int threads, engine::Isa isa, bool bounds, const Comm& comm,
+                             const RowPartition* part)
+    : G_(G),
+      comm_(comm),
+      part_(part != nullptr ? *part : solo_partition(G.rows())),
+      P_(P),
+      Pt_(P.cols, P.rows),
+      diag_(std::move(diag)),
+      weights_(std::move(weights)),
+      k_(k),
+      threads_(threads),
+      isa_(isa),
+      use_bounds_(bounds) {
     for (int64_t a = 0; a < P.rows; ++a) {
         for (int64_t q = 0; q < P.cols; ++q) Pt_.row(q)[a] = P.row(a)[q];
     }
@@ -141,8 +149,7 @@ Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const
     return H;
 }
 
-LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums,
-                                                 const std::vector<double>& mass,
+LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums, const std::vector<double>& mass,
                                                  Matrix* means_out) const {
     const int64_t m = G_.cols(), r = P_.cols;
     std::vector<double> means(sums.size());
@@ -208,7 +215,8 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
                              second.data() + begin);
             accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
             double s = 0;
-            for (int64_t i = begin; i < begin + count; ++i) s += weight_at_f32(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
+            for (int64_t i = begin; i < begin + count; ++i)
+                s += weight_at_f32(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
             objective[static_cast<size_t>(chunk)] += s;
         }
     });
@@ -242,14 +250,16 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         const std::vector<int64_t> open = hamerly_screen(
-            begin, end, step, labels, upper_, lower_, next, dist, [&](int64_t i) { return diag_[static_cast<size_t>(i)]; },
+            begin, end, step, labels, upper_, lower_, next, dist,
+            [&](int64_t i) { return diag_[static_cast<size_t>(i)]; },
             [](int64_t, double up) { return static_cast<float>(up * up); });
         // The open rows, gathered, against every centre in register tiles of several rows.
         const ConstMatrix rows = G_.gather(open, scratch.local());
         const auto count = static_cast<int64_t>(open.size());
         std::vector<float> self(static_cast<size_t>(count)), best(self.size()), second(self.size());
         std::vector<int32_t> label(self.size());
-        for (int64_t t = 0; t < count; ++t) self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
+        for (int64_t t = 0; t < count; ++t)
+            self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
         landmark_nearest(rows, self.data(), c, label.data(), best.data(), isa_, second.data());
         for (int64_t t = 0; t < count; ++t) {
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
@@ -267,11 +277,13 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j), this rank's share (its rows' W_j and S_j).
     const std::vector<double> mass = cluster_weights(next, weights_, k_);
     double total = 0;
-    for (int64_t i = 0; i < n; ++i) total += static_cast<double>(weight_at_f32(weights_, i)) * diag_[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < n; ++i)
+        total += static_cast<double>(weight_at_f32(weights_, i)) * diag_[static_cast<size_t>(i)];
     for (int64_t j = 0; j < k_; ++j) {
         if (!(mass[static_cast<size_t>(j)] > 0)) continue;
         double hs = 0;
-        for (int64_t t = 0; t < m; ++t) hs += static_cast<double>(c.H.row(j)[t]) * cached_sums_[static_cast<size_t>(j * m + t)];
+        for (int64_t t = 0; t < m; ++t)
+            hs += static_cast<double>(c.H.row(j)[t]) * cached_sums_[static_cast<size_t>(j * m + t)];
         total += mass[static_cast<size_t>(j)] * c.self_dot[static_cast<size_t>(j)] - 2.0 * hs;
     }
     return total;
@@ -312,7 +324,8 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     std::vector<double> means(sums.size(), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
         const double w = mass[static_cast<size_t>(j)];
-        for (int64_t t = 0; t < m && w > 0; ++t) means[static_cast<size_t>(j * m + t)] = sums[static_cast<size_t>(j * m + t)] / w;
+        for (int64_t t = 0; t < m && w > 0; ++t)
+            means[static_cast<size_t>(j * m + t)] = sums[static_cast<size_t>(j * m + t)] / w;
     }
     const std::vector<double> C = project(means, k_);
     std::vector<double> H(static_cast<size_t>(k_ * m), 0.0), self(static_cast<size_t>(k_), 0.0);
@@ -356,17 +369,21 @@ SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
         std::vector<double> chosen(static_cast<size_t>(t * m));
         Matrix rows(t, m);  // the chosen points' kernel rows (global indices), from the ranks holding them
         std::vector<float> buf(static_cast<size_t>(m));
-        share_rows(comm_, part_, centres, m, [&](int64_t i, float* out) {
-            const float* g = G_.segment(i, 0, m, buf.data());
-            std::copy(g, g + m, out);
-        }, rows.data());
+        share_rows(
+            comm_, part_, centres, m,
+            [&](int64_t i, float* out) {
+                const float* g = G_.segment(i, 0, m, buf.data());
+                std::copy(g, g + m, out);
+            },
+            rows.data());
         for (int64_t c = 0; c < t; ++c) std::copy(rows.row(c), rows.row(c) + m, chosen.begin() + c * m);
         const std::vector<double> F = project(chosen, t);
         const Matrix V = lift(F, t);
         std::vector<float> gg(static_cast<size_t>(t));
         for (int64_t c = 0; c < t; ++c) {
             double s = 0;
-            for (int64_t q = 0; q < P_.cols; ++q) s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
+            for (int64_t q = 0; q < P_.cols; ++q)
+                s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
             gg[static_cast<size_t>(c)] = static_cast<float>(s);
         }
         candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_, isa_);

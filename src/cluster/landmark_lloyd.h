@@ -25,17 +25,17 @@ namespace kkm {
 /// Centres in kernel-row space: H_j = P c_j (so that f_i·c_j = g_i·H_j) and ‖c_j‖².
 /// (P is applied twice rather than forming P Pᵀ, whose condition number is squared.)
 struct LandmarkCentres {
-    Matrix H;                      ///< k×m
-    std::vector<float> self_dot;   ///< k
-    std::vector<char> alive;       ///< clusters with positive weight
-    Matrix C;                      ///< k×r, the centres in feature coordinates (fit only; not saved)
+    Matrix H;                     ///< k×m
+    std::vector<float> self_dot;  ///< k
+    std::vector<char> alive;      ///< clusters with positive weight
+    Matrix C;                     ///< k×r, the centres in feature coordinates (fit only; not saved)
 };
 
 /// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
 /// omit it), and, when `second` is not NULL, the distance to the second nearest (+inf when
 /// there is none). Single-threaded.
-void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels,
-                      float* dist, engine::Isa isa, float* second = nullptr);
+void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
+                      engine::Isa isa, float* second = nullptr);
 
 class LandmarkLloyd final : public LloydProblem {
 public:
@@ -47,13 +47,12 @@ public:
     /// comm, part: the ranks the rows are spread over and this rank's place (G, diag and
     /// weights are this rank's rows; reassign and objective return the objective over all
     /// ranks). Default: one process.
-    LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag,
-                  std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
-                  bool bounds = true, const Comm& comm = solo_comm(), const RowPartition* part = nullptr);
+    LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights, int64_t k,
+                  int threads, engine::Isa isa, bool bounds = true, const Comm& comm = solo_comm(),
+                  const RowPartition* part = nullptr);
 
     int64_t size() const override { return G_.rows(); }
-    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                    std::vector<float>& dist) override;
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
     double objective(const std::vector<int32_t>& labels) override;
 
     /// Centres of a labelling, and the weighted mean kernel rows ḡ_j (k×m) behind them.
@@ -69,8 +68,8 @@ private:
     /// Every point against every centre; sums for the new labels from the same pass; bounds.
     double full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist);
     /// Hamerly: points whose bounds hold keep their label; the sums change by the movers.
-    double bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
-                        std::vector<int32_t>& next, std::vector<float>& dist);
+    double bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                        std::vector<float>& dist);
     /// cached_sums_ (for `labels`) moved to `next` by the points whose label changed.
     void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
     /// This rank's sums Σ w_i g_i per cluster (k×m), cached for the last labels.
@@ -85,7 +84,7 @@ private:
     /// This rank's sums (k×m) and the weights of `labels` added over all ranks, in one
     /// reduction: {sums, weight per cluster}.
     std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
-                                                                            const std::vector<int32_t>& labels) const;
+                                                                             const std::vector<int32_t>& labels) const;
 
     const RowStore& G_;
     const Comm& comm_;

@@ -6,9 +6,9 @@
 
 #include "cluster/hamerly.h"
 #include "core/blocking.h"
+#include "core/parallel.h"
 #include "core/weights.h"
 #include "engine/dots.h"
-#include "core/parallel.h"
 
 namespace kkm {
 namespace {
@@ -33,9 +33,8 @@ std::vector<float> row_squared_norms(ConstMatrix M) {
     return out;
 }
 
-void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
-                      const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist, engine::Isa isa, float* second) {
+void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const std::vector<float>& cnorms,
+                      const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa, float* second) {
     const int64_t k = C.rows;
     Matrix dots(F.rows, k);
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
@@ -59,13 +58,21 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
     }
 }
 
-FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads,
-                           engine::Isa isa, std::vector<float> offset, bool bounds, const Comm& comm,
-                           const RowPartition* part)
-    : F_(F), comm_(comm), part_(part != nullptr ? *part : solo_partition(F.rows)), weights_(std::move(weights)), k_(k), threads_(threads), isa_(isa), norms_(row_squared_norms(F)),
-      offset_(std::move(offset)), use_bounds_(bounds) {
+FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
+                           std::vector<float> offset, bool bounds, const Comm& comm, const RowPartition* part)
+    : F_(F),
+      comm_(comm),
+      part_(part != nullptr ? *part : solo_partition(F.rows)),
+      weights_(std::move(weights)),
+      k_(k),
+      threads_(threads),
+      isa_(isa),
+      norms_(row_squared_norms(F)),
+      offset_(std::move(offset)),
+      use_bounds_(bounds) {
     for (int64_t i = 0; i < F_.rows; ++i) {
-        weighted_terms_ += weight_at(weights_, i) * (static_cast<double>(norms_[static_cast<size_t>(i)]) + offset_at(offset_, i));
+        weighted_terms_ +=
+            weight_at(weights_, i) * (static_cast<double>(norms_[static_cast<size_t>(i)]) + offset_at(offset_, i));
     }
 }
 
@@ -161,9 +168,8 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
         float* acc = partial.data() + chunk * k_ * r;
         for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
-            nearest_centroid(F_.slice(begin, count), norms_.data() + begin, c.C, c.norms, c.alive,
-                             next.data() + begin, dist.data() + begin, isa_,
-                             use_bounds_ ? second.data() + begin : nullptr);
+            nearest_centroid(F_.slice(begin, count), norms_.data() + begin, c.C, c.norms, c.alive, next.data() + begin,
+                             dist.data() + begin, isa_, use_bounds_ ? second.data() + begin : nullptr);
             for (int64_t i = begin; i < begin + count; ++i) {
                 const auto at = static_cast<size_t>(i);
                 if (use_bounds_) {  // the feature distances, before the offset joins them
@@ -176,7 +182,8 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
                 // A kernel distance is ≥ 0; the signed offset (a residual rounded below 0) can
                 // take the sum under, so it is clamped as one.
                 const float w = static_cast<float>(weight_at(weights_, i));
-                objective[static_cast<size_t>(chunk)] += w * std::max(static_cast<double>(dist[at]) + offset_at(offset_, i), 0.0);
+                objective[static_cast<size_t>(chunk)] +=
+                    w * std::max(static_cast<double>(dist[at]) + offset_at(offset_, i), 0.0);
                 dist[at] = std::max(dist[at] + offset_at(offset_, i), 0.0f);
                 float* dst = acc + next[at] * r;
                 const float* src = F_.row(i);
@@ -197,8 +204,8 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
     return total;
 }
 
-double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& labels,
-                                  std::vector<int32_t>& next, std::vector<float>& dist) {
+double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                                  std::vector<float>& dist) {
     const int64_t n = F_.rows;
     const Drift drift = centre_drift(c.C, bound_centres_);
     const std::vector<double> half = half_separation(c.C, c.alive);
@@ -212,7 +219,8 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         const std::vector<int64_t> open = hamerly_screen(
-            begin, end, step, labels, upper_, lower_, next, dist, [&](int64_t i) { return norms_[static_cast<size_t>(i)]; },
+            begin, end, step, labels, upper_, lower_, next, dist,
+            [&](int64_t i) { return norms_[static_cast<size_t>(i)]; },
             [&](int64_t i, double up) { return std::max(static_cast<float>(up * up) + offset_at(offset_, i), 0.0f); });
         const auto count = static_cast<int64_t>(open.size());
         computed[static_cast<size_t>(b)] = count;
@@ -221,7 +229,8 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
         const Matrix rows = gather_rows(F_, open);
         std::vector<float> fnorms(static_cast<size_t>(count)), best(fnorms.size()), second(fnorms.size());
         std::vector<int32_t> label(fnorms.size());
-        for (int64_t t = 0; t < count; ++t) fnorms[static_cast<size_t>(t)] = norms_[static_cast<size_t>(open[static_cast<size_t>(t)])];
+        for (int64_t t = 0; t < count; ++t)
+            fnorms[static_cast<size_t>(t)] = norms_[static_cast<size_t>(open[static_cast<size_t>(t)])];
         nearest_centroid(rows.view(), fnorms.data(), c.C, c.norms, c.alive, label.data(), best.data(), isa_,
                          second.data());
         for (int64_t t = 0; t < count; ++t) {
@@ -295,8 +304,8 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
     std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F_.rows - begin);
-        nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive,
-                         out.labels.data() + begin, dist.data() + begin, isa_);
+        nearest_centroid(F_.slice(begin, count), norms_.data() + begin, C, cnorms, alive, out.labels.data() + begin,
+                         dist.data() + begin, isa_);
         double s = 0;
         for (int64_t i = begin; i < begin + count; ++i) {
             const double extra = offset_.empty() ? 0.0 : offset_[static_cast<size_t>(i)];
@@ -375,9 +384,8 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
     return transfers;
 }
 
-void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
-                         const float* col_terms, const float* extra, float* out, int threads,
-                         engine::Isa isa) {
+void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms, const float* col_terms,
+                         const float* extra, float* out, int threads, engine::Isa isa) {
     const int64_t n = A.rows(), t = B.rows, r = A.cols();
     constexpr int64_t step = 64;  // rows per block: half rows decoded into scratch stay in L2
     PerThread<Matrix> dots(threads), scratch(threads);
@@ -404,10 +412,13 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
         // The chosen rows (global indices) with their norms, from the ranks holding them.
         const int64_t r = F_.cols;
         Matrix both(static_cast<int64_t>(centres.size()), r + 1);
-        share_rows(comm_, part_, centres, r + 1, [this, r](int64_t i, float* row) {
-            std::copy(F_.row(i), F_.row(i) + r, row);
-            row[r] = norms_[static_cast<size_t>(i)];
-        }, both.data());
+        share_rows(
+            comm_, part_, centres, r + 1,
+            [this, r](int64_t i, float* row) {
+                std::copy(F_.row(i), F_.row(i) + r, row);
+                row[r] = norms_[static_cast<size_t>(i)];
+            },
+            both.data());
         Matrix chosen(both.rows, r);
         std::vector<float> cn;
         for (int64_t t = 0; t < both.rows; ++t) {

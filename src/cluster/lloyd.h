@@ -35,8 +35,7 @@ public:
                  const RowPartition* part = nullptr);
 
     int64_t size() const override { return F_.rows; }
-    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
-                    std::vector<float>& dist) override;
+    double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
     double objective(const std::vector<int32_t>& labels) override;
 
     /// Weighted means of the clusters (rows of clusters without weight are zero).
@@ -67,8 +66,8 @@ private:
     /// Every row against every centre; sums for the new labels from the same pass; bounds.
     double full_pass(const Centres& c, std::vector<int32_t>& next, std::vector<float>& dist);
     /// Hamerly: rows whose bounds hold keep their label; the sums change by the movers.
-    double bounded_pass(const Centres& c, const std::vector<int32_t>& labels,
-                        std::vector<int32_t>& next, std::vector<float>& dist);
+    double bounded_pass(const Centres& c, const std::vector<int32_t>& labels, std::vector<int32_t>& next,
+                        std::vector<float>& dist);
     /// Σ w_i (‖f_i − c_{next_i}‖² + offset_i) in closed form from the sums of `next`.
     double closed_objective(const Centres& c, const std::vector<int32_t>& next) const;
     /// cached_sums_ (for `labels`) moved to `next` by the rows whose label changed.
@@ -80,7 +79,7 @@ private:
     /// This rank's sums (k×r) and the weights of `labels` added over all ranks, in one
     /// reduction: {sums, weight per cluster}.
     std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
-                                                                            const std::vector<int32_t>& labels) const;
+                                                                             const std::vector<int32_t>& labels) const;
 
     ConstMatrix F_;
     const Comm& comm_;
@@ -107,16 +106,15 @@ private:
 /// distance to it (clamped at 0); when `second` is not NULL, the squared distance to the
 /// second nearest (not clamped; +inf when there is none). fnorms, cnorms: squared norms of
 /// the rows of F and of the centroids. Single-threaded.
-void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C,
-                      const std::vector<float>& cnorms, const std::vector<char>& alive,
-                      int32_t* labels, float* dist, engine::Isa isa, float* second = nullptr);
+void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const std::vector<float>& cnorms,
+                      const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa,
+                      float* second = nullptr);
 
 /// Seeding distances for t candidates at once, in parallel row blocks (engine::row_dots):
 /// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),
 /// A n×r (float32 or half rows) and B t×r.
-void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms,
-                         const float* col_terms, const float* extra, float* out, int threads,
-                         engine::Isa isa);
+void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms, const float* col_terms,
+                         const float* extra, float* out, int threads, engine::Isa isa);
 
 /// Row squared norms.
 std::vector<float> row_squared_norms(ConstMatrix M);

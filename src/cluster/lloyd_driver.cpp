@@ -12,8 +12,8 @@ namespace {
 /// A candidate for an empty cluster: this rank's farthest movable point.
 struct Candidate {
     float dist;
-    int32_t label;    ///< its cluster now
-    int64_t index;    ///< global row index; -1: none on this rank
+    int32_t label;  ///< its cluster now
+    int64_t index;  ///< global row index; -1: none on this rank
 };
 
 /// The farthest candidate over all ranks (ties: the lowest global index, as one process's
@@ -31,8 +31,8 @@ Candidate farthest_over_ranks(const Comm& comm, const Candidate& mine) {
 
 /// Gives every empty cluster the farthest point whose own cluster keeps another member.
 /// Returns true if anything moved (on every rank alike).
-bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
-                         const std::vector<float>& weights, int64_t k, const Comm& comm, int64_t offset) {
+bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist, const std::vector<float>& weights,
+                         int64_t k, const Comm& comm, int64_t offset) {
     std::vector<double> counts(static_cast<size_t>(k), 0.0);  // exact below 2^53 points
     for (int32_t l : labels) counts[static_cast<size_t>(l)] += 1.0;
     sum_over_ranks(comm, counts.data(), counts.size());
@@ -45,8 +45,9 @@ bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
             if (!positive || counts[static_cast<size_t>(labels[i])] < 2) continue;
             if (far < 0 || dist[i] > dist[static_cast<size_t>(far)]) far = static_cast<int64_t>(i);
         }
-        const Candidate mine = far < 0 ? Candidate{0.0f, 0, -1}
-                                       : Candidate{dist[static_cast<size_t>(far)], labels[static_cast<size_t>(far)], offset + far};
+        const Candidate mine =
+            far < 0 ? Candidate{0.0f, 0, -1}
+                    : Candidate{dist[static_cast<size_t>(far)], labels[static_cast<size_t>(far)], offset + far};
         const Candidate chosen = farthest_over_ranks(comm, mine);
         if (chosen.index < 0) break;  // fewer movable points than clusters: leave the rest empty
         counts[static_cast<size_t>(chosen.label)] -= 1.0;
@@ -62,8 +63,7 @@ bool fill_empty_clusters(std::vector<int32_t>& labels, std::vector<float>& dist,
 
 }  // namespace
 
-std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
-                                    const std::vector<float>& weights, int64_t k) {
+std::vector<double> cluster_weights(const std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k) {
     std::vector<double> w(static_cast<size_t>(k), 0.0);
     for (size_t i = 0; i < labels.size(); ++i) {
         w[static_cast<size_t>(labels[i])] += weights.empty() ? 1.0 : static_cast<double>(weights[i]);
@@ -73,7 +73,8 @@ std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
 
 std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(const Comm& comm, std::vector<double> sums,
                                                                              const std::vector<int32_t>& labels,
-                                                                             const std::vector<float>& weights, int64_t k) {
+                                                                             const std::vector<float>& weights,
+                                                                             int64_t k) {
     const std::vector<double> mass = cluster_weights(labels, weights, k);
     const size_t head = sums.size();
     sums.insert(sums.end(), mass.begin(), mass.end());
@@ -83,9 +84,8 @@ std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(con
     return {std::move(sums), std::move(total)};
 }
 
-LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
-                      const std::vector<float>& weights, const LloydOptions& options, const Comm& comm,
-                      int64_t offset) {
+LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const std::vector<float>& weights,
+                      const LloydOptions& options, const Comm& comm, int64_t offset) {
     const size_t n = static_cast<size_t>(problem.size());
     std::vector<int32_t> next(n);
     std::vector<float> dist(n);

@@ -43,19 +43,18 @@ struct LloydOptions {
 /// Over rows spread across ranks (collective): labels and weights are this rank's rows',
 /// `offset` the global index of its first row, and the problem's reassign and objective
 /// return the objective over all ranks.
-LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels,
-                      const std::vector<float>& weights, const LloydOptions& options,
-                      const Comm& comm = solo_comm(), int64_t offset = 0);
+LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const std::vector<float>& weights,
+                      const LloydOptions& options, const Comm& comm = solo_comm(), int64_t offset = 0);
 
 /// Total weight per cluster (weights empty = all ones).
-std::vector<double> cluster_weights(const std::vector<int32_t>& labels,
-                                    const std::vector<float>& weights, int64_t k);
+std::vector<double> cluster_weights(const std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k);
 
 /// This rank's per-cluster sums and the weights of its labels, added over all ranks in one
 /// reduction (collective): {sums, weight per cluster}.
 std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(const Comm& comm, std::vector<double> sums,
                                                                              const std::vector<int32_t>& labels,
-                                                                             const std::vector<float>& weights, int64_t k);
+                                                                             const std::vector<float>& weights,
+                                                                             int64_t k);
 
 /// Hartigan's choice for a point of weight w in cluster a: the cluster b ≠ a with the lowest
 /// cost w·W_b/(W_b + w)·distance(b) of receiving it (an empty cluster costs 0), if that is
@@ -84,8 +83,8 @@ std::pair<int32_t, double> cheapest_receiver(int64_t k, int32_t a, double w, con
 ///   transfer(i, a, b, w, mass) its state after the move, before the masses change.
 /// Returns the number of moves.
 template <class Sweep, class Point, class Distance, class Transfer>
-int64_t hartigan_sweeps(std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k,
-                        int64_t max_sweeps, Sweep&& sweep, Point&& point, Distance&& distance, Transfer&& transfer) {
+int64_t hartigan_sweeps(std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k, int64_t max_sweeps,
+                        Sweep&& sweep, Point&& point, Distance&& distance, Transfer&& transfer) {
     const auto n = static_cast<int64_t>(labels.size());
     int64_t transfers = 0;
     for (int64_t s = 0; s < max_sweeps; ++s) {

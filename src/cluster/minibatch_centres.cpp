@@ -53,8 +53,7 @@ SparseCentre CentreHistory::coefficients(bool normalise) const {
         rest *= 1.0 - t.alpha;
     }
     for (size_t s = 0; s < base_.points.size(); ++s) parts.emplace_back(base_.points[s], rest * base_.coef[s]);
-    std::stable_sort(parts.begin(), parts.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     const double scale = normalise && base_.points.empty() ? 1.0 / (1.0 - rest) : 1.0;
     SparseCentre c;
     for (auto [point, w] : parts) {

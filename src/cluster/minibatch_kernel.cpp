@@ -30,7 +30,7 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kSeedSample = 20000;  // seeding runs on min(n, max(b, this)) points
-constexpr int64_t kBatchBlock = 64;       // batch rows per parallel block
+constexpr int64_t kBatchBlock = 64;     // batch rows per parallel block
 constexpr int64_t kChunk = 4096;        // training rows per K(X, B) block (tau = 0)
 
 /// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
@@ -38,9 +38,7 @@ constexpr int64_t kChunk = 4096;        // training rows per K(X, B) block (tau 
 struct BatchGram {
     const Matrix* block = nullptr;
     std::vector<int64_t> column;
-    double operator()(int64_t a, int64_t b) const {
-        return block->row(a)[column[static_cast<size_t>(b)]];
-    }
+    double operator()(int64_t a, int64_t b) const { return block->row(a)[column[static_cast<size_t>(b)]]; }
 };
 
 /// One iteration's batch and what is known about it.
@@ -158,7 +156,10 @@ private:
 class RecursiveProducts final : public BatchProducts {
 public:
     RecursiveProducts(const PointKernel& K, const std::vector<int64_t>& seeds, int threads)
-        : K_(K), n_(K.size()), k_(static_cast<int64_t>(seeds.size())), threads_(threads),
+        : K_(K),
+          n_(K.size()),
+          k_(static_cast<int64_t>(seeds.size())),
+          threads_(threads),
           ip_(static_cast<size_t>(n_ * k_)) {
         for_chunks(seeds, [&](int64_t begin, int64_t count) {
             for (int64_t i = 0; i < count; ++i) {
@@ -247,8 +248,8 @@ std::vector<int64_t> uniform_sample(int64_t n, int64_t size, Rng& rng) {
 /// make the seeding cost O(20000 k log k) kernel values, less than one iteration's
 /// O(kb(τ + b)) for the default b and τ, while every cluster holding more than a few
 /// hundredths of a percent of the data is still represented in the sample.
-std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<float>& weights,
-                                     const MinibatchOptions& o, uint64_t seed, int threads) {
+std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<float>& weights, const MinibatchOptions& o,
+                                     uint64_t seed, int threads) {
     const int64_t n = K.size();
     Rng sample_rng(seed, Stream::seeding, 1);
     const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kSeedSample)), sample_rng);
@@ -317,8 +318,8 @@ double mean_self_dot(const std::vector<int64_t>& members, const BatchGram& gram)
 /// members' mean ⟨φ(y), C⟩, and the new batch term. a = α, except for a normalised centre of
 /// mass m < 1, which moves by a = α / ((1 − α) m + α) (its new mass). Returns whether
 /// truncation dropped terms.
-bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& members,
-                   const MinibatchOptions& o, int64_t iteration, int64_t n) {
+bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& members, const MinibatchOptions& o,
+                   int64_t iteration, int64_t n) {
     const auto ju = static_cast<size_t>(j);
     const auto bj = static_cast<int64_t>(members.size());
     c.seen[ju] += static_cast<double>(bj);
@@ -347,10 +348,10 @@ bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& m
 
 /// The update of every centre that got batch points (others stay as they are). Returns the
 /// centres whose truncation dropped terms: their ⟨C, C⟩ must be recomputed.
-std::vector<int64_t> update_centres(Centres& c, Step& s, const MinibatchOptions& o,
-                                    int64_t iteration, int64_t n) {
+std::vector<int64_t> update_centres(Centres& c, Step& s, const MinibatchOptions& o, int64_t iteration, int64_t n) {
     std::vector<std::vector<int64_t>> members(static_cast<size_t>(o.k));
-    for (size_t t = 0; t < s.labels.size(); ++t) members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
+    for (size_t t = 0; t < s.labels.size(); ++t)
+        members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
     s.count.assign(static_cast<size_t>(o.k), 0);
     s.alpha.assign(static_cast<size_t>(o.k), 0.0);
     std::vector<int64_t> dropped;
@@ -374,8 +375,7 @@ void check_options(const PointKernel& K, const MinibatchOptions& o) {
 
 }  // namespace
 
-BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed)
-    : n_(n), seed_(seed) {
+BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed) : n_(n), seed_(seed) {
     if (weights.empty()) return;
     if (static_cast<int64_t>(weights.size()) != n) invalid_argument("minibatch: weights must have n values");
     double total = 0;

@@ -19,8 +19,8 @@ public:
     virtual int64_t size() const = 0;
     /// out (reshaped to rows.size() × cols.size()) = K(x_rows[a], x_cols[b]), computed as
     /// GEMM blocks over gathered rows, on `threads` threads.
-    virtual void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols,
-                       Matrix& out, int threads) const = 0;
+    virtual void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+                       int threads) const = 0;
     /// K(x_i, x_i).
     virtual float diag(int64_t i) const = 0;
 };

@@ -38,9 +38,9 @@ public:
         std::vector<int64_t> local(owners.size());
         for (size_t t = 0; t < owners.size(); ++t) place(rng, owners[t], local[t]);
         Matrix rows(count, F.cols);
-        gather_by_owner(comm_, owners, F.cols, [&](size_t t, float* out) {
-            std::copy(F.row(local[t]), F.row(local[t]) + F.cols, out);
-        }, rows.data());
+        gather_by_owner(
+            comm_, owners, F.cols,
+            [&](size_t t, float* out) { std::copy(F.row(local[t]), F.row(local[t]) + F.cols, out); }, rows.data());
         return rows;
     }
 
@@ -59,7 +59,8 @@ private:
             if (totals_[q] > 0 && bases_[q] <= r) owner = static_cast<int>(q);
         }
         if (owner != comm_.rank()) return;
-        const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), r - bases_[static_cast<size_t>(owner)]);
+        const auto it =
+            std::upper_bound(cumulative_.begin(), cumulative_.end(), r - bases_[static_cast<size_t>(owner)]);
         local = std::min<int64_t>(part_.local - 1, it - cumulative_.begin());
     }
 
@@ -71,14 +72,15 @@ private:
     double total_ = 0;
 };
 
-Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed, uint64_t restart,
-                       const Comm& comm, const RowPartition& part) {
+Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed, uint64_t restart, const Comm& comm,
+                       const RowPartition& part) {
     const int64_t size = std::min(part.global, std::max(3 * o.batch_size, 10 * o.k));
     Rng pick(seed, Stream::seeding, (restart << 32) | 1);
     const std::vector<int64_t> idx = uniform_landmarks(part.global, size, pick);
     Matrix sample(size, F.cols);
-    share_rows(comm, part, idx, F.cols, [F](int64_t i, float* out) { std::copy(F.row(i), F.row(i) + F.cols, out); },
-               sample.data());
+    share_rows(
+        comm, part, idx, F.cols, [F](int64_t i, float* out) { std::copy(F.row(i), F.row(i) + F.cols, out); },
+        sample.data());
     FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads, o.isa);  // the same sample on every rank
     Rng rng(seed, Stream::seeding, restart << 32);
     const Seeding s = seed_centres(o.init, sample.rows, o.k, {}, on_sample.distance_oracle(), rng);
@@ -99,9 +101,8 @@ double batch_objective(const Matrix& rows, const Matrix& C, std::vector<int32_t>
 
 }  // namespace
 
-MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights,
-                                     const MinibatchLloydOptions& o, uint64_t seed,
-                                     uint64_t restart, const Comm& comm, const RowPartition* spread) {
+MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights, const MinibatchLloydOptions& o,
+                                     uint64_t seed, uint64_t restart, const Comm& comm, const RowPartition* spread) {
     const RowPartition part = spread != nullptr ? *spread : solo_partition(F.rows);
     MinibatchLloydResult result;
     result.centroids = initial_centres(F, o, seed, restart, comm, part);
@@ -127,7 +128,8 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
             const double v = counts[static_cast<size_t>(j)], g = got[static_cast<size_t>(j)];
             if (g == 0) continue;
             for (int64_t t = 0; t < F.cols; ++t) {
-                C.row(j)[t] = static_cast<float>((v * C.row(j)[t] + sums[static_cast<size_t>(j * F.cols + t)]) / (v + g));
+                C.row(j)[t] =
+                    static_cast<float>((v * C.row(j)[t] + sums[static_cast<size_t>(j * F.cols + t)]) / (v + g));
             }
             counts[static_cast<size_t>(j)] = v + g;
         }

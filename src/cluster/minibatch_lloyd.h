@@ -9,8 +9,8 @@
 
 #include "core/comm.h"
 #include "core/matrix.h"
-#include "engine/isa.h"
 #include "core/params.h"
+#include "engine/isa.h"
 
 namespace kkm {
 
@@ -27,7 +27,7 @@ struct MinibatchLloydOptions {
 };
 
 struct MinibatchLloydResult {
-    Matrix centroids;        ///< k × r
+    Matrix centroids;  ///< k × r
     int32_t iterations = 0;
 };
 
@@ -39,8 +39,7 @@ struct MinibatchLloydResult {
 /// place): the batches and the initial sample are drawn over the global rows and their rows
 /// shared with every rank, which then all make the same updates (b×r floats per batch).
 MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& weights,
-                                     const MinibatchLloydOptions& options, uint64_t seed,
-                                     uint64_t restart = 0, const Comm& comm = solo_comm(),
-                                     const RowPartition* part = nullptr);
+                                     const MinibatchLloydOptions& options, uint64_t seed, uint64_t restart = 0,
+                                     const Comm& comm = solo_comm(), const RowPartition* part = nullptr);
 
 }  // namespace kkm

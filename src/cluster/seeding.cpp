@@ -12,8 +12,7 @@ namespace {
 
 /// Global index drawn with probability ∝ mass[i] over all ranks (cumulative: this rank's
 /// running sums in double, in index order; the ranks' totals added in rank order).
-int64_t draw_proportional(const std::vector<double>& cumulative, const Comm& comm, const RowPartition& part,
-                          Rng& rng) {
+int64_t draw_proportional(const std::vector<double>& cumulative, const Comm& comm, const RowPartition& part, Rng& rng) {
     const DrawShare share = locate_draw(comm, cumulative.empty() ? 0.0 : cumulative.back(), rng);
     if (share.rank < 0) return static_cast<int64_t>(rng.below(static_cast<uint64_t>(part.global)));
     int64_t index = 0;
@@ -45,8 +44,7 @@ void absorb(Seeding& s, std::vector<float>& closest, const float* dist, int32_t 
     }
 }
 
-double potential(const std::vector<float>& w, const std::vector<float>& closest,
-                 const float* candidate) {
+double potential(const std::vector<float>& w, const std::vector<float>& closest, const float* candidate) {
     double p = 0;
     for (size_t i = 0; i < closest.size(); ++i) {
         p += weight_at(w, static_cast<int64_t>(i)) * std::min(closest[i], candidate[i]);
@@ -68,13 +66,15 @@ Seeding seed_kmeanspp(const Comm& comm, const RowPartition& part, int64_t k, con
     std::vector<float> candidates(static_cast<size_t>(trials * n));
     for (int64_t c = 1; c < k; ++c) {
         // Step c's share of the stage: the oracle's parallel loops report within it.
-        progress_range(static_cast<double>(c) / static_cast<double>(k), static_cast<double>(c + 1) / static_cast<double>(k));
+        progress_range(static_cast<double>(c) / static_cast<double>(k),
+                       static_cast<double>(c + 1) / static_cast<double>(k));
         const std::vector<double> cumulative = cumulative_mass(w, closest);
         std::vector<int64_t> ids(static_cast<size_t>(trials));
         for (int64_t& id : ids) id = draw_proportional(cumulative, comm, part, rng);
         distance_to(ids, candidates.data());
         std::vector<double> potentials(static_cast<size_t>(trials));
-        for (int t = 0; t < trials; ++t) potentials[static_cast<size_t>(t)] = potential(w, closest, candidates.data() + t * n);
+        for (int t = 0; t < trials; ++t)
+            potentials[static_cast<size_t>(t)] = potential(w, closest, candidates.data() + t * n);
         sum_over_ranks(comm, potentials.data(), potentials.size());
         const auto best = static_cast<int>(std::min_element(potentials.begin(), potentials.end()) - potentials.begin());
         s.centres.push_back(ids[static_cast<size_t>(best)]);
@@ -98,11 +98,11 @@ Seeding seed_random(const RowPartition& part, int64_t k, const SquaredDistanceTo
     for (int64_t first = 0; first < k; first += kGroup) {
         progress_range(static_cast<double>(first) / static_cast<double>(k),
                        static_cast<double>(std::min(k, first + kGroup)) / static_cast<double>(k));
-        const std::vector<int64_t> group(s.centres.begin() + first,
-                                         s.centres.begin() + std::min(k, first + kGroup));
+        const std::vector<int64_t> group(s.centres.begin() + first, s.centres.begin() + std::min(k, first + kGroup));
         distance_to(group, dist.data());
         for (size_t t = 0; t < group.size(); ++t) {
-            absorb(s, closest, dist.data() + static_cast<int64_t>(t) * n, static_cast<int32_t>(first + static_cast<int64_t>(t)));
+            absorb(s, closest, dist.data() + static_cast<int64_t>(t) * n,
+                   static_cast<int32_t>(first + static_cast<int64_t>(t)));
         }
     }
     return s;

@@ -15,8 +15,7 @@ namespace kkm {
 
 /// Fills out[t·n + i] = squared feature-space distance between point i and point centres[t],
 /// for all n points and every t (one pass over the data serves several centres).
-using SquaredDistanceToPoint =
-    std::function<void(const std::vector<int64_t>& centres, float* out)>;
+using SquaredDistanceToPoint = std::function<void(const std::vector<int64_t>& centres, float* out)>;
 
 struct Seeding {
     std::vector<int64_t> centres;  ///< k point indices

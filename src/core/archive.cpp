@@ -54,9 +54,9 @@ void Writer::text(uint32_t section_tag, const std::string& s) {
 
 const unsigned char* Reader::take(size_t size, const char* what) {
     if (size > left()) {
-        fail_format(offset(), std::string(what) + (tag_ ? " of section " + tag_name(tag_) : std::string()) +
-                                   " needs " + std::to_string(size) + " bytes but only " +
-                                   std::to_string(left()) + " are left (truncated?)");
+        fail_format(offset(), std::string(what) + (tag_ ? " of section " + tag_name(tag_) : std::string()) + " needs " +
+                                  std::to_string(size) + " bytes but only " + std::to_string(left()) +
+                                  " are left (truncated?)");
     }
     const unsigned char* p = bytes_.data() + pos_;
     pos_ += size;
@@ -78,8 +78,8 @@ Reader Reader::section(uint32_t section_tag) {
     }
     const auto size = scalar<uint64_t>("section size");
     if (size > left()) {
-        fail_format(at, "section " + tag_name(t) + " says it holds " + std::to_string(size) +
-                             " bytes but only " + std::to_string(left()) + " are left (truncated?)");
+        fail_format(at, "section " + tag_name(t) + " says it holds " + std::to_string(size) + " bytes but only " +
+                            std::to_string(left()) + " are left (truncated?)");
     }
     Reader payload(bytes_.subspan(pos_, static_cast<size_t>(size)), offset());
     payload.tag_ = t;
@@ -90,9 +90,8 @@ Reader Reader::section(uint32_t section_tag) {
 uint64_t Reader::count(size_t size) {
     const auto n = scalar<uint64_t>("element count");
     if (n > left() / size) {
-        fail_format(offset(), "section " + tag_name(tag_) + " claims " + std::to_string(n) +
-                                   " elements of " + std::to_string(size) + " bytes but holds only " +
-                                   std::to_string(left()) + " bytes");
+        fail_format(offset(), "section " + tag_name(tag_) + " claims " + std::to_string(n) + " elements of " +
+                                  std::to_string(size) + " bytes but holds only " + std::to_string(left()) + " bytes");
     }
     return n;
 }
@@ -103,9 +102,8 @@ Matrix Reader::matrix(uint32_t section_tag) {
     const auto cols = r.scalar<uint64_t>("cols");
     const uint64_t room = r.left() / sizeof(float);
     if (rows == 0 || cols == 0 || rows > room / cols || rows * cols != room) {
-        fail_format(r.offset(), "section " + tag_name(section_tag) + " claims a " + std::to_string(rows) +
-                                     " x " + std::to_string(cols) + " matrix but holds " +
-                                     std::to_string(room) + " floats");
+        fail_format(r.offset(), "section " + tag_name(section_tag) + " claims a " + std::to_string(rows) + " x " +
+                                    std::to_string(cols) + " matrix but holds " + std::to_string(room) + " floats");
     }
     Matrix m(static_cast<int64_t>(rows), static_cast<int64_t>(cols));
     std::memcpy(m.data(), r.take(static_cast<size_t>(rows * cols) * sizeof(float), "matrix"),
@@ -122,7 +120,7 @@ std::string Reader::text(uint32_t section_tag) {
 void Reader::finish() const {
     if (left() != 0) {
         fail_format(offset(), std::to_string(left()) + " unexpected bytes at the end of " +
-                                   (tag_ ? "section " + tag_name(tag_) : std::string("the model")));
+                                  (tag_ ? "section " + tag_name(tag_) : std::string("the model")));
     }
 }
 

@@ -132,8 +132,8 @@ template <class T>
 void Reader::require_finite(const T* values, size_t count, uint32_t section_tag) const {
     for (size_t i = 0; i < count; ++i) {
         if (!std::isfinite(values[i])) {
-            fail_format(offset(), "section " + tag_name(section_tag) + " holds a non-finite value at index " +
-                                      std::to_string(i));
+            fail_format(offset(),
+                        "section " + tag_name(section_tag) + " holds a non-finite value at index " + std::to_string(i));
         }
     }
 }

@@ -12,8 +12,7 @@ void SoloComm::allgather(const void* mine, size_t bytes, void* out) const {
     if (bytes > 0) std::memcpy(out, mine, bytes);
 }
 
-void SoloComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
-                          std::vector<size_t>& counts) const {
+void SoloComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
     const auto* p = static_cast<const char*>(mine);
     out.assign(p, p + bytes);
     counts.assign(1, bytes);
@@ -68,7 +67,9 @@ bool any_rank(const Comm& comm, bool flag) {
     return max_over_ranks(comm, int64_t{flag ? 1 : 0}) != 0;
 }
 
-bool every_rank(const Comm& comm, bool flag) { return !any_rank(comm, !flag); }
+bool every_rank(const Comm& comm, bool flag) {
+    return !any_rank(comm, !flag);
+}
 
 int64_t max_over_ranks(const Comm& comm, int64_t v) {
     if (comm.size() == 1) return v;
@@ -110,11 +111,12 @@ void gather_by_owner(const Comm& comm, const std::vector<int>& owners, int64_t c
     }
 }
 
-void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
-                int64_t cols, const RowFetch& fetch, float* out) {
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids, int64_t cols,
+                const RowFetch& fetch, float* out) {
     std::vector<int> owners(ids.size());
     for (size_t t = 0; t < ids.size(); ++t) owners[t] = comm.size() == 1 ? 0 : part.owner(ids[t]);
-    gather_by_owner(comm, owners, cols, [&](size_t t, float* row) { fetch(ids[t] - part.offset, row); }, out);
+    gather_by_owner(
+        comm, owners, cols, [&](size_t t, float* row) { fetch(ids[t] - part.offset, row); }, out);
 }
 
 void broadcast(const Comm& comm, void* data, size_t bytes, int root) {

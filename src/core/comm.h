@@ -35,8 +35,7 @@ public:
     int rank() const override { return 0; }
     int size() const override { return 1; }
     void allgather(const void* mine, size_t bytes, void* out) const override;
-    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
-                    std::vector<size_t>& counts) const override;
+    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
 };
 
 /// The shared single-process communicator (stateless).
@@ -44,10 +43,10 @@ const Comm& solo_comm();
 
 /// Where this rank's rows sit in the global row numbering (ranks in order).
 struct RowPartition {
-    int64_t offset = 0;                ///< global index of this rank's first row
-    int64_t local = 0;                 ///< this rank's row count
-    int64_t global = 0;                ///< rows over all ranks
-    std::vector<int64_t> starts;       ///< size()+1 offsets: rank r holds [starts[r], starts[r+1])
+    int64_t offset = 0;           ///< global index of this rank's first row
+    int64_t local = 0;            ///< this rank's row count
+    int64_t global = 0;           ///< rows over all ranks
+    std::vector<int64_t> starts;  ///< size()+1 offsets: rank r holds [starts[r], starts[r+1])
     /// The rank holding global row i (i in [0, global)).
     int owner(int64_t i) const;
     bool holds(int64_t i) const { return i >= offset && i < offset + local; }
@@ -75,8 +74,8 @@ using RowFetch = std::function<void(int64_t local_row, float* out)>;
 /// Collective: rows `ids` (global indices, the same list on every rank) of a table spread over
 /// the ranks by `part`, cols floats each, into out (ids.size() × cols) on every rank; each
 /// rank supplies the rows it holds through `fetch`.
-void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids,
-                int64_t cols, const RowFetch& fetch, float* out);
+void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids, int64_t cols,
+                const RowFetch& fetch, float* out);
 
 /// Where a draw u·T (u = rng.uniform(), drawn only when T > 0) lands among the ranks' shares, T the sum of the ranks' local totals
 /// (added in rank order): the rank whose share holds it (the last rank with a positive total
@@ -109,4 +108,3 @@ void broadcast(const Comm& comm, void* data, size_t bytes, int root);
 void collectively(const Comm& comm, const std::function<void()>& work);
 
 }  // namespace kkm
-

@@ -17,17 +17,17 @@ namespace kkm {
 template <class E>
 struct EnumText;
 
-#define KKM_ENUM_TEXT(E, ...)                                                                  \
-    template <>                                                                                \
-    struct EnumText<E> {                                                                       \
+#define KKM_ENUM_TEXT(E, ...)                                                                              \
+    template <>                                                                                            \
+    struct EnumText<E> {                                                                                   \
         static constexpr std::array values = std::to_array<std::pair<E, std::string_view>>({__VA_ARGS__}); \
     }
 
 KKM_ENUM_TEXT(Method, {Method::exact, "exact"}, {Method::nystrom, "nystrom"}, {Method::sketch, "sketch"},
               {Method::rff, "rff"}, {Method::minibatch, "minibatch"});
 KKM_ENUM_TEXT(KernelType, {KernelType::rbf, "rbf"}, {KernelType::laplacian, "laplacian"},
-              {KernelType::polynomial, "polynomial"}, {KernelType::linear, "linear"},
-              {KernelType::cosine, "cosine"}, {KernelType::precomputed, "precomputed"});
+              {KernelType::polynomial, "polynomial"}, {KernelType::linear, "linear"}, {KernelType::cosine, "cosine"},
+              {KernelType::precomputed, "precomputed"});
 KKM_ENUM_TEXT(Init, {Init::kmeanspp, "kmeans++"}, {Init::random, "random"});
 KKM_ENUM_TEXT(Sampling, {Sampling::uniform, "uniform"}, {Sampling::rls, "rls"}, {Sampling::kmeanspp, "kmeanspp"});
 KKM_ENUM_TEXT(SketchKind, {SketchKind::subgaussian, "subgaussian"}, {SketchKind::ros, "ros"},
@@ -36,8 +36,8 @@ KKM_ENUM_TEXT(LearningRate, {LearningRate::beta, "beta"}, {LearningRate::sklearn
 KKM_ENUM_TEXT(Solver, {Solver::lloyd, "lloyd"}, {Solver::minibatch, "minibatch"});
 KKM_ENUM_TEXT(Refine, {Refine::none, "none"}, {Refine::hartigan, "hartigan"});
 KKM_ENUM_TEXT(SearchCriterion, {SearchCriterion::matr, "matr"}, {SearchCriterion::stability, "stability"});
-KKM_ENUM_TEXT(IsaChoice, {IsaChoice::automatic, "auto"}, {IsaChoice::avx512, "avx512"},
-              {IsaChoice::avx2, "avx2"}, {IsaChoice::portable, "portable"});
+KKM_ENUM_TEXT(IsaChoice, {IsaChoice::automatic, "auto"}, {IsaChoice::avx512, "avx512"}, {IsaChoice::avx2, "avx2"},
+              {IsaChoice::portable, "portable"});
 KKM_ENUM_TEXT(RowsChoice, {RowsChoice::automatic, "auto"}, {RowsChoice::f32, "f32"}, {RowsChoice::f16, "f16"});
 
 #undef KKM_ENUM_TEXT

@@ -13,8 +13,7 @@ namespace kkm {
 /// An error with the status the C API returns for it.
 class Error : public std::runtime_error {
 public:
-    Error(kkm_status status, const std::string& message)
-        : std::runtime_error(message), status_(status) {}
+    Error(kkm_status status, const std::string& message) : std::runtime_error(message), status_(status) {}
     kkm_status status() const noexcept { return status_; }
 
 private:

@@ -12,9 +12,8 @@ enum class Trans { no, yes };
 /// C = alpha · op(A) · op(B) + beta · C, float32, row-major, with op(X) = X or Xᵀ.
 /// op(A) is m×k, op(B) is k×n, C is m×n; lda/ldb/ldc are the row strides of the stored
 /// matrices. Runs on `threads` threads (1 inside an outer parallel loop).
-void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A,
-           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
-           int threads);
+void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads);
 
 /// Symmetric eigen-decomposition in float64: A (n×n, row-major, both triangles filled) is
 /// overwritten by the eigenvectors as columns; w receives the eigenvalues in ascending

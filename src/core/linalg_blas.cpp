@@ -28,34 +28,36 @@ void one_blas_thread_in_forked_child() {
 
 #if defined(KKM_BLAS_BLIS)
 
-void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A,
-           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
-           int threads) {
+void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads) {
     if (m <= 0 || n <= 0) return;
     rntm_t rntm = BLIS_RNTM_INITIALIZER;
     bli_rntm_set_num_threads(usable_threads(threads), &rntm);  // 1 in a forked child
     const trans_t blis_ta = ta == Trans::yes ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
     const trans_t blis_tb = tb == Trans::yes ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
-    bli_sgemm_ex(blis_ta, blis_tb, m, n, k, &alpha, const_cast<float*>(A), lda, 1,
-                 const_cast<float*>(B), ldb, 1, &beta, C, ldc, 1, nullptr, &rntm);
+    bli_sgemm_ex(blis_ta, blis_tb, m, n, k, &alpha, const_cast<float*>(A), lda, 1, const_cast<float*>(B), ldb, 1, &beta,
+                 C, ldc, 1, nullptr, &rntm);
 }
 
-const char* blas_name() { return "blis"; }
+const char* blas_name() {
+    return "blis";
+}
 
 #else
 
-void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A,
-           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
-           int /*threads*/) {
+void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int /*threads*/) {
     if (m <= 0 || n <= 0) return;
     one_blas_thread_in_forked_child();  // OpenBLAS takes no thread count per call
     cblas_sgemm(CblasRowMajor, ta == Trans::yes ? CblasTrans : CblasNoTrans,
-                tb == Trans::yes ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-                static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B,
-                static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+                tb == Trans::yes ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C,
+                static_cast<int>(ldc));
 }
 
-const char* blas_name() { return "openblas"; }
+const char* blas_name() {
+    return "openblas";
+}
 
 #endif
 

@@ -51,8 +51,7 @@ public:
     /// The up-front check of a fit: throws Error(KKM_ERR_OUT_OF_MEMORY) with "needs an
     /// estimated ... MiB (detail)" when what is charged already plus `bytes` exceeds the
     /// budget. `advice` ends the message (what to change besides max_memory_mb).
-    void require(const std::string& what, double bytes, const std::string& detail,
-                 const std::string& advice) const;
+    void require(const std::string& what, double bytes, const std::string& detail, const std::string& advice) const;
 
     /// Whether `bytes` more would stay within the budget.
     bool fits(double bytes) const { return total_ + bytes <= budget_; }

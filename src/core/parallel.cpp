@@ -21,7 +21,9 @@ std::atomic<bool> forked_child{false};
 // Runs in the child right after every fork() of the process, also the host's fork+exec
 // (system(), popen): so it takes no lock and calls nothing, only a store. What else the child
 // needs (one BLAS thread under LAPACK) happens when the library is next used (linalg).
-void mark_forked_child() { forked_child.store(true, std::memory_order_relaxed); }
+void mark_forked_child() {
+    forked_child.store(true, std::memory_order_relaxed);
+}
 
 // Registered when the library is loaded rather than at its first parallel region: the pool a
 // child inherits may be the host's own (every OpenMP user on a thread shares libgomp's pool
@@ -34,6 +36,8 @@ const ForkWatch fork_watch;
 
 }  // namespace
 
-bool in_forked_child() { return forked_child.load(std::memory_order_relaxed); }
+bool in_forked_child() {
+    return forked_child.load(std::memory_order_relaxed);
+}
 
 }  // namespace kkm

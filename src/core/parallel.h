@@ -25,7 +25,9 @@ bool in_forked_child();
 
 /// The threads a parallel region or a BLAS call may use now: `requested`, or 1 in a forked
 /// child. Results never depend on the thread count, so a child computes what its parent would.
-inline int usable_threads(int requested) { return in_forked_child() ? 1 : requested; }
+inline int usable_threads(int requested) {
+    return in_forked_child() ? 1 : requested;
+}
 
 /// Resolves the `threads` parameter: 0 means every core OpenMP reports.
 inline int resolve_threads(int64_t requested) {
@@ -55,7 +57,9 @@ inline int resolve_threads(int64_t requested, double work) {
 /// may run on a thread of the caller's own OpenMP team (a host calling kkm_fit from its
 /// parallel region), whose number can exceed the slots: only one thread runs then, so the
 /// last slot serves it.
-inline size_t thread_slot(size_t slots) { return std::min(static_cast<size_t>(omp_get_thread_num()), slots - 1); }
+inline size_t thread_slot(size_t slots) {
+    return std::min(static_cast<size_t>(omp_get_thread_num()), slots - 1);
+}
 
 /// One T per thread of a parallel loop: scratch that each thread reuses across its blocks
 /// (instead of allocating, and faulting in, a fresh buffer per block).
@@ -71,7 +75,9 @@ private:
 };
 
 /// Number of blocks of `block` items covering n items.
-inline int64_t block_count(int64_t n, int64_t block) { return (n + block - 1) / block; }
+inline int64_t block_count(int64_t n, int64_t block) {
+    return (n + block - 1) / block;
+}
 
 /// Runs fn(b) for b in [0, nblocks) in order on the calling thread, with parallel_blocks'
 /// progress reports and cancellation.

@@ -27,8 +27,8 @@ std::vector<ParamSpec> build_table() {
         {"k_min", "", "int", "2", "[2, 2147483647]", "smallest k that k=auto considers", 2, kIntMax, false, false,
          nullptr},
         {"k_max", "", "int", "10", "[2, 2147483647]",
-         "largest k that k=auto considers (at most half the search subsample: search_size/2, n/2)", 2, kIntMax,
-         false, false, nullptr},
+         "largest k that k=auto considers (at most half the search subsample: search_size/2, n/2)", 2, kIntMax, false,
+         false, nullptr},
         {"method", "", "enum", "nystrom", choices_text<Method>().c_str(),
          "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
          "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
@@ -58,10 +58,9 @@ std::vector<ParamSpec> build_table() {
          "beta of gamma=auto: sigma^2 = beta^2 * mean pairwise squared distance (the paper tries "
          "0.2, 1, 5; thin structures need about 0.3-0.5)",
          0, kInf, true, false, nullptr},
-        {"degree", "", "int", "3", "[1, 20]", "degree of the polynomial kernel", 1, 20, false,
-         false, nullptr},
-        {"coef0", "", "float", "1", "(-inf, inf)", "constant term of the polynomial kernel", -kInf,
-         kInf, false, false, nullptr},
+        {"degree", "", "int", "3", "[1, 20]", "degree of the polynomial kernel", 1, 20, false, false, nullptr},
+        {"coef0", "", "float", "1", "(-inf, inf)", "constant term of the polynomial kernel", -kInf, kInf, false, false,
+         nullptr},
         {"m", "landmarks n_components", "int|auto", "auto", "[1, n] or auto",
          "Nystrom landmarks; auto = min(n, max(k, ceil(4 sqrt(n))))", 1, 9.2e18, false, false, nullptr},
         {"nystrom_rcond", "", "float", "1e-06", "[0, 1)",
@@ -69,11 +68,11 @@ std::vector<ParamSpec> build_table() {
          "float32 round-off)",
          0, 1, false, true, nullptr},
         {"rank", "s", "int|none", "none", "[1, m] or none",
-         "rank restriction s of the Nystrom features (Wang, Gittens & Mahoney 2019, Algorithm 2)",
-         1, 9.2e18, false, false, nullptr},
+         "rank restriction s of the Nystrom features (Wang, Gittens & Mahoney 2019, Algorithm 2)", 1, 9.2e18, false,
+         false, nullptr},
         {"reg_rank", "l", "int|auto", "auto", "[rank, m] or auto",
-         "eigenpairs l of K_LL kept before the rank restriction; auto = ceil(m/2) (at least rank)",
-         1, 9.2e18, false, false, nullptr},
+         "eigenpairs l of K_LL kept before the rank restriction; auto = ceil(m/2) (at least rank)", 1, 9.2e18, false,
+         false, nullptr},
         {"sampling", "", "enum", "uniform", choices_text<Sampling>().c_str(),
          "landmarks: uniform without replacement; rls: ridge leverage scores (Calandriello & "
          "Rosasco 2018, Def. 3); kmeanspp: D^2 sampling in kernel space",
@@ -94,8 +93,8 @@ std::vector<ParamSpec> build_table() {
          "lowers it (method=exact, nystrom, sketch, rff with solver=lloyd)",
          0, 0, false, false, choices_text<Refine>().c_str()},
         {"batch_size", "b", "int", "1024", "[1, 2147483647]",
-         "points per mini-batch, drawn with replacement (method=minibatch, solver=minibatch)", 1,
-         kIntMax, false, false, nullptr},
+         "points per mini-batch, drawn with replacement (method=minibatch, solver=minibatch)", 1, kIntMax, false, false,
+         nullptr},
         {"tau", "", "int", "200", "[0, 2147483647]",
          "method=minibatch: each centre keeps its newest batches adding up to >= tau points "
          "(eq. 1); 0 = no truncation (Algorithm 1, O(n(b+k)) per iteration)",
@@ -112,27 +111,30 @@ std::vector<ParamSpec> build_table() {
          "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
          "random points",
          0, 0, false, false, choices_text<Init>().c_str()},
-        {"n_init", "nstart", "int", "1", "[1, 1000]",
-         "restarts from independent seedings; the lowest objective wins", 1, 1000, false, false, nullptr},
-        {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart",
-         1, 1e6, false, false, nullptr},
+        {"n_init", "nstart", "int", "1", "[1, 1000]", "restarts from independent seedings; the lowest objective wins",
+         1, 1000, false, false, nullptr},
+        {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart", 1, 1e6, false,
+         false, nullptr},
         {"tol", "", "float", "0.0001", "[0, 1)",
-         "stop when the objective improves by less than tol * objective (or no label changes)", 0, 1,
-         false, true, nullptr},
+         "stop when the objective improves by less than tol * objective (or no label changes)", 0, 1, false, true,
+         nullptr},
         {"seed", "random_state", "int", "0", "[0, 9007199254740991]",
-         "seed of every random choice (results are identical for any thread count)", 0,
-         9007199254740991.0, false, false, nullptr},
-        {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]", "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README)", 0, 1024,
-         false, false, nullptr},
+         "seed of every random choice (results are identical for any thread count)", 0, 9007199254740991.0, false,
+         false, nullptr},
+        {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]",
+         "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README)", 0,
+         1024, false, false, nullptr},
         {"isa", "", "enum", "auto", choices_text<IsaChoice>().c_str(),
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
          "its CPUID feature bits); a forced path the CPU lacks is an error. kkm_get_param reports "
-         "the path a fit used", 0, 0, false, false, choices_text<IsaChoice>().c_str()},
+         "the path a fit used",
+         0, 0, false, false, choices_text<IsaChoice>().c_str()},
         {"kernel_rows", "", "enum", "auto", choices_text<RowsChoice>().c_str(),
          "storage of the n x m kernel rows of method=nystrom: f32, or f16 (IEEE half: half the "
          "memory and bytes streamed per iteration; rbf, laplacian and cosine kernels only, whose "
          "values lie in [-1, 1]); auto: f16 for those kernels, f32 otherwise. kkm_get_param "
-         "reports what a fit used", 0, 0, false, false, choices_text<RowsChoice>().c_str()},
+         "reports what a fit used",
+         0, 0, false, false, choices_text<RowsChoice>().c_str()},
         {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
          "bound in MiB on what a fit allocates (kernel rows, features, sampling blocks, batches, the float32 "
          "copy of float64 input, per-thread scratch): a fit whose estimate is over is refused before it "
@@ -206,8 +208,8 @@ std::string format_number(double v, bool integer) {
 }
 
 [[noreturn]] void bad_value(const ParamSpec& spec, std::string_view value, const char* why) {
-    invalid_argument("parameter '" + std::string(spec.name) + "': value '" + std::string(value) +
-                     "' " + why + "; accepted: " + spec.range);
+    invalid_argument("parameter '" + std::string(spec.name) + "': value '" + std::string(value) + "' " + why +
+                     "; accepted: " + spec.range);
 }
 
 bool is_choice(const char* choices, std::string_view value) {
@@ -260,8 +262,9 @@ std::string canonical_value(int index, std::string_view value) {
         case Parsed::ok: break;
         case Parsed::malformed: bad_value(spec, value, integer ? "is not an integer" : "is not a finite number");
         case Parsed::overflow:
-            bad_value(spec, value, integer ? "is out of range (beyond a 64-bit integer)"
-                                           : "is not a finite number (it overflows a double, beyond 1.8e308)");
+            bad_value(spec, value,
+                      integer ? "is out of range (beyond a 64-bit integer)"
+                              : "is not a finite number (it overflows a double, beyond 1.8e308)");
         case Parsed::underflow:
             bad_value(spec, value, "is out of range: it underflows (too close to 0 for a double, below 4.9e-324)");
     }
@@ -321,8 +324,7 @@ void ParamSet::set_many(std::string_view text) {
             const ParamSpec& spec = param_table()[index];
             const std::string aliases = *spec.aliases != '\0' ? std::string(" (aliases: ") + spec.aliases + ")" : "";
             invalid_argument("parameter '" + std::string(spec.name) + "'" + aliases + " is given twice: '" +
-                             std::string(given[index]) + "' and '" + std::string(pair) +
-                             "'; give each parameter once");
+                             std::string(given[index]) + "' and '" + std::string(pair) + "'; give each parameter once");
         }
         given[index] = pair;
         pos = end;

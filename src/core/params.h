@@ -103,7 +103,7 @@ struct ParamSpec {
     const char* aliases;  ///< space-separated alternative keys, "" if none
     const char* type;     ///< "int", "float", "enum", "int|auto", "float|auto", "int|none"
     const char* default_value;
-    const char* range;    ///< human-readable accepted range or values
+    const char* range;  ///< human-readable accepted range or values
     const char* doc;
     double min;           ///< numeric lower bound
     double max;           ///< numeric upper bound

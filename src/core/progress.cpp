@@ -11,11 +11,17 @@ thread_local Progress* tl_current = nullptr;
 
 }  // namespace
 
-Progress* Progress::current() { return tl_current; }
+Progress* Progress::current() {
+    return tl_current;
+}
 
-ProgressScope::ProgressScope(Progress& progress) : previous_(tl_current) { tl_current = &progress; }
+ProgressScope::ProgressScope(Progress& progress) : previous_(tl_current) {
+    tl_current = &progress;
+}
 
-ProgressScope::~ProgressScope() { tl_current = previous_; }
+ProgressScope::~ProgressScope() {
+    tl_current = previous_;
+}
 
 bool Progress::call(double fraction) noexcept {
     last_ = Clock::now();

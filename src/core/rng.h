@@ -41,7 +41,9 @@ public:
     uint64_t below(uint64_t n) {
         const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
         uint64_t r;
-        do { r = next_u64(); } while (r >= limit);
+        do {
+            r = next_u64();
+        } while (r >= limit);
         return r % n;
     }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "core/error.h"
@@ -12,9 +12,8 @@ namespace kkm {
 namespace {
 
 [[noreturn]] void bad_value(const char* name, int64_t row, int64_t col, double value) {
-    invalid_data(std::string(name) + " has a non-finite value (" + message_number(value, 9) +
-                 ") at row " + std::to_string(row) + ", column " + std::to_string(col) +
-                 " (0-based)");
+    invalid_data(std::string(name) + " has a non-finite value (" + message_number(value, 9) + ") at row " +
+                 std::to_string(row) + ", column " + std::to_string(col) + " (0-based)");
 }
 
 template <class T>
@@ -57,8 +56,8 @@ void require_shape(int64_t n, int64_t d, size_t element_bytes) {
 void require_product(int64_t a, const char* a_name, int64_t b, const char* b_name, size_t element_bytes,
                      const char* what) {
     // The largest byte count both an int64 offset and a size_t can hold.
-    constexpr auto kMaxBytes = static_cast<uint64_t>(
-        std::min<uint64_t>(static_cast<uint64_t>(INT64_MAX), static_cast<uint64_t>(SIZE_MAX)));
+    constexpr auto kMaxBytes =
+        static_cast<uint64_t>(std::min<uint64_t>(static_cast<uint64_t>(INT64_MAX), static_cast<uint64_t>(SIZE_MAX)));
     int64_t count = 0;
     const bool fits = a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &count) &&
                       static_cast<uint64_t>(count) <= kMaxBytes / element_bytes;
@@ -82,8 +81,12 @@ void require_finite(ConstMatrix X, const char* name, int64_t row_offset) {
     }
 }
 
-std::vector<float> checked_weights(const float* w, int64_t n) { return check_weights_impl(w, n); }
-std::vector<float> checked_weights(const double* w, int64_t n) { return check_weights_impl(w, n); }
+std::vector<float> checked_weights(const float* w, int64_t n) {
+    return check_weights_impl(w, n);
+}
+std::vector<float> checked_weights(const double* w, int64_t n) {
+    return check_weights_impl(w, n);
+}
 
 std::vector<float> weight_values(const float* w, int64_t n, int64_t row_offset) {
     return weight_values_impl(w, n, row_offset);
@@ -96,9 +99,8 @@ Matrix to_float32(const double* X, int64_t n, int64_t d, const char* name) {
             const double v = X[i * d + j];
             if (!std::isfinite(v)) bad_value(name, i, j, v);
             if (std::fabs(v) > FLT_MAX) {
-                invalid_data(std::string(name) + " value " + message_number(v, 9) + " at row " +
-                             std::to_string(i) + ", column " + std::to_string(j) +
-                             " is beyond the float32 range");
+                invalid_data(std::string(name) + " value " + message_number(v, 9) + " at row " + std::to_string(i) +
+                             ", column " + std::to_string(j) + " is beyond the float32 range");
             }
             out.row(i)[j] = static_cast<float>(v);
         }

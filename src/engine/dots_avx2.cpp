@@ -51,8 +51,8 @@ struct Tile {
 
 }  // namespace
 
-void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb,
-                   int64_t m, float* out, int64_t ldo) {
+void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
+                   float* out, int64_t ldo) {
     for_each_dot_tile<R, J, Tile>(A, rows, lda, B, cols, ldb, m, out, ldo);
 }
 

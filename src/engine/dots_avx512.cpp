@@ -35,7 +35,8 @@ struct Tile {
             for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm512_setzero_ps();
         }
         for (int64_t t = 0; t < m; t += 16) {
-            const __mmask16 mask = m - t >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (m - t)) - 1u);
+            const __mmask16 mask =
+                m - t >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (m - t)) - 1u);
             __m512 a[NR];
             for (int64_t r = 0; r < NR; ++r) a[r] = _mm512_maskz_loadu_ps(mask, A + r * lda + t);
             for (int64_t j = 0; j < NJ; ++j) {
@@ -51,8 +52,8 @@ struct Tile {
 
 }  // namespace
 
-void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb,
-                     int64_t m, float* out, int64_t ldo) {
+void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
+                     float* out, int64_t ldo) {
     for_each_dot_tile<R, J, Tile>(A, rows, lda, B, cols, ldb, m, out, ldo);
 }
 

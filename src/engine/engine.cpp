@@ -11,10 +11,12 @@
 namespace kkm::engine {
 namespace {
 
-constexpr int64_t kAlignFloats = 16;           // 64 bytes
-constexpr int64_t kPanelBytes = 120 * 1024;    // packed X rows per pass
+constexpr int64_t kAlignFloats = 16;         // 64 bytes
+constexpr int64_t kPanelBytes = 120 * 1024;  // packed X rows per pass
 
-int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+int64_t round_up(int64_t v, int64_t to) {
+    return (v + to - 1) / to * to;
+}
 
 /// Floats from p to the next 64-byte boundary.
 size_t align_offset(const float* p) {
@@ -74,8 +76,7 @@ PackedRows::PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux)
     }
 }
 
-void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op,
-                  float* out, int64_t ldo) {
+void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
     if (X.rows <= 0 || Y.rows() <= 0) return;
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
@@ -111,7 +112,7 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 
 float engine_exp(float x) {
     if (!(x >= -87.336544f)) return 0.0f;  // below the smallest normal float32 (and NaN)
-    x = std::min(x, 88.0f);  // 2^127 at most: a normal float32
+    x = std::min(x, 88.0f);                // 2^127 at most: a normal float32
     const float n = std::nearbyint(x * 1.44269504088896341f);
     float r = x - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;

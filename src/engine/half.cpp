@@ -34,8 +34,8 @@ float from_half(uint16_t h) {
         const float v = static_cast<float>(mantissa) * 0x1p-24f;
         return sign != 0 ? -v : v;
     }
-    const uint32_t bits = exponent == 31 ? sign | 0x7F800000u | (mantissa << 13)
-                                         : sign | ((exponent + 112) << 23) | (mantissa << 13);
+    const uint32_t bits =
+        exponent == 31 ? sign | 0x7F800000u | (mantissa << 13) : sign | ((exponent + 112) << 23) | (mantissa << 13);
     float v = 0;
     std::memcpy(&v, &bits, sizeof v);
     return v;

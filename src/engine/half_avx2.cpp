@@ -33,8 +33,12 @@ KKM_F16C void decode_half_avx2(const uint16_t* src, int64_t count, float* dst) {
 #include "core/error.h"
 
 namespace kkm::engine {
-void encode_half_avx2(const float*, int64_t, uint16_t*) { fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform"); }
-void decode_half_avx2(const uint16_t*, int64_t, float*) { fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform"); }
+void encode_half_avx2(const float*, int64_t, uint16_t*) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+void decode_half_avx2(const uint16_t*, int64_t, float*) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
 }  // namespace kkm::engine
 
 #endif

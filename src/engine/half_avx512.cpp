@@ -39,8 +39,12 @@ KKM_AVX512 void decode_half_avx512(const uint16_t* src, int64_t count, float* ds
 #include "core/error.h"
 
 namespace kkm::engine {
-void encode_half_avx512(const float*, int64_t, uint16_t*) { fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform"); }
-void decode_half_avx512(const uint16_t*, int64_t, float*) { fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform"); }
+void encode_half_avx512(const float*, int64_t, uint16_t*) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
+void decode_half_avx512(const uint16_t*, int64_t, float*) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
 }  // namespace kkm::engine
 
 #endif

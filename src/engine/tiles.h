@@ -37,15 +37,15 @@ Geometry geometry(Isa isa);
 
 /// Every tile of `rows` packed X rows against `cols` packed Y rows.
 struct TileJob {
-    const float* a = nullptr;      ///< X packed: ceil(rows/MR) panels, each d×MR (row t: MR values)
+    const float* a = nullptr;  ///< X packed: ceil(rows/MR) panels, each d×MR (row t: MR values)
     int64_t rows = 0;
-    const float* b = nullptr;      ///< Y packed: ceil(cols/NR) panels, each d×NR
+    const float* b = nullptr;  ///< Y packed: ceil(cols/NR) panels, each d×NR
     int64_t cols = 0;
     int64_t d = 0;
     const float* x_aux = nullptr;  ///< per X row (padded to whole panels), or NULL when unused
     const float* y_aux = nullptr;  ///< per Y row (padded to whole panels), or NULL when unused
     TileOp op;
-    float* out = nullptr;          ///< rows × cols, row stride ldo
+    float* out = nullptr;  ///< rows × cols, row stride ldo
     int64_t ldo = 0;
 };
 
@@ -64,8 +64,8 @@ namespace kkm::engine {
 
 /// One MR×NR tile: a (d×MR packed), b (d×NR packed), the aux values of its rows and columns
 /// (or NULL), out with row stride ld.
-using TileKernel = void (*)(const float* a, const float* b, int64_t d, const float* xaux,
-                            const float* yaux, const TileOp& op, float* out, int64_t ld);
+using TileKernel = void (*)(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
+                            const TileOp& op, float* out, int64_t ld);
 
 /// Runs `tile` over every MR×NR tile of the job: Y panels outer (one stays in L2 while the
 /// packed X panels pass under it), edge tiles through a local buffer.
@@ -81,8 +81,8 @@ void for_each_tile(const TileJob& job, TileKernel tile) {
             const int64_t rows = std::min(MR, job.rows - ip * MR);
             const bool whole = rows == MR && cols == NR;
             float* out = job.out + ip * MR * job.ldo + jp * NR;
-            tile(job.a + ip * job.d * MR, b, job.d, job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr,
-                 yaux, job.op, whole ? out : edge, whole ? job.ldo : NR);
+            tile(job.a + ip * job.d * MR, b, job.d, job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr, yaux, job.op,
+                 whole ? out : edge, whole ? job.ldo : NR);
             if (whole) continue;
             for (int64_t i = 0; i < rows; ++i) std::copy(edge + i * NR, edge + i * NR + cols, out + i * job.ldo);
         }

@@ -39,8 +39,8 @@ KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) 
     switch (op.fn) {
         case TileFn::dot: return v;
         case TileFn::rbf: {
-            const __m256 d2 = _mm256_max_ps(_mm256_fnmadd_ps(_mm256_set1_ps(2.0f), v, _mm256_add_ps(xa, ya)),
-                                            _mm256_setzero_ps());
+            const __m256 d2 =
+                _mm256_max_ps(_mm256_fnmadd_ps(_mm256_set1_ps(2.0f), v, _mm256_add_ps(xa, ya)), _mm256_setzero_ps());
             return exp8(_mm256_mul_ps(_mm256_set1_ps(-op.gamma), d2));
         }
         case TileFn::polynomial: {
@@ -57,8 +57,8 @@ KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) 
 
 /// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
 template <bool L1>
-KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
-                   const TileOp& op, float* dst, int64_t ld) {
+KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op,
+                   float* dst, int64_t ld) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
     for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
@@ -104,7 +104,9 @@ void run_tiles_avx2(const TileJob& job) {
 #include "core/error.h"
 
 namespace kkm::engine {
-void run_tiles_avx2(const TileJob&) { fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform"); }
+void run_tiles_avx2(const TileJob&) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
 }  // namespace kkm::engine
 
 #endif

@@ -44,8 +44,8 @@ KKM_AVX512 inline __m512 finish(__m512 v, __m512 xa, __m512 ya, const TileOp& op
     switch (op.fn) {
         case TileFn::dot: return v;
         case TileFn::rbf: {
-            const __m512 d2 = _mm512_max_ps(_mm512_fnmadd_ps(_mm512_set1_ps(2.0f), v, _mm512_add_ps(xa, ya)),
-                                            _mm512_setzero_ps());
+            const __m512 d2 =
+                _mm512_max_ps(_mm512_fnmadd_ps(_mm512_set1_ps(2.0f), v, _mm512_add_ps(xa, ya)), _mm512_setzero_ps());
             return exp16(_mm512_mul_ps(_mm512_set1_ps(-op.gamma), d2));
         }
         case TileFn::polynomial: {
@@ -62,8 +62,8 @@ KKM_AVX512 inline __m512 finish(__m512 v, __m512 xa, __m512 ya, const TileOp& op
 
 /// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
 template <bool L1>
-KKM_AVX512 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
-                     const TileOp& op, float* dst, int64_t ld) {
+KKM_AVX512 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op,
+                     float* dst, int64_t ld) {
     __m512 acc[MR][2];
 #pragma GCC unroll 14
     for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -109,7 +109,9 @@ void run_tiles_avx512(const TileJob& job) {
 #include "core/error.h"
 
 namespace kkm::engine {
-void run_tiles_avx512(const TileJob&) { fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform"); }
+void run_tiles_avx512(const TileJob&) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
 }  // namespace kkm::engine
 
 #endif

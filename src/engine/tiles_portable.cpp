@@ -28,8 +28,8 @@ float finish(float v, float xa, float ya, const TileOp& op) {
 }
 
 template <bool L1>
-void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
-          const TileOp& op, float* dst, int64_t ld) {
+void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op, float* dst,
+          int64_t ld) {
     float acc[MR][NR] = {};
     for (int64_t t = 0; t < d; ++t) {
         const float* at = a + t * MR;

@@ -40,7 +40,9 @@ Contingency contingency(const int32_t* a, const int32_t* b, int64_t n) {
     return t;
 }
 
-double pairs(double x) { return x * (x - 1.0) / 2.0; }
+double pairs(double x) {
+    return x * (x - 1.0) / 2.0;
+}
 
 double entropy(const std::vector<double>& counts, double n) {
     double h = 0;

@@ -10,7 +10,6 @@
 namespace kkm {
 namespace {
 
-
 /// Runs fn(begin, count, features) over the rows of X in parallel blocks.
 template <class Fn>
 void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& fn) {
@@ -29,8 +28,8 @@ void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& 
 
 void DenseProjection::apply(ConstMatrix G, Matrix& out) const {
     out.reshape(G.rows, P_.cols);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, G.rows, P_.cols, P_.rows, 1.0f, G.data,
-                  G.cols, P_.data(), P_.cols, 0.0f, out.data(), P_.cols, 1);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, G.rows, P_.cols, P_.rows, 1.0f, G.data, G.cols, P_.data(),
+                  P_.cols, 0.0f, out.data(), P_.cols, 1);
 }
 
 LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection)

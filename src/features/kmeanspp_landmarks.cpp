@@ -41,8 +41,8 @@ int64_t draw_local(const std::vector<double>& d2, double target) {
 /// Lowers d2 to the squared feature-space distance K_ii + K_cc − 2K_ic to the new landmark c
 /// (a global index) where that is smaller (clamped at 0: round-off); chosen points stay at
 /// exactly 0.
-void update_distances(const LandmarkContext& ctx, const RowPartition& part, int64_t c,
-                      const std::vector<bool>& chosen, std::vector<double>& d2) {
+void update_distances(const LandmarkContext& ctx, const RowPartition& part, int64_t c, const std::vector<bool>& chosen,
+                      std::vector<double>& d2) {
     const Matrix column = kernel_columns(ctx, {c});
     const int owner = part.owner(c);
     double kcc = ctx.comm->rank() == owner ? ctx.diag[static_cast<size_t>(c - part.offset)] : 0.0;
@@ -77,7 +77,8 @@ std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, R
     std::vector<int64_t> result;
     result.reserve(static_cast<size_t>(m));
     for (int64_t k = 0; k < m; ++k) {
-        progress_range(static_cast<double>(k) / static_cast<double>(m), static_cast<double>(k + 1) / static_cast<double>(m));
+        progress_range(static_cast<double>(k) / static_cast<double>(m),
+                       static_cast<double>(k + 1) / static_cast<double>(m));
         // The first landmark uniformly.
         const int64_t c = k == 0 ? static_cast<int64_t>(rng.below(static_cast<uint64_t>(part.global)))
                                  : next_landmark(ctx, part, d2, result, rng);

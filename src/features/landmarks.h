@@ -41,8 +41,7 @@ std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double
 /// The scores behind rls_landmarks, from the sub-sample S (distinct training indices):
 /// τ̃_i = (K_ii − K_iS (K_SS + λ|S|/n · I)⁻¹ K_Si) / λ, clamped at 0. The ridge λ|S|/n weighs
 /// each point of S by n/|S| (it stands in for n/|S| points); with S = all points τ̃ = τ exactly.
-std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S,
-                                          double lambda);
+std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S, double lambda);
 
 /// m distinct indices by D² sampling in kernel space: the first uniformly, each next one with
 /// probability ∝ K_ii + K_cc − 2K_ic to the nearest chosen c. Returned in increasing order.

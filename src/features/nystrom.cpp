@@ -30,8 +30,7 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
 
 }  // namespace
 
-Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond,
-                          int64_t max_rank) {
+Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond, int64_t max_rank) {
     const int64_t m = basis.size();
     Matrix kll(m, m);
     basis.evaluate(landmark_rows, kll.data(), m);
@@ -39,8 +38,9 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     symmetric_eigen(kll, U, w);
     const double top = w[static_cast<size_t>(m - 1)];
     if (!(top > 0)) {
-        invalid_data("the landmark kernel matrix K_LL has no positive eigenvalue (is the kernel "
-                     "positive semi-definite, and are the data not all zero?)");
+        invalid_data(
+            "the landmark kernel matrix K_LL has no positive eigenvalue (is the kernel "
+            "positive semi-definite, and are the data not all zero?)");
     }
     // Eigenvalues below the float64 round-off of the decomposition (m·eps·top) are zero: even
     // with rcond=0, 1/sqrt of one of them (1e-60 happens for duplicate landmarks) overflows P.
@@ -67,10 +67,10 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
             const int64_t count = std::min(kRowBlock, end - begin);
             R.reshape(count, l);
             const ConstMatrix rows = G.block(begin, count, scratch);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m,
-                          P_l.data(), l, 0.0f, R.data(), l, 1);
-            linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, count, 1.0f, R.data(), l,
-                          R.data(), l, 0.0f, RtR.data(), l, 1);
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m, P_l.data(), l, 0.0f,
+                          R.data(), l, 1);
+            linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, count, 1.0f, R.data(), l, R.data(), l, 0.0f,
+                          RtR.data(), l, 1);
             double* acc = partial.data() + c * l * l;
             for (int64_t t = 0; t < l * l; ++t) acc[t] += RtR.data()[t];
         }
@@ -80,7 +80,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
         for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
     }
     sum_over_ranks(comm, V.data(), V.size());
-    std::vector<double>().swap(partial);  // 32 l² doubles: not held through the decomposition
+    std::vector<double>().swap(partial);    // 32 l² doubles: not held through the decomposition
     linalg::dsyevd(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);
@@ -88,7 +88,8 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
         for (int64_t c = 0; c < s; ++c) {
             const int64_t e = l - 1 - c;
             double acc = 0;
-            for (int64_t q = 0; q < l; ++q) acc += static_cast<double>(P_l.row(i)[q]) * V[static_cast<size_t>(q * l + e)];
+            for (int64_t q = 0; q < l; ++q)
+                acc += static_cast<double>(P_l.row(i)[q]) * V[static_cast<size_t>(q * l + e)];
             P.row(i)[c] = static_cast<float>(acc);
         }
     }
@@ -96,7 +97,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
 }
 
 Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
-                    std::vector<float>& residual, int threads) {
+                        std::vector<float>& residual, int threads) {
     const int64_t n = G.rows(), m = G.cols(), r = P.cols;
     Matrix F(n, r);
     residual.assign(static_cast<size_t>(n), 0.0f);
@@ -104,8 +105,8 @@ Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<fl
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
         Matrix scratch;
         const ConstMatrix rows = G.block(begin, count, scratch);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m,
-                      P.data(), r, 0.0f, F.row(begin), r, 1);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m, P.data(), r, 0.0f,
+                      F.row(begin), r, 1);
         for (int64_t i = begin; i < begin + count; ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];

@@ -21,8 +21,7 @@ namespace kkm {
 /// K_LL = basis.evaluate(landmark_rows), landmark_rows a Matrix (m × basis.input_dim()).
 /// At most max_rank columns are kept (0: no limit). Throws INVALID_DATA if K_LL has no
 /// positive eigenvalue.
-Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond,
-                          int64_t max_rank = 0);
+Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, double rcond, int64_t max_rank = 0);
 
 /// Nyström features F = G P (n×r) from the kernel rows G (n×m, float32 or half) in parallel row
 /// blocks, and each row's residual K_ii − ‖f_i‖² (diag: K_ii) into residual. The residual is

@@ -29,8 +29,7 @@ void check_arguments(KernelType kernel, double gamma, int64_t d, int64_t m) {
                          message_number(FLT_MAX) + "], the float32 range method=rff draws its frequencies in");
     }
     if (d < 1 || m < 1) {
-        invalid_argument("method=rff needs d >= 1 and m >= 1, got d=" + std::to_string(d) +
-                         " m=" + std::to_string(m));
+        invalid_argument("method=rff needs d >= 1 and m >= 1, got d=" + std::to_string(d) + " m=" + std::to_string(m));
     }
 }
 
@@ -79,12 +78,12 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, 
     check_arguments(kernel, gamma, d, m);
     W_ = Matrix(m, d);
     const auto entries = static_cast<size_t>(m * d);
-    const bool fits = kernel == KernelType::rbf
-                          ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
-                          : fill_cauchy(W_.values.begin(), entries, gamma, rng);
+    const bool fits = kernel == KernelType::rbf ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
+                                                : fill_cauchy(W_.values.begin(), entries, gamma, rng);
     if (!fits) {
-        invalid_argument("gamma=" + message_number(gamma) + " is too large for method=rff with kernel=" +
-                         to_text(kernel) + ": its random frequencies overflow float32; lower gamma or "
+        invalid_argument("gamma=" + message_number(gamma) +
+                         " is too large for method=rff with kernel=" + to_text(kernel) +
+                         ": its random frequencies overflow float32; lower gamma or "
                          "rescale the data");
     }
     b_.resize(static_cast<size_t>(m));
@@ -97,28 +96,30 @@ void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix&
         Matrix& shifted = scratch.kernel;  // unused otherwise by this map
         shifted.reshape(given.rows, given.cols);
         for (int64_t i = 0; i < given.rows; ++i) {
-            for (int64_t t = 0; t < given.cols; ++t) shifted.row(i)[t] = given.row(i)[t] - shift_[static_cast<size_t>(t)];
+            for (int64_t t = 0; t < given.cols; ++t)
+                shifted.row(i)[t] = given.row(i)[t] - shift_[static_cast<size_t>(t)];
         }
         rows = shifted.view();
     }
     const int64_t m = dim();
     out.reshape(rows.rows, m);
     if (rows.cols != input_dim()) {
-        fail(KKM_ERR_INTERNAL, "rff: rows have " + std::to_string(rows.cols) + " columns, the map " +
-                                   std::to_string(input_dim()));
+        fail(KKM_ERR_INTERNAL,
+             "rff: rows have " + std::to_string(rows.cols) + " columns, the map " + std::to_string(input_dim()));
     }
     if (rows.rows == 0) return;
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, rows.rows, m, input_dim(), 1.0f,
-                  rows.data, rows.cols, W_.data(), W_.cols, 0.0f, out.data(), m, 1);
+    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, rows.rows, m, input_dim(), 1.0f, rows.data, rows.cols,
+                  W_.data(), W_.cols, 0.0f, out.data(), m, 1);
     // cos(W x + b) of an overflowed W x would be NaN (the cosine pass assumes finite input).
     bool finite = true;
     const float* projected = out.data();
 #pragma omp simd reduction(&& : finite)
     for (int64_t i = 0; i < rows.rows * m; ++i) finite = finite && std::isfinite(projected[i]);
     if (!finite) {
-        invalid_data("method=rff: the random projection W x of a row of X overflows float32 (the "
-                     "data's scale times the frequencies' scale, from gamma, exceeds 3.4e38); lower "
-                     "gamma or rescale the data (e.g. standardize the columns)");
+        invalid_data(
+            "method=rff: the random projection W x of a row of X overflows float32 (the "
+            "data's scale times the frequencies' scale, from gamma, exceeds 3.4e38); lower "
+            "gamma or rescale the data (e.g. standardize the columns)");
     }
     const auto scale = static_cast<float>(std::sqrt(2.0 / static_cast<double>(m)));
     elementwise::cosine_features(out.data(), rows.rows, m, m, b_.data(), scale);

@@ -35,8 +35,8 @@ public:
     const std::vector<float>& phases() const { return b_; }
 
 private:
-    Matrix W_;              ///< m × d frequencies
-    std::vector<float> b_;  ///< m phases
+    Matrix W_;                  ///< m × d frequencies
+    std::vector<float> b_;      ///< m phases
     std::vector<float> shift_;  ///< empty, or d values subtracted from every row
 };
 

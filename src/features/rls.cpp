@@ -14,7 +14,6 @@
 namespace kkm {
 namespace {
 
-
 /// Size of the uniform sub-sample S behind the scores: twice the landmarks asked for, capped
 /// at n. The estimate sharpens as |S| grows but costs O(n|S|d + n|S|²) time and n|S| floats,
 /// so |S| is tied to m: 2m keeps that within a small factor of what Nyström itself spends on
@@ -22,7 +21,9 @@ namespace {
 /// clearly more points than the m it has to rank. On the far-cluster test data (n = 5000,
 /// m = 50, λ = √n) sampling from these scores hit the 20 far points as often as sampling from
 /// the exact scores did (97 vs 94 of 100 seeds).
-int64_t subsample_size(int64_t n, int64_t m) { return std::min(n, 2 * m); }
+int64_t subsample_size(int64_t n, int64_t m) {
+    return std::min(n, 2 * m);
+}
 
 /// K_SS: in one process the rows S of C (C = K(X, X_S)); over ranks, the sample's own rows
 /// against themselves (rows S are spread over the ranks).
@@ -30,7 +31,8 @@ Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vecto
     const auto s = static_cast<int64_t>(S.size());
     Matrix K(s, s);
     if (ctx.comm->size() == 1) {
-        for (int64_t a = 0; a < s; ++a) std::copy(C.row(S[static_cast<size_t>(a)]), C.row(S[static_cast<size_t>(a)]) + s, K.row(a));
+        for (int64_t a = 0; a < s; ++a)
+            std::copy(C.row(S[static_cast<size_t>(a)]), C.row(S[static_cast<size_t>(a)]) + s, K.row(a));
         return K;
     }
     const KernelBasis basis = ctx.basis_for(S);
@@ -71,8 +73,8 @@ std::vector<double> scores(const LandmarkContext& ctx, const Matrix& C, const Ma
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
         Matrix& CM = products[thread_slot(products.size())];
         CM.reshape(count, s);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, s, s, 1.0f, C.row(begin), s, M.data(), s,
-                      0.0f, CM.data(), s, 1);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, s, s, 1.0f, C.row(begin), s, M.data(), s, 0.0f,
+                      CM.data(), s, 1);
         for (int64_t r = 0; r < count; ++r) {
             double covered = 0.0;
             for (int64_t c = 0; c < s; ++c) covered += static_cast<double>(CM.row(r)[c]) * CM.row(r)[c];
@@ -134,8 +136,7 @@ std::vector<int64_t> weighted_without_replacement(const std::vector<double>& wei
 // Without the weight (ridge λ instead of λ|S|/n) the sub-sample would explain far too little
 // of each point when |S| ≪ n, and every score would sit near its ceiling K_ii/λ, i.e. close to
 // uniform sampling. With |S| = n both coincide with the exact τ_i.
-std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S,
-                                          double lambda) {
+std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std::vector<int64_t>& S, double lambda) {
     const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
     const Matrix C = kernel_columns(ctx, S);
     const double ridge = lambda * static_cast<double>(S.size()) / static_cast<double>(part.global);

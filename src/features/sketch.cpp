@@ -13,7 +13,9 @@ namespace kkm {
 namespace {
 
 /// A random sign ±1 from one bit of the generator.
-float random_sign(Rng& rng) { return (rng.next_u64() >> 63) != 0 ? -1.0f : 1.0f; }
+float random_sign(Rng& rng) {
+    return (rng.next_u64() >> 63) != 0 ? -1.0f : 1.0f;
+}
 
 /// Smallest power of two ≥ m (m ≥ 1).
 int64_t next_power_of_two(int64_t m) {
@@ -108,8 +110,7 @@ public:
     /// every column in [0, m); row_value m entries).
     SubgaussianProjection(int64_t m, std::vector<int64_t> row_start, std::vector<int64_t> columns,
                           std::vector<float> row_value)
-        : m_(m), row_start_(std::move(row_start)), columns_(std::move(columns)),
-          row_value_(std::move(row_value)) {}
+        : m_(m), row_start_(std::move(row_start)), columns_(std::move(columns)), row_value_(std::move(row_value)) {}
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return m_; }
     void apply(ConstMatrix G, Matrix& out) const override {
@@ -150,7 +151,7 @@ private:
     int64_t m_;
     std::vector<int64_t> row_start_;  ///< row i's nonzeros are columns_[row_start_[i] .. row_start_[i+1])
     std::vector<int64_t> columns_;
-    std::vector<float> row_value_;    ///< σ(i)/√m
+    std::vector<float> row_value_;  ///< σ(i)/√m
 };
 
 /// Standard normals by Box–Muller from the generator's uniforms, one pair per two draws.
@@ -191,8 +192,8 @@ std::unique_ptr<Projection> gaussian_sketch(int64_t m, Rng& rng) {
 
 std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng) {
     if (m < 1 || n < 1) {
-        fail(KKM_ERR_INTERNAL, "make_sketch: m and n must be positive (m=" + std::to_string(m) +
-                                   ", n=" + std::to_string(n) + ")");
+        fail(KKM_ERR_INTERNAL,
+             "make_sketch: m and n must be positive (m=" + std::to_string(m) + ", n=" + std::to_string(n) + ")");
     }
     switch (kind) {
         case SketchKind::subgaussian: return std::make_unique<SubgaussianProjection>(m, n, rng);
@@ -227,8 +228,8 @@ enum class ProjectionKind : uint32_t { dense = 1, identity = 2, ros = 3, subgaus
     fail(KKM_ERR_FORMAT, "corrupted model: projection " + message);
 }
 
-void check_subgaussian(int64_t m, const std::vector<int64_t>& row_start,
-                       const std::vector<int64_t>& columns, const std::vector<float>& row_value) {
+void check_subgaussian(int64_t m, const std::vector<int64_t>& row_start, const std::vector<int64_t>& columns,
+                       const std::vector<float>& row_value) {
     if (static_cast<int64_t>(row_start.size()) != m + 1 || static_cast<int64_t>(row_value.size()) != m) {
         bad_projection("(subgaussian) has " + std::to_string(row_start.size()) + " row starts and " +
                        std::to_string(row_value.size()) + " row values for m=" + std::to_string(m));
@@ -276,7 +277,8 @@ std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim) {
     switch (static_cast<ProjectionKind>(r.scalar<uint32_t>("projection kind"))) {
         case ProjectionKind::dense: {
             Matrix P = r.matrix(tag("PDNS"));
-            if (P.rows != m) bad_projection("(dense) has " + std::to_string(P.rows) + " rows for m=" + std::to_string(m));
+            if (P.rows != m)
+                bad_projection("(dense) has " + std::to_string(P.rows) + " rows for m=" + std::to_string(m));
             out = std::make_unique<DenseProjection>(std::move(P));
             break;
         }

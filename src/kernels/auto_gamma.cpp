@@ -50,8 +50,7 @@ double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int
     parallel_blocks(threads, X.cols, [&](int64_t c) {
         std::vector<int64_t> order(static_cast<size_t>(X.rows));
         std::iota(order.begin(), order.end(), int64_t{0});
-        std::sort(order.begin(), order.end(),
-                  [&](int64_t a, int64_t b) { return X.row(a)[c] < X.row(b)[c]; });
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return X.row(a)[c] < X.row(b)[c]; });
         double below = 0, sum = 0;
         for (int64_t idx : order) {
             const double wi = weight_of(w, idx), a = X.row(idx)[c];
@@ -74,7 +73,8 @@ bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w, const C
         if (weight_of(w, i) > 0) first = i;
     }
     // The first row with positive weight over all ranks: that of the lowest rank holding one.
-    const int64_t holder = comm.size() - max_over_ranks(comm, first >= 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
+    const int64_t holder =
+        comm.size() - max_over_ranks(comm, first >= 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
     if (holder == comm.size()) return true;  // no positive weight anywhere (refused before)
     std::vector<float> reference(static_cast<size_t>(X.cols));
     if (comm.rank() == holder) std::copy(X.row(first), X.row(first) + X.cols, reference.begin());
@@ -87,8 +87,9 @@ bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w, const C
 }
 
 [[noreturn]] void zero_spread() {
-    invalid_data("gamma=auto: all rows are identical (zero spread), so no bandwidth can be "
-                 "derived from the data; set gamma explicitly");
+    invalid_data(
+        "gamma=auto: all rows are identical (zero spread), so no bandwidth can be "
+        "derived from the data; set gamma explicitly");
 }
 
 /// The kernels compute in float32: a resolved gamma must be a normal float32, else it becomes
@@ -98,22 +99,20 @@ double representable(double gamma, const char* spread_name, double spread) {
     invalid_data("gamma=auto resolved to " + message_number(gamma) + " from the data's " + spread_name + " " +
                  message_number(spread) + ", outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
                  "], the float32 range the kernels are computed in: the data's scale is too " +
-                 (gamma < FLT_MIN ? "large" : "small") +
-                 "; rescale the data (e.g. standardize the columns)");
+                 (gamma < FLT_MIN ? "large" : "small") + "; rescale the data (e.g. standardize the columns)");
 }
 
 }  // namespace
 
-double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
-                  int threads, const Comm& comm) {
+double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta, int threads,
+                  const Comm& comm) {
     const bool spread_kernel = kernel_traits(type).shift_invariant;
     if (spread_kernel && weighted_rows_identical(X, weights, comm)) zero_spread();
     switch (type) {
         case KernelType::rbf: {
             const double sigma2 = mean_pairwise_sq_distance(X, weights, comm);
             if (!(sigma2 > 0)) zero_spread();
-            return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance",
-                                 sigma2);
+            return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance", sigma2);
         }
         case KernelType::laplacian: {  // one process only (a distributed fit needs gamma set)
             const double l1 = mean_pairwise_l1_distance(X, weights, threads);

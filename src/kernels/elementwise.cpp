@@ -4,11 +4,9 @@
 
 #include "core/hot.h"
 
-
 namespace kkm::elementwise {
 
-KKM_HOT void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, const float* yn,
-         float gamma) {
+KKM_HOT void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* xn, const float* yn, float gamma) {
     for (int64_t i = 0; i < rows; ++i) {
         float* r = out + i * ldo;
         const float x = xn[i];
@@ -20,8 +18,7 @@ KKM_HOT void rbf(float* out, int64_t rows, int64_t cols, int64_t ldo, const floa
     }
 }
 
-KKM_HOT void cosine_features(float* out, int64_t rows, int64_t cols, int64_t ldo,
-                             const float* phase, float scale) {
+KKM_HOT void cosine_features(float* out, int64_t rows, int64_t cols, int64_t ldo, const float* phase, float scale) {
     for (int64_t i = 0; i < rows; ++i) {
         float* r = out + i * ldo;
 #pragma omp simd

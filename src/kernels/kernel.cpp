@@ -1,7 +1,7 @@
 #include "kernels/kernel.h"
 
-#include <cfloat>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <string>
 
@@ -39,9 +39,8 @@ void check_row(KernelType type, float sq, double gamma, double coef0, int64_t de
                      message_number(kMaxSquaredNorm) + "; " + rescale);
     }
     if (type == KernelType::cosine && sq > 0.0f && sq < FLT_MIN) {
-        invalid_data("X has a row with squared norm " + message_number(sq) +
-                     ", below the smallest normal float32 (" + message_number(FLT_MIN) +
-                     "): kernel=cosine cannot normalise it in float32; " + rescale);
+        invalid_data("X has a row with squared norm " + message_number(sq) + ", below the smallest normal float32 (" +
+                     message_number(FLT_MIN) + "): kernel=cosine cannot normalise it in float32; " + rescale);
     }
     if (type == KernelType::polynomial) {
         const double bound = std::pow(gamma * sq + std::fabs(coef0), static_cast<double>(degree));
@@ -53,8 +52,7 @@ void check_row(KernelType type, float sq, double gamma, double coef0, int64_t de
     }
 }
 
-void check_rows(KernelType type, const std::vector<float>& sq, double gamma, double coef0,
-                int64_t degree) {
+void check_rows(KernelType type, const std::vector<float>& sq, double gamma, double coef0, int64_t degree) {
     if (type == KernelType::laplacian) return;  // no dot products
     for (float v : sq) check_row(type, v, gamma, coef0, degree);
 }
@@ -70,8 +68,8 @@ float float32_gamma(KernelType type, double gamma) {
     if (kernel_traits(type).precomputed) fail(KKM_ERR_INTERNAL, "Kernel built for kernel=precomputed");
     if (!kernel_traits(type).uses_gamma) return 0.0f;
     if (!(gamma >= FLT_MIN && gamma <= FLT_MAX)) {
-        invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " + message_number(FLT_MAX) +
-                         "], the float32 range kernel=" + to_text(type) + " is computed in");
+        invalid_argument("gamma=" + message_number(gamma) + " is outside [" + message_number(FLT_MIN) + ", " +
+                         message_number(FLT_MAX) + "], the float32 range kernel=" + to_text(type) + " is computed in");
     }
     return static_cast<float>(gamma);
 }
@@ -79,8 +77,8 @@ float float32_gamma(KernelType type, double gamma) {
 float float32_coef0(KernelType type, double coef0) {
     if (type != KernelType::polynomial) return 0.0f;
     if (!(std::fabs(coef0) <= FLT_MAX)) {
-        invalid_argument("coef0=" + message_number(coef0) + " is beyond the float32 range (at most " + message_number(FLT_MAX) +
-                         " in magnitude) kernel=polynomial is computed in");
+        invalid_argument("coef0=" + message_number(coef0) + " is beyond the float32 range (at most " +
+                         message_number(FLT_MAX) + " in magnitude) kernel=polynomial is computed in");
     }
     return static_cast<float>(coef0);
 }
@@ -110,17 +108,22 @@ engine::Isa requested_isa(IsaChoice choice) {
 engine::Isa resolve_isa(IsaChoice choice) {
     const engine::Isa isa = requested_isa(choice);
     if (!engine::isa_supported(isa)) {
-        invalid_argument(std::string("isa=") + engine::isa_name(isa) + " is not supported by this CPU (the widest path it runs is isa=" +
+        invalid_argument(std::string("isa=") + engine::isa_name(isa) +
+                         " is not supported by this CPU (the widest path it runs is isa=" +
                          engine::isa_name(engine::best_isa()) + "); use isa=auto");
     }
     return isa;
 }
 
-Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa,
-               std::vector<float> shift)
-    : type_(type), gamma_(float32_gamma(type, gamma)), degree_(degree),
-      coef0_(float32_coef0(type, coef0)), isa_(isa), shift_(std::move(shift)) {
-    if (!engine::isa_supported(isa)) fail(KKM_ERR_INTERNAL, std::string("Kernel built for an unsupported isa=") + engine::isa_name(isa));
+Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa, std::vector<float> shift)
+    : type_(type),
+      gamma_(float32_gamma(type, gamma)),
+      degree_(degree),
+      coef0_(float32_coef0(type, coef0)),
+      isa_(isa),
+      shift_(std::move(shift)) {
+    if (!engine::isa_supported(isa))
+        fail(KKM_ERR_INTERNAL, std::string("Kernel built for an unsupported isa=") + engine::isa_name(isa));
 }
 
 std::vector<float> Kernel::aux(ConstMatrix rows) const {
@@ -192,12 +195,14 @@ namespace {
 
 /// Every row over all ranks equals the first one (global row 0, on the lowest rank with rows).
 bool rows_identical(ConstMatrix X, const Comm& comm) {
-    const int64_t holder = comm.size() - max_over_ranks(comm, X.rows > 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
+    const int64_t holder =
+        comm.size() - max_over_ranks(comm, X.rows > 0 ? int64_t{comm.size()} - comm.rank() : int64_t{0});
     std::vector<float> first(static_cast<size_t>(X.cols));
     if (comm.rank() == holder) std::copy(X.row(0), X.row(0) + X.cols, first.begin());
     if (holder < comm.size()) broadcast(comm, first.data(), first.size() * sizeof(float), static_cast<int>(holder));
     bool identical = true;
-    for (int64_t i = 0; i < X.rows && identical; ++i) identical = std::equal(X.row(i), X.row(i) + X.cols, first.begin());
+    for (int64_t i = 0; i < X.rows && identical; ++i)
+        identical = std::equal(X.row(i), X.row(i) + X.cols, first.begin());
     return every_rank(comm, identical);
 }
 
@@ -229,7 +234,9 @@ std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vec
     }
     sum_over_ranks(comm, total.data(), total.size());
     std::vector<float> shift(static_cast<size_t>(d));
-    for (int64_t t = 0; t < d; ++t) shift[static_cast<size_t>(t)] = static_cast<float>(total[static_cast<size_t>(t)] / total[static_cast<size_t>(d)]);
+    for (int64_t t = 0; t < d; ++t)
+        shift[static_cast<size_t>(t)] =
+            static_cast<float>(total[static_cast<size_t>(t)] / total[static_cast<size_t>(d)]);
     return shift;
 }
 

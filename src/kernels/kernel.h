@@ -24,8 +24,8 @@ public:
     /// isa: the engine path every block of this kernel runs on (one this CPU supports).
     /// shift: empty, or d values subtracted from every row before the kernel sees it (the
     /// training mean, for the shift-invariant kernels: see centring_shift).
-    Kernel(KernelType type, double gamma, int64_t degree, double coef0,
-           engine::Isa isa = engine::best_isa(), std::vector<float> shift = {});
+    Kernel(KernelType type, double gamma, int64_t degree, double coef0, engine::Isa isa = engine::best_isa(),
+           std::vector<float> shift = {});
 
     KernelType type() const { return type_; }
     const std::vector<float>& shift() const { return shift_; }
@@ -78,7 +78,7 @@ engine::Isa resolve_isa(IsaChoice choice);
 /// 1/(2β²σ²) with σ² the (weighted) mean pairwise squared distance (Wang, Gittens & Mahoney
 /// 2019, eq. 5), laplacian 1/(β · mean pairwise L1 distance), polynomial 1/d; other kernels
 /// do not use gamma (returns 0). Throws INVALID_DATA when the data have zero spread.
-double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta,
-                  int threads, const Comm& comm = solo_comm());
+double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta, int threads,
+                  const Comm& comm = solo_comm());
 
 }  // namespace kkm

@@ -4,15 +4,13 @@
 
 namespace kkm {
 
-KernelBasis::KernelBasis(const Kernel& kernel, Matrix points)
-    : kernel_(kernel), points_(std::move(points)) {
+KernelBasis::KernelBasis(const Kernel& kernel, Matrix points) : kernel_(kernel), points_(std::move(points)) {
     packed_ = kernel_->pack(points_.view());
     size_ = points_.rows;
     input_dim_ = points_.cols;
 }
 
-KernelBasis::KernelBasis(std::vector<int64_t> columns, int64_t n_train)
-    : columns_(std::move(columns)) {
+KernelBasis::KernelBasis(std::vector<int64_t> columns, int64_t n_train) : columns_(std::move(columns)) {
     size_ = static_cast<int64_t>(columns_.size());
     input_dim_ = n_train;
 }
@@ -31,8 +29,9 @@ void KernelBasis::evaluate(ConstMatrix rows, float* out, int64_t ldo) const {
 
 void KernelBasis::self(ConstMatrix rows, float* out) const {
     if (!kernel_) {
-        invalid_argument("k(x, x) of new rows is unknown with kernel=precomputed (only kernel "
-                         "values against the training points are given); pass distances=NULL");
+        invalid_argument(
+            "k(x, x) of new rows is unknown with kernel=precomputed (only kernel "
+            "values against the training points are given); pass distances=NULL");
     }
     kernel_->diagonal(rows, out);
 }

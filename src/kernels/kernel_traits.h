@@ -32,12 +32,12 @@ struct KernelTraits {
 
 inline constexpr std::array<KernelTraits, 6> kKernelTraits{{
     // type                   precomputed shift  gamma  centred bounded norms
-    {KernelType::rbf,         false,      true,  true,  true,   true,   KernelNorms::squared},
-    {KernelType::laplacian,   false,      true,  true,  true,   true,   KernelNorms::none},
-    {KernelType::polynomial,  false,      false, true,  false,  false,  KernelNorms::none},
-    {KernelType::linear,      false,      false, false, true,   false,  KernelNorms::none},
-    {KernelType::cosine,      false,      false, false, false,  true,   KernelNorms::inverse},
-    {KernelType::precomputed, true,       false, false, false,  false,  KernelNorms::none},
+    {KernelType::rbf, false, true, true, true, true, KernelNorms::squared},
+    {KernelType::laplacian, false, true, true, true, true, KernelNorms::none},
+    {KernelType::polynomial, false, false, true, false, false, KernelNorms::none},
+    {KernelType::linear, false, false, false, true, false, KernelNorms::none},
+    {KernelType::cosine, false, false, false, false, true, KernelNorms::inverse},
+    {KernelType::precomputed, true, false, false, false, false, KernelNorms::none},
 }};
 
 /// The row of `type`.

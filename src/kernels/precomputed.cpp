@@ -13,7 +13,9 @@ namespace {
 
 constexpr int64_t kCheckBlock = 64;
 
-std::string entry(int64_t i, int64_t j) { return "K[" + std::to_string(i) + "][" + std::to_string(j) + "]"; }
+std::string entry(int64_t i, int64_t j) {
+    return "K[" + std::to_string(i) + "][" + std::to_string(j) + "]";
+}
 
 /// The violation of entries (i, j) and (j, i), as a message, or "".
 std::string violation(ConstMatrix K, int64_t i, int64_t j, double scale) {
@@ -25,9 +27,9 @@ std::string violation(ConstMatrix K, int64_t i, int64_t j, double scale) {
                entry(j, i) + " = " + message_number(kji) + where + ")";
     }
     if (std::fabs(kij) > (1.0 + 1e-3) * bound + 1e-6 * scale) {
-        return "kernel=precomputed: K is not positive semi-definite: |" + entry(i, j) + "| = " +
-               message_number(std::fabs(kij)) + " exceeds sqrt(K[i][i] K[j][j]) = " + message_number(bound) + where +
-               "; every kernel matrix satisfies Cauchy-Schwarz)";
+        return "kernel=precomputed: K is not positive semi-definite: |" + entry(i, j) +
+               "| = " + message_number(std::fabs(kij)) + " exceeds sqrt(K[i][i] K[j][j]) = " + message_number(bound) +
+               where + "; every kernel matrix satisfies Cauchy-Schwarz)";
     }
     return "";
 }
@@ -55,8 +57,8 @@ void check_precomputed_kernel(ConstMatrix K, int threads) {
     for (int64_t i = 0; i < K.rows; ++i) {
         const float kii = K.row(i)[i];
         if (kii < 0.0f) {
-            invalid_data("kernel=precomputed: K[" + std::to_string(i) + "][" + std::to_string(i) + "] = " +
-                         message_number(kii) + " < 0 (row " + std::to_string(i) +
+            invalid_data("kernel=precomputed: K[" + std::to_string(i) + "][" + std::to_string(i) +
+                         "] = " + message_number(kii) + " < 0 (row " + std::to_string(i) +
                          "): a kernel matrix has a non-negative diagonal (K_ii = |phi(x_i)|^2)");
         }
         scale = std::max(scale, static_cast<double>(kii));
@@ -65,9 +67,7 @@ void check_precomputed_kernel(ConstMatrix K, int threads) {
     // message does not depend on the thread count.
     const int64_t nblocks = block_count(K.rows, kCheckBlock);
     std::vector<std::string> found(static_cast<size_t>(nblocks));
-    parallel_blocks(threads, nblocks, [&](int64_t b) {
-        found[static_cast<size_t>(b)] = first_violation(K, b, scale);
-    });
+    parallel_blocks(threads, nblocks, [&](int64_t b) { found[static_cast<size_t>(b)] = first_violation(K, b, scale); });
     for (const std::string& message : found) {
         if (!message.empty()) invalid_data(message);
     }

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
 
 #include "core/enum_text.h"
 #include "core/error.h"
@@ -24,28 +24,30 @@ namespace {
 
 void validate_against_data(const Params& p, ConstMatrix X) {
     if (p.k > X.rows) {
-        invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of rows n=" +
-                         std::to_string(X.rows) + "; k must be in [1, n]");
+        invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of rows n=" + std::to_string(X.rows) +
+                         "; k must be in [1, n]");
     }
     if (kernel_traits(p.kernel).precomputed && X.cols != X.rows) {
-        invalid_argument("kernel=precomputed needs X to be the n x n kernel matrix, got n=" +
-                         std::to_string(X.rows) + " rows and d=" + std::to_string(X.cols) +
-                         " columns");
+        invalid_argument("kernel=precomputed needs X to be the n x n kernel matrix, got n=" + std::to_string(X.rows) +
+                         " rows and d=" + std::to_string(X.cols) + " columns");
     }
 }
 
 void validate_combination(const Params& p) {
     if (p.method == Method::rff && !kernel_traits(p.kernel).shift_invariant) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), "
-                                     "got kernel=") + to_text(p.kernel));
+                                     "got kernel=") +
+                         to_text(p.kernel));
     }
     if (p.refine == Refine::hartigan && (p.method == Method::minibatch || p.solver == Solver::minibatch)) {
-        invalid_argument("refine=hartigan refines a Lloyd fit: it applies to method=exact, nystrom, sketch and "
-                         "rff with solver=lloyd, not to mini-batch fits (method=minibatch or solver=minibatch)");
+        invalid_argument(
+            "refine=hartigan refines a Lloyd fit: it applies to method=exact, nystrom, sketch and "
+            "rff with solver=lloyd, not to mini-batch fits (method=minibatch or solver=minibatch)");
     }
     if (p.rank > 0 && p.method != Method::nystrom) {
-        invalid_argument("rank (the rank restriction of Nystrom features) applies to "
-                         "method=nystrom only; unset it (rank=none) for this method");
+        invalid_argument(
+            "rank (the rank restriction of Nystrom features) applies to "
+            "method=nystrom only; unset it (rank=none) for this method");
     }
 }
 
@@ -110,7 +112,8 @@ std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w, 
     const bool weighted = any_rank(comm, !w.empty());
     if (!weighted) return {{}, 1.0};
     // > 0: checked by the caller (some rank holds a positive weight)
-    const double largest = max_over_ranks(comm, w.empty() ? 0.0 : static_cast<double>(*std::max_element(w.begin(), w.end())));
+    const double largest =
+        max_over_ranks(comm, w.empty() ? 0.0 : static_cast<double>(*std::max_element(w.begin(), w.end())));
     const auto top = static_cast<float>(largest);
     const bool uniform = every_rank(comm, std::all_of(w.begin(), w.end(), [top](float v) { return v == top; }));
     if (uniform) return {{}, largest};
@@ -166,9 +169,11 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     {
         MemoryLedger own(p.max_memory_mb);
         const double s = static_cast<double>(std::min(X.rows, p.search_size));
-        const MemoryLedger::Charge held = (outer != nullptr ? *outer : own).charge(
-            "search", "gamma=search / k=auto: the subsample's distances, kernel matrices and halves (about 5 s x s floats)",
-            5.0 * memory::matrix(s, s));
+        const MemoryLedger::Charge held = (outer != nullptr ? *outer : own)
+                                              .charge("search",
+                                                      "gamma=search / k=auto: the subsample's distances, kernel "
+                                                      "matrices and halves (about 5 s x s floats)",
+                                                      5.0 * memory::matrix(s, s));
         found = search::run(p, X, weights, gamma, threads);
     }
     Params chosen = p;
@@ -185,8 +190,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
 
 }  // namespace
 
-MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, int64_t n, int64_t d,
-                                         bool weighted) {
+MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, int64_t n, int64_t d, bool weighted) {
     MemoryLedger::Charge copy = ledger.charge("input", "the float32 copy of the float64 rows X (n x d)",
                                               memory::matrix(static_cast<double>(n), static_cast<double>(d)));
     validate_combination(p);
@@ -195,8 +199,13 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, 
     const std::vector<float> no_weights, some_weights(weighted ? 1 : 0, 1.0f);  // only their presence counts
     FitReport report;
     StageTimer timer(report);
-    const FitContext context{p, ConstMatrix{nullptr, n, d}, weighted ? some_weights : no_weights, report, timer,
-                             resolve_threads(p.threads, fit_work(p, n, d)), ledger};
+    const FitContext context{p,
+                             ConstMatrix{nullptr, n, d},
+                             weighted ? some_weights : no_weights,
+                             report,
+                             timer,
+                             resolve_threads(p.threads, fit_work(p, n, d)),
+                             ledger};
     check_budget(context);
     return copy;
 }
@@ -218,8 +227,8 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
     }
 }
 
-std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X,
-                                       const std::vector<float>& weights, MemoryLedger* outer) {
+std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+                                       MemoryLedger* outer) {
     return fit_model(p, X, weights, solo_comm(), outer);
 }
 
@@ -260,9 +269,9 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     context.start = start;
     collectively(comm, [&] { check_budget(context); });  // a fit that cannot fit is refused before any work
     {
-        const MemoryLedger::Charge stage = ledger.charge(
-            "gamma", "the automatic gamma's per-thread sort orders and the centring sums",
-            memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+        const MemoryLedger::Charge stage =
+            ledger.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
+                          memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
         if (kernel_traits(p.kernel).uses_gamma) {
             if (p.gamma <= 0) progress_begin("gamma");
             report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
@@ -274,8 +283,9 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.
     if (!std::isfinite(model->report().objective)) {
-        invalid_data("the fit's objective overflowed float32 (kernel values near 1e19 or more, from the data's "
-                     "scale, gamma, degree or coef0); rescale the data or lower gamma");
+        invalid_data(
+            "the fit's objective overflowed float32 (kernel values near 1e19 or more, from the data's "
+            "scale, gamma, degree or coef0); rescale the data or lower gamma");
     }
     return model;
 }

@@ -29,8 +29,8 @@ void StageTimer::stage(const char* name) {
 void require_budget(const FitContext& c, const char* method, double peak, const std::string& detail) {
     // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
     // the method's first stage.
-    const double need = std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows),
-                                                           static_cast<double>(c.X.cols), c.threads));
+    const double need = std::max(
+        peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols), c.threads));
     c.report.memory_estimate = c.ledger.total() + need;
     const std::string name(method);
     std::string advice = "use fewer rows";
@@ -71,8 +71,9 @@ KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {
 Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx) {
     if (!c.distributed()) return gather_rows(c.X, idx);
     Matrix rows(static_cast<int64_t>(idx.size()), c.X.cols);
-    share_rows(*c.comm, c.part, idx, c.X.cols,
-               [&c](int64_t i, float* out) { std::copy(c.X.row(i), c.X.row(i) + c.X.cols, out); }, rows.data());
+    share_rows(
+        *c.comm, c.part, idx, c.X.cols,
+        [&c](int64_t i, float* out) { std::copy(c.X.row(i), c.X.row(i) + c.X.cols, out); }, rows.data());
     return rows;
 }
 
@@ -82,8 +83,8 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
         return std::min(n, std::max(p.k, root));
     }
     if (p.m > n && p.method != Method::rff) {
-        invalid_argument("m=" + std::to_string(p.m) + " landmarks exceeds the number of rows n=" +
-                         std::to_string(n) + "; accepted: [1, n] or auto");
+        invalid_argument("m=" + std::to_string(p.m) + " landmarks exceeds the number of rows n=" + std::to_string(n) +
+                         "; accepted: [1, n] or auto");
     }
     return p.m;
 }
@@ -99,10 +100,8 @@ void finish_report(const FitContext& c, LloydResult&& result) {
 namespace {
 
 /// Sculley's mini-batch k-means on the features, then every row to its nearest centroid.
-std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Matrix F,
-                                                        std::unique_ptr<FeatureMap> map,
-                                                        std::vector<float> offset,
-                                                        bool kernel_distances) {
+std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
+                                                        std::vector<float> offset, bool kernel_distances) {
     MinibatchLloydOptions o;
     o.isa = c.report.isa;
     o.k = c.p.k;
@@ -116,28 +115,30 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
         MinibatchLloydResult mb;
         LloydResult assigned;  ///< every row to its nearest centre: its objective picks the restart
     };
-    Restart best = best_restart(c.p.n_init, [&](int64_t r) {
-        progress_begin("minibatch");
-        MinibatchLloydResult run =
-            minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
-        c.timer.stage("minibatch");
-        progress_begin("assign");
-        LloydResult labels = problem.assign_to(run.centroids);
-        c.timer.stage("assign");
-        return Restart{std::move(run), std::move(labels)};
-    }, [](const Restart& r) { return r.assigned.objective; });
+    Restart best = best_restart(
+        c.p.n_init,
+        [&](int64_t r) {
+            progress_begin("minibatch");
+            MinibatchLloydResult run =
+                minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
+            c.timer.stage("minibatch");
+            progress_begin("assign");
+            LloydResult labels = problem.assign_to(run.centroids);
+            c.timer.stage("assign");
+            return Restart{std::move(run), std::move(labels)};
+        },
+        [](const Restart& r) { return r.assigned.objective; });
     MinibatchLloydResult& mb = best.mb;
     LloydResult& assigned = best.assigned;
     assigned.iterations = mb.iterations;
     finish_report(c, std::move(assigned));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
-                                          std::move(map), std::move(mb.centroids), kernel_distances);
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(map),
+                                          std::move(mb.centroids), kernel_distances);
 }
 
 }  // namespace
 
-std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
-                                              std::unique_ptr<FeatureMap> map,
+std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances) {
     const MemoryLedger::Charge state =
         c.ledger.charge(c.p.solver == Solver::minibatch ? "minibatch" : "lloyd",
@@ -146,16 +147,15 @@ std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
                         memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols),
                                                  c.threads, !c.w.empty()));
     if (c.p.solver == Solver::minibatch) {
-        return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset),
-                                          kernel_distances);
+        return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset), kernel_distances);
     }
     FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
     c.timer.stage("lloyd");
     finish_report(c, std::move(best));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report),
-                                          std::move(map), std::move(centroids), kernel_distances);
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(map),
+                                          std::move(centroids), kernel_distances);
 }
 
 }  // namespace kkm

@@ -12,8 +12,8 @@
 #include "core/comm.h"
 #include "core/matrix.h"
 #include "core/memory_ledger.h"
-#include "core/progress.h"
 #include "core/params.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_basis.h"
@@ -38,8 +38,8 @@ private:
 /// the ledger every stage charges its memory to (max_memory_mb).
 struct FitContext {
     const Params& p;
-    ConstMatrix X;                  ///< the caller's rows (never handed to GEMM directly)
-    const std::vector<float>& w;    ///< empty or n weights
+    ConstMatrix X;                ///< the caller's rows (never handed to GEMM directly)
+    const std::vector<float>& w;  ///< empty or n weights
     FitReport& report;
     StageTimer& timer;
     int threads;
@@ -91,7 +91,9 @@ void finish_report(const FitContext& c, LloydResult&& result);
 /// A result's `.objective`: what best_restart compares unless told otherwise.
 struct ObjectiveOf {
     template <class Result>
-    double operator()(const Result& result) const { return result.objective; }
+    double operator()(const Result& result) const {
+        return result.objective;
+    }
 };
 
 /// Runs restarts r = 0 .. n_init-1 as run(r) and keeps the result with the lowest
@@ -153,8 +155,7 @@ std::unique_ptr<FittedModel> fit_rff(const FitContext& c);
 std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c);
 
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
-std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F,
-                                              std::unique_ptr<FeatureMap> map,
+std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances);
 
 }  // namespace kkm

@@ -89,7 +89,8 @@ std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
     const MemoryLedger::Charge kernel = c.ledger.charge(
         "kernel", store ? "the n x n_local kernel block" : "every thread's block of recomputed kernel rows", f.kernel);
     const Matrix K = store ? stored_kernel(c, columns, train) : Matrix();
-    const KernelRows rows = store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
+    const KernelRows rows =
+        store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
     c.timer.stage("kernel");
     const MemoryLedger::Charge points = c.ledger.charge(
         "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
@@ -105,7 +106,8 @@ void check_exact_budget(const FitContext& c) {
     const auto stored_mib = static_cast<long long>(std::ceil((c.ledger.total() + f.stored_peak) / 1048576.0));
     require_budget(c, "exact", fits ? f.peak() : f.one_row_peak,
                    "training copy, labels, n x k sums and moves, one recomputed kernel row per thread; "
-                   "storing the n x n kernel needs " + std::to_string(stored_mib) + " MiB");
+                   "storing the n x n kernel needs " +
+                       std::to_string(stored_mib) + " MiB");
 }
 
 std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {

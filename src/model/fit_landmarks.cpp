@@ -22,8 +22,6 @@
 namespace kkm {
 namespace {
 
-
-
 std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
     Rng rng(c.p.seed, Stream::landmarks);
     if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.n_global(), m, rng);
@@ -49,8 +47,8 @@ int64_t regularised_rank(const Params& p, int64_t m) {
                          " landmarks; accepted: [1, m]");
     }
     if (l < p.rank || l > m) {
-        invalid_argument("reg_rank=" + std::to_string(l) + " must lie in [rank, m] = [" +
-                         std::to_string(p.rank) + ", " + std::to_string(m) + "]");
+        invalid_argument("reg_rank=" + std::to_string(l) + " must lie in [rank, m] = [" + std::to_string(p.rank) +
+                         ", " + std::to_string(m) + "]");
     }
     return l;
 }
@@ -63,16 +61,16 @@ bool features_cheaper(const Params& p, int64_t m, int64_t r) {
     return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
 }
 
-
 /// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
 /// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
 /// caller's numbers).
 RowPrecision kernel_row_precision(const Params& p) {
     const bool bounded = kernel_traits(p.kernel).bounded;
     if (p.kernel_rows == RowsChoice::f16 && !bounded) {
-        invalid_argument("kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
-                         "cosine); kernel=" + std::string(to_text(p.kernel)) +
-                         " values can exceed the half-precision range: use kernel_rows=f32");
+        invalid_argument(
+            "kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
+            "cosine); kernel=" +
+            std::string(to_text(p.kernel)) + " values can exceed the half-precision range: use kernel_rows=f32");
     }
     if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;
     return RowPrecision::f16;
@@ -80,8 +78,8 @@ RowPrecision kernel_row_precision(const Params& p) {
 
 /// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
 /// a half store gets each block through a float32 scratch.
-void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& G, int64_t b,
-                       std::vector<Matrix>& rows, std::vector<Matrix>& scratch) {
+void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& G, int64_t b, std::vector<Matrix>& rows,
+                       std::vector<Matrix>& scratch) {
     const int64_t n = G.rows(), m = G.cols();
     const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
     const size_t t = thread_slot(rows.size());
@@ -128,7 +126,8 @@ void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) 
         for (int64_t i = b * kRowBlock; i < std::min(n, (b + 1) * kRowBlock); ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];
-            diag[static_cast<size_t>(i)] = static_cast<float>(diag[static_cast<size_t>(i)] - norm);  // signed: see nystrom_features
+            diag[static_cast<size_t>(i)] =
+                static_cast<float>(diag[static_cast<size_t>(i)] - norm);  // signed: see nystrom_features
         }
     });
 }
@@ -138,9 +137,9 @@ void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) 
 /// objective is the landmark problem's again (the same function of the labels).
 void refine_best(const FitContext& c, const RowStore& G, const Matrix& P, LandmarkLloyd& problem, LloydResult& best) {
     progress_begin("refine");
-    const MemoryLedger::Charge held = c.ledger.charge(
-        "refine", "the n x r features Hartigan's transfers run on",
-        memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
+    const MemoryLedger::Charge held =
+        c.ledger.charge("refine", "the n x r features Hartigan's transfers run on",
+                        memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
     std::vector<float> unused;
     const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
     FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report.isa);
@@ -176,8 +175,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     Matrix landmark_rows = kernel_traits(c.p.kernel).precomputed ? gather_rows(c.X, idx) : Matrix();
     KernelBasis basis = basis_over(c, idx);
     building.release();
-    const ConstMatrix lrows = kernel_traits(c.p.kernel).precomputed ? landmark_rows.view()
-                                                                    : basis.points().view();
+    const ConstMatrix lrows = kernel_traits(c.p.kernel).precomputed ? landmark_rows.view() : basis.points().view();
     c.timer.stage("landmarks");
     Matrix P;
     MemoryLedger::Charge projection = c.ledger.charge("kernel+eigen", "the projection P (m x r)", f.projection);
@@ -199,8 +197,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         std::vector<float> residual = training_diagonal(c);
         const MemoryLedger::Charge features =
             c.ledger.charge("features", "the n x r features and their residuals", fa.features);
-        auto map =
-            std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+        auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
         Matrix F;
         {
             const MemoryLedger::Charge scratch =
@@ -223,8 +220,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
         const MemoryLedger::Charge eigen = c.ledger.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
         std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch_rows(rows.size());
         parallel_blocks_beside(
-            c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); },
-            block_count(n, kRowBlock),
+            c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); }, block_count(n, kRowBlock),
             [&](int64_t b) { kernel_rows_block(c, basis, G, b, rows, scratch_rows); });
     }
     landmark_rows = Matrix();
@@ -233,8 +229,7 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     if (l > 0) {
         progress_begin("rank");
         // ℓ as the eigen-decomposition left it (its cut can keep fewer columns than asked).
-        const memory::NystromFootprint fr =
-            nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
+        const memory::NystromFootprint fr = nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
         MemoryLedger::Charge restricted =
             c.ledger.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
         P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads, *c.comm);
@@ -249,9 +244,9 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     // Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k.
     // With solver=lloyd they are optional: taken only when they fit beside G in the budget
     // (else Lloyd runs on G itself: the same clustering).
-    const bool features = c.p.solver == Solver::minibatch ||
-                          (features_cheaper(c.p, m, P.cols) &&
-                           every_rank(*c.comm, c.ledger.fits(fa.features_beside_rows())));
+    const bool features =
+        c.p.solver == Solver::minibatch ||
+        (features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger.fits(fa.features_beside_rows())));
     if (features) {
         std::vector<float> residual;
         progress_begin("features");
@@ -282,14 +277,12 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     LandmarkCentres centres = problem.centres(best.labels);
     c.timer.stage("lloyd");
     finish_report(c, std::move(best));
-    return std::make_unique<NystromModel>(c.p, n, c.X.cols, std::move(c.report), std::move(map),
-                                          std::move(centres));
+    return std::make_unique<NystromModel>(c.p, n, c.X.cols, std::move(c.report), std::move(map), std::move(centres));
 }
 
 void check_sketch_budget(const FitContext& c) {
     const int64_t m = resolve_landmarks(c.p, c.n_global());
-    const memory::SketchFootprint f =
-        memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
+    const memory::SketchFootprint f = memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
     require_budget(c, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
 }
 

@@ -10,14 +10,16 @@ namespace kkm::memory {
 namespace {
 
 constexpr double kBlockRows = static_cast<double>(kRowBlock);  // core/blocking.h, as a double
-constexpr double kSmallBlock = 64;   // rows per decoded block of G / per candidate-distance block
-constexpr double kChunks = 32;       // partial-sum chunks of the Lloyd problems and the rank restriction
-constexpr double kGemmSlack = 64;    // floats behind every Matrix (core/matrix.h)
-constexpr double kSeedSample = 20000;  // method=minibatch seeds on min(n, max(b, this)) points
+constexpr double kSmallBlock = 64;        // rows per decoded block of G / per candidate-distance block
+constexpr double kChunks = 32;            // partial-sum chunks of the Lloyd problems and the rank restriction
+constexpr double kGemmSlack = 64;         // floats behind every Matrix (core/matrix.h)
+constexpr double kSeedSample = 20000;     // method=minibatch seeds on min(n, max(b, this)) points
 constexpr double kRecursiveChunk = 4096;  // method=minibatch tau=0: rows per K(X, B) chunk
-constexpr double kTermBytes = 96;    // one batch term of a mini-batch centre (deque slot and vector)
+constexpr double kTermBytes = 96;         // one batch term of a mini-batch centre (deque slot and vector)
 
-double round_up(double v, double to) { return std::ceil(v / to) * to; }
+double round_up(double v, double to) {
+    return std::ceil(v / to) * to;
+}
 
 /// Candidates per k-means++ step (scikit-learn's 2 + ⌊ln k⌋), or the random seeding's group.
 double candidates(const Params& p) {
@@ -25,7 +27,9 @@ double candidates(const Params& p) {
     return 2.0 + std::floor(std::log(static_cast<double>(p.k)));
 }
 
-double weights_copy(double n, bool weighted) { return weighted ? 4.0 * n : 0.0; }
+double weights_copy(double n, bool weighted) {
+    return weighted ? 4.0 * n : 0.0;
+}
 
 /// TrainingKernel::block (method=minibatch) of `rows` rows against `cols` gathered points
 /// besides its output: the gathered points, packed, and every thread's left rows.
@@ -41,8 +45,7 @@ double landmark_lloyd_state(const Params& p, double n, double m, double r, int t
     const double k = static_cast<double>(p.k), t = candidates(p);
     const double points = weights_copy(n, weighted) + n * (4 + 4 + 8 + 4);  // label caches, bounds, second
     const double sums = 4 * kChunks * k * m + 8 * k * m * 5 + 2 * matrix(k, m) + 3 * matrix(k, r);
-    const double per_thread =
-        matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) + 32 * kBlockRows;
+    const double per_thread = matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) + 32 * kBlockRows;
     const double oracle =
         8 * t * m + 8 * t * r + matrix(t, m) + threads * (matrix(kSmallBlock, t) + matrix(kSmallBlock, m));
     return matrix(r, m) + points + sums + threads * per_thread + oracle;
@@ -52,7 +55,9 @@ double landmark_lloyd_state(const Params& p, double n, double m, double r, int t
 
 // ---------------------------------------------------------------- containers
 
-double matrix(double rows, double cols) { return 4 * (rows * cols + cols + kGemmSlack); }
+double matrix(double rows, double cols) {
+    return 4 * (rows * cols + cols + kGemmSlack);
+}
 
 double packed(double rows, double d) {
     const double padded = round_up(std::max(rows, 1.0), 32);
@@ -113,7 +118,7 @@ double feature_minibatch(const Params& p, double n, double r, int threads, bool 
     const double init = 8 * n + matrix(sample, r) + 4 * sample + seeding(p, sample) + matrix(t, r) +
                         threads * matrix(kSmallBlock, t) + matrix(k, r);
     const double batch = 8 * b + matrix(b, r) + 12 * b + matrix(b, k) + 8 * k * r + 8 * k;
-    const double assign = 8 * n + 8 * kChunks;  // labels, distances of every row
+    const double assign = 8 * n + 8 * kChunks;     // labels, distances of every row
     const double best = 4 * n + 2 * matrix(k, r);  // the best restart's labels and centroids
     return problem + std::max(init, batch) + assign + best;
 }
@@ -152,10 +157,12 @@ double gamma_stage(const Params& p, double n, double d, int threads) {
 
 // ---------------------------------------------------------------- exact
 
-double ExactFootprint::peak() const { return std::max(basis + basis_build, basis + kernel + points); }
+double ExactFootprint::peak() const {
+    return std::max(basis + basis_build, basis + kernel + points);
+}
 
-ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted,
-                               double available, int64_t cols_) {
+ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted, double available,
+                               int64_t cols_) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
     const double c = cols_ < 0 ? n : static_cast<double>(cols_);
     const bool pre = kernel_traits(p.kernel).precomputed;
@@ -221,7 +228,8 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     const bool pre = kernel_traits(p.kernel).precomputed, half = precision == RowPrecision::f16;
     const double r_eigen = l > 0 ? l : m;  // columns of P from K_LL, at most
     const double r = r_actual >= 0 ? static_cast<double>(r_actual)
-                                   : l > 0 ? std::min(static_cast<double>(p.rank), l) : m;  // feature columns
+                     : l > 0       ? std::min(static_cast<double>(p.rank), l)
+                                   : m;  // feature columns
     NystromFootprint f;
     f.direct = p.solver == Solver::minibatch && l == 0;
     f.features_required = p.solver == Solver::minibatch;
@@ -246,7 +254,8 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
     f.feature_scratch = threads * (gemm(kBlockRows, m, r) + (f.direct ? row_block(p, d, m) + matrix(kBlockRows, r)
-                                                                      : half ? matrix(kBlockRows, m) : 0.0));
+                                                             : half   ? matrix(kBlockRows, m)
+                                                                      : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
     return f;
@@ -288,7 +297,9 @@ SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_
     return f;
 }
 
-double RffFootprint::peak() const { return std::max(map + features + feature_scratch, map + features + cluster); }
+double RffFootprint::peak() const {
+    return std::max(map + features + feature_scratch, map + features + cluster);
+}
 
 RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
@@ -302,7 +313,9 @@ RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, 
 
 // ---------------------------------------------------------------- minibatch
 
-double MinibatchFootprint::peak() const { return diag + best + std::max({seeding, iterations, assign}); }
+double MinibatchFootprint::peak() const {
+    return diag + best + std::max({seeding, iterations, assign});
+}
 
 double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest) {
     // The run's centres (coefficient vectors grown by doubling), the support S (at most the
@@ -333,13 +346,13 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
     const double step = 8 * b + 4 * b + 8 * b * k + 8 * b + 16 * b + 32 * k;
     double coefficients = 0;
     if (p.tau > 0) {
-        const double per_centre = std::min(n, tau + b);  // distinct points of one centre
+        const double per_centre = std::min(n, tau + b);       // distinct points of one centre
         const double cols = std::min(n, b + k * per_centre);  // distinct batch ∪ support points
         const double history = k * (tau + b) * 8 + k * (tau + 1) * kTermBytes;
         coefficients = 2 * k * per_centre * 16 + 2 * 16 * (tau + b) * 2;  // + one centre rebuilt
         const double gram = matrix(per_centre, per_centre) + 8 * per_centre;
-        const double blocks = matrix(b, cols) + gram +
-                              std::max(point_block(p, cols, d, threads), point_block(p, per_centre, d, threads));
+        const double blocks =
+            matrix(b, cols) + gram + std::max(point_block(p, cols, d, threads), point_block(p, per_centre, d, threads));
         f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
                        16 * static_cast<double>(p.max_iter);
     } else {

@@ -68,54 +68,53 @@ double gamma_stage(const Params& p, double n, double d, int threads);
 /// blocks of block_rows rows per thread, as many as fit.
 struct ExactFootprint {
     bool store = false;
-    int64_t block_rows = 0;       ///< rows per thread per recomputed block (0: not even one fits)
-    double basis = 0;             ///< the training copy and its packed panels (kept by the model)
-    double basis_build = 0;       ///< while packing it
-    double kernel = 0;            ///< the stored n×n K, or every thread's recomputed row block
-    double points = 0;            ///< diagonal, n×k sums S, label caches, moves, Lloyd driver, centres Z
-    double stored_peak = 0;       ///< peak() with the kernel stored
-    double one_row_peak = 0;      ///< peak() recomputing one row per thread
+    int64_t block_rows = 0;   ///< rows per thread per recomputed block (0: not even one fits)
+    double basis = 0;         ///< the training copy and its packed panels (kept by the model)
+    double basis_build = 0;   ///< while packing it
+    double kernel = 0;        ///< the stored n×n K, or every thread's recomputed row block
+    double points = 0;        ///< diagonal, n×k sums S, label caches, moves, Lloyd driver, centres Z
+    double stored_peak = 0;   ///< peak() with the kernel stored
+    double one_row_peak = 0;  ///< peak() recomputing one row per thread
     double peak() const;
 };
 /// cols: the points whose sums this process keeps (a distributed fit: this rank's; the
 /// kernel is n × cols); -1: all n.
-ExactFootprint exact_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted,
-                               double available, int64_t cols = -1);
+ExactFootprint exact_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted, double available,
+                               int64_t cols = -1);
 
 /// method=nystrom. The feature columns r are those of P: r_actual when known (after the
 /// eigen-decomposition), else at most m, or min(rank, ℓ) with a rank restriction.
 struct NystromFootprint {
-    bool direct = false;          ///< solver=minibatch without a rank restriction: features
-                                  ///< straight from blocks of kernel rows, no G kept
+    bool direct = false;             ///< solver=minibatch without a rank restriction: features
+                                     ///< straight from blocks of kernel rows, no G kept
     bool features_required = false;  ///< solver=minibatch: features, beside G when it is kept
-    double sampling = 0;          ///< choosing the landmarks (released after)
-    double basis = 0;             ///< the landmarks (kept by the model)
-    double basis_build = 0;       ///< while packing them
-    double landmark_rows = 0;     ///< a precomputed kernel's m×n landmark rows, until K_LL is decomposed
-    double projection = 0;        ///< P from K_LL (m × r, or m × ℓ before the rank restriction)
-    double eigen = 0;             ///< K_LL and its eigen-decomposition (besides P)
-    double kernel_rows = 0;       ///< G, n×m (float32 or half)
-    double row_scratch = 0;       ///< every thread's block of kernel rows
-    double rank = 0;              ///< the rank restriction's chunk sums, eigen-decomposition, new P
-    double final_projection = 0;  ///< P after the rank restriction (m × r)
-    double diag = 0;              ///< K_ii of the training rows
-    double features = 0;          ///< F (n×r) and the residuals K_ii − ‖f_i‖²
-    double feature_scratch = 0;   ///< every thread's block while F is computed
-    double landmark_lloyd = 0;    ///< LandmarkLloyd and the Lloyd driver (on G)
-    double feature_cluster = 0;   ///< cluster_features on F
+    double sampling = 0;             ///< choosing the landmarks (released after)
+    double basis = 0;                ///< the landmarks (kept by the model)
+    double basis_build = 0;          ///< while packing them
+    double landmark_rows = 0;        ///< a precomputed kernel's m×n landmark rows, until K_LL is decomposed
+    double projection = 0;           ///< P from K_LL (m × r, or m × ℓ before the rank restriction)
+    double eigen = 0;                ///< K_LL and its eigen-decomposition (besides P)
+    double kernel_rows = 0;          ///< G, n×m (float32 or half)
+    double row_scratch = 0;          ///< every thread's block of kernel rows
+    double rank = 0;                 ///< the rank restriction's chunk sums, eigen-decomposition, new P
+    double final_projection = 0;     ///< P after the rank restriction (m × r)
+    double diag = 0;                 ///< K_ii of the training rows
+    double features = 0;             ///< F (n×r) and the residuals K_ii − ‖f_i‖²
+    double feature_scratch = 0;      ///< every thread's block while F is computed
+    double landmark_lloyd = 0;       ///< LandmarkLloyd and the Lloyd driver (on G)
+    double feature_cluster = 0;      ///< cluster_features on F
     /// The peak of the path a fit must be able to take: features beside G are optional with
     /// solver=lloyd (taken only when features_beside_rows() fits).
     double peak() const;
     /// What a features path needs beyond G, P, the landmarks and the diagonal.
     double features_beside_rows() const;
 };
-NystromFootprint nystrom_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int64_t l,
-                                   RowPrecision precision, int threads, bool weighted, int64_t r_actual = -1);
+NystromFootprint nystrom_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int64_t l, RowPrecision precision,
+                                   int threads, bool weighted, int64_t r_actual = -1);
 
 /// method=sketch (r: feature columns, the next power of two of m for ros).
 struct SketchFootprint {
-    double sampling = 0, basis = 0, basis_build = 0, projection = 0, features = 0, feature_scratch = 0,
-           cluster = 0;
+    double sampling = 0, basis = 0, basis_build = 0, projection = 0, features = 0, feature_scratch = 0, cluster = 0;
     double peak() const;
 };
 SketchFootprint sketch_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int threads, bool weighted);
@@ -129,11 +128,11 @@ RffFootprint rff_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int
 
 /// method=minibatch, with the bounds on the support points (k(τ + b), at most n).
 struct MinibatchFootprint {
-    double diag = 0;              ///< K_ii and the batch sampler's cumulative weights
-    double seeding = 0;           ///< the seeding sample, its kernel block and seeding state
-    double iterations = 0;        ///< batch, products, kernel block, Gram blocks, centre histories
-    double assign = 0;            ///< support centres, K(S, S), support basis, labels of every row
-    double best = 0;              ///< the best restart's support basis, centres and labels (n_init > 1)
+    double diag = 0;        ///< K_ii and the batch sampler's cumulative weights
+    double seeding = 0;     ///< the seeding sample, its kernel block and seeding state
+    double iterations = 0;  ///< batch, products, kernel block, Gram blocks, centre histories
+    double assign = 0;      ///< support centres, K(S, S), support basis, labels of every row
+    double best = 0;        ///< the best restart's support basis, centres and labels (n_init > 1)
     double peak() const;
 };
 MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <numeric>
+#include <optional>
 
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
@@ -19,7 +19,6 @@
 
 namespace kkm {
 namespace {
-
 
 /// Kernel values between training rows by (global) index: gathered rows through kernel GEMM
 /// blocks, or entries of a precomputed matrix. Distributed, the rows come from the ranks
@@ -37,7 +36,8 @@ public:
         out.reshape(nr, nc);
         if (kernel_traits(c_.p.kernel).precomputed) {
             for (int64_t a = 0; a < nr; ++a) {
-                for (int64_t b = 0; b < nc; ++b) out.row(a)[b] = c_.X.row(rows[static_cast<size_t>(a)])[cols[static_cast<size_t>(b)]];
+                for (int64_t b = 0; b < nc; ++b)
+                    out.row(a)[b] = c_.X.row(rows[static_cast<size_t>(a)])[cols[static_cast<size_t>(b)]];
             }
             return;
         }
@@ -85,8 +85,8 @@ std::vector<float> all_ranks(const FitContext& c, const std::vector<float>& mine
 /// The support points of all centres and the centres as coefficient columns over them.
 /// ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j needs only the block of K over centre j's own support (the
 /// other entries meet zero coefficients): one such block at a time, never K over all of S.
-DualCentres support_centres(const MinibatchResult& r, const PointKernel& K,
-                            std::vector<int64_t>& support, int threads) {
+DualCentres support_centres(const MinibatchResult& r, const PointKernel& K, std::vector<int64_t>& support,
+                            int threads) {
     for (const SparseCentre& c : r.centres) support.insert(support.end(), c.points.begin(), c.points.end());
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
@@ -147,8 +147,8 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
         Matrix rows, Kx(count, basis.size());
         copy_into(c.X.slice(begin, count), rows);
         basis.evaluate(rows.view(), Kx.data(), basis.size());
-        dual_nearest(Kx.data(), count, diag.data() + begin, run.centres,
-                     run.assigned.labels.data() + begin, dist.data() + begin);
+        dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, run.assigned.labels.data() + begin,
+                     dist.data() + begin);
     });
     for (int64_t i = 0; i < n; ++i) {
         const double wi = c.w.empty() ? 1.0 : c.w[static_cast<size_t>(i)];
@@ -194,39 +194,43 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
     options.normalise = true;
     MemoryLedger::Charge best_charge;
     // Restarts: the lowest objective on all rows wins.
-    Restart best = best_restart(c.p.n_init, [&](int64_t r) {
-        const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
-        progress_begin("minibatch");
-        MinibatchResult result;
-        {
-            const MemoryLedger::Charge iterations = c.ledger.charge(
-                "minibatch",
-                "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
-                std::max(f.seeding, f.iterations));
-            result = minibatch_kernel_kmeans(K, w_all, options, seed);
-        }
-        c.timer.stage("minibatch");
-        progress_begin("assign");
-        Restart run;
-        {
-            double points = 0, largest = 0;  // the run's support, bounded in the footprint
-            for (const SparseCentre& centre : result.centres) {
-                points += static_cast<double>(centre.points.size());
-                largest = std::max(largest, static_cast<double>(centre.points.size()));
+    Restart best = best_restart(
+        c.p.n_init,
+        [&](int64_t r) {
+            const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
+            progress_begin("minibatch");
+            MinibatchResult result;
+            {
+                const MemoryLedger::Charge iterations = c.ledger.charge(
+                    "minibatch",
+                    "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
+                    std::max(f.seeding, f.iterations));
+                result = minibatch_kernel_kmeans(K, w_all, options, seed);
             }
-            const MemoryLedger::Charge assign = c.ledger.charge(
-                "assign", "the centres over their support points, K over each centre's support, the support basis "
-                "and every row's label",
-                memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols), c.threads,
-                                         points, largest));
-            run = assign_all(c, K, diag, result);
-        }
-        c.timer.stage("assign");
-        if (r == 0 && c.p.n_init > 1) {
-            best_charge = c.ledger.charge("assign", "the best restart's support basis, centres and labels", f.best);
-        }
-        return run;
-    }, [](const Restart& r) { return r.assigned.objective; });
+            c.timer.stage("minibatch");
+            progress_begin("assign");
+            Restart run;
+            {
+                double points = 0, largest = 0;  // the run's support, bounded in the footprint
+                for (const SparseCentre& centre : result.centres) {
+                    points += static_cast<double>(centre.points.size());
+                    largest = std::max(largest, static_cast<double>(centre.points.size()));
+                }
+                const MemoryLedger::Charge assign = c.ledger.charge(
+                    "assign",
+                    "the centres over their support points, K over each centre's support, the support basis "
+                    "and every row's label",
+                    memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols), c.threads,
+                                             points, largest));
+                run = assign_all(c, K, diag, result);
+            }
+            c.timer.stage("assign");
+            if (r == 0 && c.p.n_init > 1) {
+                best_charge = c.ledger.charge("assign", "the best restart's support basis, centres and labels", f.best);
+            }
+            return run;
+        },
+        [](const Restart& r) { return r.assigned.objective; });
     finish_report(c, std::move(best.assigned));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),
                                        std::move(best.centres));

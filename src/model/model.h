@@ -31,19 +31,19 @@ struct SearchPoint {
 
 /// What a fit reports back (scikit-learn / stats::kmeans style).
 struct FitReport {
-    std::vector<int32_t> labels;       ///< training labels
-    double objective = 0;              ///< Σ w_i ‖φ(x_i) − μ_{c(i)}‖²
-    int32_t iterations = 0;            ///< Lloyd iterations of the best restart
-    std::vector<double> mass;          ///< total weight per cluster
-    double gamma = 0;                  ///< gamma used (resolved when auto; 0 if unused)
-    int64_t m = 0;                     ///< landmarks / features used (0 for exact)
-    int64_t reg_rank = 0;              ///< ℓ of a rank-restricted Nyström fit (0 if none)
-    double rls_lambda = 0;             ///< λ of leverage-score sampling (0 if unused)
-    engine::Isa isa = engine::Isa::portable;  ///< the engine path the kernel blocks ran on
-    std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
-    std::vector<float> shift;  ///< subtracted from every row before the kernel (empty: none)
+    std::vector<int32_t> labels;                          ///< training labels
+    double objective = 0;                                 ///< Σ w_i ‖φ(x_i) − μ_{c(i)}‖²
+    int32_t iterations = 0;                               ///< Lloyd iterations of the best restart
+    std::vector<double> mass;                             ///< total weight per cluster
+    double gamma = 0;                                     ///< gamma used (resolved when auto; 0 if unused)
+    int64_t m = 0;                                        ///< landmarks / features used (0 for exact)
+    int64_t reg_rank = 0;                                 ///< ℓ of a rank-restricted Nyström fit (0 if none)
+    double rls_lambda = 0;                                ///< λ of leverage-score sampling (0 if unused)
+    engine::Isa isa = engine::Isa::portable;              ///< the engine path the kernel blocks ran on
+    std::optional<RowPrecision> kernel_rows;              ///< storage of Nyström kernel rows (fits that kept them)
+    std::vector<float> shift;                             ///< subtracted from every row before the kernel (empty: none)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
-    std::vector<SearchPoint> search;  ///< what gamma=search / k=auto scored (empty: no search)
+    std::vector<SearchPoint> search;                      ///< what gamma=search / k=auto scored (empty: no search)
     /// Bytes the fit's up-front check estimated for its peak (core/memory_ledger.h), what
     /// the ledger held before it included.
     double memory_estimate = 0;
@@ -90,8 +90,8 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d);
 /// ledger: where the fit's stages charge their memory against params.max_memory_mb; NULL
 /// gives the fit its own. A caller's ledger may already hold charges (the float32 copy of
 /// float64 rows), which count against the same budget.
-std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X,
-                                       const std::vector<float>& weights, MemoryLedger* ledger = nullptr);
+std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
+                                       MemoryLedger* ledger = nullptr);
 
 /// The same fit over rows spread across the ranks of `comm` (collective): X and weights are
 /// this rank's rows (any split; a rank may hold none), in the global row order rank by rank.
@@ -107,16 +107,15 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
 /// copy is made, and runs the fit's up-front check on top of it (weighted: weights will be
 /// given), so that a fit that cannot fit is refused before the copy too. Throws
 /// OUT_OF_MEMORY naming max_memory_mb (or INVALID_ARGUMENT for parameters the data refuse).
-[[nodiscard]] MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& params, int64_t n,
-                                                       int64_t d, bool weighted);
+[[nodiscard]] MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& params, int64_t n, int64_t d,
+                                                       bool weighted);
 
 /// Centres as weighted sums of reference points in feature space: the cluster means over all
 /// training points (exact), or the sparse mini-batch centres over their support points
 /// (minibatch). Distances are kernel distances K(x,x) − 2 Σ_a z_aj K(x,a)/W_j + C_j.
 class DualModel final : public FittedModel {
 public:
-    DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis,
-              DualCentres centres);
+    DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis, DualCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return 0; }
     void transform(ConstMatrix X, float* out, int threads) const override;
@@ -135,8 +134,8 @@ private:
 class NystromModel final : public FittedModel {
 public:
     /// map: landmarks with a DenseProjection P (Pᵀ K_LL P = I).
-    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,
-                 std::unique_ptr<LandmarkMap> map, LandmarkCentres centres);
+    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<LandmarkMap> map,
+                 LandmarkCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
@@ -154,8 +153,8 @@ private:
 /// otherwise they are feature-space distances ‖f − c‖².
 class FeatureModel final : public FittedModel {
 public:
-    FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report,
-                 std::unique_ptr<FeatureMap> map, Matrix centroids, bool kernel_distances);
+    FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
+                 Matrix centroids, bool kernel_distances);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;

@@ -37,7 +37,9 @@ struct Shape {
     int64_t n_train, d, k;
 };
 
-[[noreturn]] void bad(const std::string& message) { fail(KKM_ERR_FORMAT, "corrupted model: " + message); }
+[[noreturn]] void bad(const std::string& message) {
+    fail(KKM_ERR_FORMAT, "corrupted model: " + message);
+}
 
 void require_size(const char* what, size_t have, int64_t want) {
     if (static_cast<int64_t>(have) != want) {
@@ -170,10 +172,11 @@ Shape load_shape(Reader& outer, const Params& p) {
     // k=auto (p.k = 0): the fit chose a k in [k_min, k_max].
     const bool k_matches = p.k == 0 ? s.k >= p.k_min && s.k <= p.k_max : s.k == p.k;
     if (s.n_train < 1 || s.d < 1 || s.k < 1 || s.k > s.n_train || !k_matches) {
-        bad("sizes n_train=" + std::to_string(s.n_train) + ", d=" + std::to_string(s.d) + ", k=" +
-            std::to_string(s.k) + " are inconsistent (parameter k=" +
+        bad("sizes n_train=" + std::to_string(s.n_train) + ", d=" + std::to_string(s.d) + ", k=" + std::to_string(s.k) +
+            " are inconsistent (parameter k=" +
             (p.k == 0 ? "auto in [" + std::to_string(p.k_min) + ", " + std::to_string(p.k_max) + "]"
-                      : std::to_string(p.k)) + ")");
+                      : std::to_string(p.k)) +
+            ")");
     }
     return s;
 }
@@ -190,8 +193,8 @@ std::vector<SearchPoint> load_search(Reader& r) {
     require_size("search criteria", criteria.size(), count);
     std::vector<SearchPoint> out;
     for (size_t i = 0; i < gammas.size(); ++i) {
-        if (!std::isfinite(gammas[i]) || gammas[i] < 0 || !std::isfinite(scores[i]) || ks[i] < 1 ||
-            criteria[i] < 0 || criteria[i] > static_cast<int32_t>(SearchCriterion::matr)) {
+        if (!std::isfinite(gammas[i]) || gammas[i] < 0 || !std::isfinite(scores[i]) || ks[i] < 1 || criteria[i] < 0 ||
+            criteria[i] > static_cast<int32_t>(SearchCriterion::matr)) {
             bad("search entry " + std::to_string(i) + " is malformed (gamma " + message_number(gammas[i]) + ", k " +
                 std::to_string(ks[i]) + ", score " + message_number(scores[i]) + ", criterion " +
                 std::to_string(criteria[i]) + ")");
@@ -264,7 +267,8 @@ KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, 
     }
     Matrix points = r.matrix(tag("BPTS"));
     r.finish();
-    if (points.cols != s.d) bad("basis points have " + std::to_string(points.cols) + " columns, d=" + std::to_string(s.d));
+    if (points.cols != s.d)
+        bad("basis points have " + std::to_string(points.cols) + " columns, d=" + std::to_string(s.d));
     return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0, report.isa, report.shift), std::move(points));
 }
 
@@ -401,7 +405,7 @@ void require_complete(std::span<const unsigned char> bytes) {
                       "section " + tag_name(t) + " at byte " + std::to_string(at) + " says it holds " +
                           std::to_string(size) + " bytes but " + std::to_string(left) + " are left");
         }
-        if (t == tag("END.")) return;  // a trailer, misplaced or damaged: not a truncation
+        if (t == tag("END.")) return;                    // a trailer, misplaced or damaged: not a truncation
         if (at + kTrailerBytes == bytes.size()) return;  // where the trailer belongs: a damaged one
         last = t;
         at = payload + static_cast<size_t>(size);
@@ -529,8 +533,8 @@ int create_beside(const std::string& path, const std::string& target, std::strin
             return fd;
         }
         if (errno != EEXIST || attempt >= 100) {
-            fail(KKM_ERR_IO, "cannot open '" + path + "' for writing (temporary file '" + temp +
-                                 "'): " + std::strerror(errno));
+            fail(KKM_ERR_IO,
+                 "cannot open '" + path + "' for writing (temporary file '" + temp + "'): " + std::strerror(errno));
         }
     }
 }

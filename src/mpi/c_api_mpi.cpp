@@ -24,8 +24,9 @@ void require_usable(MPI_Comm comm) {
     int inter = 0;
     MPI_Comm_test_inter(comm, &inter);
     if (inter != 0) {
-        throw std::invalid_argument("comm is an intercommunicator: pass an intracommunicator "
-                                    "(MPI_Intercomm_merge makes one)");
+        throw std::invalid_argument(
+            "comm is an intercommunicator: pass an intracommunicator "
+            "(MPI_Intercomm_merge makes one)");
     }
 }
 

@@ -16,11 +16,14 @@ void check(int code, const char* call) {
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) length = 0;
-    throw std::runtime_error(std::string(call) + " failed: " +
-                             (length > 0 ? std::string(text, static_cast<size_t>(length)) : "error " + std::to_string(code)));
+    throw std::runtime_error(
+        std::string(call) +
+        " failed: " + (length > 0 ? std::string(text, static_cast<size_t>(length)) : "error " + std::to_string(code)));
 }
 
-int as_count(size_t bytes) { return static_cast<int>(bytes); }  // callers keep bytes ≤ INT_MAX
+int as_count(size_t bytes) {
+    return static_cast<int>(bytes);
+}  // callers keep bytes ≤ INT_MAX
 
 bool stats_requested() {
     const char* value = std::getenv("KKMEANS_MPI_STATS");
@@ -36,8 +39,7 @@ void count(MpiComm::Traffic& traffic, size_t sent, size_t received) {
 
 }  // namespace
 
-MpiComm::MpiComm(MPI_Comm comm, size_t max_message)
-    : max_message_(std::clamp<size_t>(max_message, 1, INT_MAX)) {
+MpiComm::MpiComm(MPI_Comm comm, size_t max_message) : max_message_(std::clamp<size_t>(max_message, 1, INT_MAX)) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
@@ -48,19 +50,23 @@ MpiComm::~MpiComm() {
     if (stats_requested()) {
         std::fprintf(stderr, "kkm_fit_mpi: rank %d of %d: collectives %llu, bytes sent %llu, bytes received %llu\n",
                      rank_, size_, static_cast<unsigned long long>(traffic_.calls),
-                     static_cast<unsigned long long>(traffic_.sent), static_cast<unsigned long long>(traffic_.received));
+                     static_cast<unsigned long long>(traffic_.sent),
+                     static_cast<unsigned long long>(traffic_.received));
     }
     MPI_Comm_free(&comm_);
 }
 
 void MpiComm::require_owner_thread() const {
     if (std::this_thread::get_id() != owner_) {
-        throw std::logic_error("the fit's MPI communicator was used from a thread other than the one that called "
-                               "kkm_fit_mpi");
+        throw std::logic_error(
+            "the fit's MPI communicator was used from a thread other than the one that called "
+            "kkm_fit_mpi");
     }
 }
 
-size_t MpiComm::round_bytes() const { return std::max<size_t>(1, max_message_ / static_cast<size_t>(size_)); }
+size_t MpiComm::round_bytes() const {
+    return std::max<size_t>(1, max_message_ / static_cast<size_t>(size_));
+}
 
 void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
     require_owner_thread();
@@ -80,7 +86,8 @@ void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
                             as_count(len), MPI_BYTE, comm_),
               "MPI_Allgather");
         count(traffic_, len, len * ranks);
-        for (size_t r = 0; r < ranks; ++r) std::memcpy(static_cast<char*>(out) + r * bytes + done, &buffer[r * len], len);
+        for (size_t r = 0; r < ranks; ++r)
+            std::memcpy(static_cast<char*>(out) + r * bytes + done, &buffer[r * len], len);
     }
 }
 

@@ -39,8 +39,7 @@ public:
     int rank() const override { return rank_; }
     int size() const override { return size_; }
     void allgather(const void* mine, size_t bytes, void* out) const override;
-    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
-                    std::vector<size_t>& counts) const override;
+    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
 
     /// What this rank's gathers moved so far: MPI calls, bytes it contributed, bytes they
     /// delivered to it (every rank's share, its own included: the receive buffers' sizes).

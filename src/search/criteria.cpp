@@ -64,8 +64,7 @@ double transfer(const FittedModel& model, const Matrix& K, const std::vector<int
 
 }  // namespace
 
-std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(int64_t s, int count,
-                                                                               uint64_t seed) {
+std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(int64_t s, int count, uint64_t seed) {
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> splits;
     for (int r = 0; r < count; ++r) {
         Rng rng(seed, Stream::search, 1 + static_cast<uint64_t>(r));
@@ -83,7 +82,8 @@ double stability(const ScoringFits& fits, const Matrix& K, int64_t k) {
     std::vector<std::unique_ptr<FittedModel>> models(static_cast<size_t>(halves));
     parallel_blocks(fits.threads, halves, [&](int64_t h) {  // one thread per fit: they are small
         const auto& split = fits.splits[static_cast<size_t>(h / 2)];
-        models[static_cast<size_t>(h)] = fit_subsample(fits, K, h % 2 == 0 ? split.first : split.second, k, 1, kScoringRestarts);
+        models[static_cast<size_t>(h)] =
+            fit_subsample(fits, K, h % 2 == 0 ? split.first : split.second, k, 1, kScoringRestarts);
     });
     double total = 0;
     for (size_t r = 0; r < fits.splits.size(); ++r) {

@@ -29,8 +29,7 @@ std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix
                                            int64_t k, int threads, int64_t restarts);
 
 /// `count` random halvings of s indices, drawn from seed (the same for every candidate).
-std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(int64_t s, int count,
-                                                                               uint64_t seed);
+std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(int64_t s, int count, uint64_t seed);
 
 /// Stability (Lange, Roth, Braun & Buhmann 2004, transfer by prediction): for each split,
 /// exact kernel k-means with k clusters on each half; each half's model labels the other half,

@@ -19,15 +19,17 @@
 namespace kkm::search {
 namespace {
 
-constexpr int kSplits = 2;                 ///< random halvings per stability score
-constexpr double kStabilityTies = 0.02;    ///< adjusted Rand index within this of the best ties
-constexpr double kMatrTies = 0.01;         ///< MATR's tolerance (CRAN kkmeans::matr, tol = 0.01)
-constexpr int kStepsPerDecade = 4;         ///< the gamma grid's density
-constexpr int64_t kStartRestarts = 10;     ///< restarts of the clustering the fit starts from
-constexpr int64_t kStartSupport = 32;      ///< members per cluster behind its starting mean
+constexpr int kSplits = 2;               ///< random halvings per stability score
+constexpr double kStabilityTies = 0.02;  ///< adjusted Rand index within this of the best ties
+constexpr double kMatrTies = 0.01;       ///< MATR's tolerance (CRAN kkmeans::matr, tol = 0.01)
+constexpr int kStepsPerDecade = 4;       ///< the gamma grid's density
+constexpr int64_t kStartRestarts = 10;   ///< restarts of the clustering the fit starts from
+constexpr int64_t kStartSupport = 32;    ///< members per cluster behind its starting mean
 
 /// The largest k the search can score on s rows: each half of a split needs k rows.
-int64_t largest_k(const Params& p, int64_t s) { return std::min(p.k_max, s / 2); }
+int64_t largest_k(const Params& p, int64_t s) {
+    return std::min(p.k_max, s / 2);
+}
 
 /// The log grid 0.1 x the smaller to 10 x the larger of the two scales.
 std::vector<double> gamma_grid(const Scales& scales) {
@@ -203,7 +205,8 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
         std::vector<double> dot(static_cast<size_t>(k));
         for (int64_t i = 0; i < count; ++i) {
             std::fill(dot.begin(), dot.end(), 0.0);
-            for (int64_t a = 0; a < S; ++a) dot[static_cast<size_t>(of[static_cast<size_t>(a)])] += w(static_cast<size_t>(a)) * block.row(i)[a];
+            for (int64_t a = 0; a < S; ++a)
+                dot[static_cast<size_t>(of[static_cast<size_t>(a)])] += w(static_cast<size_t>(a)) * block.row(i)[a];
             double best = std::numeric_limits<double>::infinity();
             for (int64_t c = 0; c < k; ++c) {
                 const auto j = static_cast<size_t>(c);
@@ -229,8 +232,9 @@ void validate(const Params& p, int64_t n) {
             invalid_argument("k=auto: k_min=" + std::to_string(p.k_min) + " exceeds k_max=" + std::to_string(p.k_max));
         }
         if (p.k_min > largest_k(p, s)) {
-            invalid_argument("k=auto: k_min=" + std::to_string(p.k_min) + " exceeds the largest k the search can score, " +
-                             std::to_string(largest_k(p, s)) + " (half its subsample of " + std::to_string(s) +
+            invalid_argument("k=auto: k_min=" + std::to_string(p.k_min) +
+                             " exceeds the largest k the search can score, " + std::to_string(largest_k(p, s)) +
+                             " (half its subsample of " + std::to_string(s) +
                              " rows: min(n, search_size)); lower k_min or give more rows");
         }
     } else if (p.search_criterion == SearchCriterion::stability && 2 * p.k > s) {

@@ -22,7 +22,9 @@ struct Outcome {
 };
 
 /// Whether a fit with these parameters searches (gamma=search or k=auto).
-inline bool needed(const Params& p) { return p.gamma_search || p.k == 0; }
+inline bool needed(const Params& p) {
+    return p.gamma_search || p.k == 0;
+}
 
 /// Throws INVALID_ARGUMENT for a search the parameters cannot run on n rows (a kernel without
 /// a scale under gamma=search, k_min above the largest k the subsample can score, k beyond

@@ -126,7 +126,9 @@ void CrossKernel::rows(int64_t begin, int64_t count, float* out) const {
     of(block.view(), out);
 }
 
-void CrossKernel::of(ConstMatrix rows, float* out) const { kernel_->block(rows, packed_, out, sub_.size()); }
+void CrossKernel::of(ConstMatrix rows, float* out) const {
+    kernel_->block(rows, packed_, out, sub_.size());
+}
 
 Matrix kernel_matrix(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads) {
     const int64_t s = sub.size();

@@ -204,6 +204,8 @@ inline bool same_on_every_rank(MPI_Comm comm, const std::string& mine) {
     return true;
 }
 
-inline bool contains(const std::string& text, const std::string& word) { return text.find(word) != std::string::npos; }
+inline bool contains(const std::string& text, const std::string& word) {
+    return text.find(word) != std::string::npos;
+}
 
 }  // namespace mpi_test

@@ -17,7 +17,9 @@ using namespace mpi_test;
 namespace {
 
 /// Byte i of rank r's message.
-char byte_of(int r, size_t i) { return static_cast<char>(r * 31 + static_cast<int>(i) * 7 + 1); }
+char byte_of(int r, size_t i) {
+    return static_cast<char>(r * 31 + static_cast<int>(i) * 7 + 1);
+}
 
 std::vector<char> message_of(int r, size_t bytes) {
     std::vector<char> out(bytes);
@@ -61,9 +63,15 @@ void allgatherv(Suite& suite, MPI_Comm world, size_t limit, const std::string& n
     });
 }
 
-size_t varied(int r) { return r == 1 ? 0 : static_cast<size_t>(13 * r + 5); }
-size_t only_last(int r) { return r == size_of(MPI_COMM_WORLD) - 1 ? 40 : 0; }
-size_t none(int) { return 0; }
+size_t varied(int r) {
+    return r == 1 ? 0 : static_cast<size_t>(13 * r + 5);
+}
+size_t only_last(int r) {
+    return r == size_of(MPI_COMM_WORLD) - 1 ? 40 : 0;
+}
+size_t none(int) {
+    return 0;
+}
 
 }  // namespace
 

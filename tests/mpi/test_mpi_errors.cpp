@@ -18,12 +18,13 @@ const std::string kParams = "k=2 kernel=rbf gamma=0.5 method=nystrom m=50 seed=1
 
 /// Checks that every rank got the same status and message (read from kkm_last_error() right
 /// after the call), that the status is `want`, and that the message holds every word.
-void expect_collective_outcome(Checks& t, MPI_Comm comm, kkm_status got, const std::string& message,
-                               kkm_status want, const std::vector<std::string>& words) {
+void expect_collective_outcome(Checks& t, MPI_Comm comm, kkm_status got, const std::string& message, kkm_status want,
+                               const std::vector<std::string>& words) {
     const std::string outcome = std::string(kkm_status_string(got)) + ": " + message;
     t.expect(same_on_every_rank(comm, outcome), "the ranks disagree; this one has " + outcome);
     t.expect(got == want, std::string("expected ") + kkm_status_string(want) + ", got " + outcome);
-    for (const std::string& w : words) t.expect(contains(message, w), "message \"" + message + "\" lacks \"" + w + "\"");
+    for (const std::string& w : words)
+        t.expect(contains(message, w), "message \"" + message + "\" lacks \"" + w + "\"");
 }
 
 void expect_collective(Checks& t, MPI_Comm comm, kkm_status got, kkm_status want,
@@ -64,8 +65,7 @@ struct Context {
 };
 
 /// kkm_fit_mpi of a fresh model with these parameters.
-kkm_status fit(const Context& c, const std::string& params, const float* X, int64_t rows, int64_t d,
-               const float* w) {
+kkm_status fit(const Context& c, const std::string& params, const float* X, int64_t rows, int64_t d, const float* w) {
     Model m = make_model(params);
     return kkm_fit_mpi(m.get(), c.comm, X, rows, d, w);
 }
@@ -89,7 +89,8 @@ void argument_errors(Suite& suite, const Context& c) {
     });
     suite.run("errors/d_zero_on_one_rank", [&](Checks& t) {
         const kkm_status got = fit(c, kParams, s.x(), s.rows, bad ? 0 : s.d, nullptr);
-        expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT, {"d (number of columns) must be > 0, got 0", c.where()});
+        expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT,
+                          {"d (number of columns) must be > 0, got 0", c.where()});
     });
     suite.run("errors/no_rows_on_any_rank", [&](Checks& t) {
         const kkm_status got = fit(c, kParams, nullptr, 0, s.d, nullptr);
@@ -99,7 +100,8 @@ void argument_errors(Suite& suite, const Context& c) {
         // 40 rows in all, every rank holding fewer than k = 50: the global count is compared.
         const Split split = even_split(40, c.ranks);
         const Share small = share_of(c.comm, c.data, split);
-        const kkm_status got = fit(c, "k=50 gamma=0.5 method=nystrom m=40 threads=1", small.x(), small.rows, small.d, nullptr);
+        const kkm_status got =
+            fit(c, "k=50 gamma=0.5 method=nystrom m=40 threads=1", small.x(), small.rows, small.d, nullptr);
         expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT, {"k=50", "n=40"});
     });
     suite.run("errors/mpi_comm_null", [&](Checks& t) {
@@ -118,8 +120,9 @@ void argument_errors(Suite& suite, const Context& c) {
         Model m = make_model(kParams);
         if (bad) kkm_set_param(m.get(), "k", "3");
         const kkm_status got = kkm_fit_mpi(m.get(), c.comm, s.x(), s.rows, s.d, nullptr);
-        expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT,
-                          {"parameters differ between ranks", "rank 0 has k=2", "rank " + std::to_string(c.bad) + " has k=3"});
+        expect_collective(
+            t, c.comm, got, KKM_ERR_INVALID_ARGUMENT,
+            {"parameters differ between ranks", "rank 0 has k=2", "rank " + std::to_string(c.bad) + " has k=3"});
     });
 }
 
@@ -153,8 +156,8 @@ void data_errors(Suite& suite, const Context& c) {
     });
     suite.run("errors/zero_variance_with_gamma_auto", [&](Checks& t) {
         const std::vector<float> same(s.X.size(), 1.5f);
-        const kkm_status got = fit(c, "k=2 gamma=auto method=nystrom m=50 threads=1", s.rows > 0 ? same.data() : nullptr,
-                                   s.rows, s.d, nullptr);
+        const kkm_status got = fit(c, "k=2 gamma=auto method=nystrom m=50 threads=1",
+                                   s.rows > 0 ? same.data() : nullptr, s.rows, s.d, nullptr);
         expect_collective(t, c.comm, got, KKM_ERR_INVALID_DATA, {});
     });
     suite.run("errors/a_failed_fit_leaves_every_model_unchanged", [&](Checks& t) {
@@ -183,8 +186,9 @@ void data_errors(Suite& suite, const Context& c) {
     });
     suite.run("errors/weights_on_some_ranks_only", [&](Checks& t) {
         const kkm_status got = fit(c, kParams, s.x(), s.rows, s.d, c.rank == 0 ? s.w.data() : nullptr);
-        expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT,
-                          {"weights are given on rank 0 but NULL on rank 1", "pass weights on every rank that holds rows"});
+        expect_collective(
+            t, c.comm, got, KKM_ERR_INVALID_ARGUMENT,
+            {"weights are given on rank 0 but NULL on rank 1", "pass weights on every rank that holds rows"});
     });
     suite.run("errors/zero_weights_on_one_rank_only_are_fine", [&](Checks& t) {
         std::vector<float> w = s.w;
@@ -251,8 +255,8 @@ void not_distributed(Suite& suite, const Context& c) {
     };
     for (const auto& [params, key] : refused) {
         suite.run(std::string("not_distributed_yet/") + params, [&](Checks& t) {
-            const kkm_status got = fit(c, std::string("k=2 seed=1 threads=1 ") + params, c.share.x(),
-                                       c.share.rows, c.share.d, nullptr);
+            const kkm_status got =
+                fit(c, std::string("k=2 seed=1 threads=1 ") + params, c.share.x(), c.share.rows, c.share.d, nullptr);
             expect_collective(t, c.comm, got, KKM_ERR_INVALID_ARGUMENT, {key, "not available in a distributed fit"});
         });
     }

@@ -82,7 +82,8 @@ void expect_same(Checks& t, const Fit& ref, const Fit& got, int64_t offset, int6
     t.expect(!one_restart || got.iterations == ref.iterations,
              "iterations " + std::to_string(got.iterations) + " vs one process " + std::to_string(ref.iterations));
     bool sizes = got.sizes.size() == ref.sizes.size();
-    for (size_t j = 0; sizes && j < ref.sizes.size(); ++j) sizes = std::fabs(got.sizes[j] - ref.sizes[j]) <= 1e-9 * ref.sizes[j];
+    for (size_t j = 0; sizes && j < ref.sizes.size(); ++j)
+        sizes = std::fabs(got.sizes[j] - ref.sizes[j]) <= 1e-9 * ref.sizes[j];
     CHECK(t, sizes);
 }
 
@@ -127,7 +128,8 @@ void weighted(Suite& suite, MPI_Comm comm, const DataSet& ds) {
     const int ranks = size_of(comm), rank = rank_of(comm);
     std::vector<float> w(static_cast<size_t>(ds.data.n));
     for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f + static_cast<float>(i % 4);
-    for (const char* method : {"method=nystrom m=100", "method=rff m=500", "method=exact", "method=minibatch batch_size=128"}) {
+    for (const char* method :
+         {"method=nystrom m=100", "method=rff m=500", "method=exact", "method=minibatch batch_size=128"}) {
         const std::string params = ds.params + method;
         const Fit ref = fit_one_process(ds.data, params, w.data());
         // With an empty rank, that rank passes NULL weights (ranks without rows do not count).
@@ -136,7 +138,7 @@ void weighted(Suite& suite, MPI_Comm comm, const DataSet& ds) {
                 if (!t.expect(ref.status == KKM_OK, "kkm_fit failed: " + ref.message)) return;
                 const Fit got = fit_share(comm, ds.data, split.rows, params, w.data());
                 expect_same(t, ref, got, offset_of(split.rows, rank), split.rows[static_cast<size_t>(rank)],
-                        ds.one_restart());
+                            ds.one_restart());
             });
         }
     }
@@ -205,8 +207,8 @@ void progress_cannot_cancel(Suite& suite, MPI_Comm comm, const DataSet& ds) {
         int calls = 0;
         kkm_set_progress(m.get(), &count_calls, &calls);
         const int64_t rows = split[static_cast<size_t>(rank)];
-        const kkm_status s = kkm_fit_mpi(m.get(), comm, ds.data.X.data() + offset_of(split, rank) * ds.data.d, rows,
-                                         ds.data.d, nullptr);
+        const kkm_status s =
+            kkm_fit_mpi(m.get(), comm, ds.data.X.data() + offset_of(split, rank) * ds.data.d, rows, ds.data.d, nullptr);
         t.expect(s == KKM_OK, std::string("status ") + kkm_status_string(s) + ": " + kkm_last_error());
         CHECK(t, calls > 0);
     });

@@ -156,8 +156,8 @@ int fit(MPI_Comm comm, const FitRequest& request) {
     progress.begin("reading " + request.input + " (each of " + std::to_string(size_of(comm)) + " ranks its rows)");
     const LocalRows rows = read_rows(comm, request);
     std::array<double, 4> seconds{};
-    seconds[0] = max_over_ranks(comm, progress.end("reading", std::to_string(rows.slice.total) + " x " +
-                                                                  std::to_string(request.dims)));
+    seconds[0] = max_over_ranks(
+        comm, progress.end("reading", std::to_string(rows.slice.total) + " x " + std::to_string(request.dims)));
     progress.begin("fitting (method=" + model.param("method") + ", k=" + model.param("k") + ", " +
                    std::to_string(size_of(comm)) + " ranks)");
     fit_rows(comm, model, rows);
