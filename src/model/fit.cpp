@@ -72,25 +72,25 @@ double fit_work(const Params& p, int64_t n, int64_t d) {
     return dn * static_cast<double>(too_many ? n : resolve_landmarks(p, n)) * (per_entry + dk);
 }
 
-std::unique_ptr<FittedModel> dispatch(const FitContext& context) {
-    switch (context.p.method) {
-        case Method::exact: return fit_exact(context);
-        case Method::nystrom: return fit_nystrom(context);
-        case Method::sketch: return fit_sketch(context);
-        case Method::rff: return fit_rff(context);
-        case Method::minibatch: return fit_minibatch(context);
+std::unique_ptr<FittedModel> dispatch(FitSession& session) {
+    switch (session.p.method) {
+        case Method::exact: return fit_exact(session);
+        case Method::nystrom: return fit_nystrom(session);
+        case Method::sketch: return fit_sketch(session);
+        case Method::rff: return fit_rff(session);
+        case Method::minibatch: return fit_minibatch(session);
     }
     fail(KKM_ERR_INTERNAL, "unknown method");
 }
 
 /// The method's up-front memory check (before any stage starts).
-void check_budget(const FitContext& context) {
-    switch (context.p.method) {
-        case Method::exact: return check_exact_budget(context);
-        case Method::nystrom: return check_nystrom_budget(context);
-        case Method::sketch: return check_sketch_budget(context);
-        case Method::rff: return check_rff_budget(context);
-        case Method::minibatch: return check_minibatch_budget(context);
+void check_budget(FitSession& session) {
+    switch (session.p.method) {
+        case Method::exact: return check_exact_budget(session);
+        case Method::nystrom: return check_nystrom_budget(session);
+        case Method::sketch: return check_sketch_budget(session);
+        case Method::rff: return check_rff_budget(session);
+        case Method::minibatch: return check_minibatch_budget(session);
     }
     fail(KKM_ERR_INTERNAL, "unknown method");
 }
@@ -197,16 +197,9 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, 
     validate_against_data(p, ConstMatrix{nullptr, n, d});
     const MemoryLedger::Charge held = charge_inputs(ledger, weighted, n, d);
     const std::vector<float> no_weights, some_weights(weighted ? 1 : 0, 1.0f);  // only their presence counts
-    FitReport report;
-    StageTimer timer(report);
-    const FitContext context{p,
-                             ConstMatrix{nullptr, n, d},
-                             weighted ? some_weights : no_weights,
-                             report,
-                             timer,
-                             resolve_threads(p.threads, fit_work(p, n, d)),
-                             ledger};
-    check_budget(context);
+    FitSession session(p, ConstMatrix{nullptr, n, d}, weighted ? some_weights : no_weights,
+                       resolve_threads(p.threads, fit_work(p, n, d)), ledger);
+    check_budget(session);
     return copy;
 }
 
@@ -249,7 +242,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     std::optional<MemoryLedger::Charge> held;
     std::pair<std::vector<float>, double> unit;
     int threads = 1;
-    FitReport report;
+    engine::Isa isa = engine::Isa::portable;
     collectively(comm, [&] {
         if (comm.size() > 1) require_distributable(p, X, weights, weighted);
         held.emplace(charge_inputs(ledger, weighted, X.rows, X.cols));
@@ -258,28 +251,31 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
         if (kernel_traits(p.kernel).precomputed) check_precomputed_kernel(X, threads);
-        report.isa = resolve_isa(p.isa);
+        isa = resolve_isa(p.isa);
     });
     unit = unit_weights(weights, comm);
     const auto& [w, weight_scale] = unit;
-    StageTimer timer(report);
-    FitContext context{p, X, w, report, timer, threads, ledger, weight_scale, &weights};
-    context.comm = &comm;
-    context.part = part;
-    context.start = start;
-    collectively(comm, [&] { check_budget(context); });  // a fit that cannot fit is refused before any work
+    FitSession session(p, X, w, threads, ledger);
+    session.report().isa = isa;
+    session.weight_scale = weight_scale;
+    session.caller_weights = &weights;
+    session.comm = &comm;
+    session.part = part;
+    session.start = start;
+    collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
     {
         const MemoryLedger::Charge stage =
-            ledger.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
-                          memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+            session.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
+                           memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+        FitReport& report = session.report();
         if (kernel_traits(p.kernel).uses_gamma) {
-            if (p.gamma <= 0) progress_begin("gamma");
+            if (p.gamma <= 0) session.begin_stage("gamma");
             report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
         }
         report.shift = centring_shift(p.kernel, X, w, threads, comm);
     }
-    timer.stage("gamma");
-    std::unique_ptr<FittedModel> model = dispatch(context);
+    session.end_stage("gamma");
+    std::unique_ptr<FittedModel> model = dispatch(session);
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.
     if (!std::isfinite(model->report().objective)) {

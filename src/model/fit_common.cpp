@@ -6,6 +6,7 @@
 
 #include "cluster/lloyd.h"
 #include "cluster/minibatch_lloyd.h"
+#include "core/blocking.h"
 #include "core/error.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_traits.h"
@@ -26,12 +27,12 @@ void StageTimer::stage(const char* name) {
     report_.timings.emplace_back(name, seconds);
 }
 
-void require_budget(const FitContext& c, const char* method, double peak, const std::string& detail) {
+void require_budget(FitSession& c, const char* method, double peak, const std::string& detail) {
     // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
     // the method's first stage.
     const double need = std::max(
         peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols), c.threads));
-    c.report.memory_estimate = c.ledger.total() + need;
+    c.report().memory_estimate = c.ledger().total() + need;
     const std::string name(method);
     std::string advice = "use fewer rows";
     if (name == "minibatch") {
@@ -40,10 +41,10 @@ void require_budget(const FitContext& c, const char* method, double peak, const 
         advice = c.p.solver == Solver::minibatch ? "use fewer rows, a smaller m or a smaller batch_size"
                                                  : "use fewer rows or a smaller m";
     }
-    c.ledger.require("method=" + name, need, detail, advice);
+    c.ledger().require("method=" + name, need, detail, advice);
 }
 
-std::vector<float> training_diagonal(const FitContext& c) {
+std::vector<float> training_diagonal(const FitSession& c) {
     const int64_t n = c.X.rows;
     std::vector<float> diag(static_cast<size_t>(n));
     if (kernel_traits(c.p.kernel).precomputed) {
@@ -51,24 +52,23 @@ std::vector<float> training_diagonal(const FitContext& c) {
         return diag;
     }
     // In row blocks: a centring kernel copies the rows it is given.
-    constexpr int64_t kBlock = 256;
     const Kernel kernel = fit_kernel(c);
-    for (int64_t begin = 0; begin < n; begin += kBlock) {
-        kernel.diagonal(c.X.slice(begin, std::min(kBlock, n - begin)), diag.data() + begin);
+    for (int64_t begin = 0; begin < n; begin += kRowBlock) {
+        kernel.diagonal(c.X.slice(begin, std::min(kRowBlock, n - begin)), diag.data() + begin);
     }
     return diag;
 }
 
-Kernel fit_kernel(const FitContext& c) {
-    return Kernel(c.p.kernel, c.report.gamma, c.p.degree, c.p.coef0, c.report.isa, c.report.shift);
+Kernel fit_kernel(const FitSession& c) {
+    return Kernel(c.p.kernel, c.report().gamma, c.p.degree, c.p.coef0, c.report().isa, c.report().shift);
 }
 
-KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx) {
+KernelBasis basis_over(const FitSession& c, const std::vector<int64_t>& idx) {
     if (kernel_traits(c.p.kernel).precomputed) return KernelBasis(idx, c.X.rows);
     return KernelBasis(fit_kernel(c), training_rows(c, idx));
 }
 
-Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx) {
+Matrix training_rows(const FitSession& c, const std::vector<int64_t>& idx) {
     if (!c.distributed()) return gather_rows(c.X, idx);
     Matrix rows(static_cast<int64_t>(idx.size()), c.X.cols);
     share_rows(
@@ -89,28 +89,28 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
     return p.m;
 }
 
-void finish_report(const FitContext& c, LloydResult&& result) {
-    c.report.mass = cluster_weights(result.labels, c.caller_weights != nullptr ? *c.caller_weights : c.w, c.p.k);
-    sum_over_ranks(*c.comm, c.report.mass.data(), c.report.mass.size());
-    c.report.labels = std::move(result.labels);
-    c.report.objective = result.objective * c.weight_scale;
-    c.report.iterations = result.iterations;
+void finish_report(FitSession& c, LloydResult&& result) {
+    c.report().mass = cluster_weights(result.labels, c.caller_weights != nullptr ? *c.caller_weights : c.w, c.p.k);
+    sum_over_ranks(*c.comm, c.report().mass.data(), c.report().mass.size());
+    c.report().labels = std::move(result.labels);
+    c.report().objective = result.objective * c.weight_scale;
+    c.report().iterations = result.iterations;
 }
 
 namespace {
 
 /// Sculley's mini-batch k-means on the features, then every row to its nearest centroid.
-std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
+std::unique_ptr<FittedModel> cluster_features_minibatch(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                                         std::vector<float> offset, bool kernel_distances) {
     MinibatchLloydOptions o;
-    o.isa = c.report.isa;
+    o.isa = c.report().isa;
     o.k = c.p.k;
     o.batch_size = c.p.batch_size;
     o.max_iter = c.p.max_iter;
     o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report().isa, std::move(offset), true, *c.comm, &c.part);
     struct Restart {
         MinibatchLloydResult mb;
         LloydResult assigned;  ///< every row to its nearest centre: its objective picks the restart
@@ -118,13 +118,13 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     Restart best = best_restart(
         c.p.n_init,
         [&](int64_t r) {
-            progress_begin("minibatch");
+            c.begin_stage("minibatch");
             MinibatchLloydResult run =
                 minibatch_lloyd(F.view(), c.w, o, c.p.seed, static_cast<uint64_t>(r), *c.comm, &c.part);
-            c.timer.stage("minibatch");
-            progress_begin("assign");
+            c.end_stage("minibatch");
+            c.begin_stage("assign");
             LloydResult labels = problem.assign_to(run.centroids);
-            c.timer.stage("assign");
+            c.end_stage("assign");
             return Restart{std::move(run), std::move(labels)};
         },
         [](const Restart& r) { return r.assigned.objective; });
@@ -132,29 +132,29 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(const FitContext& c, Mat
     LloydResult& assigned = best.assigned;
     assigned.iterations = mb.iterations;
     finish_report(c, std::move(assigned));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(map),
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(map),
                                           std::move(mb.centroids), kernel_distances);
 }
 
 }  // namespace
 
-std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
+std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances) {
     const MemoryLedger::Charge state =
-        c.ledger.charge(c.p.solver == Solver::minibatch ? "minibatch" : "lloyd",
-                        "k-means on the n x " + std::to_string(F.cols) +
-                            " features (norms, bounds, label caches, chunk sums, seeding, batches)",
-                        memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols),
-                                                 c.threads, !c.w.empty()));
+        c.charge(c.p.solver == Solver::minibatch ? "minibatch" : "lloyd",
+                 "k-means on the n x " + std::to_string(F.cols) +
+                     " features (norms, bounds, label caches, chunk sums, seeding, batches)",
+                 memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols), c.threads,
+                                          !c.w.empty()));
     if (c.p.solver == Solver::minibatch) {
         return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset), kernel_distances);
     }
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report.isa, std::move(offset), true, *c.comm, &c.part);
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report().isa, std::move(offset), true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
-    c.timer.stage("lloyd");
+    c.end_stage("lloyd");
     finish_report(c, std::move(best));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(map),
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(map),
                                           std::move(centroids), kernel_distances);
 }
 

@@ -34,16 +34,24 @@ private:
     Clock::time_point start_;
 };
 
-/// What a method's fit gets: parameters, data, weights, the report under construction, and
-/// the ledger every stage charges its memory to (max_memory_mb).
-struct FitContext {
+/// One fit, from its up-front checks to the model it returns. It holds the inputs every stage
+/// reads (parameters, rows, weights, threads, the process group) and owns the state the fit
+/// builds while it runs: the report, the clock of its stages and the charges against the
+/// ledger (max_memory_mb). fit_with makes one per fit; a method takes it by reference, runs
+/// its stages between begin_stage and end_stage, charges what it allocates, and hands the
+/// report over to the model it returns (take_report). Functions that only read take it const.
+class FitSession {
+public:
+    FitSession(const Params& params, ConstMatrix rows, const std::vector<float>& weights, int thread_count,
+               MemoryLedger& ledger)
+        : p(params), X(rows), w(weights), threads(thread_count), ledger_(ledger) {}
+    FitSession(const FitSession&) = delete;
+    FitSession& operator=(const FitSession&) = delete;
+
     const Params& p;
-    ConstMatrix X;                ///< the caller's rows (never handed to GEMM directly)
+    const ConstMatrix X;          ///< the caller's rows (never handed to GEMM directly)
     const std::vector<float>& w;  ///< empty or n weights
-    FitReport& report;
-    StageTimer& timer;
-    int threads;
-    MemoryLedger& ledger;
+    const int threads;
     /// The caller's weights were divided by this (their largest) into w; the report's
     /// objective is multiplied back (1 without weights).
     double weight_scale = 1.0;
@@ -59,34 +67,54 @@ struct FitContext {
     /// Rows over all ranks (X.rows in one process).
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
+
+    /// Announces a stage to the progress callback (its fractions start again from 0).
+    void begin_stage(const char* name) const { progress_begin(name); }
+    /// The seconds since the previous end_stage (or the start) go to the report under `name`.
+    void end_stage(const char* name) { timer_.stage(name); }
+    /// Charges `bytes` to the fit's ledger for as long as the returned charge lives.
+    [[nodiscard]] MemoryLedger::Charge charge(const char* stage, const std::string& what, double bytes) {
+        return ledger_.charge(stage, what, bytes);
+    }
+    MemoryLedger& ledger() { return ledger_; }
+    const MemoryLedger& ledger() const { return ledger_; }
+    FitReport& report() { return report_; }
+    const FitReport& report() const { return report_; }
+    /// The finished report, for the model the fit returns.
+    FitReport take_report() { return std::move(report_); }
+
+private:
+    MemoryLedger& ledger_;
+    FitReport report_;
+    StageTimer timer_{report_};
 };
 
 /// The up-front check of a method (before any stage starts): throws OUT_OF_MEMORY naming the
 /// estimate, `detail` and max_memory_mb when what the ledger holds plus the larger of `peak`
 /// (the method's footprint, model/fit_memory.h) and the gamma stage exceeds the budget.
 /// Records the estimate in the report.
-void require_budget(const FitContext& c, const char* method, double peak, const std::string& detail);
+void require_budget(FitSession& c, const char* method, double peak, const std::string& detail);
 
 /// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's
 /// (computed in row blocks: no copy of X).
-std::vector<float> training_diagonal(const FitContext& c);
+std::vector<float> training_diagonal(const FitSession& c);
 
 /// The fit's kernel over training points idx (global row indices): basis.evaluate(rows) =
 /// K(rows, x_idx) — the gathered rows (from the ranks holding them) under the kernel
 /// function, or columns idx of a precomputed K.
-KernelBasis basis_over(const FitContext& c, const std::vector<int64_t>& idx);
+KernelBasis basis_over(const FitSession& c, const std::vector<int64_t>& idx);
 
 /// The kernel function of the fit (not for kernel=precomputed).
-Kernel fit_kernel(const FitContext& c);
+Kernel fit_kernel(const FitSession& c);
 
 /// The landmark (or feature) count: m, or auto = min(n, max(k, ceil(4 sqrt(n)))).
 int64_t resolve_landmarks(const Params& p, int64_t n);
 
 /// Training rows idx (global indices) on every rank, from the ranks holding them (collective).
-Matrix training_rows(const FitContext& c, const std::vector<int64_t>& idx);
+Matrix training_rows(const FitSession& c, const std::vector<int64_t>& idx);
 
 /// Moves a Lloyd result into the report (the cluster masses over all ranks).
-void finish_report(const FitContext& c, LloydResult&& result);
+void finish_report(FitSession& c, LloydResult&& result);
 
 /// A result's `.objective`: what best_restart compares unless told otherwise.
 struct ObjectiveOf {
@@ -113,7 +141,7 @@ auto best_restart(int64_t n_init, Run run, Objective objective = {}) {
 /// when given), and refined by Hartigan's transfers with refine=hartigan where the problem
 /// offers them; the lowest objective wins.
 template <class Problem>
-LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
+LloydResult best_of_restarts(Problem& problem, FitSession& c) {
     const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
     return best_restart(c.p.n_init, [&](int64_t r) {
         std::vector<int32_t> labels;
@@ -121,19 +149,19 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
             labels = *c.start;
         } else {
             Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
-            progress_begin("seeding");
+            c.begin_stage("seeding");
             labels = seed_centres(c.p.init, *c.comm, c.part, c.p.k, c.w, problem.distance_oracle(), rng).labels;
-            c.timer.stage("seeding");
+            c.end_stage("seeding");
         }
-        progress_begin("lloyd");
+        c.begin_stage("lloyd");
         LloydResult result = run_lloyd(problem, std::move(labels), c.w, options, *c.comm, c.part.offset);
-        c.timer.stage("lloyd");
+        c.end_stage("lloyd");
         if constexpr (requires { problem.hartigan(result.labels, int64_t{1}); }) {
             if (c.p.refine == Refine::hartigan) {
-                progress_begin("refine");
+                c.begin_stage("refine");
                 problem.hartigan(result.labels, c.p.max_iter);
                 result.objective = problem.objective(result.labels);
-                c.timer.stage("refine");
+                c.end_stage("refine");
             }
         }
         return result;
@@ -142,20 +170,20 @@ LloydResult best_of_restarts(Problem& problem, const FitContext& c) {
 
 /// Each method's up-front check (require_budget with its footprint), run before the gamma
 /// stage; they throw INVALID_ARGUMENT first for sizes the method refuses (m > n, rank > m).
-void check_exact_budget(const FitContext& c);
-void check_nystrom_budget(const FitContext& c);
-void check_sketch_budget(const FitContext& c);
-void check_rff_budget(const FitContext& c);
-void check_minibatch_budget(const FitContext& c);
+void check_exact_budget(FitSession& c);
+void check_nystrom_budget(FitSession& c);
+void check_sketch_budget(FitSession& c);
+void check_rff_budget(FitSession& c);
+void check_minibatch_budget(FitSession& c);
 
-std::unique_ptr<FittedModel> fit_exact(const FitContext& c);
-std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c);
-std::unique_ptr<FittedModel> fit_sketch(const FitContext& c);
-std::unique_ptr<FittedModel> fit_rff(const FitContext& c);
-std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c);
+std::unique_ptr<FittedModel> fit_exact(FitSession& c);
+std::unique_ptr<FittedModel> fit_nystrom(FitSession& c);
+std::unique_ptr<FittedModel> fit_sketch(FitSession& c);
+std::unique_ptr<FittedModel> fit_rff(FitSession& c);
+std::unique_ptr<FittedModel> fit_minibatch(FitSession& c);
 
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
-std::unique_ptr<FittedModel> cluster_features(const FitContext& c, Matrix F, std::unique_ptr<FeatureMap> map,
+std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances);
 
 }  // namespace kkm

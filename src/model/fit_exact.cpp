@@ -15,7 +15,7 @@ namespace kkm {
 namespace {
 
 /// Exact's reference set: a copy of the training rows, or all columns of a precomputed K.
-KernelBasis training_basis(const FitContext& c) {
+KernelBasis training_basis(const FitSession& c) {
     if (kernel_traits(c.p.kernel).precomputed) {
         std::vector<int64_t> columns(static_cast<size_t>(c.X.rows));
         std::iota(columns.begin(), columns.end(), int64_t{0});
@@ -28,13 +28,13 @@ KernelBasis training_basis(const FitContext& c) {
 
 /// The footprint with the kernel stored when it fits beside what the ledger holds, else
 /// recomputed in blocks of as many rows as fit.
-memory::ExactFootprint footprint(const FitContext& c) {
-    return memory::exact_footprint(c.p, c.n_global(), c.X.cols, c.threads, !c.w.empty(), c.ledger.remaining(),
+memory::ExactFootprint footprint(const FitSession& c) {
+    return memory::exact_footprint(c.p, c.n_global(), c.X.cols, c.threads, !c.w.empty(), c.ledger().remaining(),
                                    c.distributed() ? c.X.rows : -1);
 }
 
 /// k(x, x) of every row of `train`, in row blocks.
-std::vector<float> diagonal_of(const FitContext& c, ConstMatrix train) {
+std::vector<float> diagonal_of(const FitSession& c, ConstMatrix train) {
     std::vector<float> diag(static_cast<size_t>(train.rows));
     const Kernel kernel = fit_kernel(c);
     for (int64_t begin = 0; begin < train.rows; begin += 256) {
@@ -44,7 +44,7 @@ std::vector<float> diagonal_of(const FitContext& c, ConstMatrix train) {
 }
 
 /// K(train rows, column points) stored in float32: train.rows × columns.size(), in row blocks.
-Matrix stored_kernel(const FitContext& c, const KernelBasis& columns, ConstMatrix train) {
+Matrix stored_kernel(const FitSession& c, const KernelBasis& columns, ConstMatrix train) {
     const int64_t rows = train.rows, cols = columns.size();
     Matrix K(rows, cols);
     parallel_blocks(c.threads, block_count(rows, 256), [&](int64_t b) {
@@ -56,28 +56,27 @@ Matrix stored_kernel(const FitContext& c, const KernelBasis& columns, ConstMatri
 
 /// Lloyd from the restarts, then the model: the centres over every training row of `basis`
 /// (moved into the model only at the end: the problem's kernel rows read it until then).
-std::unique_ptr<FittedModel> cluster_exact(const FitContext& c, ExactLloyd& problem, KernelBasis&& basis) {
+std::unique_ptr<FittedModel> cluster_exact(FitSession& c, ExactLloyd& problem, KernelBasis&& basis) {
     LloydResult best = best_of_restarts(problem, c);
     DualCentres centres = problem.centres(best.labels);
-    c.timer.stage("lloyd");
+    c.end_stage("lloyd");
     finish_report(c, std::move(best));
-    return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, std::move(c.report), std::move(basis),
-                                       std::move(centres));
+    return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(basis), std::move(centres));
 }
 
 /// Exact over rows spread across ranks. The model is every training row (its centres are
 /// weighted sums of them), so every rank receives all n rows; each keeps the kernel of all
 /// rows against its own (n × n_local, stored or recomputed) and the sums S of its own rows,
 /// and the moved points are exchanged every iteration.
-std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
     const int64_t n = c.n_global();
     const memory::ExactFootprint f = footprint(c);
     const bool store = every_rank(*c.comm, f.store);  // the rebuild threshold must agree
     const int64_t block_rows = store || f.store ? 256 : f.block_rows;
-    progress_begin("kernel");
-    MemoryLedger::Charge building = c.ledger.charge("kernel", "packing the training rows", f.basis_build);
+    c.begin_stage("kernel");
+    MemoryLedger::Charge building = c.charge("kernel", "packing the training rows", f.basis_build);
     const MemoryLedger::Charge training =
-        c.ledger.charge("kernel", "every rank's training rows, this rank's, and their packed panels", f.basis);
+        c.charge("kernel", "every rank's training rows, this rank's, and their packed panels", f.basis);
     std::vector<int64_t> everyone(static_cast<size_t>(n));
     std::iota(everyone.begin(), everyone.end(), int64_t{0});
     KernelBasis basis = basis_over(c, everyone);  // the model: all rows, from the ranks holding them
@@ -86,13 +85,13 @@ std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
     const KernelBasis columns(fit_kernel(c), std::move(mine));
     building.release();
     const ConstMatrix train = basis.points().view();
-    const MemoryLedger::Charge kernel = c.ledger.charge(
+    const MemoryLedger::Charge kernel = c.charge(
         "kernel", store ? "the n x n_local kernel block" : "every thread's block of recomputed kernel rows", f.kernel);
     const Matrix K = store ? stored_kernel(c, columns, train) : Matrix();
     const KernelRows rows =
         store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
-    c.timer.stage("kernel");
-    const MemoryLedger::Charge points = c.ledger.charge(
+    c.end_stage("kernel");
+    const MemoryLedger::Charge points = c.charge(
         "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
     ExactLloyd problem(rows, training_diagonal(c), diagonal_of(c, train), c.w, c.p.k, c.threads, *c.comm, c.part);
     return cluster_exact(c, problem, std::move(basis));
@@ -100,36 +99,36 @@ std::unique_ptr<FittedModel> fit_exact_distributed(const FitContext& c) {
 
 }  // namespace
 
-void check_exact_budget(const FitContext& c) {
+void check_exact_budget(FitSession& c) {
     const memory::ExactFootprint f = footprint(c);
     const bool fits = f.store || f.block_rows >= 1;
-    const auto stored_mib = static_cast<long long>(std::ceil((c.ledger.total() + f.stored_peak) / 1048576.0));
+    const auto stored_mib = static_cast<long long>(std::ceil((c.ledger().total() + f.stored_peak) / 1048576.0));
     require_budget(c, "exact", fits ? f.peak() : f.one_row_peak,
                    "training copy, labels, n x k sums and moves, one recomputed kernel row per thread; "
                    "storing the n x n kernel needs " +
                        std::to_string(stored_mib) + " MiB");
 }
 
-std::unique_ptr<FittedModel> fit_exact(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_exact(FitSession& c) {
     if (c.distributed()) return fit_exact_distributed(c);
     const bool precomputed = kernel_traits(c.p.kernel).precomputed;
     const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it
     const bool store = f.store;
     const int64_t block_rows = store ? kRowBlock : f.block_rows;
-    progress_begin("kernel");
-    MemoryLedger::Charge building = c.ledger.charge("kernel", "packing the training copy", f.basis_build);
-    const MemoryLedger::Charge training = c.ledger.charge("kernel", "the training copy and its packed panels", f.basis);
+    c.begin_stage("kernel");
+    MemoryLedger::Charge building = c.charge("kernel", "packing the training copy", f.basis_build);
+    const MemoryLedger::Charge training = c.charge("kernel", "the training copy and its packed panels", f.basis);
     KernelBasis basis = training_basis(c);
     building.release();
     const ConstMatrix train = precomputed ? c.X : basis.points().view();
-    const MemoryLedger::Charge kernel = c.ledger.charge(
+    const MemoryLedger::Charge kernel = c.charge(
         "kernel", store ? "the n x n kernel matrix" : "every thread's block of recomputed kernel rows", f.kernel);
     const Matrix K = store && !precomputed ? stored_kernel(c, basis, train) : Matrix();
     const KernelRows rows = store ? KernelRows(precomputed ? c.X : K.view(), 256, precomputed)
                                   : KernelRows(basis, train, block_rows, c.threads);
-    c.timer.stage("kernel");
-    const MemoryLedger::Charge points = c.ledger.charge(
-        "lloyd", "the diagonal, the n x k sums S, label caches, moves, seeding and the centres Z", f.points);
+    c.end_stage("kernel");
+    const MemoryLedger::Charge points =
+        c.charge("lloyd", "the diagonal, the n x k sums S, label caches, moves, seeding and the centres Z", f.points);
     ExactLloyd problem(rows, training_diagonal(c), c.w, c.p.k, c.threads);
     return cluster_exact(c, problem, std::move(basis));
 }

@@ -22,7 +22,7 @@
 namespace kkm {
 namespace {
 
-std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
+std::vector<int64_t> choose_landmarks(FitSession& c, int64_t m) {
     Rng rng(c.p.seed, Stream::landmarks);
     if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.n_global(), m, rng);
     LandmarkContext ctx;
@@ -34,7 +34,7 @@ std::vector<int64_t> choose_landmarks(const FitContext& c, int64_t m) {
     ctx.part = c.part;
     if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
     const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.n_global()));
-    c.report.rls_lambda = lambda;
+    c.report().rls_lambda = lambda;
     return rls_landmarks(ctx, m, lambda, rng);
 }
 
@@ -78,7 +78,7 @@ RowPrecision kernel_row_precision(const Params& p) {
 
 /// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
 /// a half store gets each block through a float32 scratch.
-void kernel_rows_block(const FitContext& c, const KernelBasis& basis, RowStore& G, int64_t b, std::vector<Matrix>& rows,
+void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& G, int64_t b, std::vector<Matrix>& rows,
                        std::vector<Matrix>& scratch) {
     const int64_t n = G.rows(), m = G.cols();
     const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
@@ -100,19 +100,19 @@ struct NystromShape {
     RowPrecision precision;
 };
 
-NystromShape nystrom_shape(const FitContext& c) {
+NystromShape nystrom_shape(const FitSession& c) {
     const int64_t m = resolve_landmarks(c.p, c.n_global());
     const int64_t l = regularised_rank(c.p, m);
     return {m, l, kernel_row_precision(c.p)};
 }
 
-memory::NystromFootprint nystrom_memory(const FitContext& c, const NystromShape& s, int64_t r = -1) {
+memory::NystromFootprint nystrom_memory(const FitSession& c, const NystromShape& s, int64_t r = -1) {
     return memory::nystrom_footprint(c.p, c.X.rows, c.X.cols, s.m, s.l, s.precision, c.threads, !c.w.empty(), r);
 }
 
 /// Landmark indices, with the sampler's working set charged while it runs.
-std::vector<int64_t> charged_landmarks(const FitContext& c, int64_t m) {
-    const MemoryLedger::Charge sampling = c.ledger.charge(
+std::vector<int64_t> charged_landmarks(FitSession& c, int64_t m) {
+    const MemoryLedger::Charge sampling = c.charge(
         "landmarks", "the landmark sampler's working set (index pool, D2 distances or the ridge leverage block)",
         memory::landmark_sampling(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols),
                                   static_cast<double>(m), c.threads));
@@ -135,89 +135,87 @@ void residuals_in_place(const Matrix& F, std::vector<float>& diag, int threads) 
 /// refine=hartigan after Lloyd on the kernel rows: Hartigan's transfers run on the features
 /// F = G P (built for the purpose, n x r beside G), from the best restart's labels; the
 /// objective is the landmark problem's again (the same function of the labels).
-void refine_best(const FitContext& c, const RowStore& G, const Matrix& P, LandmarkLloyd& problem, LloydResult& best) {
-    progress_begin("refine");
+void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloyd& problem, LloydResult& best) {
+    c.begin_stage("refine");
     const MemoryLedger::Charge held =
-        c.ledger.charge("refine", "the n x r features Hartigan's transfers run on",
-                        memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
+        c.charge("refine", "the n x r features Hartigan's transfers run on",
+                 memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
     std::vector<float> unused;
     const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
-    FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report.isa);
+    FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report().isa);
     features.hartigan(best.labels, c.p.max_iter);
     best.objective = problem.objective(best.labels);
-    c.timer.stage("refine");
+    c.end_stage("refine");
 }
 
 }  // namespace
 
-void check_nystrom_budget(const FitContext& c) {
+void check_nystrom_budget(FitSession& c) {
     const memory::NystromFootprint f = nystrom_memory(c, nystrom_shape(c));
     require_budget(c, "nystrom", f.peak(),
                    f.direct ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
                             : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
 }
 
-std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     const int64_t n = c.X.rows;
     const NystromShape shape = nystrom_shape(c);
     const int64_t m = shape.m, l = shape.l;
     const memory::NystromFootprint f = nystrom_memory(c, shape);
-    c.report.m = m;
-    c.report.reg_rank = l;
-    if (!f.direct) c.report.kernel_rows = shape.precision;
-    progress_begin("landmarks");
+    c.report().m = m;
+    c.report().reg_rank = l;
+    if (!f.direct) c.report().kernel_rows = shape.precision;
+    c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
-    MemoryLedger::Charge building = c.ledger.charge("landmarks", "packing the landmarks", f.basis_build);
-    const MemoryLedger::Charge landmarks =
-        c.ledger.charge("landmarks", "the m landmarks and their packed panels", f.basis);
+    MemoryLedger::Charge building = c.charge("landmarks", "packing the landmarks", f.basis_build);
+    const MemoryLedger::Charge landmarks = c.charge("landmarks", "the m landmarks and their packed panels", f.basis);
     MemoryLedger::Charge rows_of_landmarks =
-        c.ledger.charge("landmarks", "the m x n landmark rows of the precomputed kernel", f.landmark_rows);
+        c.charge("landmarks", "the m x n landmark rows of the precomputed kernel", f.landmark_rows);
     Matrix landmark_rows = kernel_traits(c.p.kernel).precomputed ? gather_rows(c.X, idx) : Matrix();
     KernelBasis basis = basis_over(c, idx);
     building.release();
     const ConstMatrix lrows = kernel_traits(c.p.kernel).precomputed ? landmark_rows.view() : basis.points().view();
-    c.timer.stage("landmarks");
+    c.end_stage("landmarks");
     Matrix P;
-    MemoryLedger::Charge projection = c.ledger.charge("kernel+eigen", "the projection P (m x r)", f.projection);
+    MemoryLedger::Charge projection = c.charge("kernel+eigen", "the projection P (m x r)", f.projection);
     if (f.direct) {
         // Features straight from blocks of kernel rows (solver=minibatch): the n×m rows G are
         // never kept, so the eigen-decomposition comes first.
-        progress_begin("kernel+eigen");
+        c.begin_stage("kernel+eigen");
         {
-            const MemoryLedger::Charge eigen =
-                c.ledger.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
+            const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
             P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, 0);
         }
         landmark_rows = Matrix();
         rows_of_landmarks.release();
-        c.timer.stage("kernel+eigen");
-        progress_begin("features");
+        c.end_stage("kernel+eigen");
+        c.begin_stage("features");
         const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);
-        MemoryLedger::Charge diag_charge = c.ledger.charge("features", "the kernel diagonal", fa.diag);
+        MemoryLedger::Charge diag_charge = c.charge("features", "the kernel diagonal", fa.diag);
         std::vector<float> residual = training_diagonal(c);
         const MemoryLedger::Charge features =
-            c.ledger.charge("features", "the n x r features and their residuals", fa.features);
+            c.charge("features", "the n x r features and their residuals", fa.features);
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
         Matrix F;
         {
             const MemoryLedger::Charge scratch =
-                c.ledger.charge("features", "every thread's block of kernel rows and features", fa.feature_scratch);
+                c.charge("features", "every thread's block of kernel rows and features", fa.feature_scratch);
             F = transform_all(*map, c.X, c.threads);
         }
         residuals_in_place(F, residual, c.threads);
         diag_charge.release();  // the residuals took the diagonal's place
-        c.timer.stage("features");
+        c.end_stage("features");
         return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
     }
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
-    progress_begin("kernel+eigen");
-    MemoryLedger::Charge rows_charge = c.ledger.charge("kernel+eigen", "the n x m kernel rows G", f.kernel_rows);
-    RowStore G(n, m, shape.precision, c.report.isa);
+    c.begin_stage("kernel+eigen");
+    MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x m kernel rows G", f.kernel_rows);
+    RowStore G(n, m, shape.precision, c.report().isa);
     {
         const MemoryLedger::Charge scratch =
-            c.ledger.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
-        const MemoryLedger::Charge eigen = c.ledger.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
+            c.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
+        const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
         std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch_rows(rows.size());
         parallel_blocks_beside(
             c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); }, block_count(n, kRowBlock),
@@ -225,89 +223,88 @@ std::unique_ptr<FittedModel> fit_nystrom(const FitContext& c) {
     }
     landmark_rows = Matrix();
     rows_of_landmarks.release();
-    c.timer.stage("kernel+eigen");
+    c.end_stage("kernel+eigen");
     if (l > 0) {
-        progress_begin("rank");
+        c.begin_stage("rank");
         // ℓ as the eigen-decomposition left it (its cut can keep fewer columns than asked).
         const memory::NystromFootprint fr = nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
         MemoryLedger::Charge restricted =
-            c.ledger.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
+            c.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
         P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads, *c.comm);
         restricted.release();
         projection.release();
-        projection = c.ledger.charge("rank", "the projection P (m x r)", fr.final_projection);
-        c.timer.stage("rank");
+        projection = c.charge("rank", "the projection P (m x r)", fr.final_projection);
+        c.end_stage("rank");
     }
     const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);  // with the actual r
-    MemoryLedger::Charge diag_charge = c.ledger.charge("lloyd", "the kernel diagonal", fa.diag);
+    MemoryLedger::Charge diag_charge = c.charge("lloyd", "the kernel diagonal", fa.diag);
     std::vector<float> diag = training_diagonal(c);
     // Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k.
     // With solver=lloyd they are optional: taken only when they fit beside G in the budget
     // (else Lloyd runs on G itself: the same clustering).
     const bool features =
         c.p.solver == Solver::minibatch ||
-        (features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger.fits(fa.features_beside_rows())));
+        (features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger().fits(fa.features_beside_rows())));
     if (features) {
         std::vector<float> residual;
-        progress_begin("features");
-        const MemoryLedger::Charge held =
-            c.ledger.charge("features", "the n x r features and their residuals", fa.features);
+        c.begin_stage("features");
+        const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", fa.features);
         Matrix F;
         {
             const MemoryLedger::Charge scratch =
-                c.ledger.charge("features", "every thread's block of decoded kernel rows", fa.feature_scratch);
+                c.charge("features", "every thread's block of decoded kernel rows", fa.feature_scratch);
             F = nystrom_features(G, P, diag, residual, c.threads);
         }
         G = RowStore();  // the kernel rows and the diagonal are no longer needed
         rows_charge.release();
         std::vector<float>().swap(diag);
         diag_charge.release();
-        c.timer.stage("features");
+        c.end_stage("features");
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
         return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
     }
-    const MemoryLedger::Charge state = c.ledger.charge(
-        "lloyd", "Lloyd on the kernel rows (chunk sums, bounds, label caches, seeding)", fa.landmark_lloyd);
+    const MemoryLedger::Charge state =
+        c.charge("lloyd", "Lloyd on the kernel rows (chunk sums, bounds, label caches, seeding)", fa.landmark_lloyd);
     auto projection_map = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection_map->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
-    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report.isa, true, *c.comm, &c.part);
+    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report().isa, true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
     LandmarkCentres centres = problem.centres(best.labels);
-    c.timer.stage("lloyd");
+    c.end_stage("lloyd");
     finish_report(c, std::move(best));
-    return std::make_unique<NystromModel>(c.p, n, c.X.cols, std::move(c.report), std::move(map), std::move(centres));
+    return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.take_report(), std::move(map), std::move(centres));
 }
 
-void check_sketch_budget(const FitContext& c) {
+void check_sketch_budget(FitSession& c) {
     const int64_t m = resolve_landmarks(c.p, c.n_global());
     const memory::SketchFootprint f = memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
     require_budget(c, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
 }
 
-std::unique_ptr<FittedModel> fit_sketch(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, c.n_global());
-    c.report.m = m;
+    c.report().m = m;
     const memory::SketchFootprint f = memory::sketch_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
-    progress_begin("landmarks");
+    c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
-    c.timer.stage("landmarks");
-    progress_begin("features");
+    c.end_stage("landmarks");
+    c.begin_stage("features");
     Rng rng(c.p.seed, Stream::sketch);
-    MemoryLedger::Charge building = c.ledger.charge("features", "packing the landmarks", f.basis_build);
+    MemoryLedger::Charge building = c.charge("features", "packing the landmarks", f.basis_build);
     const MemoryLedger::Charge landmarks =
-        c.ledger.charge("features", "the m landmarks, their packed panels and the sketch", f.basis + f.projection);
+        c.charge("features", "the m landmarks, their packed panels and the sketch", f.basis + f.projection);
     auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, c.n_global(), rng));
     building.release();
-    const MemoryLedger::Charge features = c.ledger.charge("features", "the n x r sketched features", f.features);
+    const MemoryLedger::Charge features = c.charge("features", "the n x r sketched features", f.features);
     Matrix F;
     {
         const MemoryLedger::Charge scratch =
-            c.ledger.charge("features", "every thread's block of kernel rows and features", f.feature_scratch);
+            c.charge("features", "every thread's block of kernel rows and features", f.feature_scratch);
         F = transform_all(*map, c.X, c.threads);
     }
-    c.timer.stage("features");
+    c.end_stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }
 

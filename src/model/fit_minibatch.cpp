@@ -26,7 +26,7 @@ namespace {
 /// alike on every rank), and diag is every row's.
 class TrainingKernel final : public PointKernel {
 public:
-    TrainingKernel(const FitContext& c, const std::vector<float>& diag) : c_(c), diag_(diag) {}
+    TrainingKernel(FitSession& c, const std::vector<float>& diag) : c_(c), diag_(diag) {}
     int64_t size() const override { return c_.n_global(); }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
@@ -67,12 +67,12 @@ private:
         });
     }
 
-    const FitContext& c_;
+    FitSession& c_;
     const std::vector<float>& diag_;
 };
 
 /// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
-std::vector<float> all_ranks(const FitContext& c, const std::vector<float>& mine) {
+std::vector<float> all_ranks(const FitSession& c, const std::vector<float>& mine) {
     if (!c.distributed()) return mine;
     std::vector<char> bytes;
     std::vector<size_t> counts;
@@ -132,8 +132,7 @@ struct Restart {
 
 /// The centres over their support points, and every training row to its nearest centre in
 /// parallel blocks, with the training diagonal as K(x,x) (known even for a precomputed kernel).
-Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<float>& diag,
-                   const MinibatchResult& result) {
+Restart assign_all(FitSession& c, const PointKernel& K, const std::vector<float>& diag, const MinibatchResult& result) {
     const int64_t n = c.X.rows;
     Restart run;
     std::vector<int64_t> support;
@@ -161,17 +160,17 @@ Restart assign_all(const FitContext& c, const PointKernel& K, const std::vector<
 
 }  // namespace
 
-void check_minibatch_budget(const FitContext& c) {
+void check_minibatch_budget(FitSession& c) {
     const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty());
     require_budget(c, "minibatch", f.peak(),
                    "batch kernel blocks, b x k products, support points (at most k(tau + b)) and their kernel");
 }
 
-std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
     const int64_t n = c.X.rows;
     const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, n, c.X.cols, c.threads, !c.w.empty());
     const MemoryLedger::Charge held =
-        c.ledger.charge("minibatch", "the kernel diagonal and the batch sampler's cumulative weights", f.diag);
+        c.charge("minibatch", "the kernel diagonal and the batch sampler's cumulative weights", f.diag);
     const std::vector<float> diag = training_diagonal(c);
     // Distributed, the mini-batch iterations run alike on every rank over the global rows:
     // they see every row's diagonal and weight (n floats each).
@@ -198,17 +197,17 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
         c.p.n_init,
         [&](int64_t r) {
             const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
-            progress_begin("minibatch");
+            c.begin_stage("minibatch");
             MinibatchResult result;
             {
-                const MemoryLedger::Charge iterations = c.ledger.charge(
+                const MemoryLedger::Charge iterations = c.charge(
                     "minibatch",
                     "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
                     std::max(f.seeding, f.iterations));
                 result = minibatch_kernel_kmeans(K, w_all, options, seed);
             }
-            c.timer.stage("minibatch");
-            progress_begin("assign");
+            c.end_stage("minibatch");
+            c.begin_stage("assign");
             Restart run;
             {
                 double points = 0, largest = 0;  // the run's support, bounded in the footprint
@@ -216,23 +215,23 @@ std::unique_ptr<FittedModel> fit_minibatch(const FitContext& c) {
                     points += static_cast<double>(centre.points.size());
                     largest = std::max(largest, static_cast<double>(centre.points.size()));
                 }
-                const MemoryLedger::Charge assign = c.ledger.charge(
-                    "assign",
-                    "the centres over their support points, K over each centre's support, the support basis "
-                    "and every row's label",
-                    memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols), c.threads,
-                                             points, largest));
+                const MemoryLedger::Charge assign =
+                    c.charge("assign",
+                             "the centres over their support points, K over each centre's support, the support basis "
+                             "and every row's label",
+                             memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols),
+                                                      c.threads, points, largest));
                 run = assign_all(c, K, diag, result);
             }
-            c.timer.stage("assign");
+            c.end_stage("assign");
             if (r == 0 && c.p.n_init > 1) {
-                best_charge = c.ledger.charge("assign", "the best restart's support basis, centres and labels", f.best);
+                best_charge = c.charge("assign", "the best restart's support basis, centres and labels", f.best);
             }
             return run;
         },
         [](const Restart& r) { return r.assigned.objective; });
     finish_report(c, std::move(best.assigned));
-    return std::make_unique<DualModel>(c.p, n, c.X.cols, std::move(c.report), std::move(*best.basis),
+    return std::make_unique<DualModel>(c.p, n, c.X.cols, c.take_report(), std::move(*best.basis),
                                        std::move(best.centres));
 }
 

@@ -6,28 +6,28 @@
 
 namespace kkm {
 
-void check_rff_budget(const FitContext& c) {
+void check_rff_budget(FitSession& c) {
     const int64_t m = resolve_landmarks(c.p, c.n_global());
     const memory::RffFootprint f = memory::rff_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
     require_budget(c, "rff", f.peak(), "n x m features, the m x d frequencies, k-means state");
 }
 
-std::unique_ptr<FittedModel> fit_rff(const FitContext& c) {
+std::unique_ptr<FittedModel> fit_rff(FitSession& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, c.n_global());
-    c.report.m = m;
+    c.report().m = m;
     const memory::RffFootprint f = memory::rff_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
-    progress_begin("features");
-    const MemoryLedger::Charge frequencies = c.ledger.charge("features", "the m x d frequencies and m phases", f.map);
+    c.begin_stage("features");
+    const MemoryLedger::Charge frequencies = c.charge("features", "the m x d frequencies and m phases", f.map);
     Rng rng(c.p.seed, Stream::random_features);
-    auto map = std::make_unique<RffMap>(c.p.kernel, c.report.gamma, c.X.cols, m, rng, c.report.shift);
-    const MemoryLedger::Charge features = c.ledger.charge("features", "the n x m random features", f.features);
+    auto map = std::make_unique<RffMap>(c.p.kernel, c.report().gamma, c.X.cols, m, rng, c.report().shift);
+    const MemoryLedger::Charge features = c.charge("features", "the n x m random features", f.features);
     Matrix F;
     {
         const MemoryLedger::Charge scratch =
-            c.ledger.charge("features", "every thread's block of rows and features", f.feature_scratch);
+            c.charge("features", "every thread's block of rows and features", f.feature_scratch);
         F = transform_all(*map, c.X, c.threads);
     }
-    c.timer.stage("features");
+    c.end_stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }
 
