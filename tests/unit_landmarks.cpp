@@ -57,16 +57,9 @@ Points ten_blobs(uint32_t seed) {
 LandmarkContext context(const Points& p, KernelType type, double gamma, int threads = 1) {
     LandmarkContext ctx;
     ctx.X = ConstMatrix{p.X.data(), p.n, p.d};
-    const Kernel kernel(type, gamma, 3, 1.0);
-    ctx.basis_for = [&p, kernel](const std::vector<int64_t>& idx) {
-        Matrix pts(static_cast<int64_t>(idx.size()), p.d);
-        for (size_t r = 0; r < idx.size(); ++r) {
-            std::copy_n(p.X.begin() + idx[r] * p.d, p.d, pts.row(static_cast<int64_t>(r)));
-        }
-        return KernelBasis(kernel, std::move(pts));
-    };
+    ctx.kernel.emplace(type, gamma, 3, 1.0);
     ctx.diag.resize(static_cast<size_t>(p.n));
-    kernel.diagonal(ctx.X, ctx.diag.data());
+    ctx.kernel->diagonal(ctx.X, ctx.diag.data());
     ctx.threads = threads;
     return ctx;
 }

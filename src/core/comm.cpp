@@ -119,6 +119,15 @@ void share_rows(const Comm& comm, const RowPartition& part, const std::vector<in
         comm, owners, cols, [&](size_t t, float* row) { fetch(ids[t] - part.offset, row); }, out);
 }
 
+Matrix rows_by_index(const Comm& comm, const RowPartition& part, ConstMatrix X, const std::vector<int64_t>& idx) {
+    if (comm.size() == 1) return gather_rows(X, idx);
+    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
+    share_rows(
+        comm, part, idx, X.cols, [&X](int64_t i, float* out) { std::copy(X.row(i), X.row(i) + X.cols, out); },
+        rows.data());
+    return rows;
+}
+
 void broadcast(const Comm& comm, void* data, size_t bytes, int root) {
     if (comm.size() == 1) return;
     std::vector<char> all;

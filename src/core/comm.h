@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/matrix.h"
 #include "core/rng.h"
 
 namespace kkm {
@@ -76,6 +77,10 @@ using RowFetch = std::function<void(int64_t local_row, float* out)>;
 /// rank supplies the rows it holds through `fetch`.
 void share_rows(const Comm& comm, const RowPartition& part, const std::vector<int64_t>& ids, int64_t cols,
                 const RowFetch& fetch, float* out);
+
+/// Collective: rows idx (global indices, the same list on every rank) of X, a table spread over
+/// the ranks by `part` (one process: X itself), as an idx.size() × X.cols Matrix on every rank.
+Matrix rows_by_index(const Comm& comm, const RowPartition& part, ConstMatrix X, const std::vector<int64_t>& idx);
 
 /// Where a draw u·T (u = rng.uniform(), drawn only when T > 0) lands among the ranks' shares, T the sum of the ranks' local totals
 /// (added in rank order): the rank whose share holds it (the last rank with a positive total

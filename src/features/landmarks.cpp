@@ -8,8 +8,14 @@
 
 namespace kkm {
 
+KernelBasis landmark_basis(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {
+    if (!ctx.kernel) return KernelBasis(idx, ctx.X.rows);
+    const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
+    return KernelBasis(*ctx.kernel, rows_by_index(*ctx.comm, part, ctx.X, idx));
+}
+
 Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {
-    const KernelBasis basis = ctx.basis_for(idx);
+    const KernelBasis basis = landmark_basis(ctx, idx);
     const int64_t n = ctx.X.rows, c = static_cast<int64_t>(idx.size());
     Matrix out(n, c);
     std::vector<Matrix> rows(static_cast<size_t>(ctx.threads));

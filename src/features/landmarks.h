@@ -2,12 +2,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/comm.h"
 #include "core/matrix.h"
 #include "core/rng.h"
+#include "kernels/kernel.h"
 #include "kernels/kernel_basis.h"
 
 namespace kkm {
@@ -15,8 +16,8 @@ namespace kkm {
 /// What a data-dependent sampler sees: the training rows and their kernel.
 struct LandmarkContext {
     ConstMatrix X;  ///< training rows (the caller's memory: never handed to GEMM directly)
-    /// Kernel basis over training points idx: basis.evaluate(rows) = K(rows, X[idx]).
-    std::function<KernelBasis(const std::vector<int64_t>& idx)> basis_for;
+    /// The fit's kernel function; empty for kernel=precomputed (X is then the kernel matrix).
+    std::optional<Kernel> kernel;
     std::vector<float> diag;  ///< K(x_i, x_i) of every training row
     int threads = 1;
     /// The ranks the rows are spread over (X and diag are this rank's rows; indices are
@@ -24,6 +25,11 @@ struct LandmarkContext {
     const Comm* comm = &solo_comm();
     RowPartition part = {};
 };
+
+/// The kernel over training points idx (global indices): basis.evaluate(rows) = K(rows, X[idx]),
+/// over those rows gathered from the ranks holding them (collective), or columns idx of a
+/// precomputed K.
+KernelBasis landmark_basis(const LandmarkContext& ctx, const std::vector<int64_t>& idx);
 
 /// K(X, X[idx]) for every training row: an n × idx.size() Matrix, in parallel row blocks.
 Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx);

@@ -35,7 +35,7 @@ Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vecto
             std::copy(C.row(S[static_cast<size_t>(a)]), C.row(S[static_cast<size_t>(a)]) + s, K.row(a));
         return K;
     }
-    const KernelBasis basis = ctx.basis_for(S);
+    const KernelBasis basis = landmark_basis(ctx, S);
     Matrix rows;
     copy_into(basis.points().view(), rows);
     basis.evaluate(rows.view(), K.data(), s);

@@ -69,12 +69,7 @@ KernelBasis basis_over(const FitSession& c, const std::vector<int64_t>& idx) {
 }
 
 Matrix training_rows(const FitSession& c, const std::vector<int64_t>& idx) {
-    if (!c.distributed()) return gather_rows(c.X, idx);
-    Matrix rows(static_cast<int64_t>(idx.size()), c.X.cols);
-    share_rows(
-        *c.comm, c.part, idx, c.X.cols,
-        [&c](int64_t i, float* out) { std::copy(c.X.row(i), c.X.row(i) + c.X.cols, out); }, rows.data());
-    return rows;
+    return rows_by_index(*c.comm, c.part, c.X, idx);
 }
 
 int64_t resolve_landmarks(const Params& p, int64_t n) {

@@ -27,7 +27,7 @@ std::vector<int64_t> choose_landmarks(FitSession& c, int64_t m) {
     if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.n_global(), m, rng);
     LandmarkContext ctx;
     ctx.X = c.X;
-    ctx.basis_for = [&c](const std::vector<int64_t>& idx) { return basis_over(c, idx); };
+    if (!kernel_traits(c.p.kernel).precomputed) ctx.kernel = fit_kernel(c);
     ctx.diag = training_diagonal(c);
     ctx.threads = c.threads;
     ctx.comm = c.comm;
