@@ -15,10 +15,6 @@ void set_last_error(const std::string& message) noexcept {
     }
 }
 
-void clear_last_error() noexcept {
-    g_last_error.clear();
-}
-
 }  // namespace kkm
 
 extern "C" const char* kkm_last_error(void) {

@@ -6,6 +6,5 @@
 namespace kkm {
 
 void set_last_error(const std::string& message) noexcept;
-void clear_last_error() noexcept;
 
 }  // namespace kkm

@@ -33,8 +33,6 @@ public:
     int64_t rows() const { return rows_; }
     int64_t cols() const { return cols_; }
     RowPrecision precision() const { return precision_; }
-    /// Bytes per stored value.
-    static double value_bytes(RowPrecision p) { return p == RowPrecision::f16 ? 2.0 : 4.0; }
 
     /// Where rows [begin, ...) of an owned float32 store can be written in place; nullptr for a
     /// half store (use put).
