@@ -9,9 +9,7 @@
 namespace kkm {
 
 KernelBasis landmark_basis(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {
-    if (!ctx.kernel) return KernelBasis(idx, ctx.X.rows);
-    const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
-    return KernelBasis(*ctx.kernel, rows_by_index(*ctx.comm, part, ctx.X, idx));
+    return training_basis_over(ctx.kernel, ctx.X, *ctx.comm, ctx.part, idx);
 }
 
 Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& idx) {

@@ -36,4 +36,10 @@ void KernelBasis::self(ConstMatrix rows, float* out) const {
     kernel_->diagonal(rows, out);
 }
 
+KernelBasis training_basis_over(const std::optional<Kernel>& kernel, ConstMatrix X, const Comm& comm,
+                                const RowPartition& part, const std::vector<int64_t>& idx) {
+    if (!kernel) return KernelBasis(idx, X.rows);
+    return KernelBasis(*kernel, rows_by_index(comm, part, X, idx));
+}
+
 }  // namespace kkm

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/comm.h"
 #include "core/matrix.h"
 #include "kernels/kernel.h"
 
@@ -43,5 +44,11 @@ private:
     int64_t size_ = 0;
     int64_t input_dim_ = 0;
 };
+
+/// The kernel over training points idx (global indices, the same list on every rank): `kernel`
+/// over those rows of X, gathered from the ranks holding them (collective), or, with no kernel
+/// (kernel=precomputed, X is K), columns idx of K.
+KernelBasis training_basis_over(const std::optional<Kernel>& kernel, ConstMatrix X, const Comm& comm,
+                                const RowPartition& part, const std::vector<int64_t>& idx);
 
 }  // namespace kkm

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "cluster/lloyd.h"
 #include "cluster/minibatch_lloyd.h"
@@ -64,8 +65,9 @@ Kernel fit_kernel(const FitSession& c) {
 }
 
 KernelBasis basis_over(const FitSession& c, const std::vector<int64_t>& idx) {
-    if (kernel_traits(c.p.kernel).precomputed) return KernelBasis(idx, c.X.rows);
-    return KernelBasis(fit_kernel(c), training_rows(c, idx));
+    std::optional<Kernel> kernel;
+    if (!kernel_traits(c.p.kernel).precomputed) kernel.emplace(fit_kernel(c));
+    return training_basis_over(kernel, c.X, *c.comm, c.part, idx);
 }
 
 Matrix training_rows(const FitSession& c, const std::vector<int64_t>& idx) {
