@@ -13,6 +13,8 @@
 #include "core/matrix.h"
 #include "engine/dots.h"
 #include "engine/engine.h"
+#include "engine/half.h"
+#include "engine/row_store.h"
 #include "kernels/kernel.h"
 
 namespace kkm {
@@ -220,6 +222,67 @@ TEST(Engine, RowDotsEveryPathEveryEdgeAgainstFloat64) {
                     }
                 }
             }
+        }
+    }
+}
+
+TEST(Engine, IndexedAndHalfRowDotsGiveTheBitsOfGatheringAndDecodingFirst) {
+    // Rows picked by index (repeats, reverse order) and stored as half: each value must be
+    // bit-identical to gathering the rows (widened with from_half) and calling row_dots,
+    // on every path and at every tile and lane edge.
+    for (int64_t m : {1, 7, 8, 9, 15, 16, 17, 33, 1000}) {
+        const int64_t n = 11, lda = m + 3, ldo = 9;
+        const Matrix A = random_rows(n, lda, 73), B = random_rows(7, m, 74);
+        std::vector<uint16_t> half(static_cast<size_t>(n * lda));
+        for (size_t i = 0; i < half.size(); ++i) half[i] = engine::to_half(A.values[i]);
+        const std::vector<int64_t> idx = {10, 3, 3, 0, 7, 9, 1, 2, 8};
+        for (int64_t rows : {1, 2, 3, 4, 5, 9}) {
+            for (int64_t cols : {1, 5, 6, 7}) {
+                Matrix gathered(rows, m), widened(rows, m);
+                for (int64_t i = 0; i < rows; ++i) {
+                    for (int64_t t = 0; t < m; ++t) {
+                        const size_t at = static_cast<size_t>(idx[static_cast<size_t>(i)] * lda + t);
+                        gathered.row(i)[t] = A.values[at];
+                        widened.row(i)[t] = engine::from_half(half[at]);
+                    }
+                }
+                for (Isa isa : supported_paths()) {
+                    std::vector<float> want(static_cast<size_t>(rows * ldo), -7.0f), got(want), want_h(want),
+                        got_h(want);
+                    engine::row_dots(isa, gathered.data(), rows, m, B.data(), cols, m, m, want.data(), ldo);
+                    engine::row_dots_at(isa, A.data(), idx.data(), rows, lda, B.data(), cols, m, m, got.data(), ldo);
+                    engine::row_dots(isa, widened.data(), rows, m, B.data(), cols, m, m, want_h.data(), ldo);
+                    engine::row_dots_half(isa, half.data(), idx.data(), rows, lda, B.data(), cols, m, m, got_h.data(),
+                                          ldo);
+                    for (size_t v = 0; v < want.size(); ++v) {
+                        ASSERT_EQ(got[v], want[v]) << engine::isa_name(isa) << " float m=" << m << " at " << v;
+                        ASSERT_EQ(got_h[v], want_h[v]) << engine::isa_name(isa) << " half m=" << m << " at " << v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(Engine, RowStoreDotsMatchItsDecodedBlocksInBothPrecisions) {
+    const int64_t n = 70, m = 37;
+    const Matrix X = random_rows(n, m, 75), B = random_rows(6, m, 76);
+    for (Isa isa : supported_paths()) {
+        for (RowPrecision precision : {RowPrecision::f32, RowPrecision::f16}) {
+            RowStore store(n, m, precision, isa);
+            store.put(0, n, X.data());
+            Matrix scratch;
+            const ConstMatrix block = store.block(5, 60, scratch);
+            std::vector<float> want(60 * 6), got(want.size());
+            engine::row_dots(isa, block.data, 60, m, B.data(), 6, m, m, want.data(), 6);
+            store.dots(nullptr, 5, 60, B.view(), got.data(), 6);
+            EXPECT_EQ(got, want) << engine::isa_name(isa) << " rows 5..64";
+            const std::vector<int64_t> idx = {69, 0, 33, 33};
+            const ConstMatrix picked = store.gather(idx, scratch);
+            std::vector<float> want_at(4 * 6), got_at(want_at.size());
+            engine::row_dots(isa, picked.data, 4, m, B.data(), 6, m, m, want_at.data(), 6);
+            store.dots(idx.data(), 0, 4, B.view(), got_at.data(), 6);
+            EXPECT_EQ(got_at, want_at) << engine::isa_name(isa) << " rows by index";
         }
     }
 }

@@ -52,12 +52,13 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
 
 }  // namespace
 
-void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
-                      engine::Isa isa, float* second) {
+namespace {
+
+/// landmark_nearest's choice from the rows' dot products with the centres (rows × k).
+void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
+                     float* second) {
     const int64_t k = c.H.rows;
-    Matrix dots(G.rows, k);
-    engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
-    for (int64_t i = 0; i < G.rows; ++i) {
+    for (int64_t i = 0; i < dots.rows; ++i) {
         float best = std::numeric_limits<float>::infinity(), next = best;
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
@@ -77,6 +78,24 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
         dist[i] = self != nullptr && full < 0.0f ? 0.0f : full;
         if (second != nullptr) second[i] = next + s;
     }
+}
+
+}  // namespace
+
+void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
+                      engine::Isa isa, float* second) {
+    const int64_t k = c.H.rows;
+    Matrix dots(G.rows, k);
+    engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
+    nearest_of_dots(dots, self, c, labels, dist, second);
+}
+
+void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,
+                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second) {
+    const int64_t k = c.H.rows;
+    Matrix dots(count, k);
+    G.dots(idx, first, count, c.H.view(), dots.data(), k);
+    nearest_of_dots(dots, self, c, labels, dist, second);
 }
 
 LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights,
@@ -246,21 +265,20 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     const BoundedStep step{drift, half, c.alive, top};
     const int64_t nblocks = block_count(n, kRowBlock);
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
-    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         const std::vector<int64_t> open = hamerly_screen(
             begin, end, step, labels, upper_, lower_, next, dist,
             [&](int64_t i) { return diag_[static_cast<size_t>(i)]; },
             [](int64_t, double up) { return static_cast<float>(up * up); });
-        // The open rows, gathered, against every centre in register tiles of several rows.
-        const ConstMatrix rows = G_.gather(open, scratch.local());
+        // The open rows, read where they are stored, against every centre in register tiles
+        // of several rows.
         const auto count = static_cast<int64_t>(open.size());
         std::vector<float> self(static_cast<size_t>(count)), best(self.size()), second(self.size());
         std::vector<int32_t> label(self.size());
         for (int64_t t = 0; t < count; ++t)
             self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
-        landmark_nearest(rows, self.data(), c, label.data(), best.data(), isa_, second.data());
+        landmark_nearest(G_, open.data(), 0, count, self.data(), c, label.data(), best.data(), second.data());
         for (int64_t t = 0; t < count; ++t) {
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
             next[at] = label[static_cast<size_t>(t)];
@@ -386,7 +404,7 @@ SquaredDistanceToPoint LandmarkLloyd::distance_oracle() const {
                 s += F[static_cast<size_t>(c * P_.cols + q)] * F[static_cast<size_t>(c * P_.cols + q)];
             gg[static_cast<size_t>(c)] = static_cast<float>(s);
         }
-        candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_, isa_);
+        candidate_distances(G_, V, diag_.data(), gg.data(), nullptr, out, threads_);
     };
 }
 

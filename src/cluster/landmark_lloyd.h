@@ -37,6 +37,11 @@ struct LandmarkCentres {
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
                       engine::Isa isa, float* second = nullptr);
 
+/// landmark_nearest for `count` rows of a store: rows idx[0..count) (idx NULL: rows first,
+/// first + 1, ...), read where they are stored; self[t] belongs to the t-th of them.
+void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,
+                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second = nullptr);
+
 class LandmarkLloyd final : public LloydProblem {
 public:
     /// G: n×m kernel rows (not copied: must outlive this object; float32 or half), P: m×r

@@ -385,16 +385,15 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
 }
 
 void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms, const float* col_terms,
-                         const float* extra, float* out, int threads, engine::Isa isa) {
-    const int64_t n = A.rows(), t = B.rows, r = A.cols();
-    constexpr int64_t step = 64;  // rows per block: half rows decoded into scratch stay in L2
-    PerThread<Matrix> dots(threads), scratch(threads);
+                         const float* extra, float* out, int threads) {
+    const int64_t n = A.rows(), t = B.rows;
+    constexpr int64_t step = 64;  // rows per block: their dot products stay in L1
+    PerThread<Matrix> dots(threads);
     parallel_blocks(threads, block_count(n, step), [&](int64_t b) {
         const int64_t begin = b * step, count = std::min(step, n - begin);
         Matrix& d = dots.local();
         d.reshape(count, t);
-        const ConstMatrix rows = A.block(begin, count, scratch.local());
-        engine::row_dots(isa, rows.data, count, r, B.data(), t, r, r, d.data(), t);
+        A.dots(nullptr, begin, count, B.view(), d.data(), t);
         for (int64_t c = 0; c < t; ++c) {
             float* o = out + c * n + begin;
             for (int64_t i = 0; i < count; ++i) {
@@ -426,7 +425,7 @@ SquaredDistanceToPoint FeatureLloyd::distance_oracle() const {
             cn.push_back(both.row(t)[r]);
         }
         candidate_distances(RowStore::view(F_, isa_), chosen, norms_.data(), cn.data(),
-                            offset_.empty() ? nullptr : offset_.data(), out, threads_, isa_);
+                            offset_.empty() ? nullptr : offset_.data(), out, threads_);
     };
 }
 

@@ -110,11 +110,11 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
                       const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa,
                       float* second = nullptr);
 
-/// Seeding distances for t candidates at once, in parallel row blocks (engine::row_dots):
-/// out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) + (extra ? extra[i] : 0),
-/// A n×r (float32 or half rows) and B t×r.
+/// Seeding distances for t candidates at once, in parallel row blocks (RowStore::dots, on the
+/// store's path): out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) +
+/// (extra ? extra[i] : 0), A n×r (float32 or half rows) and B t×r.
 void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms, const float* col_terms,
-                         const float* extra, float* out, int threads, engine::Isa isa);
+                         const float* extra, float* out, int threads);
 
 /// Row squared norms.
 std::vector<float> row_squared_norms(ConstMatrix M);

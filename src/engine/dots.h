@@ -1,7 +1,9 @@
 // Skinny products of the Lloyd and seeding steps: the dot products of many long rows (kernel
 // rows or features, n×m) with a few (k centres or seeding candidates, t×m). Memory-bound:
 // each row of A is read once, the few rows of B stay in L1/L2, and register tiles of
-// R rows × J centres accumulate in vector lanes along m.
+// R rows × J centres accumulate in vector lanes along m. The long rows may be float32 or half
+// (binary16, widened exactly in registers as they are loaded, so a half store streams half
+// the bytes and is never decoded into memory), contiguous or picked by index.
 #pragma once
 
 #include <array>
@@ -19,38 +21,53 @@ namespace kkm::engine {
 void row_dots(Isa isa, const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
               float* out, int64_t ldo);
 
-void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                     float* out, int64_t ldo);
-void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                   float* out, int64_t ldo);
-void row_dots_portable(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                       float* out, int64_t ldo);
+/// row_dots for the rows of A at A + idx[i]·lda (idx NULL: A + i·lda), i < rows.
+void row_dots_at(Isa isa, const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                 int64_t ldb, int64_t m, float* out, int64_t ldo);
 
-/// One register tile of row_dots: NR × NJ dot products over m terms (NR, NJ fixed by the tile).
-using DotTile = void (*)(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo);
+/// row_dots_at for rows stored as half: the same bits as widening the rows into float32
+/// (from_half) and calling row_dots on them.
+void row_dots_half(Isa isa, const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B,
+                   int64_t cols, int64_t ldb, int64_t m, float* out, int64_t ldo);
 
-template <template <int64_t, int64_t> class Tile, int64_t NR, std::size_t... J>
-constexpr std::array<DotTile, sizeof...(J)> dot_tile_row(std::index_sequence<J...>) {
-    return {&Tile<NR, static_cast<int64_t>(J) + 1>::run...};
+void row_dots_avx512(const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                     int64_t ldb, int64_t m, float* out, int64_t ldo);
+void row_dots_avx512(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                     int64_t ldb, int64_t m, float* out, int64_t ldo);
+void row_dots_avx2(const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                   int64_t ldb, int64_t m, float* out, int64_t ldo);
+void row_dots_avx2(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                   int64_t ldb, int64_t m, float* out, int64_t ldo);
+
+/// One register tile of row_dots: NR × NJ dot products over m terms (NR, NJ fixed by the
+/// tile), the NR rows of A given by pointer.
+template <class T>
+using DotTile = void (*)(const T* const* A, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo);
+
+template <class T, template <int64_t, int64_t, class> class Tile, int64_t NR, std::size_t... J>
+constexpr std::array<DotTile<T>, sizeof...(J)> dot_tile_row(std::index_sequence<J...>) {
+    return {&Tile<NR, static_cast<int64_t>(J) + 1, T>::run...};
 }
 
-template <template <int64_t, int64_t> class Tile, int64_t J, std::size_t... I>
-constexpr std::array<std::array<DotTile, J>, sizeof...(I)> dot_tile_table(std::index_sequence<I...>) {
-    return {dot_tile_row<Tile, static_cast<int64_t>(I) + 1>(std::make_index_sequence<J>())...};
+template <class T, template <int64_t, int64_t, class> class Tile, int64_t J, std::size_t... I>
+constexpr std::array<std::array<DotTile<T>, J>, sizeof...(I)> dot_tile_table(std::index_sequence<I...>) {
+    return {dot_tile_row<T, Tile, static_cast<int64_t>(I) + 1>(std::make_index_sequence<J>())...};
 }
 
-/// row_dots over tiles of R rows × J columns of a path: Tile<nr, nj>::run computes one tile
-/// (edge tiles use the smaller instantiations, 1 ≤ nr ≤ R, 1 ≤ nj ≤ J).
-template <int64_t R, int64_t J, template <int64_t, int64_t> class Tile>
-void for_each_dot_tile(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                       float* out, int64_t ldo) {
-    static constexpr auto table = dot_tile_table<Tile, J>(std::make_index_sequence<R>());
+/// row_dots_at over tiles of R rows × J columns of a path: Tile<nr, nj, T>::run computes one
+/// tile (edge tiles use the smaller instantiations, 1 ≤ nr ≤ R, 1 ≤ nj ≤ J).
+template <int64_t R, int64_t J, template <int64_t, int64_t, class> class Tile, class T>
+void for_each_dot_tile(const T* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                       int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    static constexpr auto table = dot_tile_table<T, Tile, J>(std::make_index_sequence<R>());
     for (int64_t i = 0; i < rows; i += R) {
         const int64_t nr = rows - i < R ? rows - i : R;
+        const T* a[R] = {};
+        for (int64_t r = 0; r < nr; ++r) a[r] = A + (idx != nullptr ? idx[i + r] : i + r) * lda;
         for (int64_t j = 0; j < cols; j += J) {
             const int64_t nj = cols - j < J ? cols - j : J;
-            table[static_cast<std::size_t>(nr - 1)][static_cast<std::size_t>(nj - 1)](A + i * lda, lda, B + j * ldb,
-                                                                                      ldb, m, out + i * ldo + j, ldo);
+            table[static_cast<std::size_t>(nr - 1)][static_cast<std::size_t>(nj - 1)](a, B + j * ldb, ldb, m,
+                                                                                      out + i * ldo + j, ldo);
         }
     }
 }

@@ -1,11 +1,12 @@
 // row_dots on AVX2+FMA: tiles of 2 rows × up to 5 centres (10 ymm accumulators), 8 lanes
-// along m, a masked tail.
+// along m, then a tail of fewer than 8 lanes (zeros beyond m). Half rows are widened in
+// registers (F16C vcvtph2ps) as they are loaded.
 #include "engine/dots.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define KKM_AVX2 __attribute__((target("avx2,fma")))
+#define KKM_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 namespace kkm::engine {
 namespace {
@@ -19,27 +20,43 @@ KKM_AVX2 inline float hsum(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(p, _mm_movehdup_ps(p)));
 }
 
-/// Lanes t..t+7 that lie below m, as a maskload mask.
-KKM_AVX2 inline __m256i tail_mask(int64_t left) {
+KKM_AVX2 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+KKM_AVX2 inline __m256 load8(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+/// The first `left` (< 8) values at p, zeros after them.
+KKM_AVX2 inline __m256 load_tail(const float* p, int64_t left) {
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left < 8 ? left : 8)), lanes);
+    return _mm256_maskload_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)), lanes));
+}
+KKM_AVX2 inline __m256 load_tail(const uint16_t* p, int64_t left) {
+    alignas(16) uint16_t buf[8] = {};
+    for (int64_t l = 0; l < left; ++l) buf[l] = p[l];
+    return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(buf)));
 }
 
 /// rows × cols (≤ R × J) dot products, accumulated along m in 8 lanes.
-template <int64_t NR, int64_t NJ>
+template <int64_t NR, int64_t NJ, class T>
 struct Tile {
-    KKM_AVX2 static void run(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out,
-                             int64_t ldo) {
+    KKM_AVX2 static void run(const T* const* A, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
         __m256 acc[NR][NJ];
         for (int64_t r = 0; r < NR; ++r) {
             for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm256_setzero_ps();
         }
-        for (int64_t t = 0; t < m; t += 8) {
-            const __m256i mask = tail_mask(m - t);
+        int64_t t = 0;
+        for (; t + 8 <= m; t += 8) {
             __m256 a[NR];
-            for (int64_t r = 0; r < NR; ++r) a[r] = _mm256_maskload_ps(A + r * lda + t, mask);
+            for (int64_t r = 0; r < NR; ++r) a[r] = load8(A[r] + t);
             for (int64_t j = 0; j < NJ; ++j) {
-                const __m256 b = _mm256_maskload_ps(B + j * ldb + t, mask);
+                const __m256 b = load8(B + j * ldb + t);
+                for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm256_fmadd_ps(a[r], b, acc[r][j]);
+            }
+        }
+        if (t < m) {
+            __m256 a[NR];
+            for (int64_t r = 0; r < NR; ++r) a[r] = load_tail(A[r] + t, m - t);
+            for (int64_t j = 0; j < NJ; ++j) {
+                const __m256 b = load_tail(B + j * ldb + t, m - t);
                 for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm256_fmadd_ps(a[r], b, acc[r][j]);
             }
         }
@@ -51,9 +68,14 @@ struct Tile {
 
 }  // namespace
 
-void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                   float* out, int64_t ldo) {
-    for_each_dot_tile<R, J, Tile>(A, rows, lda, B, cols, ldb, m, out, ldo);
+void row_dots_avx2(const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                   int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
+}
+
+void row_dots_avx2(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                   int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
 }  // namespace kkm::engine
@@ -63,7 +85,12 @@ void row_dots_avx2(const float* A, int64_t rows, int64_t lda, const float* B, in
 #include "core/error.h"
 
 namespace kkm::engine {
-void row_dots_avx2(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t) {
+void row_dots_avx2(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
+                   int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+void row_dots_avx2(const uint16_t*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
+                   int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
 }
 }  // namespace kkm::engine

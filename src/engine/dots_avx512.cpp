@@ -1,5 +1,6 @@
 // row_dots on AVX-512: tiles of 4 rows × up to 6 centres (24 zmm accumulators), 16 lanes
-// along m, a masked tail.
+// along m, then a tail of fewer than 16 lanes (zeros beyond m). Half rows are widened in
+// registers (vcvtph2ps) as they are loaded.
 #include "engine/dots.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -25,22 +26,42 @@ KKM_AVX512 inline float hsum(__m512 v) {
     return _mm_cvtss_f32(_mm_add_ss(p, _mm_movehdup_ps(p)));
 }
 
+KKM_AVX512 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+KKM_AVX512 inline __m512 load16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+/// The first `left` (< 16) values at p, zeros after them.
+KKM_AVX512 inline __m512 load_tail(const float* p, int64_t left) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << left) - 1u), p);
+}
+KKM_AVX512 inline __m512 load_tail(const uint16_t* p, int64_t left) {
+    alignas(32) uint16_t buf[16] = {};  // masked 16-bit loads would need AVX-512BW
+    for (int64_t l = 0; l < left; ++l) buf[l] = p[l];
+    return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(buf)));
+}
+
 /// rows × cols (≤ R × J) dot products, accumulated along m in 16 lanes.
-template <int64_t NR, int64_t NJ>
+template <int64_t NR, int64_t NJ, class T>
 struct Tile {
-    KKM_AVX512 static void run(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t m, float* out,
-                               int64_t ldo) {
+    KKM_AVX512 static void run(const T* const* A, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
         __m512 acc[NR][NJ];
         for (int64_t r = 0; r < NR; ++r) {
             for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm512_setzero_ps();
         }
-        for (int64_t t = 0; t < m; t += 16) {
-            const __mmask16 mask =
-                m - t >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (m - t)) - 1u);
+        int64_t t = 0;
+        for (; t + 16 <= m; t += 16) {
             __m512 a[NR];
-            for (int64_t r = 0; r < NR; ++r) a[r] = _mm512_maskz_loadu_ps(mask, A + r * lda + t);
+            for (int64_t r = 0; r < NR; ++r) a[r] = load16(A[r] + t);
             for (int64_t j = 0; j < NJ; ++j) {
-                const __m512 b = _mm512_maskz_loadu_ps(mask, B + j * ldb + t);
+                const __m512 b = load16(B + j * ldb + t);
+                for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm512_fmadd_ps(a[r], b, acc[r][j]);
+            }
+        }
+        if (t < m) {
+            __m512 a[NR];
+            for (int64_t r = 0; r < NR; ++r) a[r] = load_tail(A[r] + t, m - t);
+            for (int64_t j = 0; j < NJ; ++j) {
+                const __m512 b = load_tail(B + j * ldb + t, m - t);
                 for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm512_fmadd_ps(a[r], b, acc[r][j]);
             }
         }
@@ -52,9 +73,14 @@ struct Tile {
 
 }  // namespace
 
-void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, int64_t cols, int64_t ldb, int64_t m,
-                     float* out, int64_t ldo) {
-    for_each_dot_tile<R, J, Tile>(A, rows, lda, B, cols, ldb, m, out, ldo);
+void row_dots_avx512(const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                     int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
+}
+
+void row_dots_avx512(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
+                     int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
 }  // namespace kkm::engine
@@ -64,7 +90,12 @@ void row_dots_avx512(const float* A, int64_t rows, int64_t lda, const float* B, 
 #include "core/error.h"
 
 namespace kkm::engine {
-void row_dots_avx512(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t) {
+void row_dots_avx512(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
+                     int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
+void row_dots_avx512(const uint16_t*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
+                     int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
 }
 }  // namespace kkm::engine

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/dots.h"
 #include "engine/half.h"
 
 namespace kkm {
@@ -56,6 +57,15 @@ ConstMatrix RowStore::gather(const std::vector<int64_t>& idx, Matrix& scratch) c
         }
     }
     return scratch.view();
+}
+
+void RowStore::dots(const int64_t* idx, int64_t first, int64_t count, ConstMatrix B, float* out, int64_t ldo) const {
+    const int64_t offset = idx != nullptr ? 0 : first * cols_;
+    if (precision_ == RowPrecision::f16) {
+        engine::row_dots_half(isa_, half_.data() + offset, idx, count, cols_, B.data, B.rows, B.cols, cols_, out, ldo);
+    } else {
+        engine::row_dots_at(isa_, f32_.data + offset, idx, count, cols_, B.data, B.rows, B.cols, cols_, out, ldo);
+    }
 }
 
 const float* RowStore::segment(int64_t i, int64_t lo, int64_t hi, float* buf) const {

@@ -45,6 +45,11 @@ public:
     ConstMatrix block(int64_t begin, int64_t count, Matrix& scratch) const;
     /// Rows idx, in that order, as float32 in scratch.
     ConstMatrix gather(const std::vector<int64_t>& idx, Matrix& scratch) const;
+    /// out[i·ldo + j] = (row idx[i], or row first + i when idx is NULL) · (row j of B) for
+    /// i < count, j < B.rows (B.cols = cols()), read where the rows are stored (half rows are
+    /// widened in registers, never decoded into memory): the same bits as block or gather
+    /// followed by engine::row_dots. Single-threaded.
+    void dots(const int64_t* idx, int64_t first, int64_t count, ConstMatrix B, float* out, int64_t ldo) const;
     /// Values [lo, hi) of row i as float32: a pointer into the store, or decoded into buf
     /// (room for hi − lo floats).
     const float* segment(int64_t i, int64_t lo, int64_t hi, float* buf) const;
