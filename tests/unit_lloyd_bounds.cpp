@@ -1,8 +1,8 @@
-// Hamerly's bounds in the landmark Lloyd (src/cluster/landmark_lloyd.cpp) and in the Lloyd
-// on explicit features (src/cluster/lloyd.cpp) skip only what cannot change a label: with
-// and without them, Lloyd from the same start reaches the same labels and objective,
-// weighted or not, on one thread or two, with float32 or half kernel rows, while computing
-// fewer distances.
+// Elkan's and Hamerly's bounds in the landmark Lloyd (src/cluster/landmark_lloyd.cpp) and
+// Hamerly's in the Lloyd on explicit features (src/cluster/lloyd.cpp) skip only what cannot
+// change a label: with and without them, Lloyd from the same start reaches the same labels
+// and objective, weighted or not, on one thread or two, with float32 or half kernel rows,
+// while computing fewer distances (Elkan's fewer than Hamerly's).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,7 +72,7 @@ struct Run {
     int64_t last_computed;
 };
 
-Run lloyd(const Problem& p, int64_t k, const std::vector<float>& w, int threads, bool bounds, uint64_t seed) {
+Run lloyd(const Problem& p, int64_t k, const std::vector<float>& w, int threads, Bounds bounds, uint64_t seed) {
     LandmarkLloyd problem(p.rows, p.P, p.diag, w, k, threads, engine::best_isa(), bounds);
     Rng rng(seed, Stream::seeding);
     Seeding s = seed_centres(Init::kmeanspp, p.G.rows, k, w, problem.distance_oracle(), rng);
@@ -82,15 +82,17 @@ Run lloyd(const Problem& p, int64_t k, const std::vector<float>& w, int threads,
 
 void expect_bounds_change_nothing(const Problem& p, int64_t k, const std::vector<float>& w) {
     for (uint64_t seed : {1u, 2u, 3u}) {
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        const Run plain = lloyd(p, k, w, 1, false, seed);
-        const Run one = lloyd(p, k, w, 1, true, seed), two = lloyd(p, k, w, 2, true, seed);
-        EXPECT_EQ(one.result.labels, plain.result.labels);
-        EXPECT_EQ(one.result.iterations, plain.result.iterations);
-        EXPECT_NEAR(one.result.objective, plain.result.objective, 1e-6 * plain.result.objective);
-        EXPECT_EQ(two.result.labels, one.result.labels);
-        EXPECT_EQ(two.result.objective, one.result.objective);
+        const Run plain = lloyd(p, k, w, 1, Bounds::none, seed);
         EXPECT_EQ(plain.last_computed, p.G.rows);
+        for (Bounds bounds : {Bounds::hamerly, Bounds::elkan}) {
+            SCOPED_TRACE("seed " + std::to_string(seed) + (bounds == Bounds::elkan ? " elkan" : " hamerly"));
+            const Run one = lloyd(p, k, w, 1, bounds, seed), two = lloyd(p, k, w, 2, bounds, seed);
+            EXPECT_EQ(one.result.labels, plain.result.labels);
+            EXPECT_EQ(one.result.iterations, plain.result.iterations);
+            EXPECT_NEAR(one.result.objective, plain.result.objective, 1e-6 * plain.result.objective);
+            EXPECT_EQ(two.result.labels, one.result.labels);
+            EXPECT_EQ(two.result.objective, one.result.objective);
+        }
     }
 }
 
@@ -108,6 +110,40 @@ TEST(LandmarkLloydBounds, SameLabelsAndObjectiveWithHalfKernelRows) {
     expect_bounds_change_nothing(landmark_problem(rings(2000, 7), 200, 0.5, RowPrecision::f16), 2, {});
 }
 
+TEST(LandmarkLloydBounds, SameLabelsBeyondElkansCentreCountWhereHamerlysBoundsServe) {
+    ASSERT_EQ(lower_bounds_per_row(kElkanCentres + 8), 1);
+    expect_bounds_change_nothing(landmark_problem(blobs(4000, 8, kElkanCentres + 8, 4), 200, 0.05),
+                                 kElkanCentres + 8, {});
+}
+
+/// Rows computed over a whole Lloyd run from one start, with the given bounds.
+int64_t rows_computed(const Problem& p, int64_t k, Bounds bounds, std::vector<int32_t>& final_labels) {
+    LandmarkLloyd problem(p.rows, p.P, p.diag, {}, k, 1, engine::best_isa(), bounds);
+    Rng rng(5, Stream::seeding);
+    std::vector<int32_t> labels = seed_centres(Init::kmeanspp, p.G.rows, k, {}, problem.distance_oracle(), rng).labels;
+    std::vector<int32_t> next(labels.size());
+    std::vector<float> dist(labels.size());
+    int64_t total = 0;
+    for (int it = 0; it < 100; ++it) {
+        problem.reassign(labels, next, dist);
+        total += problem.last_computed();
+        if (next == labels) break;
+        labels = next;
+    }
+    final_labels = labels;
+    return total;
+}
+
+TEST(LandmarkLloydBounds, ElkansBoundsComputeFewerRowsThanHamerlysForTheSameLabels) {
+    // One lower bound per centre moves down by that centre's drift only: fewer rows to read.
+    const Problem p = landmark_problem(blobs(3000, 8, 8, 13), 150, 0.05);
+    std::vector<int32_t> hamerly_labels, elkan_labels;
+    const int64_t hamerly = rows_computed(p, 8, Bounds::hamerly, hamerly_labels);
+    const int64_t elkan = rows_computed(p, 8, Bounds::elkan, elkan_labels);
+    EXPECT_EQ(elkan_labels, hamerly_labels);
+    EXPECT_LT(elkan, hamerly) << "Elkan " << elkan << " rows, Hamerly " << hamerly;
+}
+
 TEST(LandmarkLloydBounds, SameLabelsWithWeights) {
     const Problem p = landmark_problem(blobs(2000, 5, 4, 9), 100, 0.1);
     std::vector<float> w(static_cast<size_t>(p.G.rows));
@@ -122,7 +158,7 @@ TEST(LandmarkLloydBounds, SkipPointsOnceTheCentresSettle) {
     // Once the centres barely move, the bounds prove most points in place: the last
     // reassignments compute a small part of the distances.
     const Problem p = landmark_problem(blobs(3000, 8, 4, 11), 150, 0.05);
-    LandmarkLloyd problem(p.rows, p.P, p.diag, {}, 4, 1, engine::best_isa(), true);
+    LandmarkLloyd problem(p.rows, p.P, p.diag, {}, 4, 1, engine::best_isa(), Bounds::elkan);
     Rng rng(1, Stream::seeding);
     Seeding s = seed_centres(Init::kmeanspp, p.G.rows, 4, {}, problem.distance_oracle(), rng);
     std::vector<int32_t> labels = s.labels, next(labels.size());
@@ -348,17 +384,20 @@ TEST(LandmarkLloydBounds, SameLabelsWhenAClusterDies) {
     P.row(0)[0] = P.row(1)[1] = 1.0f;
     const RowStore G = RowStore::view(c.f.F.view(), engine::best_isa());
     std::vector<float> diag = row_squared_norms(c.f.F.view());
-    const auto run = [&](bool bounds, int threads) {
+    const auto run = [&](Bounds bounds, int threads) {
         LandmarkLloyd problem(G, P, diag, c.w, 3, threads, engine::best_isa(), bounds);
         return run_lloyd(problem, c.start, c.w, LloydOptions{3, 100, 0.0});
     };
-    const LloydResult plain = run(false, 1), one = run(true, 1), two = run(true, 2);
-    EXPECT_EQ(one.labels, plain.labels);
-    EXPECT_EQ(one.iterations, plain.iterations);
-    EXPECT_NEAR(one.objective, plain.objective, 1e-6 * plain.objective);
-    EXPECT_EQ(two.labels, one.labels);
-    EXPECT_GT(cluster_weights(one.labels, c.w, 3)[2], 0.0) << "cluster 2 was not refilled";
-    EXPECT_EQ(static_cast<int64_t>(one.labels.size()), n);
+    const LloydResult plain = run(Bounds::none, 1);
+    for (Bounds bounds : {Bounds::hamerly, Bounds::elkan}) {
+        const LloydResult one = run(bounds, 1), two = run(bounds, 2);
+        EXPECT_EQ(one.labels, plain.labels);
+        EXPECT_EQ(one.iterations, plain.iterations);
+        EXPECT_NEAR(one.objective, plain.objective, 1e-6 * plain.objective);
+        EXPECT_EQ(two.labels, one.labels);
+        EXPECT_GT(cluster_weights(one.labels, c.w, 3)[2], 0.0) << "cluster 2 was not refilled";
+        EXPECT_EQ(static_cast<int64_t>(one.labels.size()), n);
+    }
 }
 
 TEST(FeatureLloydBounds, SkipRowsOnceTheCentresSettle) {

@@ -43,6 +43,32 @@ std::vector<double> half_separation(const Matrix& C, const std::vector<char>& al
     return half;
 }
 
+std::vector<double> half_distances(const Matrix& C, const std::vector<char>& alive) {
+    const int64_t k = C.rows;
+    std::vector<double> pairs(static_cast<size_t>(k * k), std::numeric_limits<double>::infinity());
+    for (int64_t a = 0; a < k; ++a) {
+        for (int64_t b = 0; b < a; ++b) {
+            if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
+            double s = 0;
+            for (int64_t q = 0; q < C.cols; ++q) {
+                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
+                s += diff * diff;
+            }
+            pairs[static_cast<size_t>(a * k + b)] = pairs[static_cast<size_t>(b * k + a)] = 0.5 * std::sqrt(s);
+        }
+    }
+    return pairs;
+}
+
+std::vector<double> nearest_half(const std::vector<double>& pairs, int64_t k) {
+    std::vector<double> half(static_cast<size_t>(k));
+    for (int64_t a = 0; a < k; ++a) {
+        half[static_cast<size_t>(a)] =
+            *std::min_element(pairs.begin() + a * k, pairs.begin() + (a + 1) * k);
+    }
+    return half;
+}
+
 bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k, const Comm& comm) {
     std::vector<double> seen(static_cast<size_t>(k), 0.0);
     for (int32_t l : labels) seen[static_cast<size_t>(l)] = 1.0;

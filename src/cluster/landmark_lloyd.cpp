@@ -50,13 +50,9 @@ std::vector<double> combine(const std::vector<float>& partial, int64_t size) {
     return sums;
 }
 
-}  // namespace
-
-namespace {
-
 /// landmark_nearest's choice from the rows' dot products with the centres (rows × k).
 void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
-                     float* second) {
+                     float* second, float* each) {
     const int64_t k = c.H.rows;
     for (int64_t i = 0; i < dots.rows; ++i) {
         float best = std::numeric_limits<float>::infinity(), next = best;
@@ -64,6 +60,7 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
         for (int64_t j = 0; j < k; ++j) {
             if (!c.alive[static_cast<size_t>(j)]) continue;
             const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
+            if (each != nullptr) each[i * k + j] = d + (self != nullptr ? self[i] : 0.0f);
             if (d < best) {
                 next = best;
                 best = d;
@@ -77,6 +74,10 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
         const float full = best + s;
         dist[i] = self != nullptr && full < 0.0f ? 0.0f : full;
         if (second != nullptr) second[i] = next + s;
+        if (each == nullptr) continue;
+        for (int64_t j = 0; j < k; ++j) {
+            if (!c.alive[static_cast<size_t>(j)]) each[i * k + j] = std::numeric_limits<float>::infinity();
+        }
     }
 }
 
@@ -87,19 +88,24 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
     const int64_t k = c.H.rows;
     Matrix dots(G.rows, k);
     engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
-    nearest_of_dots(dots, self, c, labels, dist, second);
+    nearest_of_dots(dots, self, c, labels, dist, second, nullptr);
 }
 
 void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,
-                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second) {
+                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second, float* each) {
     const int64_t k = c.H.rows;
     Matrix dots(count, k);
     G.dots(idx, first, count, c.H.view(), dots.data(), k);
-    nearest_of_dots(dots, self, c, labels, dist, second);
+    nearest_of_dots(dots, self, c, labels, dist, second, each);
+}
+
+int64_t LandmarkLloyd::column_slice(int64_t columns) const {
+    const int64_t share = block_count(columns, std::max(1, threads_));
+    return std::max<int64_t>(16, (share + 15) / 16 * 16);
 }
 
 LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights,
-                             int64_t k, int threads, engine::Isa isa, bool bounds, const Comm& comm,
+                             int64_t k, int threads, engine::Isa isa, Bounds bounds, const Comm& comm,
                              const RowPartition* part)
     : G_(G),
       comm_(comm),
@@ -111,7 +117,8 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
       k_(k),
       threads_(threads),
       isa_(isa),
-      use_bounds_(bounds) {
+      use_bounds_(bounds != Bounds::none),
+      lower_per_row_(bounds == Bounds::elkan ? lower_bounds_per_row(k) : 1) {
     for (int64_t a = 0; a < P.rows; ++a) {
         for (int64_t q = 0; q < P.cols; ++q) Pt_.row(q)[a] = P.row(a)[q];
     }
@@ -139,32 +146,40 @@ std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) 
 }
 
 std::vector<double> LandmarkLloyd::project(const std::vector<double>& rows, int64_t t) const {
-    const int64_t m = P_.rows, r = P_.cols;
+    // Output columns in slices over the threads, each summed over a in order: the same bits
+    // for any slicing.
+    const int64_t m = P_.rows, r = P_.cols, step = column_slice(r);
     std::vector<double> out(static_cast<size_t>(t * r), 0.0);
-    for (int64_t c = 0; c < t; ++c) {
-        double* o = out.data() + c * r;
-        for (int64_t a = 0; a < m; ++a) {
-            const double g = rows[static_cast<size_t>(c * m + a)];
+    parallel_blocks(threads_, block_count(r, step), [&](int64_t b) {
+        const int64_t lo = b * step, hi = std::min(r, lo + step);
+        for (int64_t a = 0; a < m; ++a) {  // each row of P read once for all t rows
             const float* p = P_.row(a);
-            for (int64_t s = 0; s < r; ++s) o[s] += g * p[s];
+            for (int64_t c = 0; c < t; ++c) {
+                const double g = rows[static_cast<size_t>(c * m + a)];
+                double* o = out.data() + c * r;
+                for (int64_t s = lo; s < hi; ++s) o[s] += g * p[s];
+            }
         }
-    }
+    });
     return out;
 }
 
 Matrix LandmarkLloyd::lift(const std::vector<double>& features, int64_t t) const {
-    const int64_t m = P_.rows, r = P_.cols;
+    const int64_t m = P_.rows, r = P_.cols, step = column_slice(m);
     Matrix H(t, m);
-    for (int64_t c = 0; c < t; ++c) {
-        const double* f = features.data() + c * r;
-        for (int64_t a = 0; a < m; ++a) {
-            const float* p = P_.row(a);
-            double s = 0;
+    parallel_blocks(threads_, block_count(m, step), [&](int64_t b) {
+        const int64_t lo = b * step, hi = std::min(m, lo + step);
+        for (int64_t c = 0; c < t; ++c) {
+            const double* f = features.data() + c * r;
+            for (int64_t a = lo; a < hi; ++a) {
+                const float* p = P_.row(a);
+                double s = 0;
 #pragma omp simd reduction(+ : s)
-            for (int64_t q = 0; q < r; ++q) s += f[q] * p[q];
-            H.row(c)[a] = static_cast<float>(s);
+                for (int64_t q = 0; q < r; ++q) s += f[q] * p[q];
+                H.row(c)[a] = static_cast<float>(s);
+            }
         }
-    }
+    });
     return H;
 }
 
@@ -221,18 +236,26 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     // One pass over G: each chunk assigns its rows and, while they are in cache, adds them
     // to its partial sums for the new labels (the next centres).
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
+    const bool elkan = use_bounds_ && lower_per_row_ > 1;
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
     std::vector<float> second(static_cast<size_t>(n));
+    if (use_bounds_) {
+        upper_.resize(static_cast<size_t>(n));
+        lower_.resize(static_cast<size_t>(n * lower_per_row_));
+    }
     PerThread<Matrix> scratch(threads_);
+    PerThread<std::vector<float>> each(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
         const int64_t end = std::min(n, (chunk + 1) * per_chunk);
         for (int64_t begin = chunk * per_chunk; begin < end; begin += kDecodeBlock) {
             const int64_t count = std::min(kDecodeBlock, end - begin);
-            const ConstMatrix rows = G_.block(begin, count, scratch.local());
-            landmark_nearest(rows, diag_.data() + begin, c, next.data() + begin, dist.data() + begin, isa_,
-                             second.data() + begin);
-            accumulate(rows, next.data() + begin, weights_, begin, partial.data() + chunk * k_ * m);
+            if (elkan) each.local().resize(static_cast<size_t>(count * k_));
+            landmark_nearest(G_, nullptr, begin, count, diag_.data() + begin, c, next.data() + begin,
+                             dist.data() + begin, second.data() + begin, elkan ? each.local().data() : nullptr);
+            if (elkan) set_lower_bounds(begin, count, each.local().data(), nullptr);
+            accumulate(G_.block(begin, count, scratch.local()), next.data() + begin, weights_, begin,
+                       partial.data() + chunk * k_ * m);
             double s = 0;
             for (int64_t i = begin; i < begin + count; ++i)
                 s += weight_at_f32(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);
@@ -242,11 +265,9 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     cached_sums_ = combine(partial, k_ * m);
     cached_labels_ = next;
     if (use_bounds_) {
-        upper_.resize(static_cast<size_t>(n));
-        lower_.resize(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) {
             upper_[static_cast<size_t>(i)] = std::sqrt(std::max(dist[static_cast<size_t>(i)], 0.0f));
-            lower_[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
+            if (!elkan) lower_[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
         }
     }
     last_computed_ = n;
@@ -255,11 +276,20 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     return total;
 }
 
+void LandmarkLloyd::set_lower_bounds(int64_t first, int64_t count, const float* each, const int64_t* idx) {
+    for (int64_t t = 0; t < count; ++t) {
+        float* low = lower_.data() + (idx != nullptr ? idx[t] : first + t) * k_;
+        for (int64_t j = 0; j < k_; ++j) low[j] = std::sqrt(std::max(each[t * k_ + j], 0.0f));
+    }
+}
+
 double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
                                    std::vector<int32_t>& next, std::vector<float>& dist) {
     const int64_t n = G_.rows(), m = G_.cols();
+    const bool elkan = lower_per_row_ > 1;
     const Drift drift = centre_drift(c.C, bound_centres_);
-    const std::vector<double> half = half_separation(c.C, c.alive);
+    const std::vector<double> pairs = elkan ? half_distances(c.C, c.alive) : std::vector<double>();
+    const std::vector<double> half = elkan ? nearest_half(pairs, k_) : half_separation(c.C, c.alive);
     float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
     for (int64_t j = 0; j < k_; ++j) top = std::max(top, std::fabs(c.self_dot[static_cast<size_t>(j)]));
     const BoundedStep step{drift, half, c.alive, top};
@@ -267,25 +297,29 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
-        const std::vector<int64_t> open = hamerly_screen(
-            begin, end, step, labels, upper_, lower_, next, dist,
-            [&](int64_t i) { return diag_[static_cast<size_t>(i)]; },
-            [](int64_t, double up) { return static_cast<float>(up * up); });
+        const auto point_term = [&](int64_t i) { return diag_[static_cast<size_t>(i)]; };
+        const auto distance = [](int64_t, double up) { return static_cast<float>(up * up); };
+        const std::vector<int64_t> open =
+            elkan ? elkan_screen(begin, end, step, pairs, labels, upper_, lower_, next, dist, point_term, distance)
+                  : hamerly_screen(begin, end, step, labels, upper_, lower_, next, dist, point_term, distance);
         // The open rows, read where they are stored, against every centre in register tiles
         // of several rows.
         const auto count = static_cast<int64_t>(open.size());
         std::vector<float> self(static_cast<size_t>(count)), best(self.size()), second(self.size());
+        std::vector<float> each(static_cast<size_t>(elkan ? count * k_ : 0));
         std::vector<int32_t> label(self.size());
         for (int64_t t = 0; t < count; ++t)
             self[static_cast<size_t>(t)] = diag_[static_cast<size_t>(open[static_cast<size_t>(t)])];
-        landmark_nearest(G_, open.data(), 0, count, self.data(), c, label.data(), best.data(), second.data());
+        landmark_nearest(G_, open.data(), 0, count, self.data(), c, label.data(), best.data(), second.data(),
+                         elkan ? each.data() : nullptr);
         for (int64_t t = 0; t < count; ++t) {
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
             next[at] = label[static_cast<size_t>(t)];
             dist[at] = best[static_cast<size_t>(t)];
             upper_[at] = std::sqrt(std::max(best[static_cast<size_t>(t)], 0.0f));
-            lower_[at] = std::sqrt(std::max(second[static_cast<size_t>(t)], 0.0f));
+            if (!elkan) lower_[at] = std::sqrt(std::max(second[static_cast<size_t>(t)], 0.0f));
         }
+        if (elkan) set_lower_bounds(0, count, each.data(), open.data());
         computed[static_cast<size_t>(b)] = count;
     });
     last_computed_ = 0;
@@ -314,11 +348,15 @@ void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vec
         if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
     }
     // Columns in independent slices, movers in index order within each: the same sums for
-    // any thread count.
-    const int64_t m = G_.cols(), step = 64;
+    // any thread count and any slicing. One slice per thread (whole cache lines), so that each
+    // thread streams long runs of every mover's row.
+    const int64_t m = G_.cols(), step = column_slice(m);
+    PerThread<std::vector<float>> buffers(threads_);
     parallel_blocks(threads_, block_count(m, step), [&](int64_t b) {
         const int64_t lo = b * step, hi = std::min(m, lo + step);
-        float buf[step];
+        std::vector<float>& buffer = buffers.local();
+        buffer.resize(static_cast<size_t>(step));
+        float* buf = buffer.data();
         for (int64_t i : movers) {
             const double w = weight_at_f32(weights_, i);
             const float* g = G_.segment(i, lo, hi, buf);

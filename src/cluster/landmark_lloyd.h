@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/hamerly.h"
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/comm.h"
@@ -38,22 +39,24 @@ void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c
                       engine::Isa isa, float* second = nullptr);
 
 /// landmark_nearest for `count` rows of a store: rows idx[0..count) (idx NULL: rows first,
-/// first + 1, ...), read where they are stored; self[t] belongs to the t-th of them.
+/// first + 1, ...), read where they are stored; self[t] belongs to the t-th of them. `each`
+/// (count×k, when not NULL) receives every squared distance (+inf to a dead centre).
 void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,
-                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second = nullptr);
+                      const LandmarkCentres& c, int32_t* labels, float* dist, float* second = nullptr,
+                      float* each = nullptr);
 
 class LandmarkLloyd final : public LloydProblem {
 public:
     /// G: n×m kernel rows (not copied: must outlive this object; float32 or half), P: m×r
     /// projection, diag: K_ii of the n points.
-    /// bounds: skip the distances that Hamerly's bounds prove cannot change a label (the
-    /// distances are Euclidean in the kernel's feature space, so the triangle inequality
-    /// holds); false computes every distance every iteration (the tests compare the two).
+    /// bounds: skip the distances that Elkan's or Hamerly's bounds prove cannot change a label
+    /// (the distances are Euclidean in the kernel's feature space, so the triangle inequality
+    /// holds); Bounds::none computes every distance every iteration (the tests compare them).
     /// comm, part: the ranks the rows are spread over and this rank's place (G, diag and
     /// weights are this rank's rows; reassign and objective return the objective over all
     /// ranks). Default: one process.
     LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights, int64_t k,
-                  int threads, engine::Isa isa, bool bounds = true, const Comm& comm = solo_comm(),
+                  int threads, engine::Isa isa, Bounds bounds = Bounds::elkan, const Comm& comm = solo_comm(),
                   const RowPartition* part = nullptr);
 
     int64_t size() const override { return G_.rows(); }
@@ -75,12 +78,17 @@ private:
     /// Hamerly: points whose bounds hold keep their label; the sums change by the movers.
     double bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                         std::vector<float>& dist);
+    /// Elkan's bounds of `count` rows (first + t, or idx[t]) from their squared distances
+    /// to every centre (count×k).
+    void set_lower_bounds(int64_t first, int64_t count, const float* each, const int64_t* idx);
     /// cached_sums_ (for `labels`) moved to `next` by the points whose label changed.
     void move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
     /// This rank's sums Σ w_i g_i per cluster (k×m), cached for the last labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels);
     LandmarkCentres centres_from_sums(const std::vector<double>& sums, const std::vector<double>& mass,
                                       Matrix* means) const;
+    /// Columns per thread when `columns` are split over the threads (whole cache lines).
+    int64_t column_slice(int64_t columns) const;
     /// rows (t×m, float64) → their features Pᵀ g (t×r, float64).
     std::vector<double> project(const std::vector<double>& rows, int64_t t) const;
     /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
@@ -103,9 +111,11 @@ private:
     engine::Isa isa_;
     std::vector<int32_t> cached_labels_;
     std::vector<double> cached_sums_;
-    // Hamerly's bounds (Euclidean distances in feature space) for the labels bound_labels_,
-    // against the centres bound_centres_ (k×r).
+    // Hamerly's or Elkan's bounds (Euclidean distances in feature space) for the labels
+    // bound_labels_, against the centres bound_centres_ (k×r): lower_ holds lower_per_row_
+    // values per point.
     bool use_bounds_;
+    int64_t lower_per_row_;
     std::vector<float> upper_, lower_;
     std::vector<int32_t> bound_labels_;
     Matrix bound_centres_;

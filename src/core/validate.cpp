@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace kkm {
 namespace {
@@ -68,15 +69,34 @@ void require_product(int64_t a, const char* a_name, int64_t b, const char* b_nam
                      " bytes; check " + a_name + " and " + b_name);
 }
 
-void require_finite(ConstMatrix X, const char* name, int64_t row_offset) {
-    for (int64_t i = 0; i < X.rows; ++i) {
+namespace {
+
+bool rows_finite(ConstMatrix X, int64_t begin, int64_t end) {
+    bool ok = true;
+    for (int64_t i = begin; i < end && ok; ++i) {
         const float* r = X.row(i);
-        bool ok = true;
 #pragma omp simd reduction(&& : ok)
         for (int64_t j = 0; j < X.cols; ++j) ok = ok && std::isfinite(r[j]);
-        if (ok) continue;
+    }
+    return ok;
+}
+
+}  // namespace
+
+void require_finite(ConstMatrix X, const char* name, int64_t row_offset, int threads) {
+    // Blocks checked over the threads; the first bad value (lowest row, then column) named.
+    constexpr int64_t kBlock = 1024;
+    const int64_t nblocks = block_count(X.rows, kBlock);
+    std::vector<char> bad(static_cast<size_t>(nblocks), 0);
+    parallel_blocks(threads, nblocks, [&](int64_t b) {
+        bad[static_cast<size_t>(b)] = rows_finite(X, b * kBlock, std::min(X.rows, (b + 1) * kBlock)) ? 0 : 1;
+    });
+    const auto first = std::find(bad.begin(), bad.end(), 1);
+    if (first == bad.end()) return;
+    const int64_t begin = (first - bad.begin()) * kBlock;
+    for (int64_t i = begin; i < std::min(X.rows, begin + kBlock); ++i) {
         for (int64_t j = 0; j < X.cols; ++j) {
-            if (!std::isfinite(r[j])) bad_value(name, row_offset + i, j, r[j]);
+            if (!std::isfinite(X.row(i)[j])) bad_value(name, row_offset + i, j, X.row(i)[j]);
         }
     }
 }

@@ -26,7 +26,8 @@ void require_product(int64_t a, const char* a_name, int64_t b, const char* b_nam
 
 /// Throws INVALID_DATA naming the first row and column holding NaN or ±Inf. Rows are numbered
 /// from row_offset (a distributed fit names the global row: this rank's offset + local row).
-void require_finite(ConstMatrix X, const char* name, int64_t row_offset = 0);
+/// Row blocks are scanned on `threads` threads; the message is the same for any count.
+void require_finite(ConstMatrix X, const char* name, int64_t row_offset = 0, int threads = 1);
 
 /// Checks weights (finite, ≥ 0, positive sum) and returns them as float (empty when NULL).
 std::vector<float> checked_weights(const float* w, int64_t n);

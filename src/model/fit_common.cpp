@@ -9,6 +9,7 @@
 #include "cluster/minibatch_lloyd.h"
 #include "core/blocking.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_traits.h"
 #include "model/fit_memory.h"
@@ -52,11 +53,18 @@ std::vector<float> training_diagonal(const FitSession& c) {
         for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
         return diag;
     }
-    // In row blocks: a centring kernel copies the rows it is given.
-    const Kernel kernel = fit_kernel(c);
-    for (int64_t begin = 0; begin < n; begin += kRowBlock) {
-        kernel.diagonal(c.X.slice(begin, std::min(kRowBlock, n - begin)), diag.data() + begin);
+    // k(x, x) = k(0) = 1 for a shift-invariant kernel: nothing to read. (Its rows' norms are
+    // checked where the kernel is evaluated on them, which every method does for every row.)
+    if (kernel_traits(c.p.kernel).shift_invariant) {
+        std::fill(diag.begin(), diag.end(), 1.0f);
+        return diag;
     }
+    // In row blocks over the threads: a centring kernel copies the rows it is given.
+    const Kernel kernel = fit_kernel(c);
+    parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock;
+        kernel.diagonal(c.X.slice(begin, std::min(kRowBlock, n - begin)), diag.data() + begin);
+    });
     return diag;
 }
 

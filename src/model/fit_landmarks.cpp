@@ -268,7 +268,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     auto projection_map = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection_map->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
-    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report().isa, true, *c.comm, &c.part);
+    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report().isa, Bounds::elkan, *c.comm,
+                          &c.part);
     LloydResult best = best_of_restarts(problem, c);
     if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
     LandmarkCentres centres = problem.centres(best.labels);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cluster/hamerly.h"
 #include "core/blocking.h"
 #include "kernels/kernel_traits.h"
 
@@ -43,9 +44,12 @@ double point_block(const Params& p, double cols, double d, int threads) {
 /// diagonal it takes over and the Lloyd driver).
 double landmark_lloyd_state(const Params& p, double n, double m, double r, int threads, bool weighted) {
     const double k = static_cast<double>(p.k), t = candidates(p);
-    const double points = weights_copy(n, weighted) + n * (4 + 4 + 8 + 4);  // label caches, bounds, second
+    // label caches, upper bound, second distance, lower bounds (Elkan's k or Hamerly's one)
+    const double lower = static_cast<double>(lower_bounds_per_row(p.k));
+    const double points = weights_copy(n, weighted) + n * (4 + 4 + 4 + 4 + 4 * lower);
     const double sums = 4 * kChunks * k * m + 8 * k * m * 5 + 2 * matrix(k, m) + 3 * matrix(k, r);
-    const double per_thread = matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) + 32 * kBlockRows;
+    const double per_thread = matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) +
+                              32 * kBlockRows + 4 * kBlockRows * k;  // + every distance of Elkan's open rows
     const double oracle =
         8 * t * m + 8 * t * r + matrix(t, m) + threads * (matrix(kSmallBlock, t) + matrix(kSmallBlock, m));
     return matrix(r, m) + points + sums + threads * per_thread + oracle;
