@@ -264,6 +264,23 @@ TEST(Engine, IndexedAndHalfRowDotsGiveTheBitsOfGatheringAndDecodingFirst) {
     }
 }
 
+TEST(Engine, WideningAxpyGivesThePlainLoopsBitsOnEveryPath) {
+    for (int64_t count : {0, 1, 3, 4, 7, 8, 9, 17, 1000}) {
+        const Matrix p = random_rows(1, count + 1, 77);
+        std::vector<double> base(static_cast<size_t>(count) + 1);
+        for (size_t s = 0; s < base.size(); ++s) base[s] = std::sin(static_cast<double>(s)) * 1e3;
+        for (double g : {0.3, -1.7e-5}) {
+            std::vector<double> want = base;
+            for (int64_t s = 0; s < count; ++s) want[static_cast<size_t>(s)] += g * p.row(0)[s];
+            for (Isa isa : supported_paths()) {
+                std::vector<double> got = base;
+                engine::axpy_widen(isa, g, p.row(0), got.data(), count);
+                EXPECT_EQ(got, want) << engine::isa_name(isa) << " count=" << count;  // last value untouched too
+            }
+        }
+    }
+}
+
 TEST(Engine, RowStoreDotsMatchItsDecodedBlocksInBothPrecisions) {
     const int64_t n = 70, m = 37;
     const Matrix X = random_rows(n, m, 75), B = random_rows(6, m, 76);

@@ -155,9 +155,8 @@ std::vector<double> LandmarkLloyd::project(const std::vector<double>& rows, int6
         for (int64_t a = 0; a < m; ++a) {  // each row of P read once for all t rows
             const float* p = P_.row(a);
             for (int64_t c = 0; c < t; ++c) {
-                const double g = rows[static_cast<size_t>(c * m + a)];
-                double* o = out.data() + c * r;
-                for (int64_t s = lo; s < hi; ++s) o[s] += g * p[s];
+                engine::axpy_widen(isa_, rows[static_cast<size_t>(c * m + a)], p + lo, out.data() + c * r + lo,
+                                   hi - lo);
             }
         }
     });
@@ -362,10 +361,8 @@ void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vec
             const float* g = G_.segment(i, lo, hi, buf);
             double* from = cached_sums_.data() + labels[static_cast<size_t>(i)] * m + lo;
             double* to = cached_sums_.data() + next[static_cast<size_t>(i)] * m + lo;
-            for (int64_t t = 0; t < hi - lo; ++t) {
-                from[t] -= w * g[t];
-                to[t] += w * g[t];
-            }
+            engine::axpy_widen(isa_, -w, g, from, hi - lo);  // from − w·g: the same bits
+            engine::axpy_widen(isa_, w, g, to, hi - lo);
         }
     });
     cached_labels_ = next;
@@ -388,13 +385,18 @@ double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
     for (int64_t j = 0; j < k_; ++j) {
         const double* c = C.data() + j * r;
         for (int64_t q = 0; q < r; ++q) self[static_cast<size_t>(j)] += c[q] * c[q];
-        for (int64_t a = 0; a < m; ++a) {
-            const float* p = P_.row(a);
-            double s = 0;
-            for (int64_t q = 0; q < r; ++q) s += c[q] * p[q];
-            H[static_cast<size_t>(j * m + a)] = s;
-        }
     }
+    // H_j,a = Σ_q c_j,q P_a,q, each summed over q in order, many a at once along the rows of
+    // Pᵀ (vector lanes over a, column slices over the threads): the bits of the plain loop.
+    const int64_t step = column_slice(m);
+    parallel_blocks(threads_, block_count(m, step), [&](int64_t b) {
+        const int64_t lo = b * step, hi = std::min(m, lo + step);
+        for (int64_t j = 0; j < k_; ++j) {
+            const double* c = C.data() + j * r;
+            double* h = H.data() + j * m;
+            for (int64_t q = 0; q < r; ++q) engine::axpy_widen(isa_, c[q], Pt_.row(q) + lo, h + lo, hi - lo);
+        }
+    });
     const int64_t nblocks = block_count(n, kDecodeBlock);
     std::vector<double> partial(static_cast<size_t>(nblocks), 0.0);
     PerThread<Matrix> scratch(threads_);

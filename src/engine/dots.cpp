@@ -50,4 +50,13 @@ void row_dots_half(Isa isa, const uint16_t* A, const int64_t* idx, int64_t rows,
     dispatch(isa, A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
+void axpy_widen(Isa isa, double g, const float* p, double* o, int64_t count) {
+    switch (isa) {
+        case Isa::avx512: axpy_widen_avx512(g, p, o, count); return;
+        case Isa::avx2: axpy_widen_avx2(g, p, o, count); return;
+        case Isa::portable: break;
+    }
+    for (int64_t s = 0; s < count; ++s) o[s] += g * p[s];
+}
+
 }  // namespace kkm::engine

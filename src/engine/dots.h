@@ -6,6 +6,7 @@
 // the bytes and is never decoded into memory), contiguous or picked by index.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,13 @@ void row_dots_at(Isa isa, const float* A, const int64_t* idx, int64_t rows, int6
 /// (from_half) and calling row_dots on them.
 void row_dots_half(Isa isa, const uint16_t* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B,
                    int64_t cols, int64_t ldb, int64_t m, float* out, int64_t ldo);
+
+/// o[s] += g · p[s] for s < count, in float64 (each p[s] widened exactly; a product, then a
+/// sum: the bits of the plain loop on every path). The accumulations of cluster sums and
+/// projections in float64.
+void axpy_widen(Isa isa, double g, const float* p, double* o, int64_t count);
+void axpy_widen_avx512(double g, const float* p, double* o, int64_t count);
+void axpy_widen_avx2(double g, const float* p, double* o, int64_t count);
 
 void row_dots_avx512(const float* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
                      int64_t ldb, int64_t m, float* out, int64_t ldo);
@@ -64,6 +72,13 @@ void for_each_dot_tile(const T* A, const int64_t* idx, int64_t rows, int64_t lda
         const int64_t nr = rows - i < R ? rows - i : R;
         const T* a[R] = {};
         for (int64_t r = 0; r < nr; ++r) a[r] = A + (idx != nullptr ? idx[i + r] : i + r) * lda;
+        // Rows picked by index are scattered: start fetching the next tile's rows while this
+        // one computes (the hardware prefetcher follows a row once its first lines were read).
+        for (int64_t r = i + R; idx != nullptr && r < rows && r < i + 2 * R; ++r) {
+            const char* next = reinterpret_cast<const char*>(A + idx[r] * lda);
+            const int64_t bytes = std::min<int64_t>(m * static_cast<int64_t>(sizeof(T)), 512);
+            for (int64_t byte = 0; byte < bytes; byte += 64) __builtin_prefetch(next + byte);
+        }
         for (int64_t j = 0; j < cols; j += J) {
             const int64_t nj = cols - j < J ? cols - j : J;
             table[static_cast<std::size_t>(nr - 1)][static_cast<std::size_t>(nj - 1)](a, B + j * ldb, ldb, m,

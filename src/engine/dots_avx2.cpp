@@ -78,6 +78,16 @@ void row_dots_avx2(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t 
     for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
+KKM_AVX2 void axpy_widen_avx2(double g, const float* p, double* o, int64_t count) {
+    const __m256d gv = _mm256_set1_pd(g);
+    int64_t s = 0;
+    for (; s + 4 <= count; s += 4) {
+        const __m256d product = _mm256_mul_pd(gv, _mm256_cvtps_pd(_mm_loadu_ps(p + s)));
+        _mm256_storeu_pd(o + s, _mm256_add_pd(_mm256_loadu_pd(o + s), product));
+    }
+    for (; s < count; ++s) o[s] += g * p[s];
+}
+
 }  // namespace kkm::engine
 
 #else
@@ -85,6 +95,9 @@ void row_dots_avx2(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t 
 #include "core/error.h"
 
 namespace kkm::engine {
+void axpy_widen_avx2(double, const float*, double*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
 void row_dots_avx2(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
                    int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");

@@ -83,6 +83,16 @@ void row_dots_avx512(const uint16_t* A, const int64_t* idx, int64_t rows, int64_
     for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
+KKM_AVX512 void axpy_widen_avx512(double g, const float* p, double* o, int64_t count) {
+    const __m512d gv = _mm512_set1_pd(g);
+    int64_t s = 0;
+    for (; s + 8 <= count; s += 8) {
+        const __m512d product = _mm512_mul_pd(gv, _mm512_cvtps_pd(_mm256_loadu_ps(p + s)));
+        _mm512_storeu_pd(o + s, _mm512_add_pd(_mm512_loadu_pd(o + s), product));
+    }
+    for (; s < count; ++s) o[s] += g * p[s];
+}
+
 }  // namespace kkm::engine
 
 #else
@@ -90,6 +100,9 @@ void row_dots_avx512(const uint16_t* A, const int64_t* idx, int64_t rows, int64_
 #include "core/error.h"
 
 namespace kkm::engine {
+void axpy_widen_avx512(double, const float*, double*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
 void row_dots_avx512(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,
                      int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/blocking.h"
 #include "core/error.h"
 
 namespace kkm::engine {
@@ -39,6 +40,10 @@ int64_t rows_per_pass(int64_t d, int64_t mr) {
 }
 
 }  // namespace
+
+// Row blocks of the streaming passes end on whole register tiles on every path.
+static_assert(kRowBlock % 14 == 0 && kRowBlock % 6 == 0 && kRowBlock % 4 == 0,
+              "kRowBlock must be a multiple of every path's register rows (geometry below)");
 
 Geometry geometry(Isa isa) {
     switch (isa) {

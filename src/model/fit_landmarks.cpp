@@ -77,19 +77,20 @@ RowPrecision kernel_row_precision(const Params& p) {
 }
 
 /// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
-/// a half store gets each block through a float32 scratch.
-void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& G, int64_t b, std::vector<Matrix>& rows,
+/// a half store gets each block through a float32 scratch. (The engine reads the caller's
+/// rows in place: it packs them itself, and no BLAS call reads past them.)
+void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& G, int64_t b,
                        std::vector<Matrix>& scratch) {
     const int64_t n = G.rows(), m = G.cols();
     const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-    const size_t t = thread_slot(rows.size());
-    copy_into(c.X.slice(begin, count), rows[t]);  // the caller's rows, copied for GEMM
+    const ConstMatrix rows = c.X.slice(begin, count);
     if (float* out = G.writable(begin)) {
-        basis.evaluate(rows[t].view(), out, m);
+        basis.evaluate(rows, out, m);
         return;
     }
+    const size_t t = thread_slot(scratch.size());
     scratch[t].reshape(count, m);
-    basis.evaluate(rows[t].view(), scratch[t].data(), m);
+    basis.evaluate(rows, scratch[t].data(), m);
     G.put(begin, count, scratch[t].data());
 }
 
@@ -216,10 +217,10 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         const MemoryLedger::Charge scratch =
             c.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
         const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
-        std::vector<Matrix> rows(static_cast<size_t>(c.threads)), scratch_rows(rows.size());
+        std::vector<Matrix> scratch_rows(static_cast<size_t>(c.threads));
         parallel_blocks_beside(
             c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); }, block_count(n, kRowBlock),
-            [&](int64_t b) { kernel_rows_block(c, basis, G, b, rows, scratch_rows); });
+            [&](int64_t b) { kernel_rows_block(c, basis, G, b, scratch_rows); });
     }
     landmark_rows = Matrix();
     rows_of_landmarks.release();
