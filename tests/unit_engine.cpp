@@ -268,8 +268,9 @@ TEST(Engine, WideningAxpyGivesThePlainLoopsBitsOnEveryPath) {
     for (int64_t count : {0, 1, 3, 4, 7, 8, 9, 17, 1000}) {
         const Matrix p = random_rows(1, count + 1, 77);
         std::vector<double> base(static_cast<size_t>(count) + 1);
-        for (size_t s = 0; s < base.size(); ++s) base[s] = std::sin(static_cast<double>(s)) * 1e3;
-        for (double g : {0.3, -1.7e-5}) {
+        // Sums of the products' scale, where a fused multiply-add would round otherwise.
+        for (size_t s = 0; s < base.size(); ++s) base[s] = std::sin(static_cast<double>(s)) * 0.7;
+        for (double g : {0.3, -1.7}) {
             std::vector<double> want = base;
             for (int64_t s = 0; s < count; ++s) want[static_cast<size_t>(s)] += g * p.row(0)[s];
             for (Isa isa : supported_paths()) {
@@ -277,6 +278,27 @@ TEST(Engine, WideningAxpyGivesThePlainLoopsBitsOnEveryPath) {
                 engine::axpy_widen(isa, g, p.row(0), got.data(), count);
                 EXPECT_EQ(got, want) << engine::isa_name(isa) << " count=" << count;  // last value untouched too
             }
+        }
+    }
+}
+
+TEST(Engine, AxpyOfFloatAndHalfRowsGivesThePlainLoopsBitsOnEveryPath) {
+    for (int64_t count : {0, 1, 7, 8, 9, 15, 16, 17, 1000}) {
+        const Matrix p = random_rows(1, count + 1, 78), base = random_rows(1, count + 1, 79);
+        std::vector<uint16_t> half(static_cast<size_t>(count) + 1);
+        for (int64_t s = 0; s <= count; ++s) half[static_cast<size_t>(s)] = engine::to_half(p.row(0)[s]);
+        const float g = -0.37f;
+        std::vector<float> want(base.row(0), base.row(0) + count + 1), want_h = want;
+        for (int64_t s = 0; s < count; ++s) {
+            want[static_cast<size_t>(s)] += g * p.row(0)[s];
+            want_h[static_cast<size_t>(s)] += g * engine::from_half(half[static_cast<size_t>(s)]);
+        }
+        for (Isa isa : supported_paths()) {
+            std::vector<float> got(base.row(0), base.row(0) + count + 1), got_h = got;
+            engine::axpy(isa, g, p.row(0), got.data(), count);
+            engine::axpy(isa, g, half.data(), got_h.data(), count);
+            EXPECT_EQ(got, want) << engine::isa_name(isa) << " float count=" << count;
+            EXPECT_EQ(got_h, want_h) << engine::isa_name(isa) << " half count=" << count;
         }
     }
 }

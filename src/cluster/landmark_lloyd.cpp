@@ -7,7 +7,6 @@
 #include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
 #include "core/blocking.h"
-#include "core/hot.h"
 #include "core/parallel.h"
 #include "core/weights.h"
 #include "engine/dots.h"
@@ -15,19 +14,15 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kDecodeBlock = 64;  // rows per read of G: half rows decoded into scratch stay in L2
+constexpr int64_t kDecodeBlock = 64;  // rows per step of a pass over G: they stay in L2 for their second read
 constexpr int64_t kChunks = 32;       // fixed reduction order, independent of the thread count
 
-/// Adds w_i g_i to the row of acc (k×m) of each row's label.
-KKM_HOT void accumulate(ConstMatrix G, const int32_t* labels, const std::vector<float>& w, int64_t first, float* acc) {
-    const int64_t m = G.cols;
-    for (int64_t i = 0; i < G.rows; ++i) {
-        const float wi = weight_at_f32(w, first + i);
-        float* dst = acc + labels[i] * m;
-        const float* src = G.row(i);
-#pragma omp simd
-        for (int64_t t = 0; t < m; ++t) dst[t] += wi * src[t];
-    }
+/// Adds w_i g_i to the row of acc (k×m) of each row's label, for rows first..first+count-1
+/// of G (read where they are stored).
+void accumulate(const RowStore& G, int64_t first, int64_t count, const int32_t* labels, const std::vector<float>& w,
+                float* acc) {
+    const int64_t m = G.cols();
+    for (int64_t i = first; i < first + count; ++i) G.add_row(i, weight_at_f32(w, i), acc + labels[i - first] * m);
 }
 
 /// engine::row_dots with the columns (rows of B) split into slices over the threads: each
@@ -119,8 +114,13 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
       isa_(isa),
       use_bounds_(bounds != Bounds::none),
       lower_per_row_(bounds == Bounds::elkan ? lower_bounds_per_row(k) : 1) {
-    for (int64_t a = 0; a < P.rows; ++a) {
-        for (int64_t q = 0; q < P.cols; ++q) Pt_.row(q)[a] = P.row(a)[q];
+    constexpr int64_t kTile = 32;  // transposed in tiles: both sides stay within a few cache lines
+    for (int64_t a0 = 0; a0 < P.rows; a0 += kTile) {
+        for (int64_t q0 = 0; q0 < P.cols; q0 += kTile) {
+            for (int64_t a = a0; a < std::min(P.rows, a0 + kTile); ++a) {
+                for (int64_t q = q0; q < std::min(P.cols, q0 + kTile); ++q) Pt_.row(q)[a] = P.row(a)[q];
+            }
+        }
     }
 }
 
@@ -133,14 +133,10 @@ std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) 
     if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
-    PerThread<Matrix> scratch(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t c) {
-        const int64_t end = std::min(n, (c + 1) * per_chunk);
-        for (int64_t begin = c * per_chunk; begin < end; begin += kDecodeBlock) {
-            const int64_t count = std::min(kDecodeBlock, end - begin);
-            accumulate(G_.block(begin, count, scratch.local()), labels.data() + begin, weights_, begin,
-                       partial.data() + c * k_ * m);
-        }
+        const int64_t begin = c * per_chunk, end = std::min(n, (c + 1) * per_chunk);
+        if (begin < end)
+            accumulate(G_, begin, end - begin, labels.data() + begin, weights_, partial.data() + c * k_ * m);
     });
     return combine(partial, k_ * m);
 }
@@ -243,7 +239,6 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
         upper_.resize(static_cast<size_t>(n));
         lower_.resize(static_cast<size_t>(n * lower_per_row_));
     }
-    PerThread<Matrix> scratch(threads_);
     PerThread<std::vector<float>> each(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
         const int64_t end = std::min(n, (chunk + 1) * per_chunk);
@@ -253,8 +248,7 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
             landmark_nearest(G_, nullptr, begin, count, diag_.data() + begin, c, next.data() + begin,
                              dist.data() + begin, second.data() + begin, elkan ? each.local().data() : nullptr);
             if (elkan) set_lower_bounds(begin, count, each.local().data(), nullptr);
-            accumulate(G_.block(begin, count, scratch.local()), next.data() + begin, weights_, begin,
-                       partial.data() + chunk * k_ * m);
+            accumulate(G_, begin, count, next.data() + begin, weights_, partial.data() + chunk * k_ * m);
             double s = 0;
             for (int64_t i = begin; i < begin + count; ++i)
                 s += weight_at_f32(weights_, i) * static_cast<double>(dist[static_cast<size_t>(i)]);

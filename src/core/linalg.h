@@ -15,10 +15,11 @@ enum class Trans { no, yes };
 void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads);
 
-/// Symmetric eigen-decomposition in float64: A (n×n, row-major, both triangles filled) is
-/// overwritten by the eigenvectors as columns; w receives the eigenvalues in ascending
-/// order. Throws kkm::Error(KKM_ERR_INTERNAL) if LAPACK does not converge.
-void dsyevd(int64_t n, double* A, double* w);
+/// Symmetric eigen-decomposition in float64 (LAPACK dsyevd): A (n×n, row-major, its upper
+/// triangle read) is overwritten by the eigenvectors as rows, row e for eigenvalue w[e]; w
+/// receives the eigenvalues in ascending order. Throws kkm::Error(KKM_ERR_INTERNAL) if LAPACK
+/// does not converge.
+void dsyevd_rows(int64_t n, double* A, double* w);
 
 /// In a forked child (core/parallel.h), sets the thread count of the BLAS that takes none per
 /// call (the BLAS under LAPACK; cblas_sgemm of OpenBLAS) to 1, for good: more threads hang

@@ -59,4 +59,26 @@ void axpy_widen(Isa isa, double g, const float* p, double* o, int64_t count) {
     for (int64_t s = 0; s < count; ++s) o[s] += g * p[s];
 }
 
+namespace {
+
+template <class T>
+void axpy_dispatch(Isa isa, float g, const T* p, float* o, int64_t count) {
+    switch (isa) {
+        case Isa::avx512: axpy_avx512(g, p, o, count); return;
+        case Isa::avx2: axpy_avx2(g, p, o, count); return;
+        case Isa::portable: break;
+    }
+    for (int64_t s = 0; s < count; ++s) o[s] += g * widen(p[s]);
+}
+
+}  // namespace
+
+void axpy(Isa isa, float g, const float* p, float* o, int64_t count) {
+    axpy_dispatch(isa, g, p, o, count);
+}
+
+void axpy(Isa isa, float g, const uint16_t* p, float* o, int64_t count) {
+    axpy_dispatch(isa, g, p, o, count);
+}
+
 }  // namespace kkm::engine

@@ -35,6 +35,14 @@ void row_dots_half(Isa isa, const uint16_t* A, const int64_t* idx, int64_t rows,
 /// sum: the bits of the plain loop on every path). The accumulations of cluster sums and
 /// projections in float64.
 void axpy_widen(Isa isa, double g, const float* p, double* o, int64_t count);
+/// o[s] += g · p[s] for s < count in float32 (a product, then a sum: the plain loop's bits
+/// on every path), p float32 or half (widened exactly). The cluster sums of kernel rows.
+void axpy(Isa isa, float g, const float* p, float* o, int64_t count);
+void axpy(Isa isa, float g, const uint16_t* p, float* o, int64_t count);
+void axpy_avx512(float g, const float* p, float* o, int64_t count);
+void axpy_avx512(float g, const uint16_t* p, float* o, int64_t count);
+void axpy_avx2(float g, const float* p, float* o, int64_t count);
+void axpy_avx2(float g, const uint16_t* p, float* o, int64_t count);
 void axpy_widen_avx512(double g, const float* p, double* o, int64_t count);
 void axpy_widen_avx2(double g, const float* p, double* o, int64_t count);
 

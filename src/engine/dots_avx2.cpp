@@ -2,6 +2,7 @@
 // along m, then a tail of fewer than 8 lanes (zeros beyond m). Half rows are widened in
 // registers (F16C vcvtph2ps) as they are loaded.
 #include "engine/dots.h"
+#include "engine/half.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -78,14 +79,59 @@ void row_dots_avx2(const uint16_t* A, const int64_t* idx, int64_t rows, int64_t 
     for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
+namespace {
+
+// The plain loops round the product, then the sum; GCC would fuse mul and add into one FMA
+// here (one rounding: other bits). The empty asm hides the product from it.
+KKM_AVX2 inline __m256 add_product(__m256 sum, __m256 a, __m256 b) {
+    __m256 product = _mm256_mul_ps(a, b);
+    asm("" : "+x"(product));
+    return _mm256_add_ps(sum, product);
+}
+KKM_AVX2 inline __m256d add_product(__m256d sum, __m256d a, __m256d b) {
+    __m256d product = _mm256_mul_pd(a, b);
+    asm("" : "+x"(product));
+    return _mm256_add_pd(sum, product);
+}
+
+inline float widen1(float v) { return v; }
+inline float widen1(uint16_t h) { return from_half(h); }
+
+/// Scalar tails alike.
+template <class F>
+KKM_AVX2 inline F add_product(F sum, F a, F b) {
+    F product = a * b;
+    asm("" : "+x"(product));
+    return sum + product;
+}
+
+template <class T>
+KKM_AVX2 void axpy8(float g, const T* p, float* o, int64_t count) {
+    const __m256 gv = _mm256_set1_ps(g);
+    int64_t s = 0;
+    for (; s + 8 <= count; s += 8) {
+        _mm256_storeu_ps(o + s, add_product(_mm256_loadu_ps(o + s), gv, load8(p + s)));
+    }
+    for (; s < count; ++s) o[s] = add_product(o[s], g, widen1(p[s]));
+}
+
+}  // namespace
+
+void axpy_avx2(float g, const float* p, float* o, int64_t count) {
+    axpy8(g, p, o, count);
+}
+
+void axpy_avx2(float g, const uint16_t* p, float* o, int64_t count) {
+    axpy8(g, p, o, count);
+}
+
 KKM_AVX2 void axpy_widen_avx2(double g, const float* p, double* o, int64_t count) {
     const __m256d gv = _mm256_set1_pd(g);
     int64_t s = 0;
     for (; s + 4 <= count; s += 4) {
-        const __m256d product = _mm256_mul_pd(gv, _mm256_cvtps_pd(_mm_loadu_ps(p + s)));
-        _mm256_storeu_pd(o + s, _mm256_add_pd(_mm256_loadu_pd(o + s), product));
+        _mm256_storeu_pd(o + s, add_product(_mm256_loadu_pd(o + s), gv, _mm256_cvtps_pd(_mm_loadu_ps(p + s))));
     }
-    for (; s < count; ++s) o[s] += g * p[s];
+    for (; s < count; ++s) o[s] = add_product(o[s], g, static_cast<double>(p[s]));
 }
 
 }  // namespace kkm::engine
@@ -96,6 +142,12 @@ KKM_AVX2 void axpy_widen_avx2(double g, const float* p, double* o, int64_t count
 
 namespace kkm::engine {
 void axpy_widen_avx2(double, const float*, double*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+void axpy_avx2(float, const float*, float*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+void axpy_avx2(float, const uint16_t*, float*, int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
 }
 void row_dots_avx2(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,

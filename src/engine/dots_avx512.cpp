@@ -83,14 +83,60 @@ void row_dots_avx512(const uint16_t* A, const int64_t* idx, int64_t rows, int64_
     for_each_dot_tile<R, J, Tile>(A, idx, rows, lda, B, cols, ldb, m, out, ldo);
 }
 
+namespace {
+
+// The plain loops round the product, then the sum; GCC would fuse mul and add into one FMA
+// here (one rounding: other bits). The empty asm hides the product from it.
+KKM_AVX512 inline __m512 add_product(__m512 sum, __m512 a, __m512 b) {
+    __m512 product = _mm512_mul_ps(a, b);
+    asm("" : "+v"(product));
+    return _mm512_add_ps(sum, product);
+}
+KKM_AVX512 inline __m512d add_product(__m512d sum, __m512d a, __m512d b) {
+    __m512d product = _mm512_mul_pd(a, b);
+    asm("" : "+v"(product));
+    return _mm512_add_pd(sum, product);
+}
+
+/// Scalar tails alike.
+template <class F>
+KKM_AVX512 inline F add_product(F sum, F a, F b) {
+    F product = a * b;
+    asm("" : "+x"(product));
+    return sum + product;
+}
+
+template <class T>
+KKM_AVX512 void axpy16(float g, const T* p, float* o, int64_t count) {
+    const __m512 gv = _mm512_set1_ps(g);
+    int64_t s = 0;
+    for (; s + 16 <= count; s += 16) {
+        _mm512_storeu_ps(o + s, add_product(_mm512_loadu_ps(o + s), gv, load16(p + s)));
+    }
+    if (s < count) {
+        const __mmask16 mask = static_cast<__mmask16>((1u << (count - s)) - 1u);
+        const __m512 sum = add_product(_mm512_maskz_loadu_ps(mask, o + s), gv, load_tail(p + s, count - s));
+        _mm512_mask_storeu_ps(o + s, mask, sum);
+    }
+}
+
+}  // namespace
+
+void axpy_avx512(float g, const float* p, float* o, int64_t count) {
+    axpy16(g, p, o, count);
+}
+
+void axpy_avx512(float g, const uint16_t* p, float* o, int64_t count) {
+    axpy16(g, p, o, count);
+}
+
 KKM_AVX512 void axpy_widen_avx512(double g, const float* p, double* o, int64_t count) {
     const __m512d gv = _mm512_set1_pd(g);
     int64_t s = 0;
     for (; s + 8 <= count; s += 8) {
-        const __m512d product = _mm512_mul_pd(gv, _mm512_cvtps_pd(_mm256_loadu_ps(p + s)));
-        _mm512_storeu_pd(o + s, _mm512_add_pd(_mm512_loadu_pd(o + s), product));
+        _mm512_storeu_pd(o + s, add_product(_mm512_loadu_pd(o + s), gv, _mm512_cvtps_pd(_mm256_loadu_ps(p + s))));
     }
-    for (; s < count; ++s) o[s] += g * p[s];
+    for (; s < count; ++s) o[s] = add_product(o[s], g, static_cast<double>(p[s]));
 }
 
 }  // namespace kkm::engine
@@ -101,6 +147,12 @@ KKM_AVX512 void axpy_widen_avx512(double g, const float* p, double* o, int64_t c
 
 namespace kkm::engine {
 void axpy_widen_avx512(double, const float*, double*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
+void axpy_avx512(float, const float*, float*, int64_t) {
+    fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
+}
+void axpy_avx512(float, const uint16_t*, float*, int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx512 is not built on this platform");
 }
 void row_dots_avx512(const float*, const int64_t*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*,

@@ -68,6 +68,14 @@ void RowStore::dots(const int64_t* idx, int64_t first, int64_t count, ConstMatri
     }
 }
 
+void RowStore::add_row(int64_t i, float w, float* acc) const {
+    if (precision_ == RowPrecision::f16) {
+        engine::axpy(isa_, w, half_.data() + i * cols_, acc, cols_);
+    } else {
+        engine::axpy(isa_, w, f32_.row(i), acc, cols_);
+    }
+}
+
 const float* RowStore::segment(int64_t i, int64_t lo, int64_t hi, float* buf) const {
     if (precision_ == RowPrecision::f32) return f32_.row(i) + lo;
     engine::decode_half(isa_, half_.data() + i * cols_ + lo, hi - lo, buf);

@@ -50,6 +50,9 @@ public:
     /// widened in registers, never decoded into memory): the same bits as block or gather
     /// followed by engine::row_dots. Single-threaded.
     void dots(const int64_t* idx, int64_t first, int64_t count, ConstMatrix B, float* out, int64_t ldo) const;
+    /// acc[t] += w · row i [t] for t < cols(), read where the row is stored (float32 sums:
+    /// the bits of decoding it first).
+    void add_row(int64_t i, float w, float* acc) const;
     /// Values [lo, hi) of row i as float32: a pointer into the store, or decoded into buf
     /// (room for hi − lo floats).
     const float* segment(int64_t i, int64_t lo, int64_t hi, float* buf) const;

@@ -15,7 +15,8 @@ namespace {
 
 constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
-/// Eigen-decomposition of the symmetric part of a float matrix, in float64.
+/// Eigen-decomposition of the symmetric part of a float matrix, in float64: eigenvectors as
+/// the rows of `vectors`.
 void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values) {
     const int64_t m = A.rows;
     vectors.assign(static_cast<size_t>(m * m), 0.0);
@@ -25,7 +26,7 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
             vectors[static_cast<size_t>(i * m + j)] = 0.5 * (static_cast<double>(A.row(i)[j]) + A.row(j)[i]);
         }
     }
-    linalg::dsyevd(m, vectors.data(), values.data());
+    linalg::dsyevd_rows(m, vectors.data(), values.data());
 }
 
 }  // namespace
@@ -51,7 +52,7 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     for (int64_t c = 0; c < r; ++c) {
         const int64_t e = m - 1 - c;
         const double scale = 1.0 / std::sqrt(w[static_cast<size_t>(e)]);
-        for (int64_t i = 0; i < m; ++i) P.row(i)[c] = static_cast<float>(U[static_cast<size_t>(i * m + e)] * scale);
+        for (int64_t i = 0; i < m; ++i) P.row(i)[c] = static_cast<float>(U[static_cast<size_t>(e * m + i)] * scale);
     }
     return P;
 }
@@ -81,7 +82,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
     }
     sum_over_ranks(comm, V.data(), V.size());
     std::vector<double>().swap(partial);    // 32 l² doubles: not held through the decomposition
-    linalg::dsyevd(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are V
+    linalg::dsyevd_rows(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are the rows of V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);
     for (int64_t i = 0; i < m; ++i) {
@@ -89,7 +90,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
             const int64_t e = l - 1 - c;
             double acc = 0;
             for (int64_t q = 0; q < l; ++q)
-                acc += static_cast<double>(P_l.row(i)[q]) * V[static_cast<size_t>(q * l + e)];
+                acc += static_cast<double>(P_l.row(i)[q]) * V[static_cast<size_t>(e * l + q)];
             P.row(i)[c] = static_cast<float>(acc);
         }
     }

@@ -53,12 +53,12 @@ Matrix inverse_root(const Matrix& Kss, double ridge) {
             U[static_cast<size_t>(a * s + b)] = 0.5 * (ab + ba);
         }
     }
-    linalg::dsyevd(s, U.data(), w.data());
+    linalg::dsyevd_rows(s, U.data(), w.data());
     Matrix M(s, s);
     for (int64_t c = 0; c < s; ++c) {
         // K_SS is positive semi-definite: a negative eigenvalue is round-off.
         const double scale = 1.0 / std::sqrt(std::max(w[static_cast<size_t>(c)], 0.0) + ridge);
-        for (int64_t r = 0; r < s; ++r) M.row(r)[c] = static_cast<float>(U[static_cast<size_t>(r * s + c)] * scale);
+        for (int64_t r = 0; r < s; ++r) M.row(r)[c] = static_cast<float>(U[static_cast<size_t>(c * s + r)] * scale);
     }
     return M;
 }

@@ -91,7 +91,7 @@ double gemm(double M, double K, double N) {
 }
 
 double eigen(double s) {
-    return 8 * s * s + 8 * s * s + 8 * (1 + 6 * s + 2 * s * s) + 4 * (3 + 5 * s) + 8 * s + 2 * gemm(s, s, s);
+    return 8 * s * s + 8 * (1 + 6 * s + 2 * s * s) + 4 * (3 + 5 * s) + 8 * s + 2 * gemm(s, s, s);
 }
 
 // ---------------------------------------------------------------- shared stages

@@ -34,9 +34,8 @@ double row_block(const Params& p, double d, double cols);
 /// One thread's GEMM C (M×N) = A (M×K) B (K×N) in float32: what the BLAS packs A and B into
 /// (at most its cache blocks: 256 rows of A, 512 of K, 4096 columns of B).
 double gemm(double M, double K, double N);
-/// LAPACK dsyevd of an s×s matrix through LAPACKE (row-major): the matrix, LAPACKE's
-/// transposed copy, the divide-and-conquer workspace, eigenvalues, the packing of its
-/// float64 matrix products.
+/// LAPACK dsyevd of an s×s matrix (linalg::dsyevd_rows, column-major in place): the matrix,
+/// the divide-and-conquer workspace, eigenvalues, the packing of its float64 matrix products.
 double eigen(double s);
 
 // ---------------------------------------------------------------- shared stages
