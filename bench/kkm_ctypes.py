@@ -15,6 +15,21 @@ import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_signatures():
+    """The Python package's table of the C API's signatures (bindings/python/fastkkm/
+    _signatures.py), loaded by path: importing the package would import numpy, which must
+    wait for choose_openblas_core."""
+    import importlib.util
+    path = REPO_ROOT / "bindings" / "python" / "fastkkm" / "_signatures.py"
+    spec = importlib.util.spec_from_file_location("kkm_signatures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SIGNATURES = _load_signatures()
 DEFAULT_FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
 SUBSAMPLE_SEED = 12345  # the --n subsample of every benchmark
 
@@ -178,34 +193,7 @@ class Kkmeans:
 
     def __init__(self, path):
         self.path = Path(path)
-        self.lib = ctypes.CDLL(str(path))
-        L, c = self.lib, ctypes
-        model_pp = c.POINTER(c.c_void_p)
-        f32p, i32p, f64p = c.POINTER(c.c_float), c.POINTER(c.c_int32), c.POINTER(c.c_double)
-        signatures = {
-            "kkm_version": (c.c_char_p, []),
-            "kkm_status_string": (c.c_char_p, [c.c_int]),
-            "kkm_last_error": (c.c_char_p, []),
-            "kkm_create": (c.c_int, [model_pp]),
-            "kkm_destroy": (None, [c.c_void_p]),
-            "kkm_set_params": (c.c_int, [c.c_void_p, c.c_char_p]),
-            "kkm_get_param": (c.c_int, [c.c_void_p, c.c_char_p, c.c_char_p, c.c_size_t,
-                                        c.POINTER(c.c_size_t)]),
-            "kkm_fit": (c.c_int, [c.c_void_p, f32p, c.c_int64, c.c_int64, f32p]),
-            "kkm_assign": (c.c_int, [c.c_void_p, f32p, c.c_int64, c.c_int64, i32p, f32p]),
-            "kkm_get_labels": (c.c_int, [c.c_void_p, i32p, c.c_int64]),
-            "kkm_get_timings": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_size_t)]),
-            "kkm_get_objective": (c.c_int, [c.c_void_p, f64p]),
-            "kkm_get_iterations": (c.c_int, [c.c_void_p, i32p]),
-            "kkm_get_feature_dim": (c.c_int, [c.c_void_p, c.POINTER(c.c_int64)]),
-            "kkm_get_k": (c.c_int, [c.c_void_p, i32p]),
-            "kkm_get_search": (c.c_int, [c.c_void_p, f64p, i32p, f64p, i32p, c.c_int64,
-                                         c.POINTER(c.c_int64)]),
-        }
-        for name, (restype, argtypes) in signatures.items():
-            fn = getattr(L, name)
-            fn.restype = restype
-            fn.argtypes = argtypes
+        self.lib = SIGNATURES.declare(ctypes.CDLL(str(path)))
 
     def version(self):
         return self.lib.kkm_version().decode()

@@ -14,6 +14,7 @@
 
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
+#include "core/blocking.h"
 #include "kernels/kernel_basis.h"
 
 namespace kkm {
@@ -52,7 +53,7 @@ private:
     const float* stored_ = nullptr;
     int64_t n_ = 0;
     int64_t cols_ = 0;
-    int64_t block_rows_ = 256;
+    int64_t block_rows_ = kRowBlock;
     bool caller_owned_ = false;
 };
 

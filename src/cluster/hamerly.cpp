@@ -25,17 +25,27 @@ Drift centre_drift(const Matrix& now, const Matrix& before) {
     return d;
 }
 
+namespace {
+
+/// ½‖c_a − c_b‖ in float64.
+double half_distance(const Matrix& C, int64_t a, int64_t b) {
+    double s = 0;
+    for (int64_t q = 0; q < C.cols; ++q) {
+        const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
+        s += diff * diff;
+    }
+    return 0.5 * std::sqrt(s);
+}
+
+}  // namespace
+
 std::vector<double> half_separation(const Matrix& C, const std::vector<char>& alive) {
+    // O(k) memory: Hamerly's bounds serve any k (half_distances holds k² values).
     std::vector<double> half(static_cast<size_t>(C.rows), std::numeric_limits<double>::infinity());
     for (int64_t a = 0; a < C.rows; ++a) {
         for (int64_t b = 0; b < a; ++b) {
             if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
-            double s = 0;
-            for (int64_t q = 0; q < C.cols; ++q) {
-                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
-                s += diff * diff;
-            }
-            const double h = 0.5 * std::sqrt(s);
+            const double h = half_distance(C, a, b);
             half[static_cast<size_t>(a)] = std::min(half[static_cast<size_t>(a)], h);
             half[static_cast<size_t>(b)] = std::min(half[static_cast<size_t>(b)], h);
         }
@@ -49,12 +59,7 @@ std::vector<double> half_distances(const Matrix& C, const std::vector<char>& ali
     for (int64_t a = 0; a < k; ++a) {
         for (int64_t b = 0; b < a; ++b) {
             if (!alive[static_cast<size_t>(a)] || !alive[static_cast<size_t>(b)]) continue;
-            double s = 0;
-            for (int64_t q = 0; q < C.cols; ++q) {
-                const double diff = static_cast<double>(C.row(a)[q]) - C.row(b)[q];
-                s += diff * diff;
-            }
-            pairs[static_cast<size_t>(a * k + b)] = pairs[static_cast<size_t>(b * k + a)] = 0.5 * std::sqrt(s);
+            pairs[static_cast<size_t>(a * k + b)] = pairs[static_cast<size_t>(b * k + a)] = half_distance(C, a, b);
         }
     }
     return pairs;
@@ -63,8 +68,7 @@ std::vector<double> half_distances(const Matrix& C, const std::vector<char>& ali
 std::vector<double> nearest_half(const std::vector<double>& pairs, int64_t k) {
     std::vector<double> half(static_cast<size_t>(k));
     for (int64_t a = 0; a < k; ++a) {
-        half[static_cast<size_t>(a)] =
-            *std::min_element(pairs.begin() + a * k, pairs.begin() + (a + 1) * k);
+        half[static_cast<size_t>(a)] = *std::min_element(pairs.begin() + a * k, pairs.begin() + (a + 1) * k);
     }
     return half;
 }

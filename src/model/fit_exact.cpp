@@ -14,16 +14,12 @@
 namespace kkm {
 namespace {
 
-/// Exact's reference set: a copy of the training rows, or all columns of a precomputed K.
-KernelBasis training_basis(const FitSession& c) {
-    if (kernel_traits(c.p.kernel).precomputed) {
-        std::vector<int64_t> columns(static_cast<size_t>(c.X.rows));
-        std::iota(columns.begin(), columns.end(), int64_t{0});
-        return KernelBasis(std::move(columns), c.X.rows);
-    }
-    Matrix copy;
-    copy_into(c.X, copy);
-    return KernelBasis(fit_kernel(c), std::move(copy));
+/// Exact's reference set, the model's too: every training row (from the ranks holding them),
+/// or all columns of a precomputed K.
+KernelBasis every_row_basis(const FitSession& c) {
+    std::vector<int64_t> everyone(static_cast<size_t>(c.n_global()));
+    std::iota(everyone.begin(), everyone.end(), int64_t{0});
+    return basis_over(c, everyone);
 }
 
 /// The footprint with the kernel stored when it fits beside what the ledger holds, else
@@ -37,8 +33,8 @@ memory::ExactFootprint footprint(const FitSession& c) {
 std::vector<float> diagonal_of(const FitSession& c, ConstMatrix train) {
     std::vector<float> diag(static_cast<size_t>(train.rows));
     const Kernel kernel = fit_kernel(c);
-    for (int64_t begin = 0; begin < train.rows; begin += 256) {
-        kernel.diagonal(train.slice(begin, std::min<int64_t>(256, train.rows - begin)), diag.data() + begin);
+    for (int64_t begin = 0; begin < train.rows; begin += kRowBlock) {
+        kernel.diagonal(train.slice(begin, std::min(kRowBlock, train.rows - begin)), diag.data() + begin);
     }
     return diag;
 }
@@ -47,8 +43,8 @@ std::vector<float> diagonal_of(const FitSession& c, ConstMatrix train) {
 Matrix stored_kernel(const FitSession& c, const KernelBasis& columns, ConstMatrix train) {
     const int64_t rows = train.rows, cols = columns.size();
     Matrix K(rows, cols);
-    parallel_blocks(c.threads, block_count(rows, 256), [&](int64_t b) {
-        const int64_t begin = b * 256, count = std::min<int64_t>(256, rows - begin);
+    parallel_blocks(c.threads, block_count(rows, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, rows - begin);
         columns.evaluate(train.slice(begin, count), K.row(begin), cols);
     });
     return K;
@@ -69,17 +65,14 @@ std::unique_ptr<FittedModel> cluster_exact(FitSession& c, ExactLloyd& problem, K
 /// rows against its own (n × n_local, stored or recomputed) and the sums S of its own rows,
 /// and the moved points are exchanged every iteration.
 std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
-    const int64_t n = c.n_global();
     const memory::ExactFootprint f = footprint(c);
     const bool store = every_rank(*c.comm, f.store);  // the rebuild threshold must agree
-    const int64_t block_rows = store || f.store ? 256 : f.block_rows;
+    const int64_t block_rows = store || f.store ? kRowBlock : f.block_rows;
     c.begin_stage("kernel");
     MemoryLedger::Charge building = c.charge("kernel", "packing the training rows", f.basis_build);
     const MemoryLedger::Charge training =
         c.charge("kernel", "every rank's training rows, this rank's, and their packed panels", f.basis);
-    std::vector<int64_t> everyone(static_cast<size_t>(n));
-    std::iota(everyone.begin(), everyone.end(), int64_t{0});
-    KernelBasis basis = basis_over(c, everyone);  // the model: all rows, from the ranks holding them
+    KernelBasis basis = every_row_basis(c);
     Matrix mine;
     copy_into(c.X, mine);
     const KernelBasis columns(fit_kernel(c), std::move(mine));
@@ -89,7 +82,7 @@ std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
         "kernel", store ? "the n x n_local kernel block" : "every thread's block of recomputed kernel rows", f.kernel);
     const Matrix K = store ? stored_kernel(c, columns, train) : Matrix();
     const KernelRows rows =
-        store ? KernelRows(K.view(), 256, false) : KernelRows(columns, train, block_rows, c.threads);
+        store ? KernelRows(K.view(), kRowBlock, false) : KernelRows(columns, train, block_rows, c.threads);
     c.end_stage("kernel");
     const MemoryLedger::Charge points = c.charge(
         "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
@@ -118,13 +111,13 @@ std::unique_ptr<FittedModel> fit_exact(FitSession& c) {
     c.begin_stage("kernel");
     MemoryLedger::Charge building = c.charge("kernel", "packing the training copy", f.basis_build);
     const MemoryLedger::Charge training = c.charge("kernel", "the training copy and its packed panels", f.basis);
-    KernelBasis basis = training_basis(c);
+    KernelBasis basis = every_row_basis(c);
     building.release();
     const ConstMatrix train = precomputed ? c.X : basis.points().view();
     const MemoryLedger::Charge kernel = c.charge(
         "kernel", store ? "the n x n kernel matrix" : "every thread's block of recomputed kernel rows", f.kernel);
     const Matrix K = store && !precomputed ? stored_kernel(c, basis, train) : Matrix();
-    const KernelRows rows = store ? KernelRows(precomputed ? c.X : K.view(), 256, precomputed)
+    const KernelRows rows = store ? KernelRows(precomputed ? c.X : K.view(), kRowBlock, precomputed)
                                   : KernelRows(basis, train, block_rows, c.threads);
     c.end_stage("kernel");
     const MemoryLedger::Charge points =

@@ -10,6 +10,8 @@ import ctypes
 import os
 from pathlib import Path
 
+from ._signatures import PROGRESS_FN, declare
+
 LIBRARY_ENV = "FASTKKM_LIBRARY"
 
 # kkm_status (include/kkmeans.h): the numbers are part of the ABI.
@@ -22,8 +24,6 @@ IO = 5
 FORMAT = 6
 CANCELLED = 7
 INTERNAL = 8
-
-PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_double, ctypes.c_void_p)
 
 
 def library_path():
@@ -41,43 +41,7 @@ def _load():
     except OSError as e:
         raise ImportError(f"fastkkm: cannot load the kkmeans library {path}: {e} (install the package "
                           f"with pip, or set {LIBRARY_ENV} to a built libkkmeans.so)") from e
-    c = ctypes
-    vp, f32p, f64p, i32p, i64p = (c.c_void_p, c.POINTER(c.c_float), c.POINTER(c.c_double),
-                                  c.POINTER(c.c_int32), c.POINTER(c.c_int64))
-    cstr = c.POINTER(c.c_char_p)
-    signatures = {
-        "kkm_version": (c.c_char_p, []),
-        "kkm_status_string": (c.c_char_p, [c.c_int]),
-        "kkm_last_error": (c.c_char_p, []),
-        "kkm_create": (c.c_int, [c.POINTER(vp)]),
-        "kkm_destroy": (None, [vp]),
-        "kkm_set_param": (c.c_int, [vp, c.c_char_p, c.c_char_p]),
-        "kkm_get_param": (c.c_int, [vp, c.c_char_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_size_t)]),
-        "kkm_param_count": (c.c_int32, []),
-        "kkm_param_info": (c.c_int, [c.c_int32, cstr, cstr, cstr, cstr, cstr]),
-        "kkm_set_progress": (c.c_int, [vp, PROGRESS_FN, vp]),
-        "kkm_fit": (c.c_int, [vp, f32p, c.c_int64, c.c_int64, f32p]),
-        "kkm_fit_f64": (c.c_int, [vp, f64p, c.c_int64, c.c_int64, f64p]),
-        "kkm_assign": (c.c_int, [vp, f32p, c.c_int64, c.c_int64, i32p, f32p]),
-        "kkm_assign_f64": (c.c_int, [vp, f64p, c.c_int64, c.c_int64, i32p, f64p]),
-        "kkm_transform": (c.c_int, [vp, f32p, c.c_int64, c.c_int64, f32p, c.c_int64]),
-        "kkm_get_n_train": (c.c_int, [vp, i64p]),
-        "kkm_get_n_features": (c.c_int, [vp, i64p]),
-        "kkm_get_k": (c.c_int, [vp, i32p]),
-        "kkm_get_labels": (c.c_int, [vp, i32p, c.c_int64]),
-        "kkm_get_objective": (c.c_int, [vp, f64p]),
-        "kkm_get_iterations": (c.c_int, [vp, i32p]),
-        "kkm_get_feature_dim": (c.c_int, [vp, i64p]),
-        "kkm_get_cluster_sizes": (c.c_int, [vp, f64p, c.c_int64]),
-        "kkm_get_search": (c.c_int, [vp, f64p, i32p, f64p, i32p, c.c_int64, i64p]),
-        "kkm_save_buffer": (c.c_int, [vp, vp, c.c_int64, i64p]),
-        "kkm_load_buffer": (c.c_int, [vp, c.c_char_p, c.c_int64]),
-    }
-    for name, (restype, argtypes) in signatures.items():
-        fn = getattr(lib, name)
-        fn.restype = restype
-        fn.argtypes = argtypes
-    return lib
+    return declare(lib)
 
 
 lib = _load()
