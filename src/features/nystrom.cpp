@@ -11,12 +11,7 @@
 #include "core/parallel.h"
 
 namespace kkm {
-namespace {
 
-constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
-
-/// Eigen-decomposition of the symmetric part of a float matrix, in float64: eigenvectors as
-/// the rows of `vectors`.
 void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values) {
     const int64_t m = A.rows;
     vectors.assign(static_cast<size_t>(m * m), 0.0);
@@ -28,6 +23,10 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
     }
     linalg::dsyevd_rows(m, vectors.data(), values.data());
 }
+
+namespace {
+
+constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
 
 }  // namespace
 
@@ -81,7 +80,7 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
         for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
     }
     sum_over_ranks(comm, V.data(), V.size());
-    std::vector<double>().swap(partial);    // 32 l² doubles: not held through the decomposition
+    std::vector<double>().swap(partial);         // 32 l² doubles: not held through the decomposition
     linalg::dsyevd_rows(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are the rows of V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);

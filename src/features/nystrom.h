@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/comm.h"
 #include "core/matrix.h"
@@ -16,6 +17,11 @@
 #include "kernels/kernel_basis.h"
 
 namespace kkm {
+
+/// Eigen-decomposition of the symmetric part (A + Aᵀ)/2 of a float matrix, in float64
+/// (linalg::dsyevd_rows): `vectors` gets the eigenvectors as rows, `values` the eigenvalues
+/// in ascending order.
+void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values);
 
 /// P = U_r Λ_r^-½ (m×r, columns in decreasing eigenvalue order) from
 /// K_LL = basis.evaluate(landmark_rows), landmark_rows a Matrix (m × basis.input_dim()).

@@ -10,6 +10,7 @@
 #include "core/linalg.h"
 #include "core/parallel.h"
 #include "features/landmarks.h"
+#include "features/nystrom.h"
 
 namespace kkm {
 namespace {
@@ -46,14 +47,8 @@ Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vecto
 /// ‖K_iS M‖² = K_iS (K_SS + ridge·I)⁻¹ K_Si.
 Matrix inverse_root(const Matrix& Kss, double ridge) {
     const int64_t s = Kss.rows;
-    std::vector<double> U(static_cast<size_t>(s * s)), w(static_cast<size_t>(s));
-    for (int64_t a = 0; a < s; ++a) {
-        for (int64_t b = 0; b < s; ++b) {
-            const double ab = Kss.row(a)[b], ba = Kss.row(b)[a];
-            U[static_cast<size_t>(a * s + b)] = 0.5 * (ab + ba);
-        }
-    }
-    linalg::dsyevd_rows(s, U.data(), w.data());
+    std::vector<double> U, w;
+    symmetric_eigen(Kss, U, w);
     Matrix M(s, s);
     for (int64_t c = 0; c < s; ++c) {
         // K_SS is positive semi-definite: a negative eigenvalue is round-off.
