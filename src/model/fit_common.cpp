@@ -47,23 +47,23 @@ void require_budget(FitSession& c, const char* method, double peak, const std::s
 }
 
 std::vector<float> training_diagonal(const FitSession& c) {
+    if (!kernel_traits(c.p.kernel).precomputed) return kernel_diagonal(c, c.X);
     const int64_t n = c.X.rows;
     std::vector<float> diag(static_cast<size_t>(n));
-    if (kernel_traits(c.p.kernel).precomputed) {
-        for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
-        return diag;
-    }
+    for (int64_t i = 0; i < n; ++i) diag[static_cast<size_t>(i)] = c.X.row(i)[i];
+    return diag;
+}
+
+std::vector<float> kernel_diagonal(const FitSession& c, ConstMatrix rows) {
     // k(x, x) = k(0) = 1 for a shift-invariant kernel: nothing to read. (Its rows' norms are
     // checked where the kernel is evaluated on them, which every method does for every row.)
-    if (kernel_traits(c.p.kernel).shift_invariant) {
-        std::fill(diag.begin(), diag.end(), 1.0f);
-        return diag;
-    }
+    if (kernel_traits(c.p.kernel).shift_invariant) return std::vector<float>(static_cast<size_t>(rows.rows), 1.0f);
     // In row blocks over the threads: a centring kernel copies the rows it is given.
+    std::vector<float> diag(static_cast<size_t>(rows.rows));
     const Kernel kernel = fit_kernel(c);
-    parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
+    parallel_blocks(c.threads, block_count(rows.rows, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock;
-        kernel.diagonal(c.X.slice(begin, std::min(kRowBlock, n - begin)), diag.data() + begin);
+        kernel.diagonal(rows.slice(begin, std::min(kRowBlock, rows.rows - begin)), diag.data() + begin);
     });
     return diag;
 }

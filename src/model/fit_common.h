@@ -99,6 +99,10 @@ void require_budget(FitSession& c, const char* method, double peak, const std::s
 /// (computed in row blocks: no copy of X).
 std::vector<float> training_diagonal(const FitSession& c);
 
+/// k(x, x) of `rows` under the fit's kernel function (not kernel=precomputed): 1 for a
+/// shift-invariant kernel without reading them, else in row blocks over the threads.
+std::vector<float> kernel_diagonal(const FitSession& c, ConstMatrix rows);
+
 /// The fit's kernel over training points idx (global row indices): basis.evaluate(rows) =
 /// K(rows, x_idx) — the gathered rows (from the ranks holding them) under the kernel
 /// function, or columns idx of a precomputed K.

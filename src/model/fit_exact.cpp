@@ -29,16 +29,6 @@ memory::ExactFootprint footprint(const FitSession& c) {
                                    c.distributed() ? c.X.rows : -1);
 }
 
-/// k(x, x) of every row of `train`, in row blocks.
-std::vector<float> diagonal_of(const FitSession& c, ConstMatrix train) {
-    std::vector<float> diag(static_cast<size_t>(train.rows));
-    const Kernel kernel = fit_kernel(c);
-    for (int64_t begin = 0; begin < train.rows; begin += kRowBlock) {
-        kernel.diagonal(train.slice(begin, std::min(kRowBlock, train.rows - begin)), diag.data() + begin);
-    }
-    return diag;
-}
-
 /// K(train rows, column points) stored in float32: train.rows × columns.size(), in row blocks.
 Matrix stored_kernel(const FitSession& c, const KernelBasis& columns, ConstMatrix train) {
     const int64_t rows = train.rows, cols = columns.size();
@@ -86,7 +76,7 @@ std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
     c.end_stage("kernel");
     const MemoryLedger::Charge points = c.charge(
         "lloyd", "the diagonals, the n_local x k sums S, label caches, moves, seeding and the centres Z", f.points);
-    ExactLloyd problem(rows, training_diagonal(c), diagonal_of(c, train), c.w, c.p.k, c.threads, *c.comm, c.part);
+    ExactLloyd problem(rows, training_diagonal(c), kernel_diagonal(c, train), c.w, c.p.k, c.threads, *c.comm, c.part);
     return cluster_exact(c, problem, std::move(basis));
 }
 
