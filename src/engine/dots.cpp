@@ -5,9 +5,6 @@
 namespace kkm::engine {
 namespace {
 
-inline float widen(float v) { return v; }
-inline float widen(uint16_t h) { return from_half(h); }
-
 template <class T>
 void row_dots_portable(const T* A, const int64_t* idx, int64_t rows, int64_t lda, const float* B, int64_t cols,
                        int64_t ldb, int64_t m, float* out, int64_t ldo) {

@@ -21,7 +21,9 @@ KKM_AVX2 inline float hsum(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(p, _mm_movehdup_ps(p)));
 }
 
-KKM_AVX2 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+KKM_AVX2 inline __m256 load8(const float* p) {
+    return _mm256_loadu_ps(p);
+}
 KKM_AVX2 inline __m256 load8(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
@@ -94,9 +96,6 @@ KKM_AVX2 inline __m256d add_product(__m256d sum, __m256d a, __m256d b) {
     return _mm256_add_pd(sum, product);
 }
 
-inline float widen1(float v) { return v; }
-inline float widen1(uint16_t h) { return from_half(h); }
-
 /// Scalar tails alike.
 template <class F>
 KKM_AVX2 inline F add_product(F sum, F a, F b) {
@@ -112,7 +111,7 @@ KKM_AVX2 void axpy8(float g, const T* p, float* o, int64_t count) {
     for (; s + 8 <= count; s += 8) {
         _mm256_storeu_ps(o + s, add_product(_mm256_loadu_ps(o + s), gv, load8(p + s)));
     }
-    for (; s < count; ++s) o[s] = add_product(o[s], g, widen1(p[s]));
+    for (; s < count; ++s) o[s] = add_product(o[s], g, widen(p[s]));
 }
 
 }  // namespace

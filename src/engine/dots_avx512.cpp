@@ -26,7 +26,9 @@ KKM_AVX512 inline float hsum(__m512 v) {
     return _mm_cvtss_f32(_mm_add_ss(p, _mm_movehdup_ps(p)));
 }
 
-KKM_AVX512 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+KKM_AVX512 inline __m512 load16(const float* p) {
+    return _mm512_loadu_ps(p);
+}
 KKM_AVX512 inline __m512 load16(const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }

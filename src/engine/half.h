@@ -16,6 +16,15 @@ uint16_t to_half(float v);
 /// The float equal to half h.
 float from_half(uint16_t h);
 
+/// A stored kernel-row value as float32: itself, or the float equal to a half. (Lets loops
+/// over float32 or half rows share one template.)
+inline float widen(float v) {
+    return v;
+}
+inline float widen(uint16_t h) {
+    return from_half(h);
+}
+
 /// dst[i] = to_half(src[i]) for i < count, on path `isa`.
 void encode_half(Isa isa, const float* src, int64_t count, uint16_t* dst);
 /// dst[i] = from_half(src[i]) for i < count, on path `isa`.
