@@ -112,8 +112,8 @@ TEST(LandmarkLloydBounds, SameLabelsAndObjectiveWithHalfKernelRows) {
 
 TEST(LandmarkLloydBounds, SameLabelsBeyondElkansCentreCountWhereHamerlysBoundsServe) {
     ASSERT_EQ(lower_bounds_per_row(kElkanCentres + 8), 1);
-    expect_bounds_change_nothing(landmark_problem(blobs(4000, 8, kElkanCentres + 8, 4), 200, 0.05),
-                                 kElkanCentres + 8, {});
+    expect_bounds_change_nothing(landmark_problem(blobs(4000, 8, kElkanCentres + 8, 4), 200, 0.05), kElkanCentres + 8,
+                                 {});
 }
 
 /// Rows computed over a whole Lloyd run from one start, with the given bounds.

@@ -82,7 +82,8 @@ void check_fit_shape(const kkm_model* model, int64_t n, int64_t d, size_t elemen
 kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights,
                        kkm::MemoryLedger* ledger = nullptr) {
     KKM_API_BEGIN
-    kkm::require_finite(X, "X", 0, kkm::resolve_threads(model->params.typed().threads, static_cast<double>(X.rows) * X.cols));
+    kkm::require_finite(X, "X", 0,
+                        kkm::resolve_threads(model->params.typed().threads, static_cast<double>(X.rows) * X.cols));
     kkm::fit_into(*model, model->progress, model->progress_user,
                   [&](const kkm::Params& params) { return kkm::fit_model(params, X, weights, ledger); });
     KKM_API_END

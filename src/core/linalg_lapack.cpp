@@ -32,8 +32,8 @@ void dsyevd_rows(int64_t n, double* A, double* w) {
     const auto order = static_cast<lapack_int>(n);
     double work_size = 0;
     lapack_int iwork_size = 0;
-    lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, &work_size, -1,
-                                          &iwork_size, -1);
+    lapack_int info =
+        LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, &work_size, -1, &iwork_size, -1);
     if (info == 0) {
         std::vector<double> work(static_cast<size_t>(work_size));
         std::vector<lapack_int> iwork(static_cast<size_t>(iwork_size));
