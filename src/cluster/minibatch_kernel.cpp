@@ -8,9 +8,10 @@
 // ⟨C_j, C_j⟩ follows the recursion of Section 4, except after truncation dropped terms, when
 // it is recomputed from the coefficients (O((τ + b)²) per centre). options.normalise divides
 // truncated centres by their coefficient sum (not in the paper; see minibatch_kernel.h).
-// Where the paper is silent: batch i comes from Rng(seed, Stream::batches, i) alone; ties go
-// to the lowest centre index; f_B clamps each distance at 0 against rounding; an untruncated
-// centre folds its batch terms into one sparse vector once they hold more than n points.
+// Where the paper is silent: batch i of restart r comes from restart_rng(seed,
+// Stream::batches, r, i) alone; ties go to the lowest centre index; f_B clamps each distance
+// at 0 against rounding; an untruncated centre folds its batch terms into one sparse vector
+// once they hold more than n points.
 #include "cluster/minibatch_kernel.h"
 
 #include <algorithm>
@@ -249,9 +250,9 @@ std::vector<int64_t> uniform_sample(int64_t n, int64_t size, Rng& rng) {
 /// O(kb(τ + b)) for the default b and τ, while every cluster holding more than a few
 /// hundredths of a percent of the data is still represented in the sample.
 std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<float>& weights, const MinibatchOptions& o,
-                                     uint64_t seed, int threads) {
+                                     uint64_t seed, uint64_t restart, int threads) {
     const int64_t n = K.size();
-    Rng sample_rng(seed, Stream::seeding, 1);
+    Rng sample_rng = restart_rng(seed, Stream::seeding, restart, 1);
     const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kSeedSample)), sample_rng);
     const auto s = static_cast<int64_t>(sample.size());
     std::vector<float> w, diag;
@@ -272,7 +273,7 @@ std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<flo
             }
         }
     };
-    Rng rng(seed, Stream::seeding);
+    Rng rng = restart_rng(seed, Stream::seeding, restart);
     const Seeding seeding = seed_centres(o.init, s, o.k, w, distance_to, rng);
     std::vector<int64_t> seeds;
     for (int64_t c : seeding.centres) seeds.push_back(sample[static_cast<size_t>(c)]);
@@ -375,7 +376,8 @@ void check_options(const PointKernel& K, const MinibatchOptions& o) {
 
 }  // namespace
 
-BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed) : n_(n), seed_(seed) {
+BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed, uint64_t restart)
+    : n_(n), seed_(seed), restart_(restart) {
     if (weights.empty()) return;
     if (static_cast<int64_t>(weights.size()) != n) invalid_argument("minibatch: weights must have n values");
     double total = 0;
@@ -390,7 +392,7 @@ BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_
 }
 
 void BatchSampler::draw(int64_t iteration, int64_t b, std::vector<int64_t>& out) const {
-    Rng rng(seed_, Stream::batches, static_cast<uint64_t>(iteration));
+    Rng rng = restart_rng(seed_, Stream::batches, restart_, static_cast<uint64_t>(iteration));
     out.resize(static_cast<size_t>(b));
     for (int64_t& i : out) {
         if (cumulative_.empty()) {
@@ -406,11 +408,11 @@ void BatchSampler::draw(int64_t iteration, int64_t b, std::vector<int64_t>& out)
 }
 
 MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<float>& weights,
-                                        const MinibatchOptions& options, uint64_t seed) {
+                                        const MinibatchOptions& options, uint64_t seed, uint64_t restart) {
     check_options(K, options);
     const int threads = std::max(1, options.threads);
-    const BatchSampler sampler(K.size(), weights, seed);
-    const std::vector<int64_t> seeds = initial_centres(K, weights, options, seed, threads);
+    const BatchSampler sampler(K.size(), weights, seed, restart);
+    const std::vector<int64_t> seeds = initial_centres(K, weights, options, seed, restart, threads);
     Centres c;
     for (int64_t p : seeds) {
         c.history.emplace_back(p);

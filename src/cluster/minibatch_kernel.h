@@ -77,11 +77,12 @@ struct MinibatchOptions {
 
 /// Draws mini-batches: b point indices with replacement, uniformly, or with probability
 /// ∝ weight (cumulative sums and binary search; weight-0 points are never drawn). Batch i is
-/// a function of (seed, i) only: it comes from Rng(seed, Stream::batches, i).
+/// a function of (seed, restart, i) only: it comes from restart_rng(seed, Stream::batches,
+/// restart, i).
 class BatchSampler {
 public:
     /// weights: empty, or n values ≥ 0 with a positive sum.
-    BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed);
+    BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed, uint64_t restart = 0);
     /// out = the b indices of batch `iteration`.
     void draw(int64_t iteration, int64_t b, std::vector<int64_t>& out) const;
 
@@ -90,6 +91,7 @@ private:
     std::vector<double> cumulative_;  ///< empty when uniform
     int64_t last_positive_ = 0;       ///< the last index with positive weight
     uint64_t seed_;
+    uint64_t restart_;
 };
 
 /// The batch objective of one iteration: f_B(C_i) with the centres the batch was assigned
@@ -107,8 +109,9 @@ struct MinibatchResult {
 };
 
 /// Runs the algorithm. weights: empty, or n values ≥ 0 (batches are drawn with probability
-/// ∝ weight). Every random choice comes from (seed, Stream::batches / Stream::seeding).
+/// ∝ weight). Every random choice comes from restart_rng(seed, Stream::batches /
+/// Stream::seeding, restart, ...): restart numbers the independent runs of one seed.
 MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<float>& weights,
-                                        const MinibatchOptions& options, uint64_t seed);
+                                        const MinibatchOptions& options, uint64_t seed, uint64_t restart = 0);
 
 }  // namespace kkm

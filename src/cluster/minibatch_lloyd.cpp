@@ -75,14 +75,14 @@ private:
 Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed, uint64_t restart, const Comm& comm,
                        const RowPartition& part) {
     const int64_t size = std::min(part.global, std::max(3 * o.batch_size, 10 * o.k));
-    Rng pick(seed, Stream::seeding, (restart << 32) | 1);
+    Rng pick = restart_rng(seed, Stream::seeding, restart, 1);
     const std::vector<int64_t> idx = uniform_landmarks(part.global, size, pick);
     Matrix sample(size, F.cols);
     share_rows(
         comm, part, idx, F.cols, [F](int64_t i, float* out) { std::copy(F.row(i), F.row(i) + F.cols, out); },
         sample.data());
     FeatureLloyd on_sample(sample.view(), {}, o.k, o.threads, o.isa);  // the same sample on every rank
-    Rng rng(seed, Stream::seeding, restart << 32);
+    Rng rng = restart_rng(seed, Stream::seeding, restart);
     const Seeding s = seed_centres(o.init, sample.rows, o.k, {}, on_sample.distance_oracle(), rng);
     return gather_rows(sample.view(), s.centres);
 }
@@ -115,7 +115,7 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
         // The iteration's share of the stage: its parallel loops report within it.
         progress_range(static_cast<double>(it) / max_iter, static_cast<double>(it + 1) / max_iter);
         progress_poll(static_cast<double>(it) / max_iter);
-        Rng rng(seed, Stream::batches, (restart << 32) | static_cast<uint64_t>(it));
+        Rng rng = restart_rng(seed, Stream::batches, restart, static_cast<uint64_t>(it));
         const Matrix batch = sampler.draw(rng, o.batch_size, F);
         const double before = batch_objective(batch, C, labels, o.isa);
         std::vector<double> sums(static_cast<size_t>(o.k * F.cols), 0.0), got(static_cast<size_t>(o.k), 0.0);

@@ -55,4 +55,12 @@ private:
     uint64_t counter_ = 0;
 };
 
+/// The one seeding rule of restarts (n_init): restart r draws `stream` from sub-stream
+/// (r << 32) | sub, where sub tells apart the draws of one restart (the seeding sample, the
+/// i-th mini-batch). Restart 0 is Rng(seed, stream, sub) itself, so n_init = 1 draws what a
+/// fit without restarts draws, and restart r of every method differs only by r.
+inline Rng restart_rng(uint64_t seed, Stream stream, uint64_t restart, uint64_t sub = 0) {
+    return Rng(seed, stream, (restart << 32) | sub);
+}
+
 }  // namespace kkm

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -128,15 +129,23 @@ struct ObjectiveOf {
     }
 };
 
+/// Objectives of two restarts closer than this fraction of the best are a tie. Restarts that
+/// reach the same partition (often with the clusters numbered differently) have objectives
+/// that differ only by float64 rounding, and that rounding changes with the number of ranks
+/// summing them; without a tolerance the winner, and so the labels, would too.
+inline constexpr double kRestartTie = 1e-9;
+
 /// Runs restarts r = 0 .. n_init-1 as run(r) and keeps the result with the lowest
-/// objective(result) (the earliest on ties). Every method's restarts go through here; each
-/// draws restart r from streams of its own (the Lloyd fits: Rng(seed, Stream::seeding, r)).
+/// objective(result); ties (kRestartTie) go to the earliest. Every method's restarts go
+/// through here, and every one draws restart r's random choices from restart_rng(seed,
+/// stream, r, ...) (core/rng.h), the one seeding rule.
 template <class Run, class Objective = ObjectiveOf>
 auto best_restart(int64_t n_init, Run run, Objective objective = {}) {
     auto best = run(int64_t{0});
     for (int64_t r = 1; r < n_init; ++r) {
         auto result = run(r);
-        if (objective(result) < objective(best)) best = std::move(result);
+        const double lowest = objective(best);
+        if (objective(result) < lowest - kRestartTie * std::abs(lowest)) best = std::move(result);
     }
     return best;
 }
@@ -152,7 +161,7 @@ LloydResult best_of_restarts(Problem& problem, FitSession& c) {
         if (r == 0 && c.start != nullptr) {
             labels = *c.start;
         } else {
-            Rng rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
+            Rng rng = restart_rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
             c.begin_stage("seeding");
             labels = seed_centres(c.p.init, *c.comm, c.part, c.p.k, c.w, problem.distance_oracle(), rng).labels;
             c.end_stage("seeding");

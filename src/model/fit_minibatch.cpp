@@ -196,7 +196,6 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
     Restart best = best_restart(
         c.p.n_init,
         [&](int64_t r) {
-            const uint64_t seed = r == 0 ? c.p.seed : mix64(c.p.seed ^ (0x5bd1e995ULL * static_cast<uint64_t>(r)));
             c.begin_stage("minibatch");
             MinibatchResult result;
             {
@@ -204,7 +203,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
                     "minibatch",
                     "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
                     std::max(f.seeding, f.iterations));
-                result = minibatch_kernel_kmeans(K, w_all, options, seed);
+                result = minibatch_kernel_kmeans(K, w_all, options, c.p.seed, static_cast<uint64_t>(r));
             }
             c.end_stage("minibatch");
             c.begin_stage("assign");
