@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The Python package as a user installs it: a venv (--system-site-packages: Debian's numpy and
-# scikit-learn) in /tmp, `pip install --no-build-isolation --no-index ./bindings/python`
-# (offline; meson-python builds libkkmeans from this repository), then, outside the source
-# tree, import fastkkm and cluster two rings (ARI >= 0.95, the library loaded from the venv).
+# The Python package as a user installs it from PyPI: the sdist meson-python makes from
+# bindings/python (fastkkm-VERSION.tar.gz, the C library's sources inside: it must not need this
+# checkout), then a venv (--system-site-packages: Debian's numpy and scikit-learn) in /tmp,
+# `pip install --no-build-isolation --no-index fastkkm-VERSION.tar.gz` (offline; meson-python
+# builds libkkmeans from the sdist), then, outside the source tree, import fastkkm and cluster
+# two rings (ARI >= 0.95, the library loaded from the venv). `pip install ./bindings/python`
+# builds the same meson project from the checkout.
 # Writes LOG (default build/python-package.json): one line of meson's testlog format that
 # scripts/summarize-tests.py counts as one case. JOBS=N limits the compile to N jobs.
 set -uo pipefail
@@ -19,8 +22,16 @@ start=$SECONDS
 (
   set -e
   /usr/bin/python3 -m venv --system-site-packages "$venv"
-  "$venv/bin/pip" install --no-build-isolation --no-index --disable-pip-version-check "${compile[@]}" "$repo/bindings/python"
+  mkdir "$venv/sdist"
+  (cd "$repo/bindings/python" && /usr/bin/python3 -c 'import mesonpy, sys; print(mesonpy.build_sdist(sys.argv[1]))' "$venv/sdist")
+  rm -rf "$repo"/bindings/python/.mesonpy-*  # meson-python's build directory and native file
+  sdist=$(ls "$venv"/sdist/fastkkm-*.tar.gz)
+  tar tzf "$sdist" >"$venv/sdist/files"
+  grep -q '/PKG-INFO$' "$venv/sdist/files"
+  grep -q '/subprojects/kkmeans/src/api/c_api.cpp$' "$venv/sdist/files"
+  echo "sdist: $(basename "$sdist"), $(wc -l <"$venv/sdist/files") files"
   cd /tmp
+  "$venv/bin/pip" install --no-build-isolation --no-index --disable-pip-version-check "${compile[@]}" "$sdist"
   "$venv/bin/python" - <<'PY'
 import sys
 import numpy as np
