@@ -201,6 +201,40 @@ TEST(Progress, ReturningNonZeroAtDoneIsIgnored) {
     EXPECT_GE(r.cancelled_at, 0.0);
 }
 
+// Progress travels through a scope on the fitting thread (core/progress.h): two fits on two
+// host threads each see only their own callback, and cancelling one leaves the other to finish.
+TEST(Progress, FitsOnTwoHostThreadsSeeOnlyTheirOwnCallback) {
+    const Dataset ds = blobs(400, 3, 4, 1);
+    Model cancelled = make_model("k=3 method=exact gamma=0.5 n_init=3 threads=2");
+    Model finished = make_model("k=3 method=nystrom m=80 gamma=0.5 n_init=3 threads=2");
+    Recorder a, b;
+    a.cancel_stage = "lloyd";
+    ASSERT_TRUE(Ok(kkm_set_progress(cancelled.get(), &Recorder::callback, &a)));
+    ASSERT_TRUE(Ok(kkm_set_progress(finished.get(), &Recorder::callback, &b)));
+    kkm_status status_a = KKM_OK, status_b = KKM_ERR_CANCELLED;
+    std::thread::id thread_a, thread_b;
+    std::thread ta([&] {
+        thread_a = std::this_thread::get_id();
+        status_a = kkm_fit(cancelled.get(), ds.X.data(), ds.n, ds.d, nullptr);
+    });
+    std::thread tb([&] {
+        thread_b = std::this_thread::get_id();
+        status_b = kkm_fit(finished.get(), ds.X.data(), ds.n, ds.d, nullptr);
+    });
+    ta.join();
+    tb.join();
+    EXPECT_EQ(status_a, KKM_ERR_CANCELLED);
+    EXPECT_EQ(status_b, KKM_OK);
+    ASSERT_FALSE(a.calls.empty());
+    ASSERT_FALSE(b.calls.empty());
+    for (const Call& c : a.calls) EXPECT_EQ(c.thread, thread_a) << c.stage;
+    for (const Call& c : b.calls) EXPECT_EQ(c.thread, thread_b) << c.stage;
+    EXPECT_EQ(b.calls.back().stage, "done");
+    int32_t k = 0;
+    EXPECT_TRUE(Fails(kkm_get_k(cancelled.get(), &k), KKM_ERR_NOT_FITTED));
+    EXPECT_TRUE(Ok(kkm_get_k(finished.get(), &k)));
+}
+
 TEST(Progress, NullModelIsAnError) {
     EXPECT_TRUE(Fails(kkm_set_progress(nullptr, &Recorder::callback, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
 }
