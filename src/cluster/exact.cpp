@@ -85,26 +85,35 @@ void KernelRows::evaluate(const int64_t* idx, int64_t count, Matrix& out) const 
 }
 
 void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
-                  float* dist) {
+                  float* dist, float* each) {
     const int64_t n = c.Z.rows, k = c.Z.cols;
     Matrix g(count, k);
     linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n, c.Z.data(), k, 0.0f, g.data(), k,
                   1);
     for (int64_t i = 0; i < count; ++i) {
+        // A centre's term −2 Σ_a z_aj k(x,a)/W_j + C_j as reported: plus k(x,x) when given,
+        // clamped at 0 then (rounding can take a distance of about 0 below it).
+        const auto reported = [&](double term) {
+            const double full = term + (self != nullptr ? self[i] : 0.0);
+            return static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
+        };
         double best = std::numeric_limits<double>::infinity();
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             const double m = c.mass[static_cast<size_t>(j)];
-            if (!(m > 0)) continue;
+            if (!(m > 0)) {
+                if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
+                continue;
+            }
             const double d = -2.0 * g.row(i)[j] / m + c.self_dot[static_cast<size_t>(j)];
+            if (each != nullptr) each[i * k + j] = reported(d);
             if (d < best) {
                 best = d;
                 arg = static_cast<int32_t>(j);
             }
         }
         labels[i] = arg;
-        const double full = best + (self != nullptr ? self[i] : 0.0);
-        dist[i] = static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
+        dist[i] = reported(best);
     }
 }
 

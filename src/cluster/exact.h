@@ -66,9 +66,11 @@ struct DualCentres {
 
 /// Nearest centre for `count` rows given their kernel rows against the training points
 /// (count×n, with GEMM slack behind), their k(x,x) (may be NULL: then distances omit it), and the centres.
+/// each (count×k, when not NULL) receives the distance to every centre, computed and clamped
+/// as dist is (+inf to a centre without weight): dist[i] is its row's entry at labels[i].
 /// Single-threaded.
 void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
-                  float* dist);
+                  float* dist, float* each = nullptr);
 
 class ExactLloyd final : public LloydProblem {
 public:

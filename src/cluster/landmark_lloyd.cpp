@@ -50,12 +50,21 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
                      float* second, float* each) {
     const int64_t k = c.H.rows;
     for (int64_t i = 0; i < dots.rows; ++i) {
+        const float s = self != nullptr ? self[i] : 0.0f;
+        // A centre's term ‖c‖² − 2 g·H as reported: plus K(x,x) when given, clamped at 0 then.
+        const auto reported = [&](float term) {
+            const float full = term + s;
+            return self != nullptr && full < 0.0f ? 0.0f : full;
+        };
         float best = std::numeric_limits<float>::infinity(), next = best;
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
-            if (!c.alive[static_cast<size_t>(j)]) continue;
+            if (!c.alive[static_cast<size_t>(j)]) {
+                if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
+                continue;
+            }
             const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
-            if (each != nullptr) each[i * k + j] = d + (self != nullptr ? self[i] : 0.0f);
+            if (each != nullptr) each[i * k + j] = reported(d);
             if (d < best) {
                 next = best;
                 best = d;
@@ -65,25 +74,19 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
             }
         }
         labels[i] = arg;
-        const float s = self != nullptr ? self[i] : 0.0f;
-        const float full = best + s;
-        dist[i] = self != nullptr && full < 0.0f ? 0.0f : full;
+        dist[i] = reported(best);
         if (second != nullptr) second[i] = next + s;
-        if (each == nullptr) continue;
-        for (int64_t j = 0; j < k; ++j) {
-            if (!c.alive[static_cast<size_t>(j)]) each[i * k + j] = std::numeric_limits<float>::infinity();
-        }
     }
 }
 
 }  // namespace
 
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
-                      engine::Isa isa, float* second) {
+                      engine::Isa isa, float* second, float* each) {
     const int64_t k = c.H.rows;
     Matrix dots(G.rows, k);
     engine::row_dots(isa, G.data, G.rows, G.cols, c.H.data(), k, c.H.cols, G.cols, dots.data(), k);
-    nearest_of_dots(dots, self, c, labels, dist, second, nullptr);
+    nearest_of_dots(dots, self, c, labels, dist, second, each);
 }
 
 void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,

@@ -34,13 +34,15 @@ struct LandmarkCentres {
 
 /// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
 /// omit it), and, when `second` is not NULL, the distance to the second nearest (+inf when
-/// there is none). Single-threaded.
+/// there is none). `each` (count×k, when not NULL) receives every squared distance, computed
+/// and clamped as dist is (+inf to a dead centre): dist[i] is its row's entry at labels[i].
+/// Single-threaded.
 void landmark_nearest(ConstMatrix G, const float* self, const LandmarkCentres& c, int32_t* labels, float* dist,
-                      engine::Isa isa, float* second = nullptr);
+                      engine::Isa isa, float* second = nullptr, float* each = nullptr);
 
 /// landmark_nearest for `count` rows of a store: rows idx[0..count) (idx NULL: rows first,
-/// first + 1, ...), read where they are stored; self[t] belongs to the t-th of them. `each`
-/// (count×k, when not NULL) receives every squared distance (+inf to a dead centre).
+/// first + 1, ...), read where they are stored; self[t] belongs to the t-th of them; `each`
+/// as above.
 void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int64_t count, const float* self,
                       const LandmarkCentres& c, int32_t* labels, float* dist, float* second = nullptr,
                       float* each = nullptr);

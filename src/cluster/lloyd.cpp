@@ -19,6 +19,11 @@ float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
 }
 
+/// A squared distance as reported: rounding can take one of about 0 below 0.
+float clamp_distance(float d) {
+    return d > 0.0f ? d : 0.0f;
+}
+
 }  // namespace
 
 std::vector<float> row_squared_norms(ConstMatrix M) {
@@ -34,7 +39,8 @@ std::vector<float> row_squared_norms(ConstMatrix M) {
 }
 
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const std::vector<float>& cnorms,
-                      const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa, float* second) {
+                      const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa, float* second,
+                      float* each) {
     const int64_t k = C.rows;
     Matrix dots(F.rows, k);
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
@@ -42,8 +48,12 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
         float best = std::numeric_limits<float>::infinity(), next = best;
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
-            if (!alive[static_cast<size_t>(j)]) continue;
+            if (!alive[static_cast<size_t>(j)]) {
+                if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
+                continue;
+            }
             const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
+            if (each != nullptr) each[i * k + j] = clamp_distance(d);
             if (d < best) {
                 next = best;
                 best = d;
@@ -53,7 +63,7 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
             }
         }
         labels[i] = arg;
-        dist[i] = best > 0.0f ? best : 0.0f;
+        dist[i] = clamp_distance(best);
         if (second != nullptr) second[i] = next;
     }
 }

@@ -104,11 +104,13 @@ private:
 
 /// For each row of F: the nearest of the centroids whose `alive` flag is set, and the squared
 /// distance to it (clamped at 0); when `second` is not NULL, the squared distance to the
-/// second nearest (not clamped; +inf when there is none). fnorms, cnorms: squared norms of
-/// the rows of F and of the centroids. Single-threaded.
+/// second nearest (not clamped; +inf when there is none); when `each` (F.rows × k) is not
+/// NULL, the squared distance to every centroid, clamped as dist is (+inf to a dead one):
+/// dist[i] is its row's entry at labels[i]. fnorms, cnorms: squared norms of the rows of F
+/// and of the centroids. Single-threaded.
 void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const std::vector<float>& cnorms,
                       const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa,
-                      float* second = nullptr);
+                      float* second = nullptr, float* each = nullptr);
 
 /// Seeding distances for t candidates at once, in parallel row blocks (RowStore::dots, on the
 /// store's path): out[c·n + i] = max(0, row_terms[i] + col_terms[c] − 2 A_i·B_c) +

@@ -1,8 +1,12 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
 
 #include "cluster/lloyd.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 
@@ -11,28 +15,107 @@ namespace {
 
 constexpr int64_t kAssignBlock = 64;
 
-/// The assign loop both methods share: in parallel blocks, the kernel rows of X against the
-/// basis (and k(x,x) when distances are wanted), then nearest(K, self, labels, dist).
+/// Where a pass over X writes: assign's labels and, when dist is not NULL, the distance to the
+/// nearest centre; or, for distances, every centre's distance into each (X.rows × k, row-major).
+struct Outputs {
+    int32_t* labels = nullptr;
+    float* dist = nullptr;
+    float* each = nullptr;
+    int64_t k = 0;
+
+    static Outputs nearest(int32_t* labels, float* dist) { return {labels, dist, nullptr, 0}; }
+    static Outputs every(float* each, int64_t k) { return {nullptr, nullptr, each, k}; }
+    /// Whether the pass measures distances (and so needs k(x,x) where the model adds it).
+    bool measures() const { return dist != nullptr || each != nullptr; }
+};
+
+/// Keeps a row of distances' first minimum at assign's label: a centre before it whose
+/// distance rounds (or clamps) to the same float as the chosen centre's is reported one float
+/// step above it. Only such ties can occur: every other centre is at least as far.
+void keep_first_minimum(float* row, int32_t label) {
+    const float nearest = row[label];
+    for (int32_t j = 0; j < label; ++j) {
+        if (row[j] <= nearest) row[j] = std::nextafter(nearest, std::numeric_limits<float>::infinity());
+    }
+}
+
+/// The pass assign and distances share: nearest(rows, labels, dist, each) on blocks of X's rows
+/// in parallel, each block's outputs offset to its first row. For distances, labels and dist
+/// are the block's scratch (dist is never NULL then), and each's rows keep their first
+/// minimum at the label.
 template <class Nearest>
-void assign_by_kernel_rows(const KernelBasis& basis, ConstMatrix X, int32_t* labels, float* dist, int threads,
-                           Nearest&& nearest) {
-    const int64_t n = basis.size();
-    if (dist != nullptr && basis.precomputed()) basis.self(X, nullptr);  // throws the message
+void for_blocks(ConstMatrix X, const Outputs& out, int threads, Nearest&& nearest) {
     parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
         const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
-        Matrix rows, K(count, n);
-        copy_into(X.slice(begin, count), rows);  // the caller's rows, padded for GEMM
+        if (out.each == nullptr) {
+            nearest(X.slice(begin, count), out.labels + begin, out.dist != nullptr ? out.dist + begin : nullptr,
+                    nullptr);
+            return;
+        }
+        std::vector<int32_t> labels(static_cast<size_t>(count));
+        std::vector<float> dist(static_cast<size_t>(count));
+        float* each = out.each + begin * out.k;
+        nearest(X.slice(begin, count), labels.data(), dist.data(), each);
+        for (int64_t i = 0; i < count; ++i) keep_first_minimum(each + i * out.k, labels[static_cast<size_t>(i)]);
+    });
+}
+
+/// Throws INVALID_ARGUMENT when a pass measures distances that need k(x,x) of new rows and
+/// basis cannot give it (kernel=precomputed): kkm_assign's message for its distances, one
+/// for every centre's distances that names the method.
+void require_self(const KernelBasis& basis, ConstMatrix X, const Outputs& out, const Params& p) {
+    if (!out.measures() || !basis.precomputed()) return;
+    if (out.each == nullptr) basis.self(X, nullptr);  // throws assign's message
+    invalid_argument(std::string("distances to every centre need k(x, x) of the new rows, which is unknown with "
+                                 "kernel=precomputed (only kernel values against the training points are given): "
+                                 "method=") +
+                     to_text(p.method) + " gives only the labels there (kkm_assign with distances=NULL)");
+}
+
+/// The number of centres of a model's fitted structure, checked against params().k (what the
+/// C API sizes distances' output by).
+int64_t centre_count(const FittedModel& model, int64_t k) {
+    if (k != model.params().k) {
+        fail(KKM_ERR_INTERNAL,
+             "the model holds " + std::to_string(k) + " centres but k=" + std::to_string(model.params().k));
+    }
+    return k;
+}
+
+/// The pass of the kernel-row models: in parallel blocks, the kernel rows of X against the
+/// basis (and k(x,x) when distances are measured), then nearest(K, self, labels, dist, each).
+template <class Nearest>
+void by_kernel_rows(const KernelBasis& basis, ConstMatrix X, const Outputs& out, const Params& p, int threads,
+                    Nearest&& nearest) {
+    const int64_t n = basis.size();
+    require_self(basis, X, out, p);
+    for_blocks(X, out, threads, [&](ConstMatrix block, int32_t* labels, float* dist, float* each) {
+        Matrix rows, K(block.rows, n);
+        copy_into(block, rows);  // the caller's rows, padded for GEMM
         basis.evaluate(rows.view(), K.data(), n);
         std::vector<float> self, scratch_dist;
         if (dist != nullptr) {
-            self.resize(static_cast<size_t>(count));
+            self.resize(static_cast<size_t>(block.rows));
             basis.self(rows.view(), self.data());
         } else {
-            scratch_dist.resize(static_cast<size_t>(count));
+            scratch_dist.resize(static_cast<size_t>(block.rows));
         }
-        nearest(K, dist != nullptr ? self.data() : nullptr, labels + begin,
-                dist != nullptr ? dist + begin : scratch_dist.data());
+        nearest(K, dist != nullptr ? self.data() : nullptr, labels, dist != nullptr ? dist : scratch_dist.data(), each);
     });
+}
+
+void dual_pass(const DualModel& model, ConstMatrix X, const Outputs& out, int threads) {
+    by_kernel_rows(model.basis(), X, out, model.params(), threads,
+                   [&](const Matrix& K, const float* self, int32_t* l, float* d, float* each) {
+                       dual_nearest(K.data(), K.rows, self, model.centres(), l, d, each);
+                   });
+}
+
+void nystrom_pass(const NystromModel& model, ConstMatrix X, const Outputs& out, int threads) {
+    by_kernel_rows(*model.map().basis(), X, out, model.params(), threads,
+                   [&](const Matrix& G, const float* self, int32_t* l, float* d, float* each) {
+                       landmark_nearest(G.view(), self, model.centres(), l, d, model.report().isa, nullptr, each);
+                   });
 }
 
 }  // namespace
@@ -44,10 +127,11 @@ DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report
       centres_(std::move(centres)) {}
 
 void DualModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    assign_by_kernel_rows(basis_, X, labels, dist, threads,
-                          [&](const Matrix& K, const float* self, int32_t* l, float* d) {
-                              dual_nearest(K.data(), K.rows, self, centres_, l, d);
-                          });
+    dual_pass(*this, X, Outputs::nearest(labels, dist), threads);
+}
+
+void DualModel::distances(ConstMatrix X, float* out, int threads) const {
+    dual_pass(*this, X, Outputs::every(out, centre_count(*this, centres_.Z.cols)), threads);
 }
 
 void DualModel::transform(ConstMatrix, float*, int) const {
@@ -63,10 +147,11 @@ NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport 
       centres_(std::move(centres)) {}
 
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
-    assign_by_kernel_rows(*map_->basis(), X, labels, dist, threads,
-                          [&](const Matrix& G, const float* self, int32_t* l, float* d) {
-                              landmark_nearest(G.view(), self, centres_, l, d, this->report().isa);
-                          });
+    nystrom_pass(*this, X, Outputs::nearest(labels, dist), threads);
+}
+
+void NystromModel::distances(ConstMatrix X, float* out, int threads) const {
+    nystrom_pass(*this, X, Outputs::every(out, centre_count(*this, centres_.H.rows)), threads);
 }
 
 void NystromModel::transform(ConstMatrix X, float* out, int threads) const {
@@ -84,23 +169,36 @@ FeatureModel::FeatureModel(Params params, int64_t n_train, int64_t d, FitReport 
 }
 
 void FeatureModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
+    pass(X, labels, dist, nullptr, threads);
+}
+
+void FeatureModel::distances(ConstMatrix X, float* out, int threads) const {
+    pass(X, nullptr, nullptr, out, threads);
+}
+
+void FeatureModel::pass(ConstMatrix X, int32_t* labels, float* dist, float* each, int threads) const {
+    const Outputs out =
+        each != nullptr ? Outputs::every(each, centre_count(*this, centroids_.rows)) : Outputs::nearest(labels, dist);
     const KernelBasis* basis = map_->basis();
-    const bool residual = dist != nullptr && kernel_distances_ && basis != nullptr;
-    if (residual && basis->precomputed()) basis->self(X, nullptr);  // throws the message
-    parallel_blocks(threads, block_count(X.rows, kAssignBlock), [&](int64_t b) {
-        const int64_t begin = b * kAssignBlock, count = std::min(kAssignBlock, X.rows - begin);
+    const bool residual = out.measures() && kernel_distances_ && basis != nullptr;
+    if (residual) require_self(*basis, X, out, params());
+    for_blocks(X, out, threads, [&](ConstMatrix block, int32_t* block_labels, float* block_dist, float* block_each) {
+        const int64_t count = block.rows, k = centroids_.rows;
         FeatureScratch scratch;
         Matrix F;
-        copy_into(X.slice(begin, count), scratch.rows);  // the caller's rows, padded for GEMM
+        copy_into(block, scratch.rows);  // the caller's rows, padded for GEMM
         map_->transform_block(scratch.rows.view(), scratch, F);
         const std::vector<float> fnorms = row_squared_norms(F.view());
         std::vector<float> d(static_cast<size_t>(count)), self(residual ? static_cast<size_t>(count) : 0);
-        nearest_centroid(F.view(), fnorms.data(), centroids_, cnorms_, alive_, labels + begin, d.data(), report().isa);
+        nearest_centroid(F.view(), fnorms.data(), centroids_, cnorms_, alive_, block_labels, d.data(), report().isa,
+                         nullptr, block_each);
         if (residual) basis->self(scratch.rows.view(), self.data());
-        for (int64_t i = 0; dist != nullptr && i < count; ++i) {
+        for (int64_t i = 0; i < count; ++i) {
+            // The part of φ(x) the landmarks cannot represent: the same for every centre.
             const float extra =
                 residual ? std::max(0.0f, self[static_cast<size_t>(i)] - fnorms[static_cast<size_t>(i)]) : 0.0f;
-            dist[begin + i] = d[static_cast<size_t>(i)] + extra;
+            if (block_dist != nullptr) block_dist[i] = d[static_cast<size_t>(i)] + extra;
+            for (int64_t j = 0; block_each != nullptr && j < k; ++j) block_each[i * k + j] += extra;
         }
     });
 }

@@ -68,6 +68,12 @@ public:
 
     /// Nearest centre (and squared distance, if dist is not NULL) of each row of X.
     virtual void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const = 0;
+    /// Squared distance of each row of X to every centre: out is X.rows × params().k,
+    /// row-major, each value computed as assign's dist (+inf to a centre that lost its
+    /// points). Each row's minimum is assign's dist and its first minimum is at assign's
+    /// label. Throws INVALID_ARGUMENT when the distances need k(x,x) of new rows and
+    /// kernel=precomputed cannot give it (exact, minibatch, nystrom).
+    virtual void distances(ConstMatrix X, float* out, int threads) const = 0;
     /// Dimension of the explicit feature space (0 when there is none).
     virtual int64_t feature_dim() const = 0;
     /// Features of the rows of X (X.rows × feature_dim()).
@@ -117,6 +123,7 @@ class DualModel final : public FittedModel {
 public:
     DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis, DualCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return 0; }
     void transform(ConstMatrix X, float* out, int threads) const override;
     /// The reference points and the centres' coefficients over them (for tests and tools).
@@ -137,6 +144,7 @@ public:
     NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<LandmarkMap> map,
                  LandmarkCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
     const LandmarkMap& map() const { return *map_; }
@@ -156,6 +164,7 @@ public:
     FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
                  Matrix centroids, bool kernel_distances);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
+    void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
     const FeatureMap& map() const { return *map_; }
@@ -163,6 +172,10 @@ public:
     bool kernel_distances() const { return kernel_distances_; }
 
 private:
+    /// The pass assign and distances share: labels and dist (NULL: not wanted) for assign, or
+    /// every centre's distance into each (X.rows × k) for distances (labels, dist NULL).
+    void pass(ConstMatrix X, int32_t* labels, float* dist, float* each, int threads) const;
+
     std::unique_ptr<FeatureMap> map_;
     Matrix centroids_;
     std::vector<float> cnorms_;
