@@ -19,9 +19,9 @@
  *    never returns a pointer into its own storage (the only pointers it returns are to
  *    static, immutable strings).
  *  - Thread safety: distinct models may be used from distinct threads freely. On one model,
- *    kkm_assign, kkm_assign_f64, kkm_transform and every getter may run concurrently (a fitted
- *    model is immutable); kkm_set_param(s), kkm_fit and kkm_destroy must not run concurrently
- *    with any other call on the same model.
+ *    kkm_assign, kkm_assign_f64, kkm_distances, kkm_distances_f64, kkm_transform and every
+ *    getter may run concurrently (a fitted model is immutable); kkm_set_param(s), kkm_fit and
+ *    kkm_destroy must not run concurrently with any other call on the same model.
  *  - A failed kkm_fit leaves the model exactly as it was before the call.
  *  - No exception, signal or abort crosses this boundary; no global state is modified
  *    (BLAS/OpenMP thread counts are passed per call).
@@ -168,8 +168,9 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * mean; for nystrom, c lies in the span of the landmarks and the distance is the kernel-space
  * K(x,x) − 2 f(x)·c + ‖c‖² (the feature-space distance plus the part of φ(x) the landmarks
  * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖². With
- * kernel=precomputed K(x,x) is not given, so exact and nystrom need distances=NULL there.
- * Safe to call concurrently on one fitted model.
+ * kernel=precomputed K(x,x) is not given, so exact, minibatch and nystrom need
+ * distances=NULL there. Safe to call concurrently on one fitted model. kkm_distances gives
+ * the distance to every centre.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
  * INVALID_DATA (NaN/Inf), NOT_FITTED. */
 KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d, int32_t *labels,
@@ -178,6 +179,30 @@ KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n,
 /* As kkm_assign for float64 input and distances. */
 KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64_t n, int64_t d, int32_t *labels,
                                   double *distances);
+
+/* Squared distance of each of n new rows to every fitted centre: writes n × k float32 values
+ * (row-major: out[i*k + j] is row i's distance to centre j) into out, whose capacity is
+ * out_len floats. X as for kkm_assign. Each distance is measured as kkm_assign measures its
+ * distances (exact and minibatch: kernel-space ‖φ(x) − c‖²; nystrom: kernel-space
+ * K(x,x) − 2 f(x)·c + ‖c‖²; sketch and rff: feature-space ‖f(x) − c‖²), clamped at 0; a
+ * centre that lost every point is at +inf. Each row's minimum equals the distance kkm_assign
+ * reports and its first minimum (lowest index) is at the label kkm_assign gives: should two
+ * centres' distances round to the same float, the one before kkm_assign's choice is reported
+ * one float step above it. With kernel=precomputed, K(x,x) is not given, so exact, minibatch
+ * and nystrom cannot measure distances (sketch and rff can). Safe to call concurrently on one
+ * fitted model. The caller owns out; nothing is kept.
+ * Errors: INVALID_ARGUMENT (NULL model, X or out, naming it; n ≤ 0; wrong d; n·d or n·k
+ * overflowing 64-bit sizes; out_len smaller than n*k, naming both; kernel=precomputed with
+ * method exact, minibatch or nystrom), INVALID_DATA (NaN/Inf in X, naming row and column),
+ * NOT_FITTED. Nothing is read from X before the sizes are checked. */
+KKM_API kkm_status kkm_distances(const kkm_model *model, const float *X, int64_t n, int64_t d, float *out,
+                                 int64_t out_len);
+
+/* As kkm_distances for float64 input and output: the rows are converted to float32 (a value
+ * beyond the float32 range is INVALID_DATA naming row and column), the distances computed
+ * in float32 and widened. */
+KKM_API kkm_status kkm_distances_f64(const kkm_model *model, const double *X, int64_t n, int64_t d, double *out,
+                                     int64_t out_len);
 
 /* Feature map of an approximate method: writes n × feature_dim float32 features (row-major)
  * of the rows of X into out, whose capacity is out_len floats: nystrom f(x) = Pᵀ k_L(x) with

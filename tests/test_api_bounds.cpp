@@ -89,7 +89,7 @@ void in_child(void (*body)()) {
     std::_Exit(0);
 }
 
-// Fit + assign + getters with every buffer guarded, for several d and both methods.
+// Fit + assign + distances + getters with every buffer guarded, for several d and both methods.
 void fit_and_assign_guarded(const char* method) {
     for (int64_t d : {1, 2, 3, 5}) {
         for (int side = 0; side < 2; ++side) {
@@ -137,6 +137,13 @@ void fit_and_assign_guarded(const char* method) {
                 step("kkm_assign_f64 " + t2);
                 require(kkm_assign_f64(m, Y64.data(), rows, ds.d, out.data(), dist64.data()) == KKM_OK,
                         "assign_f64 " + t2);
+                Guarded<float> all(static_cast<size_t>(rows * 3), at_end);  // n x k, k = 3
+                step("kkm_distances " + t2);
+                require(kkm_distances(m, Y.data(), rows, ds.d, all.data(), rows * 3) == KKM_OK, "distances " + t2);
+                Guarded<double> all64(static_cast<size_t>(rows * 3), at_end);
+                step("kkm_distances_f64 " + t2);
+                require(kkm_distances_f64(m, Y64.data(), rows, ds.d, all64.data(), rows * 3) == KKM_OK,
+                        "distances_f64 " + t2);
             }
             kkm_destroy(m);
         }

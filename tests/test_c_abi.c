@@ -327,6 +327,23 @@ static void test_fit_exact(void) {
     }
     CHECK(ok, "f64 distances finite, >= 0 and close to the float ones");
 
+    /* distances to every centre (k = 2): each row's first minimum is assign's label and distance */
+    {
+        float all[N * 2];
+        double all64[N * 2];
+        CHECK_STATUS(kkm_distances(m, X, N, D, all, N * 2), KKM_OK, "distances");
+        CHECK_STATUS(kkm_distances_f64(m, X64, N, D, all64, N * 2), KKM_OK, "distances_f64");
+        ok = 1;
+        for (i = 0; i < N; ++i) {
+            const int first = all[2 * i + 1] < all[2 * i] ? 1 : 0;
+            if (first != labels[i] || all[2 * i + first] != dist[i]) ok = 0;
+            if (all64[2 * i] != (double)all[2 * i] || all64[2 * i + 1] != (double)all[2 * i + 1]) ok = 0;
+        }
+        CHECK(ok, "distances: first minimum at assign's label and distance; f64 widens the float values");
+        CHECK_STATUS(kkm_distances(m, X, N, D, all, N * 2 - 1), KKM_ERR_INVALID_ARGUMENT,
+                     "distances with out_len < n*k fails");
+    }
+
     /* transform is for approximate methods only */
     {
         float out[N * 4];

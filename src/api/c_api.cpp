@@ -1,12 +1,14 @@
 // The ABI boundary: every entry point checks its pointers, then runs inside
 // KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
 // message. No exception crosses this file.
+#include <algorithm>
 #include <cstring>
 #include <locale>
 #include <memory>
 #include <span>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "api/api_guard.h"
 #include "api/model_handle.h"
@@ -111,6 +113,18 @@ void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int
 
 int assign_threads(const kkm::FittedModel& f) {
     return kkm::resolve_threads(f.params().threads);
+}
+
+/// kkm_distances' output, checked before anything reads X: n x k values of element_bytes
+/// bytes must be addressable and fit in out_len.
+void check_distances_output(const kkm::FittedModel& f, int64_t n, int64_t out_len, size_t element_bytes) {
+    const int64_t k = f.params().k;
+    kkm::require_product(n, "n", k, "k", element_bytes, "out");
+    if (out_len < n * k) {
+        kkm::invalid_argument("out_len=" + std::to_string(out_len) +
+                              " is too small for out: n x k = " + std::to_string(n) + " x " + std::to_string(k) +
+                              " = " + std::to_string(n * k) + " values are needed");
+    }
 }
 
 }  // namespace
@@ -238,6 +252,30 @@ kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, in
     std::vector<float> dist(distances != nullptr ? static_cast<size_t>(n) : 0);
     f.assign(converted.view(), labels, distances != nullptr ? dist.data() : nullptr, assign_threads(f));
     for (size_t i = 0; i < dist.size(); ++i) distances[i] = dist[i];
+    KKM_API_END
+}
+
+kkm_status kkm_distances(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out, int64_t out_len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    check_assign_input(f, X, n, d, out, "out", sizeof(float));
+    check_distances_output(f, n, out_len, sizeof(float));
+    const kkm::ConstMatrix view{X, n, d};
+    kkm::require_finite(view, "X");
+    f.distances(view, out, assign_threads(f));
+    KKM_API_END
+}
+
+kkm_status kkm_distances_f64(const kkm_model* model, const double* X, int64_t n, int64_t d, double* out,
+                             int64_t out_len) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    check_assign_input(f, X, n, d, out, "out", sizeof(double));
+    check_distances_output(f, n, out_len, sizeof(double));
+    const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
+    std::vector<float> all(static_cast<size_t>(n * f.params().k));
+    f.distances(converted.view(), all.data(), assign_threads(f));
+    std::copy(all.begin(), all.end(), out);
     KKM_API_END
 }
 
