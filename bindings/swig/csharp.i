@@ -166,6 +166,7 @@ KKM_CS_ARRAY(const int32_t *, b, int, In)
 KKM_CS_ARRAY(const void *, bytes, byte, In)
 KKM_CS_ARRAY(int32_t *, labels, int, Out)
 KKM_CS_ARRAY(double *, distances, double, Out)
+KKM_CS_ARRAY(double *, all_distances, double, Out)
 KKM_CS_ARRAY(double *, sizes, double, Out)
 KKM_CS_ARRAY(double *, gammas, double, Out)
 KKM_CS_ARRAY(double *, scores, double, Out)
@@ -246,6 +247,11 @@ KKM_CS_ARRAY(float *, out, float, Out)
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.Out] int[] labels, long labels_len,
       [global::System.Runtime.InteropServices.Out] double[] distances, long distances_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_distances_f64")]
+  internal static extern void NativeModel_distances_f64_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.Out] double[,] all_distances_ptr, long all_distances_len);
 
   [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_transform")]
   internal static extern void NativeModel_transform_2d(global::System.Runtime.InteropServices.HandleRef self,
@@ -354,6 +360,14 @@ KKM_CS_ARRAY(float *, out, float, Out)
     kkmeansPINVOKE.NativeModel_assign_distances_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
                                                        data.GetLongLength(1), labels, labels.LongLength,
                                                        distances, distances.LongLength);
+    ThrowPending();
+  }
+
+  internal void distances_f64(double[,] data, double[,] distances) {
+    NotNull(data, "data");
+    NotNull(distances, "distances");
+    kkmeansPINVOKE.NativeModel_distances_f64_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                data.GetLongLength(1), distances, distances.LongLength);
     ThrowPending();
   }
 

@@ -233,6 +233,7 @@ KKM_JAVA_ARRAY(const void*, jbyteArray, byte[], ByteElements, GetByteArrayElemen
 /* Outputs: released with mode 0 (written back, if the JVM handed out a copy). */
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, labels)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, distances)
+KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, all_distances)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, sizes)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, gammas)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, scores)

@@ -211,6 +211,14 @@ struct kkm_model {};
         kkm_swig::require_at_least("distances", distances_len, n);
         kkm_swig::check(kkm_assign_f64($self, data, n, d, labels, distances));
     }
+    /* Squared distance of each of n rows to every fitted centre (kkm_distances_f64) into
+     * all_distances (room for at least n × k(); row-major: row i's distance to centre j at
+     * i × k() + j). Each row's first minimum is at assign's label. */
+    void distances_f64(const double* data, int64_t data_len, int64_t n, int64_t d,
+                       double* all_distances, int64_t all_distances_len) const {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_distances_f64($self, data, n, d, all_distances, all_distances_len));
+    }
 
     /* Fitted results. */
     int64_t n_train() const { int64_t v = 0; kkm_swig::check(kkm_get_n_train($self, &v)); return v; }

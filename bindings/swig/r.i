@@ -314,6 +314,7 @@ KKM_R_OUTPUT(void, RAWSXP, RAW)
 %apply (double* OUT_ARRAY, int64_t OUT_LEN) {
     (double* sizes, int64_t sizes_len),
     (double* distances, int64_t distances_len),
+    (double* all_distances, int64_t all_distances_len),
     (double* gammas, int64_t gammas_len),
     (double* scores, int64_t scores_len)
 };

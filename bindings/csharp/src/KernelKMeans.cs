@@ -504,6 +504,53 @@ namespace FastKKM
             return Predict(flat, n, d, out distances);
         }
 
+        // ------------------------------------------------------------------ distances
+        //
+        // The squared distance of each row to every fitted centre, measured as the fit
+        // measures its objective: kernel-space for exact, minibatch and nystrom, feature-space
+        // for sketch and rff. Each row's first minimum is at Predict's label and equals the
+        // distance Predict(x, out distances) reports. With kernel=precomputed only sketch and
+        // rff have them (the others need k(x, x)): ArgumentException.
+
+        /// <summary>
+        /// The squared distance of each row of x to every fitted centre: an n × <see cref="NumClusters"/> array.
+        /// </summary>
+        /// <exception cref="ArgumentException">x has the wrong number of columns, or kernel=precomputed with method exact, minibatch or nystrom.</exception>
+        /// <exception cref="KKMeansException">The model is not fitted (<see cref="Status.NotFitted"/>), or x holds NaN/Inf.</exception>
+        public double[,] Distances(double[,] x)
+        {
+            NativeModel m = Model;
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            double[,] distances = new double[x.GetLength(0), m.k()];
+            m.distances_f64(x, distances);
+            return distances;
+        }
+
+        /// <summary>
+        /// The squared distance of each of n row-major rows of d values to every fitted centre:
+        /// n × <see cref="NumClusters"/> values, row-major (row i's distance to centre j at i × k + j).
+        /// </summary>
+        public double[] Distances(double[] rowMajor, long n, long d)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            long k = m.k();
+            long rows = Rows(n, rowMajor.LongLength);
+            double[] distances = new double[rows <= long.MaxValue / k ? rows * k : 0];
+            m.distances_f64(rowMajor, n, d, distances);
+            return distances;
+        }
+
+        /// <summary>The squared distance of each row of a jagged array to every fitted centre: one double[NumClusters] per row.</summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public double[][] Distances(double[][] x)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return Jagged.Split(Distances(flat, n, d), n);
+        }
+
         // ------------------------------------------------------------------ transform
         //
         // The feature map of an approximate method (nystrom, sketch, rff): k-means on these

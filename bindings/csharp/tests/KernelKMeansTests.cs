@@ -152,6 +152,88 @@ namespace FastKKM.Tests
         }
 
         [Test]
+        public void DistancesToEveryCentreHaveTheirMinimumAtPredictsLabel()
+        {
+            double[,] x = rings.AsDouble();
+            foreach (string method in new[] { "exact", "minibatch", "nystrom", "sketch", "rff" })
+            {
+                using (KernelKMeans model = ExactModel().Method(method).M(100))
+                {
+                    model.Fit(rings.X);
+                    double[] nearest;
+                    int[] labels = model.Predict(x, out nearest);
+                    double[,] all = model.Distances(x);
+                    Assert.AreEqual(rings.N, all.GetLength(0), method);
+                    Assert.AreEqual(2, all.GetLength(1), method);
+                    for (int i = 0; i < rings.N; ++i)
+                    {
+                        int first = all[i, 1] < all[i, 0] ? 1 : 0;
+                        Assert.AreEqual(labels[i], first, method + " row " + i);
+                        Assert.AreEqual(nearest[i], all[i, first], method + " row " + i);
+                        Assert.That(all[i, 1 - first], Is.GreaterThanOrEqualTo(all[i, first]), method + " row " + i);
+                    }
+                    // The row-major and jagged forms give the same values.
+                    var flat = new double[rings.N * 2];
+                    Buffer.BlockCopy(x, 0, flat, 0, flat.Length * sizeof(double));
+                    double[] rowMajor = model.Distances(flat, rings.N, 2);
+                    double[][] jagged = model.Distances(new[] { new[] { x[3, 0], x[3, 1] }, new[] { x[7, 0], x[7, 1] } });
+                    for (int j = 0; j < 2; ++j)
+                    {
+                        Assert.AreEqual(all[5, j], rowMajor[5 * 2 + j], method);
+                        Assert.AreEqual(all[3, j], jagged[0][j], method);
+                        Assert.AreEqual(all[7, j], jagged[1][j], method);
+                    }
+                }
+            }
+        }
+
+        [Test]
+        public void DistancesWithALinearKernelAreEuclideanToTheMeans()
+        {
+            double[,] x = rings.AsDouble();
+            using (KernelKMeans model = new KernelKMeans().K(3).Method("exact").Kernel("linear").NInit(3).Seed(1))
+            {
+                model.Fit(x);
+                int[] labels = model.Labels;
+                var means = new double[3, 2];
+                var counts = new double[3];
+                for (int i = 0; i < rings.N; ++i)
+                {
+                    counts[labels[i]] += 1;
+                    for (int c = 0; c < 2; ++c) means[labels[i], c] += x[i, c];
+                }
+                for (int j = 0; j < 3; ++j)
+                {
+                    for (int c = 0; c < 2; ++c) means[j, c] /= counts[j];
+                }
+                double[,] all = model.Distances(x);
+                for (int i = 0; i < rings.N; ++i)
+                {
+                    for (int j = 0; j < 3; ++j)
+                    {
+                        double dx = x[i, 0] - means[j, 0], dy = x[i, 1] - means[j, 1];
+                        Assert.That(all[i, j], Is.EqualTo(dx * dx + dy * dy).Within(1e-3), "row " + i + " centre " + j);
+                    }
+                }
+            }
+        }
+
+        [Test]
+        public void DistancesOfABadInputAreArgumentErrors()
+        {
+            using (KernelKMeans model = FittedExact())
+            {
+                Assert.Throws<ArgumentNullException>(() => model.Distances((double[,])null));
+                StringAssert.Contains("d=3", Assert.Throws<ArgumentException>(() => model.Distances(new double[2, 3])).Message);
+                Assert.Throws<ArgumentException>(() => model.Distances(new double[3], 2, 2));
+            }
+            using (KernelKMeans unfitted = ExactModel())
+            {
+                Assert.AreEqual(Status.NotFitted, Assert.Throws<KKMeansException>(() => unfitted.Distances(rings.AsDouble())).Status);
+            }
+        }
+
+        [Test]
         public void FittedResultsAreConsistent()
         {
             using (KernelKMeans model = FittedExact())

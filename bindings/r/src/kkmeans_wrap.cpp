@@ -1717,6 +1717,10 @@ SWIGINTERN void kkm_model_assign_distances_f64(kkm_model const *self,double cons
         kkm_swig::require_at_least("distances", distances_len, n);
         kkm_swig::check(kkm_assign_f64(self, data, n, d, labels, distances));
     }
+SWIGINTERN void kkm_model_distances_f64(kkm_model const *self,double const *data,int64_t data_len,int64_t n,int64_t d,double *all_distances,int64_t all_distances_len){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_distances_f64(self, data, n, d, all_distances, all_distances_len));
+    }
 SWIGINTERN int64_t kkm_model_n_train(kkm_model const *self){ int64_t v = 0; kkm_swig::check(kkm_get_n_train(self, &v)); return v; }
 
 SWIGINTERNINLINE SEXP
@@ -3309,6 +3313,102 @@ R_swig_NativeModel_assign_distances_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, 
         r_ans = both_;
       }
     }
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_distances_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP all_distances)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    double *arg6 = (double *) 0 ;
+    int64_t arg7 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    SEXP out_vec6 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_distances_f64', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_distances_f64" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_distances_f64', argument 2 must be a numeric vector");
+      }
+      arg2 = REAL(data);
+      arg3 = static_cast<int64_t>(Rf_xlength(data));
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_distances_f64" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_distances_f64" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(all_distances, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_distances_f64', argument 6 must be a non-negative whole number (the output's length)");
+        }
+        out_vec6 = Rf_protect(Rf_allocVector(REALSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg6 = reinterpret_cast<double*>(REAL(out_vec6));
+        arg7 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_distances_f64((kkm_model const *)arg1,(double const *)arg2,arg3,arg4,arg5,arg6,arg7);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec6; 
     vmaxset(r_vmax);
     if(r_nprotect)  Rf_unprotect(r_nprotect);
     
@@ -4915,6 +5015,7 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_native_model_is_null", (DL_FUNC) &R_swig_native_model_is_null, 2},
    {"R_swig_NativeModel_labels", (DL_FUNC) &R_swig_NativeModel_labels, 2},
    {"R_swig_NativeModel_adjusted_rand_index", (DL_FUNC) &R_swig_NativeModel_adjusted_rand_index, 3},
+   {"R_swig_NativeModel_distances_f64", (DL_FUNC) &R_swig_NativeModel_distances_f64, 5},
    {"R_swig_NativeModel_fit_f64", (DL_FUNC) &R_swig_NativeModel_fit_f64, 4},
    {"R_swig_NativeModel_transform_f64", (DL_FUNC) &R_swig_NativeModel_transform_f64, 5},
    {"R_swig_NativeModel_load_buffer", (DL_FUNC) &R_swig_NativeModel_load_buffer, 2},
@@ -4939,8 +5040,8 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
    {"R_swig_NativeModel_fit_weighted_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_progress, 7},
    {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
-   {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
    {"R_swig_native_continue_unwind", (DL_FUNC) &R_swig_native_continue_unwind, 1},
+   {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
    {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
    {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
    {"R_swig_NativeModel_search_scores", (DL_FUNC) &R_swig_NativeModel_search_scores, 2},

@@ -3,6 +3,7 @@ package io.github.fastkkm;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -745,6 +746,59 @@ public final class KernelKMeans implements AutoCloseable {
     public int[] predict(float[][] x) {
         Flat<float[]> f = flatten(x);
         return predict(f.values, f.n, f.d);
+    }
+
+    // ------------------------------------------------------------------ distances
+
+    /**
+     * The squared distance of each of n rows to every fitted centre, measured as the fit
+     * measures its objective (kernel-space for exact, minibatch and nystrom, feature-space
+     * for sketch and rff). Each row's first minimum is at {@link #predict(double[], long, long)}'s
+     * label, and its value is the distance {@link #predict(double[], long, long, double[])}
+     * reports. Safe to call from many threads at once.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features, the training d
+     * @return n * k values, row-major: row i's distance to centre j at {@code i * k + j}
+     *     (k: {@link #fittedK()})
+     * @throws IllegalArgumentException if x is null, its length is not n * d, d differs from
+     *     the training d, n * k values do not fit in a Java array, or the model was fitted with
+     *     kernel=precomputed and method exact, minibatch or nystrom (the distances need k(x, x))
+     * @throws KKMeansException if the model is not fitted (status NOT_FITTED) or x holds NaN/Inf
+     */
+    public double[] distances(double[] x, long n, long d) {
+        requireNonNull(x, "x");
+        return read(m -> {
+            long k = m.k();
+            long values = n > 0 && n <= MAX_ARRAY ? n * k : 0;
+            if (values > MAX_ARRAY) {
+                throw new IllegalArgumentException(
+                        "n x k = " + n + " x " + k + " distances are more than a Java array holds");
+            }
+            double[] out = new double[(int) values];
+            m.distances_f64(x, n, d, out);
+            return out;
+        });
+    }
+
+    /**
+     * The squared distance of each row {@code x[i]} to every fitted centre: as
+     * {@link #distances(double[], long, long)}, one row of k values per row of x.
+     *
+     * @param x the rows
+     * @return {@code out[i][j]}: row i's squared distance to centre j
+     */
+    public double[][] distances(double[][] x) {
+        Flat<double[]> f = flatten(x);
+        double[] flat = distances(f.values, f.n, f.d);
+        int n = (int) f.n;
+        int k = n == 0 ? 0 : flat.length / n;
+        double[][] out = new double[n][];
+        for (int i = 0; i < n; i++) {
+            out[i] = Arrays.copyOfRange(flat, i * k, (i + 1) * k);
+        }
+        return out;
     }
 
     /**

@@ -175,6 +175,74 @@ class KernelKMeansTest {
     }
 
     @Test
+    void distancesToEveryCentreHaveTheirFirstMinimumAtPredictsLabel() {
+        double[] flat = new double[RINGS.x.length * 2];
+        for (int i = 0; i < RINGS.x.length; i++) {
+            flat[2 * i] = RINGS.x[i][0];
+            flat[2 * i + 1] = RINGS.x[i][1];
+        }
+        for (String method : new String[] {"exact", "minibatch", "nystrom", "sketch", "rff"}) {
+            String params = "k=2 kernel=rbf gamma=0.3 n_init=5 seed=1 m=100 method=" + method;
+            try (KernelKMeans km = new KernelKMeans(params).fit(RINGS.x)) {
+                double[] nearest = new double[RINGS.x.length];
+                int[] labels = km.predict(flat, RINGS.x.length, 2, nearest);
+                double[][] all = km.distances(RINGS.x);
+                double[] rowMajor = km.distances(flat, RINGS.x.length, 2);
+                assertEquals(RINGS.x.length, all.length, method);
+                for (int i = 0; i < all.length; i++) {
+                    assertEquals(2, all[i].length, method);
+                    int first = all[i][1] < all[i][0] ? 1 : 0;
+                    assertEquals(labels[i], first, method + " row " + i);
+                    assertEquals(nearest[i], all[i][first], 0.0, method + " row " + i);
+                    assertEquals(all[i][0], rowMajor[2 * i], 0.0, method + " row " + i);
+                    assertEquals(all[i][1], rowMajor[2 * i + 1], 0.0, method + " row " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void distancesWithALinearKernelAreEuclideanToTheMeans() {
+        try (KernelKMeans km = new KernelKMeans("k=3 method=exact kernel=linear n_init=3 seed=1").fit(RINGS.x)) {
+            int[] labels = km.labels();
+            double[][] means = new double[3][2];
+            double[] counts = new double[3];
+            for (int i = 0; i < labels.length; i++) {
+                counts[labels[i]] += 1;
+                means[labels[i]][0] += RINGS.x[i][0];
+                means[labels[i]][1] += RINGS.x[i][1];
+            }
+            for (int j = 0; j < 3; j++) {
+                means[j][0] /= counts[j];
+                means[j][1] /= counts[j];
+            }
+            double[][] all = km.distances(RINGS.x);
+            for (int i = 0; i < all.length; i++) {
+                for (int j = 0; j < 3; j++) {
+                    double dx = RINGS.x[i][0] - means[j][0];
+                    double dy = RINGS.x[i][1] - means[j][1];
+                    assertEquals(dx * dx + dy * dy, all[i][j], 1e-3, "row " + i + " centre " + j);
+                }
+            }
+        }
+    }
+
+    @Test
+    void distancesOfBadInputAreErrors() {
+        try (KernelKMeans km = fittedRings()) {
+            assertThrows(IllegalArgumentException.class, () -> km.distances((double[][]) null));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> km.distances(new double[][] {{1, 2, 3}}));
+            assertTrue(e.getMessage().contains("d=3"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> km.distances(new double[3], 2, 2));
+        }
+        try (KernelKMeans unfitted = new KernelKMeans(RING_PARAMS)) {
+            KKMeansException e = assertThrows(KKMeansException.class, () -> unfitted.distances(RINGS.x));
+            assertEquals(KKMeansException.NOT_FITTED, e.status());
+        }
+    }
+
+    @Test
     void singleRowPredictAgreesWithTheBatchAndChecksTheRow() {
         Rings test = new Rings(50, 21, 0.1);
         try (KernelKMeans km = fittedRings()) {
