@@ -419,7 +419,7 @@ features_of <- function(model, x, rows, dim, call) {
 }
 
 # stats::kmeans' totss and withinss in the kernel's feature space, and the cluster means there
-# (for predict(type = "distance")). Returns list(withinss, totss, centers).
+# (the object's feature_centers). Returns list(withinss, totss, centers).
 #
 # nystrom, sketch, rff: in the explicit feature space of the fit (kkm_transform: k-means on
 # these features is what the fit solved), around the weighted means of the clusters' features
@@ -585,8 +585,8 @@ fitted.kkmeans <- function(object, method = c("classes", "centers"), ...) {
 }
 
 # Nearest fitted cluster (1-based) of each row of newdata, or (type = "distance") the n x k
-# matrix of squared feature-space distances of each row to each cluster's mean; without
-# newdata, the training clusters.
+# matrix of squared distances of each row to every fitted centre (kkm_distances), measured as
+# the library measures tot.withinss, for every method; without newdata, the training clusters.
 predict.kkmeans <- function(object, newdata, type = c("class", "distance"), ...) {
     call <- sys.call()
     type <- match.arg(type)
@@ -598,30 +598,11 @@ predict.kkmeans <- function(object, newdata, type = c("class", "distance"), ...)
         return(fitted(object))
     }
     x <- design_matrix(object, newdata, "newdata", call)
-    n <- nrow(x)
-    model <- native_model(object, call)
     if (type == "class") return(assign_rows(object, x, call))
-    centers <- object$feature_centers
-    if (is.null(centers)) {
-        stop(kkmeans_error(sprintf(paste(
-            "predict(type = \"distance\") is not available for method = \"%s\": the C API gives such a model's",
-            "distance to the nearest centre only (kkm_assign), not to every centre; it needs the explicit",
-            "feature map (kkm_transform) of method nystrom, sketch or rff"), object$method), 1L, call))
-    }
-    dim <- ncol(centers)
-    k <- nrow(centers)
-    block <- feature_block_rows(max(dim, ncol(x)))
-    out <- matrix(0, n, k, dimnames = list(rownames(x), seq_len(k)))
-    centre_norms <- rowSums(centers^2)
-    for (start in seq(1L, n, by = block)) {
-        rows <- start:min(n, start + block - 1L)
-        f <- features_of(model, x, rows, dim, call)
-        dist <- outer(rowSums(f^2), centre_norms, "+") - 2 * tcrossprod(f, centers)
-        dist[dist < 0] <- 0
-        if (object$method == "nystrom") dist <- dist + nystrom_residual(model, x, rows, f, centers, call)
-        out[rows, ] <- dist
-    }
-    out
+    model <- native_model(object, call)
+    k <- native_call(NativeModel_k(model), call)
+    values <- native_call(NativeModel_distances_f64(model, row_major(x), nrow(x), ncol(x), nrow(x) * k), call)
+    matrix(values, nrow = nrow(x), ncol = k, byrow = TRUE, dimnames = list(rownames(x), seq_len(k)))
 }
 
 # Nearest cluster (1-based) of the rows of a design matrix (kkm_assign), named by its row names.

@@ -65,23 +65,20 @@ test_that("a factor column becomes indicator columns, and predict uses the same 
 test_that("predict(type = \"distance\") is the n x k matrix whose row minima are the labels", {
     b <- blob_frame(64L)
     x <- as.matrix(b$df)
-    for (method in c("nystrom", "sketch", "rff")) {
+    for (method in c("exact", "minibatch", "nystrom", "sketch", "rff")) {
         fit <- kkmeans(x, 3, method = method, gamma = 0.05, m = 40, nstart = 3, seed = 1)
         D <- predict(fit, x, type = "distance")
         expect_identical(dim(D), c(nrow(x), 3L), label = method)
         expect_true(all(D >= 0), label = method)
-        expect_identical(max.col(-D, ties.method = "first"), unname(fitted(fit)), label = method)
+        expect_identical(max.col(-D, ties.method = "first"), unname(predict(fit, x)), label = method)
         expect_equal(sum(D[cbind(seq_len(nrow(x)), fit$cluster)]), fit$tot.withinss, tolerance = 1e-3,
                      label = method)
-        # the same as kkm_assign's distance to the nearest centre
+        # exactly kkm_assign's distance to the nearest centre
         near <- fastkkm:::NativeModel_assign_distances_f64(fit$native$model, as.vector(t(x)), nrow(x), 3, nrow(x),
                                                            nrow(x))
-        expect_equal(apply(D, 1L, min), near$distances, tolerance = 1e-3, label = method)
+        expect_identical(unname(apply(D, 1L, min)), near$distances, label = method)
         back <- unserialize(serialize(fit, NULL))
-        expect_equal(predict(back, x[1:7, ], type = "distance"), D[1:7, ], tolerance = 1e-6)
+        expect_identical(predict(back, x[1:7, ], type = "distance"), D[1:7, ], label = method)
     }
-    exact <- kkmeans(x, 3, method = "exact", seed = 1)
-    expect_error(predict(exact, x, type = "distance"), "not available for method = \"exact\"",
-                 class = "kkmeans_invalid_argument")
     expect_error(predict(fit, type = "distance"), "needs newdata", class = "kkmeans_invalid_argument")
 })

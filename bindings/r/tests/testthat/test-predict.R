@@ -19,6 +19,41 @@ test_that("predict assigns new points of the same rings to their ring", {
     expect_identical(one, predict(fit, fresh$x)[5])
 })
 
+test_that("predict(type = \"distance\") has its row minima at predict's clusters, for every method", {
+    d <- make_rings(120L, seed = 40L)
+    fresh <- make_rings(50L, seed = 41L)
+    rownames(fresh$x) <- paste0("r", seq_len(nrow(fresh$x)))
+    for (method in c("exact", "minibatch", "nystrom", "sketch", "rff")) {
+        fit <- kkmeans(d$x, 2, method = method, gamma = ring_gamma, m = 80, nstart = 3, seed = 1)
+        D <- predict(fit, fresh$x, type = "distance")
+        expect_identical(dim(D), c(nrow(fresh$x), 2L), label = method)
+        expect_identical(dimnames(D), list(rownames(fresh$x), c("1", "2")), label = method)
+        expect_true(all(is.finite(D) & D >= 0), label = method)
+        expect_identical(apply(D, 1L, which.min), predict(fit, fresh$x), label = method)
+    }
+})
+
+test_that("predict(type = \"distance\") of exact with a linear kernel is Euclidean to the cluster means", {
+    d <- make_rings(100L, seed = 42L)
+    fresh <- make_rings(40L, seed = 43L)
+    fit <- kkmeans(d$x, 3, method = "exact", kernel = "linear", nstart = 3, seed = 1)
+    means <- rowsum(d$x, fit$cluster) / as.vector(table(fit$cluster))
+    euclid <- outer(seq_len(nrow(fresh$x)), 1:3,
+                    Vectorize(function(i, j) sum((fresh$x[i, ] - means[j, ])^2)))
+    D <- predict(fit, fresh$x, type = "distance")
+    expect_equal(unname(D), euclid, tolerance = 1e-4)
+    expect_identical(unname(max.col(-euclid, ties.method = "first")), unname(predict(fit, fresh$x)))
+})
+
+test_that("predict(type = \"distance\") with kernel = \"precomputed\" needs k(x, x) for exact", {
+    d <- make_rings(60L, seed = 44L)
+    K <- exp(-ring_gamma * as.matrix(dist(d$x))^2)
+    fit <- kkmeans(K, 2, method = "exact", kernel = "precomputed", seed = 1)
+    expect_identical(unname(predict(fit, K[1:5, ])), unname(fitted(fit)[1:5]))
+    expect_error(predict(fit, K[1:5, ], type = "distance"), "kernel=precomputed",
+                 class = "kkmeans_invalid_argument")
+})
+
 test_that("predict matches columns by name and checks their number", {
     d <- make_rings(80L, seed = 34L)
     fit <- kkmeans(d$x, 2, method = "exact", gamma = ring_gamma, seed = 1)
