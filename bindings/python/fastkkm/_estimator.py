@@ -260,6 +260,17 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                              "feature map (nystrom, sketch and rff have one)")
         return self._model.transform(np.ascontiguousarray(X, dtype=np.float32), self.feature_dim_)
 
+    def distances(self, X):
+        """Squared distance of each row of X to every fitted centre, (n_samples, n_clusters_),
+        in X's dtype (the library computes in float32): kernel-space distances for exact,
+        minibatch and nystrom, feature-space ones for sketch and rff, as the fit measures
+        inertia_. Each row's first minimum is at predict's label, and its value is that row's
+        term of -score. Unlike transform, this is defined for every method; with
+        kernel="precomputed" only sketch and rff have it (the others need k(x, x))."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return self._model.distances(X)
+
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the objective of X under the fitted centres (as KMeans.score):
         -Σ w_i · squared distance of row i to its nearest centre."""

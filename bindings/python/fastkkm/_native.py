@@ -147,6 +147,21 @@ class Model:
         check(status, "kkm_assign")
         return labels, dist
 
+    def distances(self, X):
+        """Squared distance of each row of X (C-contiguous float32 or float64, (n, d)) to every
+        centre: an (n, k) array of X's dtype (kkm_distances / kkm_distances_f64)."""
+        import numpy as np
+        n, d = X.shape
+        out = np.empty((n, self.k()), dtype=X.dtype)
+        if X.dtype == np.float32:
+            status = lib.kkm_distances(self._handle, _ptr(X, ctypes.c_float), n, d, _ptr(out, ctypes.c_float),
+                                       out.size)
+        else:
+            status = lib.kkm_distances_f64(self._handle, _ptr(X, ctypes.c_double), n, d,
+                                           _ptr(out, ctypes.c_double), out.size)
+        check(status, "kkm_distances")
+        return out
+
     def transform(self, X, dim):
         import numpy as np
         n, d = X.shape

@@ -26,6 +26,8 @@ SIGNATURES = {
     "kkm_fit_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _f64p]),
     "kkm_assign": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _i32p, _f32p]),
     "kkm_assign_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _i32p, _f64p]),
+    "kkm_distances": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p, c.c_int64]),
+    "kkm_distances_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _f64p, c.c_int64]),
     "kkm_transform": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p, c.c_int64]),
     "kkm_get_n_train": (c.c_int, [_vp, _i64p]),
     "kkm_get_n_features": (c.c_int, [_vp, _i64p]),

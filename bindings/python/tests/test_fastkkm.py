@@ -126,6 +126,39 @@ def test_transform_is_the_feature_map(ring_data):
         exact.transform(X)
 
 
+@pytest.mark.parametrize("method", ["exact", "minibatch", "nystrom", "sketch", "rff"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_distances_to_every_centre(ring_data, method, dtype):
+    X, _ = ring_data
+    km = KernelKMeans(**RING_PARAMS, method=method, m=100).fit(X)
+    fresh = rings(per_ring=100, seed=11)[0].astype(dtype)
+    D = km.distances(fresh)
+    assert D.shape == (fresh.shape[0], km.n_clusters_) and D.dtype == dtype
+    assert (D >= 0).all()
+    # The first minimum of each row is predict's label, and its value the row's term of -score.
+    np.testing.assert_array_equal(np.argmin(D, axis=1), km.predict(fresh))
+    assert -D.min(axis=1).sum(dtype=np.float64) == km.score(fresh)
+
+
+def test_distances_with_a_linear_kernel_are_euclidean():
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(c, 0.5, (60, 3)) for c in (0.0, 4.0, 8.0)])
+    km = KernelKMeans(n_clusters=3, method="exact", kernel="linear", n_init=3, random_state=1).fit(X)
+    means = np.array([X[km.labels_ == j].mean(axis=0) for j in range(3)])
+    fresh = rng.normal(4.0, 4.0, (50, 3))
+    expected = ((fresh[:, None, :] - means[None]) ** 2).sum(axis=2)
+    np.testing.assert_allclose(km.distances(fresh), expected, rtol=1e-4, atol=1e-3)
+
+
+def test_distances_need_k_x_x_with_a_precomputed_kernel(ring_data):
+    X, _ = ring_data
+    sq = (X**2).sum(axis=1)
+    K = np.exp(-0.4 * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
+    km = KernelKMeans(n_clusters=2, method="exact", kernel="precomputed", random_state=1).fit(K)
+    with pytest.raises(ValueError, match="kernel=precomputed"):
+        km.distances(K[:10])
+
+
 def test_get_and_set_params():
     km = KernelKMeans(n_clusters=3, method="exact", gamma=0.5)
     params = km.get_params()
