@@ -277,7 +277,7 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         method = self._model.get_param("method")
-        if self._model.get_param("kernel") == "precomputed" and method in ("exact", "nystrom"):
+        if self._model.get_param("kernel") == "precomputed" and method in ("exact", "minibatch", "nystrom"):
             raise ValueError(f"score: with kernel='precomputed' and method={method!r} the distances of new "
                              "rows are unknown (their k(x, x) is not given); predict works")
         _, dist = self._model.assign(X, distances=True)

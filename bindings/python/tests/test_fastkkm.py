@@ -82,6 +82,9 @@ def test_precomputed_kernel(ring_data):
     np.testing.assert_array_equal(km.predict(K[:50]), km.labels_[:50])
     with pytest.raises(ValueError, match="kernel='precomputed' and method='exact'"):
         km.score(K[:50])
+    mb = KernelKMeans(n_clusters=2, method="minibatch", kernel="precomputed", batch_size=64, random_state=1).fit(K)
+    with pytest.raises(ValueError, match="kernel='precomputed' and method='minibatch'"):
+        mb.score(K[:50])
 
 
 def test_sample_weight_moves_the_fit(ring_data):
