@@ -18,7 +18,8 @@ public:
     /// Number of training points n.
     virtual int64_t size() const = 0;
     /// out (reshaped to rows.size() × cols.size()) = K(x_rows[a], x_cols[b]), computed as
-    /// GEMM blocks over gathered rows, on `threads` threads.
+    /// GEMM blocks over gathered rows, on `threads` threads. Not reentrant: an implementation
+    /// may keep its scratch from one call to the next (calls come one at a time).
     virtual void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                        int threads) const = 0;
     /// K(x_i, x_i).

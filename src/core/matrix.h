@@ -66,13 +66,19 @@ struct Matrix {
     }
 };
 
-/// Rows idx of X, in that order, as a padded Matrix.
-inline Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
-    Matrix rows(static_cast<int64_t>(idx.size()), X.cols);
+/// out = rows idx of X, in that order (out's storage reused when large enough).
+inline void gather_rows_into(ConstMatrix X, const std::vector<int64_t>& idx, Matrix& out) {
+    out.reshape(static_cast<int64_t>(idx.size()), X.cols);
     for (size_t i = 0; i < idx.size(); ++i) {
         const float* src = X.row(idx[i]);
-        std::copy(src, src + X.cols, rows.row(static_cast<int64_t>(i)));
+        std::copy(src, src + X.cols, out.row(static_cast<int64_t>(i)));
     }
+}
+
+/// Rows idx of X, in that order, as a padded Matrix.
+inline Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
+    Matrix rows;
+    gather_rows_into(X, idx, rows);
     return rows;
 }
 

@@ -69,10 +69,16 @@ void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t wi
     }
 }
 
-PackedRows::PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux)
-    : isa_(isa), rows_(Y.rows), d_(Y.cols), has_aux_(!aux.empty()) {
+void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
+    isa_ = isa;
+    rows_ = Y.rows;
+    d_ = Y.cols;
+    has_aux_ = !aux.empty();
     const int64_t nr = geometry(isa).nr, padded = round_up(std::max<int64_t>(rows_, 1), nr);
-    panels_ = ZeroedBuffer(static_cast<size_t>(padded * d_ + kAlignFloats));
+    // pack_panels writes every float of the panels the tiles read, padding lanes included, so
+    // storage kept from an earlier pack needs no clearing.
+    const auto need = static_cast<size_t>(padded * d_ + kAlignFloats);
+    if (panels_.size() < need) panels_ = ZeroedBuffer(need);
     offset_ = align_offset(panels_.data());
     pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
     if (has_aux_) {

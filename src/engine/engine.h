@@ -15,12 +15,16 @@
 namespace kkm::engine {
 
 /// Right-hand rows Y (and a per-row auxiliary value: squared norm, inverse norm) packed once
-/// into NR-wide panels of the chosen path, zero-padded, 64-byte aligned. Immutable.
+/// into NR-wide panels of the chosen path, zero-padded, 64-byte aligned.
 class PackedRows {
 public:
     PackedRows() = default;
     /// aux: one value per row of Y, or empty when the kernel needs none.
-    PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
+    PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux) { assign(isa, Y, aux); }
+    /// Packs Y as the constructor does, into this object's storage when it is large enough:
+    /// for callers that pack rows of similar sizes again and again (mini-batch iterations), so
+    /// that tens of megabytes are not mapped and faulted in afresh every time.
+    void assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
 
     Isa isa() const { return isa_; }
     int64_t rows() const { return rows_; }

@@ -151,9 +151,15 @@ ConstMatrix Kernel::centred(ConstMatrix X, Matrix& buf) const {
 }
 
 engine::PackedRows Kernel::pack(ConstMatrix Y) const {
+    engine::PackedRows packed;
     Matrix buf;
-    const ConstMatrix rows = centred(Y, buf);
-    return engine::PackedRows(isa_, rows, aux(rows));
+    pack_into(Y, packed, buf);
+    return packed;
+}
+
+void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) const {
+    const ConstMatrix rows = centred(Y, scratch);
+    out.assign(isa_, rows, aux(rows));
 }
 
 void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo) const {

@@ -34,6 +34,9 @@ public:
     /// Right-hand rows Y packed for block(), with the per-row quantity the kernel needs
     /// (squared norms for rbf, inverse norms for cosine). Pack once, evaluate many blocks.
     engine::PackedRows pack(ConstMatrix Y) const;
+    /// As pack, into `out` and with `scratch` for the centred copy, both reused when large
+    /// enough (for repeated packs of similar sizes).
+    void pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) const;
 
     /// out (X.rows × Y.rows(), row stride ldo) = k(X_i, Y_j). Single-threaded: callers
     /// parallelise over blocks of X. Any memory: no GEMM slack is needed.

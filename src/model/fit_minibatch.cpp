@@ -43,13 +43,13 @@ public:
         }
         const Kernel kernel = fit_kernel(c_);
         if (c_.distributed()) return shared_block(kernel, rows, cols, out, threads);
-        const Matrix right = gather_rows(c_.X, cols);
-        const engine::PackedRows packed = kernel.pack(right.view());
+        gather_rows_into(c_.X, cols, right_.rows);
+        kernel.pack_into(right_.rows.view(), right_.packed, right_.centred);
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
             const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
             const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + count);
             const Matrix left = gather_rows(c_.X, part);
-            kernel.block(left.view(), packed, out.row(begin), nc);
+            kernel.block(left.view(), right_.packed, out.row(begin), nc);
         });
     }
 
@@ -69,6 +69,15 @@ private:
 
     FitSession& c_;
     const std::vector<float>& diag_;
+    /// The right-hand rows of the last block: gathered, centred and packed into storage kept
+    /// from one call to the next. Every iteration packs ~10⁴ rows (the batch and the centres'
+    /// support); fresh buffers of that size are mapped and faulted in page by page each time,
+    /// which cost more than the kernel block itself. block() is not reentrant (PointKernel).
+    struct RightRows {
+        Matrix rows, centred;
+        engine::PackedRows packed;
+    };
+    mutable RightRows right_;
 };
 
 /// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
