@@ -28,6 +28,9 @@ class TrainingKernel final : public PointKernel {
 public:
     TrainingKernel(FitSession& c, const std::vector<float>& diag) : c_(c), diag_(diag) {}
     int64_t size() const override { return c_.n_global(); }
+    /// Frees the storage block() keeps between calls (the iterations' batch ∪ support rows):
+    /// the assign stage's footprint does not count it.
+    void release_scratch() const { right_ = RightRows{}; }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
     void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
@@ -213,6 +216,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
                     "the seeding sample and the iterations' batch, b x k products, kernel blocks and centre histories",
                     std::max(f.seeding, f.iterations));
                 result = minibatch_kernel_kmeans(K, w_all, options, c.p.seed, static_cast<uint64_t>(r));
+                K.release_scratch();
             }
             c.end_stage("minibatch");
             c.begin_stage("assign");
