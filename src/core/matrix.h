@@ -66,6 +66,16 @@ struct Matrix {
     }
 };
 
+/// As out.reshape(r, c), but storage that must grow grows to half as much again: for buffers
+/// reused by calls whose sizes creep up (the mini-batch iterations' kernel blocks), a few
+/// reallocations instead of one (and a fresh mapping to fault in) per call. The slack is
+/// mapped but not touched.
+inline void reshape_growing(Matrix& out, int64_t r, int64_t c) {
+    const size_t need = padded_floats(r, c);
+    if (out.values.size() < need) out.values = ZeroedBuffer(need + need / 2);
+    out.reshape(r, c);
+}
+
 /// out = rows idx of X, in that order (out's storage reused when large enough).
 inline void gather_rows_into(ConstMatrix X, const std::vector<int64_t>& idx, Matrix& out) {
     out.reshape(static_cast<int64_t>(idx.size()), X.cols);

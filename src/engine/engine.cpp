@@ -78,7 +78,9 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     // pack_panels writes every float of the panels the tiles read, padding lanes included, so
     // storage kept from an earlier pack needs no clearing.
     const auto need = static_cast<size_t>(padded * d_ + kAlignFloats);
-    if (panels_.size() < need) panels_ = ZeroedBuffer(need);
+    // A first pack takes what it needs; a repack that must grow takes half as much again, so
+    // that sizes creeping up from call to call reallocate a few times, not every time.
+    if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
     pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
     if (has_aux_) {
@@ -87,7 +89,8 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     }
 }
 
-void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
+void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
+                  BlockScratch* scratch) {
     if (X.rows <= 0 || Y.rows() <= 0) return;
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
@@ -96,9 +99,14 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
     const Isa isa = Y.isa();
     const int64_t mr = geometry(isa).mr, d = X.cols;
     const int64_t step = std::min(rows_per_pass(d, mr), round_up(X.rows, mr));
-    ZeroedBuffer packed(static_cast<size_t>(step * d + kAlignFloats));
-    float* a = packed.data() + align_offset(packed.data());
-    std::vector<float> aux(static_cast<size_t>(x_aux != nullptr ? step : 0), 0.0f);
+    BlockScratch local;
+    BlockScratch& s = scratch != nullptr ? *scratch : local;
+    // pack_panels writes every float the tiles read, so kept storage needs no clearing.
+    const auto need = static_cast<size_t>(step * d + kAlignFloats);
+    if (s.packed.size() < need) s.packed = ZeroedBuffer(need);
+    float* a = s.packed.data() + align_offset(s.packed.data());
+    std::vector<float>& aux = s.aux;
+    aux.assign(static_cast<size_t>(x_aux != nullptr ? step : 0), 0.0f);
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
         pack_panels(X.row(begin), count, d, X.cols, mr, a);

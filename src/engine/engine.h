@@ -46,7 +46,14 @@ private:
 /// row of X when op needs it (as Y's aux), else NULL. Single-threaded: callers parallelise
 /// over blocks of X; every value depends only on its two rows, so results never depend on
 /// the blocking or the thread count.
-void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo);
+/// scratch: NULL, or storage the caller keeps from one call to the next (one per thread), so
+/// that repeated blocks do not allocate (and fault in) their packed rows every time.
+struct BlockScratch {
+    ZeroedBuffer packed;
+    std::vector<float> aux;
+};
+void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
+                  BlockScratch* scratch = nullptr);
 
 /// Copies rows [0, rows) of X (row stride ld, d columns) into panels of `width` rows: panel p
 /// holds, for each t < d, the values X[p·width + i][t] for i < width (zero past the last row).

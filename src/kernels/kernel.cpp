@@ -162,16 +162,17 @@ void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) 
     out.assign(isa_, rows, aux(rows));
 }
 
-void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo) const {
-    Matrix buf;
-    const ConstMatrix X = centred(rows, buf);
+void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {
+    Matrix local;
+    const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
     const std::vector<float> xa = aux(X);
     engine::TileOp op;
     op.fn = tile_fn(type_);
     op.gamma = gamma_;
     op.coef0 = coef0_;
     op.degree = degree_;
-    engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo);
+    engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo,
+                         scratch != nullptr ? &scratch->engine : nullptr);
 }
 
 void Kernel::diagonal(ConstMatrix rows, float* out) const {

@@ -40,7 +40,12 @@ public:
 
     /// out (X.rows × Y.rows(), row stride ldo) = k(X_i, Y_j). Single-threaded: callers
     /// parallelise over blocks of X. Any memory: no GEMM slack is needed.
-    void block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo) const;
+    /// scratch: NULL, or storage the caller keeps between calls (one per thread).
+    struct Scratch {
+        Matrix centred;
+        engine::BlockScratch engine;
+    };
+    void block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch = nullptr) const;
 
     /// k(x, x) for every row of X.
     void diagonal(ConstMatrix X, float* out) const;

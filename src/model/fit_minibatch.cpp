@@ -7,6 +7,8 @@
 #include <numeric>
 #include <optional>
 
+#include <omp.h>
+
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
@@ -30,13 +32,16 @@ public:
     int64_t size() const override { return c_.n_global(); }
     /// Frees the storage block() keeps between calls (the iterations' batch ∪ support rows):
     /// the assign stage's footprint does not count it.
-    void release_scratch() const { right_ = RightRows{}; }
+    void release_scratch() const {
+        right_ = RightRows{};
+        left_.clear();
+    }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
     void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                int threads) const override {
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
-        out.reshape(nr, nc);
+        reshape_growing(out, nr, nc);
         if (kernel_traits(c_.p.kernel).precomputed) {
             for (int64_t a = 0; a < nr; ++a) {
                 for (int64_t b = 0; b < nc; ++b)
@@ -46,13 +51,19 @@ public:
         }
         const Kernel kernel = fit_kernel(c_);
         if (c_.distributed()) return shared_block(kernel, rows, cols, out, threads);
+        reshape_growing(right_.rows, nc, c_.X.cols);
+        if (!kernel.shift().empty()) reshape_growing(right_.centred, nc, c_.X.cols);
         gather_rows_into(c_.X, cols, right_.rows);
         kernel.pack_into(right_.rows.view(), right_.packed, right_.centred);
+        left_.resize(static_cast<size_t>(std::max(threads, 1)));
         parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
             const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
-            const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + count);
-            const Matrix left = gather_rows(c_.X, part);
-            kernel.block(left.view(), right_.packed, out.row(begin), nc);
+            const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most `threads`
+            LeftRows local;
+            LeftRows& left = slot < left_.size() ? left_[slot] : local;
+            left.part.assign(rows.begin() + begin, rows.begin() + begin + count);
+            gather_rows_into(c_.X, left.part, left.rows);
+            kernel.block(left.rows.view(), right_.packed, out.row(begin), nc, &left.kernel);
         });
     }
 
@@ -81,6 +92,15 @@ private:
         engine::PackedRows packed;
     };
     mutable RightRows right_;
+    /// Each thread's left rows and kernel block storage, kept likewise: blocks of 252 rows
+    /// allocated afresh churned malloc between its heap and fresh mappings, which cost a
+    /// process's first mini-batch fit seconds of page faults.
+    struct LeftRows {
+        std::vector<int64_t> part;
+        Matrix rows;
+        Kernel::Scratch kernel;
+    };
+    mutable std::vector<LeftRows> left_;
 };
 
 /// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
