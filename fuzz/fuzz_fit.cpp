@@ -20,7 +20,8 @@
 //    not for the polynomial kernel with coef0 < 0, which is not positive semi-definite);
 //    cluster sizes >= 0 summing to the total weight; kkm_assign on the training rows gives
 //    labels in range and finite, non-negative (>= -1e-3 · max K(x,x)) distances; save → load
-//    assigns identically (labels and distances bit for bit).
+//    assigns identically (labels and distances bit for bit); kkm_distances gives every row its
+//    first minimum at the assigned label, equal to kkm_assign's distance.
 //  - where some |K(x, y)| exceeds kOverflow (polynomial or linear kernels with a huge gamma
 //    or values) only statuses, label ranges and memory safety are checked: the library's
 //    float32 arithmetic overflows there (open issues in fuzz/README.md).
@@ -328,6 +329,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (float v : dist) {
         FUZZ_CHECK(overflow || (std::isfinite(v) && (!psd || v >= -1e-3 * max_self)), "distance %g (max K(x,x) %g): %s",
                    static_cast<double>(v), max_self, what_str().c_str());
+    }
+
+    // Distances to every centre agree with assign: each row's first minimum is at its label,
+    // and that entry is assign's distance, bit for bit.
+    if (with_distances && !overflow) {
+        std::vector<float> every(static_cast<size_t>(n) * static_cast<size_t>(k), -1.0f);
+        s = kkm_distances(model, X.data(), n, d, every.data(), n * static_cast<int64_t>(k));
+        check_status(s, "kkm_distances");
+        FUZZ_CHECK(s == KKM_OK, "kkm_distances where assign measured distances: %s: %s", kkm_last_error(),
+                   what_str().c_str());
+        for (int64_t i = 0; i < n; ++i) {
+            const float* row = every.data() + i * k;
+            const auto first = static_cast<int32_t>(std::min_element(row, row + k) - row);
+            FUZZ_CHECK(first == assigned[static_cast<size_t>(i)] && row[first] == dist[static_cast<size_t>(i)],
+                       "row %lld: distances' first minimum %d (%g), assign %d (%g): %s", static_cast<long long>(i),
+                       first, static_cast<double>(row[first]), assigned[static_cast<size_t>(i)],
+                       static_cast<double>(dist[static_cast<size_t>(i)]), what_str().c_str());
+        }
     }
 
     // Save / load round trip assigns identically.
