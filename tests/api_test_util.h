@@ -293,6 +293,23 @@ inline std::string fmt(double v) {
     return buf;
 }
 
+// The n×n rbf kernel matrix exp(−gamma ‖x_i − x_j‖²) of ds, row-major, summed in double:
+// the input of a kernel=precomputed fit.
+inline std::vector<float> rbf_gram(const Dataset& ds, double gamma) {
+    std::vector<float> K(static_cast<size_t>(ds.n * ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < ds.n; ++j) {
+            double s = 0;
+            for (int64_t c = 0; c < ds.d; ++c) {
+                const double t = ds.X64[i * ds.d + c] - ds.X64[j * ds.d + c];
+                s += t * t;
+            }
+            K[static_cast<size_t>(i * ds.n + j)] = static_cast<float>(std::exp(-gamma * s));
+        }
+    }
+    return K;
+}
+
 // Mean squared distance over all ordered pairs (i, j), including i = j:
 // 2 (mean |x|^2 - |mean x|^2).
 inline double mean_pairwise_sq_dist(const Dataset& ds) {

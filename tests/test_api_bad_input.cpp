@@ -586,17 +586,7 @@ TEST(BadInputConflicts, SketchLandmarksMoreThanN) {
 TEST(BadInputConflicts, PrecomputedNystromAssignRejectsDistances) {
     // method=exact: test_api_errors.cpp Conflicts.PrecomputedAssignRejectsDistances.
     const Dataset ds = small();
-    std::vector<float> K(static_cast<size_t>(ds.n * ds.n));
-    for (int64_t i = 0; i < ds.n; ++i) {
-        for (int64_t j = 0; j < ds.n; ++j) {
-            double s = 0;
-            for (int64_t c = 0; c < ds.d; ++c) {
-                const double t = static_cast<double>(ds.X[i * ds.d + c]) - ds.X[j * ds.d + c];
-                s += t * t;
-            }
-            K[i * ds.n + j] = static_cast<float>(std::exp(-0.1 * s));
-        }
-    }
+    const std::vector<float> K = rbf_gram(ds, 0.1);
     Model m = make_model("k=2 method=nystrom kernel=precomputed m=10 seed=1");
     ASSERT_TRUE(Ok(kkm_fit(m.get(), K.data(), ds.n, ds.n, nullptr)));
     std::vector<int32_t> labels(ds.n);

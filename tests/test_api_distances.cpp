@@ -216,17 +216,7 @@ TEST(Distances, ATieThatRoundingMakesKeepsTheFirstMinimumAtAssignsLabel) {
 TEST(Distances, PrecomputedSketchHasThemFromTheKernelRows) {
     // sketch measures in its feature space: no k(x, x) is needed, so kernel=precomputed works.
     const Dataset train = training();
-    std::vector<float> K(static_cast<size_t>(train.n * train.n));
-    for (int64_t i = 0; i < train.n; ++i) {
-        for (int64_t j = 0; j < train.n; ++j) {
-            double s = 0;
-            for (int64_t c = 0; c < train.d; ++c) {
-                const double t = train.X64[i * train.d + c] - train.X64[j * train.d + c];
-                s += t * t;
-            }
-            K[static_cast<size_t>(i * train.n + j)] = static_cast<float>(std::exp(-0.02 * s));
-        }
-    }
+    const std::vector<float> K = rbf_gram(train, 0.02);
     Model m = make_model("k=3 method=sketch kernel=precomputed m=30 seed=1");
     ASSERT_TRUE(Ok(kkm_fit(m.get(), K.data(), train.n, train.n, nullptr)));
     std::vector<int32_t> labels(train.n);
@@ -362,17 +352,7 @@ TEST(DistancesBadInput, PrecomputedKernelNeedsKxx) {
     // exact, minibatch and nystrom measure in kernel space: k(x, x) of a new row is needed,
     // and kernel=precomputed gives only its kernel values against the training points.
     const Dataset train = training();
-    std::vector<float> K(static_cast<size_t>(train.n * train.n));
-    for (int64_t i = 0; i < train.n; ++i) {
-        for (int64_t j = 0; j < train.n; ++j) {
-            double s = 0;
-            for (int64_t c = 0; c < train.d; ++c) {
-                const double t = train.X64[i * train.d + c] - train.X64[j * train.d + c];
-                s += t * t;
-            }
-            K[static_cast<size_t>(i * train.n + j)] = static_cast<float>(std::exp(-0.02 * s));
-        }
-    }
+    const std::vector<float> K = rbf_gram(train, 0.02);
     const std::vector<double> K64(K.begin(), K.end());
     const char* methods[] = {"exact", "minibatch", "nystrom"};
     for (const char* method : methods) {
