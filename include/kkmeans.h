@@ -159,6 +159,27 @@ KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t 
  * (n x d floats, charged to max_memory_mb with the fit's own estimate before it is made). */
 KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d, const double *weights);
 
+/* Fits kernel=knn or kernel=heat on a graph instead of points: the n x n affinity matrix A of
+ * n nodes in compressed sparse rows (scipy.sparse.csr_matrix's layout): node i's entries are
+ * indices[indptr[i] .. indptr[i+1]) with weights values[...] (values NULL: every weight 1).
+ * indptr holds n + 1 offsets from 0; indices and values hold indptr[n] entries. A must be
+ * symmetric (A[i,j] == A[j,i] exactly; pass (A + A^T)/2 for a directed graph), its weights
+ * finite and >= 0, and every node needs an edge (a self-loop counts); repeated entries of one
+ * (i, j) are summed and zeros dropped, so the same graph in any order fits the same. The graph
+ * is copied; the caller's arrays may be freed after the call. The parameters neighbors and
+ * graph do not apply (the graph is given). The fitted model assigns affinity rows: kkm_assign
+ * and kkm_distances take rows of n values (d = n), each new node's weights to the training
+ * nodes (>= 0, at least one positive); a row equal to a training node's row of A is that node
+ * and gets its training label. Fitting the graph kkm_fit builds from points (the symmetrised
+ * neighbors-NN graph, weights 1 and 0.5) gives the same labels as kkm_fit.
+ * Errors: INVALID_ARGUMENT (NULL model or indptr, NULL indices with entries, n < 1 or above
+ * 2^31 - 1, indptr not starting at 0 or decreasing, a column outside [0, n), a kernel other
+ * than knn or heat, k > n, parameters that conflict; the message names the offset or entry),
+ * INVALID_DATA (a negative or non-finite weight, an asymmetric pair naming both entries, a node
+ * without edges), OUT_OF_MEMORY, CANCELLED. On any error the model is unchanged. */
+KKM_API kkm_status kkm_fit_graph(kkm_model *model, int64_t n, const int64_t *indptr, const int64_t *indices,
+                                 const float *values);
+
 /* ---------------------------------------------------------------- assign */
 
 /* Assigns n new rows (d must equal the training d; with kernel=precomputed X holds the

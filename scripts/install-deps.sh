@@ -11,7 +11,7 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev libgtest-dev
-          zlib1g-dev python3 dataset-fashion-mnist
+          zlib1g-dev libeigen3-dev libspectra-dev python3 dataset-fashion-mnist
           libopenmpi-dev openmpi-bin
           swig openjdk-17-jdk-headless junit5
           mono-mcs mono-devel libnunit-cil-dev nunit-console

@@ -304,9 +304,27 @@ std::vector<unsigned char> with_version(std::vector<unsigned char> b, uint32_t v
     return b;
 }
 
-/// A version-3 buffer of a fit without a search turned into the version-2 file it stands
-/// for: without the search scan (SRCG, SRCK, SRCS, SRCC, empty), version field 2, resealed.
+/// A version-4 buffer of a fit without a graph kernel turned into the version-3 file it stands
+/// for: the report (REPT) without its last two scalars (neighbors and heat_rank, both 0).
+std::vector<unsigned char> as_version_three(std::vector<unsigned char> b) {
+    const size_t at = find_tag(b, "REPT");
+    uint64_t size = 0;
+    std::memcpy(&size, b.data() + at + 4, 8);
+    const size_t end = at + 12 + size;
+    int64_t tail[2] = {};
+    std::memcpy(tail, b.data() + end - 16, 16);
+    EXPECT_EQ(tail[0], 0);
+    EXPECT_EQ(tail[1], 0);
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 16), b.begin() + static_cast<std::ptrdiff_t>(end));
+    size -= 16;
+    std::memcpy(b.data() + at + 4, &size, 8);
+    return with_version(std::move(b), 3);
+}
+
+/// ... into the version-2 file: also without the search scan (SRCG, SRCK, SRCS, SRCC, empty),
+/// version field 2, resealed.
 std::vector<unsigned char> as_version_two(std::vector<unsigned char> b) {
+    b = as_version_three(std::move(b));
     for (const char* tag : {"SRCG", "SRCK", "SRCS", "SRCC"}) drop_empty_array(b, tag);
     return with_version(std::move(b), 2);
 }
@@ -320,7 +338,7 @@ std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
 
 }  // namespace
 
-TEST(FormatVersion, VersionOneAndTwoFilesStillLoad) {
+TEST(FormatVersion, VersionOneTwoAndThreeFilesStillLoad) {
     // Kernels that are not shift-invariant are never centred: their version-2 files differ
     // from version 1 only by the empty shift and the version, so a version-1 file is at hand.
     const Dataset ds = blobs(40, 3, 3, 5);
@@ -329,9 +347,11 @@ TEST(FormatVersion, VersionOneAndTwoFilesStillLoad) {
         SCOPED_TRACE(params);
         Model fitted = make_model(params);
         ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));
-        for (int version : {1, 2}) {
+        for (int version : {1, 2, 3}) {
             const std::vector<unsigned char> now = save(fitted.get());
-            const std::vector<unsigned char> old = version == 1 ? as_version_one(now) : as_version_two(now);
+            const std::vector<unsigned char> old = version == 1   ? as_version_one(now)
+                                                   : version == 2 ? as_version_two(now)
+                                                                  : as_version_three(now);
             Model loaded = make_model("");
             ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
             std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());

@@ -12,11 +12,13 @@
 
 #include "api/api_guard.h"
 #include "api/model_handle.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/params.h"
 #include "core/validate.h"
 #include "eval/metrics.h"
+#include "graph/sparse_graph.h"
 #include "kernels/kernel_traits.h"
 #include "kkmeans.h"
 #include "model/model.h"
@@ -71,6 +73,10 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     if (name == "m" && r.m > 0) return std::to_string(r.m);
     if (name == "reg_rank" && r.reg_rank > 0) return std::to_string(r.reg_rank);
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);
+    if (name == "method") return kkm::to_text(model->fitted->params().method);
+    if (name == "n_init") return std::to_string(model->fitted->params().n_init);
+    if (name == "neighbors" && r.neighbors > 0) return std::to_string(r.neighbors);
+    if (name == "heat_rank" && r.heat_rank > 0) return std::to_string(r.heat_rank);
     return value;
 }
 
@@ -230,6 +236,22 @@ kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d, 
     const kkm::MemoryLedger::Charge copy = kkm::charge_float32_copy(ledger, params, n, d, weights != nullptr);
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     return fit_checked(model, converted.view(), kkm::checked_weights(weights, n), &ledger);
+    KKM_API_END
+}
+
+kkm_status kkm_fit_graph(kkm_model* model, int64_t n, const int64_t* indptr, const int64_t* indices,
+                         const float* values) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(indptr, "indptr");
+    if (n < 1) kkm::invalid_argument("n=" + std::to_string(n) + " nodes; a graph needs at least one");
+    if (n > INT32_MAX) {
+        kkm::invalid_argument("n=" + std::to_string(n) + " nodes exceeds the 2147483647 the graph kernels index");
+    }
+    if (indptr[n] > 0) kkm::require_pointer(indices, "indices");
+    kkm::graph::SparseGraph graph = kkm::graph::checked_graph(n, indptr, indices, values);
+    kkm::fit_into(*model, model->progress, model->progress_user,
+                  [&](const kkm::Params& params) { return kkm::fit_graph_model(params, std::move(graph)); });
     KKM_API_END
 }
 

@@ -27,7 +27,7 @@ KKM_ENUM_TEXT(Method, {Method::exact, "exact"}, {Method::nystrom, "nystrom"}, {M
               {Method::rff, "rff"}, {Method::minibatch, "minibatch"});
 KKM_ENUM_TEXT(KernelType, {KernelType::rbf, "rbf"}, {KernelType::laplacian, "laplacian"},
               {KernelType::polynomial, "polynomial"}, {KernelType::linear, "linear"}, {KernelType::cosine, "cosine"},
-              {KernelType::precomputed, "precomputed"});
+              {KernelType::precomputed, "precomputed"}, {KernelType::knn, "knn"}, {KernelType::heat, "heat"});
 KKM_ENUM_TEXT(Init, {Init::kmeanspp, "kmeans++"}, {Init::random, "random"});
 KKM_ENUM_TEXT(Sampling, {Sampling::uniform, "uniform"}, {Sampling::rls, "rls"}, {Sampling::kmeanspp, "kmeanspp"});
 KKM_ENUM_TEXT(SketchKind, {SketchKind::subgaussian, "subgaussian"}, {SketchKind::ros, "ros"},
@@ -39,6 +39,9 @@ KKM_ENUM_TEXT(SearchCriterion, {SearchCriterion::matr, "matr"}, {SearchCriterion
 KKM_ENUM_TEXT(IsaChoice, {IsaChoice::automatic, "auto"}, {IsaChoice::avx512, "avx512"}, {IsaChoice::avx2, "avx2"},
               {IsaChoice::portable, "portable"});
 KKM_ENUM_TEXT(RowsChoice, {RowsChoice::automatic, "auto"}, {RowsChoice::f32, "f32"}, {RowsChoice::f16, "f16"});
+KKM_ENUM_TEXT(GraphChoice, {GraphChoice::automatic, "auto"}, {GraphChoice::exact, "exact"},
+              {GraphChoice::nndescent, "nndescent"});
+KKM_ENUM_TEXT(Switch, {Switch::on, "true"}, {Switch::off, "false"});
 
 #undef KKM_ENUM_TEXT
 

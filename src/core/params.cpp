@@ -17,6 +17,12 @@ namespace {
 constexpr double kIntMax = 2147483647.0;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// The method's choices: auto, then every method.
+const std::string& method_choices() {
+    static const std::string text = "auto|" + choices_text<Method>();
+    return text;
+}
+
 std::vector<ParamSpec> build_table() {
     // name, aliases, type, default, range, doc, min, max, min_exclusive, max_exclusive, choices
     return {
@@ -29,14 +35,18 @@ std::vector<ParamSpec> build_table() {
         {"k_max", "", "int", "10", "[2, 2147483647]",
          "largest k that k=auto considers (at most half the search subsample: search_size/2, n/2)", 2, kIntMax, false,
          false, nullptr},
-        {"method", "", "enum", "nystrom", choices_text<Method>().c_str(),
-         "exact: full kernel matrix (O(n^2)); nystrom: m landmarks (Calandriello & Rosasco 2018; "
-         "rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
+        {"method", "", "enum", "auto", method_choices().c_str(),
+         "auto: exact for kernel=knn and heat, nystrom otherwise; exact: full kernel matrix (O(n^2); with "
+         "knn/heat the sparse graph kernel, O(nnz) per iteration); nystrom: m landmarks (Calandriello & Rosasco "
+         "2018; rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
          "Fourier features (rbf, laplacian); minibatch: truncated mini-batch kernel k-means (2024)",
-         0, 0, false, false, choices_text<Method>().c_str()},
+         0, 0, false, false, method_choices().c_str()},
         {"kernel", "", "enum", "rbf", choices_text<KernelType>().c_str(),
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "
-         "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix",
+         "linear x.y; cosine x.y/(|x||y|); precomputed: X is the kernel matrix; knn and heat: graph kernels on "
+         "the neighbors-NN graph A of the rows (degrees D): knn is sigma D^-1 + D^-1 A D^-1 with degree "
+         "weights, which minimises the normalized cut; heat is exp(-heat_t L), L = I - D^-1/2 A D^-1/2, "
+         "through its top heat_rank eigenpairs",
          0, 0, false, false, choices_text<KernelType>().c_str()},
         {"gamma", "", "float|auto|search", "auto", "(0, inf), auto or search",
          "kernel scale; auto: rbf 1/(2 sigma^2), sigma^2 = mean pairwise squared distance "
@@ -61,6 +71,25 @@ std::vector<ParamSpec> build_table() {
         {"degree", "", "int", "3", "[1, 20]", "degree of the polynomial kernel", 1, 20, false, false, nullptr},
         {"coef0", "", "float", "1", "(-inf, inf)", "constant term of the polynomial kernel", -kInf, kInf, false, false,
          nullptr},
+        {"neighbors", "n_neighbors", "int|auto", "auto", "[1, n-1] or auto",
+         "kernel=knn and heat: neighbours q of each row in the graph (symmetrised: (B + B^T)/2); auto: 10, "
+         "raised to 15, 20, 30 while a connected component has fewer than n/(2k) rows (too few to be a cluster)",
+         1, kIntMax, false, false, nullptr},
+        {"graph", "", "enum", "auto", choices_text<GraphChoice>().c_str(),
+         "kernel=knn and heat: how the neighbour graph is searched; exact: every distance (O(n^2 d)); "
+         "nndescent: NN-descent (Dong, Charikar & Li 2011; recall 0.97 on Fashion-MNIST); auto: exact when "
+         "2 n^2 d <= 5e10, else nndescent",
+         0, 0, false, false, choices_text<GraphChoice>().c_str()},
+        {"heat_t", "", "float", "80", "(0, inf)",
+         "kernel=heat: the time t of exp(-t L); larger t weighs the slowest-varying eigenvectors more", 0, kInf, true,
+         false, nullptr},
+        {"heat_rank", "", "int|auto", "auto", "[1, n] or auto",
+         "kernel=heat: eigenpairs r of D^-1/2 A D^-1/2 kept (Lanczos); auto = max(2k, 20)", 1, kIntMax, false, false,
+         nullptr},
+        {"heat_normalize", "", "enum", "true", choices_text<Switch>().c_str(),
+         "kernel=heat: scale each row's features to length 1 (the normalised kernel K(x,y)/sqrt(K(x,x)K(y,y)), "
+         "as Ng, Jordan & Weiss normalise a spectral embedding); false: exp(-t L) itself",
+         0, 0, false, false, choices_text<Switch>().c_str()},
         {"m", "landmarks n_components", "int|auto", "auto", "[1, n] or auto",
          "Nystrom landmarks; auto = min(n, max(k, ceil(4 sqrt(n))))", 1, 9.2e18, false, false, nullptr},
         {"nystrom_rcond", "", "float", "1e-06", "[0, 1)",
@@ -111,7 +140,9 @@ std::vector<ParamSpec> build_table() {
          "seeding: greedy k-means++ in feature space (2+log k candidates per step) or k distinct "
          "random points",
          0, 0, false, false, choices_text<Init>().c_str()},
-        {"n_init", "nstart", "int", "1", "[1, 1000]", "restarts from independent seedings; the lowest objective wins",
+        {"n_init", "nstart", "int|auto", "auto", "[1, 1000] or auto",
+         "restarts from independent seedings; the lowest objective wins; auto: 10 for kernel=knn and heat "
+         "(their k-means runs on heat_rank features), 1 otherwise",
          1, 1000, false, false, nullptr},
         {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart", 1, 1e6, false,
          false, nullptr},
@@ -354,7 +385,8 @@ Params ParamSet::typed() const {
     p.k_max = integer("k_max");
     choice("search_criterion", p.search_criterion);
     p.search_size = integer("search_size");
-    choice("method", p.method);
+    p.method_auto = get("method") == "auto";
+    if (!p.method_auto) choice("method", p.method);
     choice("solver", p.solver);
     choice("refine", p.refine);
     p.batch_size = integer("batch_size");
@@ -375,7 +407,8 @@ Params ParamSet::typed() const {
     p.rls_lambda = is_auto("rls_lambda") ? 0.0 : num("rls_lambda");
     choice("sketch", p.sketch);
     choice("init", p.init);
-    p.n_init = integer("n_init");
+    p.n_init_auto = is_auto("n_init");
+    p.n_init = p.n_init_auto ? 1 : integer("n_init");
     p.max_iter = integer("max_iter");
     p.tol = num("tol");
     p.seed = static_cast<uint64_t>(integer("seed"));
@@ -383,6 +416,13 @@ Params ParamSet::typed() const {
     p.max_memory_mb = integer("max_memory_mb");
     choice("isa", p.isa);
     choice("kernel_rows", p.kernel_rows);
+    p.neighbors = is_auto("neighbors") ? 0 : integer("neighbors");
+    choice("graph", p.graph);
+    p.heat_t = num("heat_t");
+    p.heat_rank = is_auto("heat_rank") ? 0 : integer("heat_rank");
+    Switch normalize = Switch::on;
+    choice("heat_normalize", normalize);
+    p.heat_normalize = normalize == Switch::on;
     return p;
 }
 

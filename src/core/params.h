@@ -12,7 +12,7 @@
 namespace kkm {
 
 enum class Method { exact, nystrom, sketch, rff, minibatch };
-enum class KernelType { rbf, laplacian, polynomial, linear, cosine, precomputed };
+enum class KernelType { rbf, laplacian, polynomial, linear, cosine, precomputed, knn, heat };
 enum class Init { kmeanspp, random };
 enum class Sampling { uniform, rls, kmeanspp };
 enum class SketchKind { subgaussian, ros, gaussian, identity };
@@ -22,6 +22,8 @@ enum class Refine { none, hartigan };
 enum class SearchCriterion { stability, matr };
 enum class IsaChoice { automatic, avx512, avx2, portable };
 enum class RowsChoice { automatic, f32, f16 };
+enum class GraphChoice { automatic, exact, nndescent };
+enum class Switch { on, off };
 
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
 /// (a unit test checks that they do).
@@ -33,8 +35,10 @@ struct Params {
     int64_t k_max = 10;
     /// Algorithm: exact kernel k-means (n×n kernel), Nyström landmarks, a randomized sketch
     /// of landmark kernel rows, random Fourier features, or truncated mini-batch kernel
-    /// k-means.
+    /// k-means. method_auto: the parameter said auto (ParamSet::typed); apply_kernel_defaults
+    /// (kernels/kernel_traits.h) then sets the kernel's default method and clears the flag.
     Method method = Method::nystrom;
+    bool method_auto = false;
     /// Kernel function.
     KernelType kernel = KernelType::rbf;
     /// Kernel scale; 0 means auto or search (resolved at fit from the data).
@@ -79,8 +83,10 @@ struct Params {
     Refine refine = Refine::none;
     /// Seeding of the centres.
     Init init = Init::kmeanspp;
-    /// Restarts from independent seedings; the best objective is kept.
+    /// Restarts from independent seedings; the best objective is kept. n_init_auto: the
+    /// parameter said auto, resolved to the kernel's default by apply_kernel_defaults.
     int64_t n_init = 1;
+    bool n_init_auto = false;
     /// Maximum Lloyd iterations per restart.
     int64_t max_iter = 100;
     /// Stop when the objective improves by less than tol · objective.
@@ -95,6 +101,17 @@ struct Params {
     IsaChoice isa = IsaChoice::automatic;
     /// Storage of Nyström kernel rows (automatic: half for kernels bounded by 1).
     RowsChoice kernel_rows = RowsChoice::automatic;
+    /// Graph kernels (knn, heat): neighbours q of each training row in the graph; 0 means
+    /// auto (10, raised while the graph is disconnected: src/model/fit_graph.cpp).
+    int64_t neighbors = 0;
+    /// Graph kernels: how the neighbour graph is searched (automatic: exact for small fits).
+    GraphChoice graph = GraphChoice::automatic;
+    /// Heat kernel exp(−tL): the time t.
+    double heat_t = 80.0;
+    /// Heat kernel: eigenpairs r of D^-½AD^-½ kept; 0 means auto = max(2k, 20).
+    int64_t heat_rank = 0;
+    /// Heat kernel: features scaled to unit length (the normalised kernel).
+    bool heat_normalize = true;
 };
 
 /// Static description of one parameter (one row of the table).

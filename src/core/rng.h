@@ -24,6 +24,7 @@ enum class Stream : uint64_t {
     leverage = 6,         ///< the uniform sub-sample behind ridge leverage scores
     batches = 7,          ///< mini-batch draws
     search = 8,           ///< gamma=search / k=auto: the subsample and its halves
+    graph = 9,            ///< the graph kernels: NN-descent's draws, the Lanczos start vector
 };
 
 /// A sequential generator over one (seed, stream, sub) triple.

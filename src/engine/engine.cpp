@@ -91,13 +91,23 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
 
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                   BlockScratch* scratch) {
-    if (X.rows <= 0 || Y.rows() <= 0) return;
+    kernel_block_cols(X, x_aux, Y, 0, Y.rows(), op, out, ldo, scratch);
+}
+
+void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
+                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch) {
+    if (X.rows <= 0 || cols <= 0) return;
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
                                    std::to_string(Y.dim()));
     }
     const Isa isa = Y.isa();
-    const int64_t mr = geometry(isa).mr, d = X.cols;
+    const int64_t mr = geometry(isa).mr, nr = geometry(isa).nr, d = X.cols;
+    if (col_begin < 0 || col_begin % nr != 0 || cols > Y.rows() - col_begin) {
+        fail(KKM_ERR_INTERNAL, "kernel block: columns [" + std::to_string(col_begin) + ", " +
+                                   std::to_string(col_begin + cols) + ") of " + std::to_string(Y.rows()) +
+                                   " packed rows do not start on a panel or run past the end");
+    }
     const int64_t step = std::min(rows_per_pass(d, mr), round_up(X.rows, mr));
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
@@ -113,15 +123,15 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
         TileJob job;
         job.a = a;
         job.rows = count;
-        job.b = Y.panels();
-        job.cols = Y.rows();
+        job.b = Y.panels() + col_begin * d;
+        job.cols = cols;
         job.d = d;
         if (x_aux != nullptr) {
             std::fill(aux.begin(), aux.end(), 0.0f);
             std::copy(x_aux + begin, x_aux + begin + count, aux.begin());
             job.x_aux = aux.data();
         }
-        job.y_aux = Y.aux();
+        job.y_aux = Y.aux() != nullptr ? Y.aux() + col_begin : nullptr;
         job.op = op;
         job.out = out + begin * ldo;
         job.ldo = ldo;

@@ -55,6 +55,12 @@ struct BlockScratch {
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                   BlockScratch* scratch = nullptr);
 
+/// As kernel_block against packed rows [col_begin, col_begin + cols) of Y only: out is
+/// X.rows × cols. col_begin must be a multiple of the path's panel width (geometry(isa).nr),
+/// so the columns start on a packed panel. The same values as the whole block's columns.
+void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
+                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr);
+
 /// Copies rows [0, rows) of X (row stride ld, d columns) into panels of `width` rows: panel p
 /// holds, for each t < d, the values X[p·width + i][t] for i < width (zero past the last row).
 void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst);

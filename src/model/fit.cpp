@@ -16,6 +16,7 @@
 #include "kernels/kernel_traits.h"
 #include "kernels/precomputed.h"
 #include "model/fit_common.h"
+#include "model/fit_graph.h"
 #include "model/fit_memory.h"
 #include "search/search.h"
 
@@ -34,6 +35,7 @@ void validate_against_data(const Params& p, ConstMatrix X) {
 }
 
 void validate_combination(const Params& p) {
+    if (graph_kernel(p)) validate_graph_params(p);
     if (p.method == Method::rff && !kernel_traits(p.kernel).shift_invariant) {
         invalid_argument(std::string("method=rff needs a shift-invariant kernel (rbf or laplacian), "
                                      "got kernel=") +
@@ -56,6 +58,7 @@ void validate_combination(const Params& p) {
 /// n² entries for exact (whose Lloyd touches them once: d + 1), n·m for the landmark and
 /// feature methods, and n times the support bound k(τ + b) for mini-batch (n² without one).
 double fit_work(const Params& p, int64_t n, int64_t d) {
+    if (graph_kernel(p)) return graph_work(p, n, d);
     const auto dn = static_cast<double>(n), dk = static_cast<double>(p.k);
     const double per_entry = kernel_traits(p.kernel).precomputed ? 1.0 : static_cast<double>(d);
     switch (p.method) {
@@ -73,6 +76,7 @@ double fit_work(const Params& p, int64_t n, int64_t d) {
 }
 
 std::unique_ptr<FittedModel> dispatch(FitSession& session) {
+    if (graph_kernel(session.p)) return fit_graph_rows(session);
     switch (session.p.method) {
         case Method::exact: return fit_exact(session);
         case Method::nystrom: return fit_nystrom(session);
@@ -85,6 +89,7 @@ std::unique_ptr<FittedModel> dispatch(FitSession& session) {
 
 /// The method's up-front memory check (before any stage starts).
 void check_budget(FitSession& session) {
+    if (graph_kernel(session.p)) return check_graph_budget(session);
     switch (session.p.method) {
         case Method::exact: return check_exact_budget(session);
         case Method::nystrom: return check_nystrom_budget(session);
@@ -132,6 +137,8 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
         refuse("method=minibatch with tau=0 (its n x k inner products need every row's kernel against each batch)");
     }
     if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed");
+    if (graph_kernel(p))
+        refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph needs every row in one process)");
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
     if (search::needed(p)) refuse("gamma=search and k=auto (fit a sample in one process, then set gamma and k)");
@@ -190,7 +197,10 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
 
 }  // namespace
 
-MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, int64_t n, int64_t d, bool weighted) {
+MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& params, int64_t n, int64_t d,
+                                         bool weighted) {
+    Params p = params;
+    apply_kernel_defaults(p);
     MemoryLedger::Charge copy = ledger.charge("input", "the float32 copy of the float64 rows X (n x d)",
                                               memory::matrix(static_cast<double>(n), static_cast<double>(d)));
     validate_combination(p);
@@ -205,6 +215,7 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& p, 
 
 void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
     Params p = params;
+    apply_kernel_defaults(p);
     if (p.k == 0) p.k = std::min(p.k_max, n);  // k=auto: the largest k it may choose
     require_product(n, "n", d, "d", sizeof(float), "X");
     // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
@@ -225,10 +236,37 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std
     return fit_model(p, X, weights, solo_comm(), outer);
 }
 
-std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std::vector<float>& weights,
+std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* outer) {
+    Params p = params;
+    apply_kernel_defaults(p);
     if (search::needed(p)) return fit_searched(p, X, weights, comm, outer);
     return fit_with(p, X, weights, comm, outer, nullptr);
+}
+
+std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A, MemoryLedger* outer) {
+    Params p = params;
+    apply_kernel_defaults(p);
+    if (!graph_kernel(p)) {
+        invalid_argument(std::string("a graph is clustered with kernel=knn or kernel=heat, not kernel=") +
+                         to_text(p.kernel) + "; set kernel=knn or kernel=heat");
+    }
+    validate_combination(p);
+    const int64_t n = A.n;
+    if (p.k > n) {
+        invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of nodes n=" + std::to_string(n) +
+                         "; k must be in [1, n]");
+    }
+    MemoryLedger own(p.max_memory_mb);
+    MemoryLedger& ledger = outer != nullptr ? *outer : own;
+    const std::vector<float> no_weights;
+    const double work = static_cast<double>(A.entries() + n) * 100.0 * static_cast<double>(p.k);
+    FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger);
+    session.report().isa = resolve_isa(p.isa);
+    check_graph_budget(session);
+    std::unique_ptr<FittedModel> model = fit_graph_user(session, std::move(A));
+    if (!std::isfinite(model->report().objective)) invalid_data("the fit's objective is not finite");
+    return model;
 }
 
 namespace {
@@ -248,6 +286,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         held.emplace(charge_inputs(ledger, weighted, X.rows, X.cols));
         validate_combination(p);
         validate_against_data(p, ConstMatrix{X.data, part.global, X.cols});
+        if (graph_kernel(p)) validate_graph_data(p, part.global, weighted);
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
         if (kernel_traits(p.kernel).precomputed) check_precomputed_kernel(X, threads);

@@ -375,4 +375,50 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
     return f;
 }
 
+// ---------------------------------------------------------------- graph kernels
+
+double GraphFootprint::peak() const {
+    // The rows stay (the model keeps them); the search ends before the graph is decomposed;
+    // the graph stays through the clustering (knn's Lloyd reads it).
+    const double building = search + graph;
+    const double later = graph + std::max(spectrum, features + clustering + model);
+    return rows + std::max(building, later);
+}
+
+GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, int64_t q_max, int64_t r_pairs,
+                               int threads, bool points) {
+    const auto n = static_cast<double>(n_rows), d = static_cast<double>(d_cols), q = static_cast<double>(q_max);
+    const auto r = static_cast<double>(r_pairs), k = static_cast<double>(p.k);
+    GraphFootprint f;
+    const double entries = 2 * n * q;  // the symmetrised graph's entries, at most
+    if (points) {
+        f.rows = matrix(n, d) + 4 * n + 16 * n;
+        // lists (index, distance, NN-descent's flags and birth), samples and reverse lists
+        // (four lists of up to q per row, offsets), the join's per-thread gathers, the locks;
+        // the exact search's packed chunk and every thread's query block and tile.
+        const double lists = n * q * (4 + 4 + 1 + 4) + 4 * (4 * n * q + 8 * n) + 8 * n;
+        const double join = threads * (matrix(4 * q, d) + 4 * 16 * q * q + 32 * q);
+        const double exact =
+            packed(4096, d) + threads * (matrix(kBlockRows, d) + matrix(kBlockRows, 1024) + packed(kBlockRows, d));
+        f.search = lists + std::max(join + 64 * 4096, exact) + 8 * n;
+    }
+    // (column, weight) pairs and offsets while building, then the compressed graph and degrees
+    f.graph = 8 * entries + 8 * n + 8 * n + 8 * entries + 8 * n + 4 * n + 8 * n;
+    const double ncv = std::min(n, std::max(2 * r + 1, r + 20));
+    const double lanczos = 8 * n * (2 * 2 * ncv + 2 * r + 6);  // the basis at up to twice ncv, restarts, pairs
+    const double dense = 2 * 8.0 * 512 * 512;
+    f.spectrum = lanczos + 12 * entries + 28 * n + dense + matrix(n, r);
+    f.features = 2 * matrix(n, r);  // the eigenvectors (kept by heat models) and the features
+    const double lloyd = feature_lloyd(p, n, r, threads, false) + lloyd_driver(p, n) + matrix(k, r);
+    const double ncut = n * (4 + 4 + 4 + 4) + threads * 8 * k + 8 * k * (n / 1024 + 4);
+    double mb = 0;
+    if (p.method == Method::minibatch) {
+        const MinibatchFootprint m = minibatch_footprint(p, n_rows, std::max<int64_t>(r_pairs, 1), threads, false);
+        mb = std::max(m.seeding, m.iterations) + m.diag;
+    }
+    f.clustering = std::max(lloyd + ncut, mb + lloyd);
+    f.model = matrix(k, r) + n * (8 + 4 + 8) + 8 * k + n * (4 + 4) + threads * 8 * kBlockRows * k;
+    return f;
+}
+
 }  // namespace kkm::memory

@@ -139,4 +139,19 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, in
 /// points in all, the largest centre holding `largest` of them (the bounds in the footprint).
 double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest);
 
+/// The graph kernels (kernel=knn, heat), method=exact or minibatch. q: the largest neighbour
+/// count the fit may try; r: eigenpairs; points: the graph is built from rows (not given).
+struct GraphFootprint {
+    double rows = 0;        ///< the centred training rows, their norms and hashes (kept by the model)
+    double search = 0;      ///< the neighbour lists and the search's working set (NN-descent's samples)
+    double graph = 0;       ///< the symmetrised graph (kept by knn models) and its construction
+    double spectrum = 0;    ///< the Lanczos basis and restarts, a dense component, the eigenvectors
+    double features = 0;    ///< the n × r heat features and the eigenvectors beside them
+    double clustering = 0;  ///< k-means on the features and the normalized-cut Lloyd (or the mini-batches)
+    double model = 0;       ///< the model's centres and the training rows' final assignment
+    double peak() const;
+};
+GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads,
+                               bool points);
+
 }  // namespace kkm::memory

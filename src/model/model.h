@@ -17,6 +17,7 @@
 #include "engine/isa.h"
 #include "engine/row_store.h"
 #include "features/feature_map.h"
+#include "graph/sparse_graph.h"
 
 namespace kkm {
 
@@ -47,6 +48,8 @@ struct FitReport {
     /// Bytes the fit's up-front check estimated for its peak (core/memory_ledger.h), what
     /// the ledger held before it included.
     double memory_estimate = 0;
+    int64_t neighbors = 0;  ///< neighbours q of the graph kernels' graph (0: none, or a user's graph)
+    int64_t heat_rank = 0;  ///< eigenpairs r of the graph kernels' spectrum (0: none)
 };
 
 class FittedModel {
@@ -64,6 +67,15 @@ public:
     void record_search(std::vector<SearchPoint> scan, double seconds) {
         report_.search = std::move(scan);
         report_.timings.insert(report_.timings.begin(), {"search", seconds});
+    }
+    /// Records the training rows' final assignment to this model's own centres, its
+    /// objective and the cluster sizes (before the fit is shared): the graph models' labels
+    /// are their own assignment of the training rows, made once the model exists.
+    void record_assignment(std::vector<int32_t> labels, double objective, std::vector<double> mass, double seconds) {
+        report_.labels = std::move(labels);
+        report_.objective = objective;
+        report_.mass = std::move(mass);
+        report_.timings.emplace_back("assign", seconds);
     }
 
     /// Nearest centre (and squared distance, if dist is not NULL) of each row of X.
@@ -108,6 +120,12 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
 /// is the single-process fit_model above.
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* ledger = nullptr);
+
+/// Fits a graph kernel (kernel=knn or heat) on a user's graph A (n nodes, checked and canonical:
+/// graph::checked_graph) instead of points; the model assigns affinity rows against the n
+/// training nodes. Throws kkm::Error as fit_model does.
+std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A,
+                                             MemoryLedger* ledger = nullptr);
 
 /// Charges the float32 copy of n×d float64 rows (kkm_fit_f64) to a fit's ledger before the
 /// copy is made, and runs the fit's up-front check on top of it (weighted: weights will be

@@ -18,6 +18,7 @@
 #include "features/rff.h"
 #include "features/sketch.h"
 #include "kernels/kernel_traits.h"
+#include "model/serialize_graph.h"
 
 namespace kkm {
 namespace {
@@ -27,7 +28,7 @@ constexpr uint32_t kByteOrderMark = 0x01020304u;
 constexpr size_t kHeaderBytes = sizeof kMagic + 2 * sizeof(uint32_t);
 constexpr size_t kTrailerBytes = sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
 
-enum class ModelKind : uint32_t { dual = 1, nystrom = 2, feature = 3 };
+enum class ModelKind : uint32_t { dual = 1, nystrom = 2, feature = 3, graph = 4 };
 enum class BasisKind : uint32_t { points = 1, columns = 2 };
 enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
 
@@ -67,6 +68,8 @@ void save_report(const FitReport& r, Writer& w) {
         w.scalar(r.m);
         w.scalar(r.reg_rank);
         w.scalar(r.rls_lambda);
+        w.scalar(r.neighbors);
+        w.scalar(r.heat_rank);
     });
     w.array<int32_t>(tag("LABL"), r.labels);
     w.array<double>(tag("MASS"), r.mass);
@@ -121,7 +124,9 @@ void save_map(const FeatureMap& map, Writer& w) {
 }
 
 void save_body(const FittedModel& model, Writer& w) {
-    if (const auto* dual = dynamic_cast<const DualModel*>(&model)) {
+    if (is_graph_model(model)) {
+        save_graph_body(model, w);
+    } else if (const auto* dual = dynamic_cast<const DualModel*>(&model)) {
         save_basis(dual->basis(), w);
         w.matrix(tag("DUAZ"), dual->centres().Z);
         w.array<double>(tag("DUAW"), dual->centres().mass);
@@ -141,6 +146,7 @@ void save_body(const FittedModel& model, Writer& w) {
 }
 
 ModelKind kind_of(const FittedModel& model) {
+    if (is_graph_model(model)) return ModelKind::graph;
     if (dynamic_cast<const DualModel*>(&model) != nullptr) return ModelKind::dual;
     if (dynamic_cast<const NystromModel*>(&model) != nullptr) return ModelKind::nystrom;
     return ModelKind::feature;
@@ -163,7 +169,7 @@ Shape load_shape(Reader& outer, const Params& p) {
     Reader r = outer.section(tag("INFO"));
     Shape s{};
     const auto kind = r.scalar<uint32_t>("model kind");
-    if (kind < 1 || kind > 3) bad("model kind " + std::to_string(kind) + " is unknown");
+    if (kind < 1 || kind > 4) bad("model kind " + std::to_string(kind) + " is unknown");
     s.kind = static_cast<ModelKind>(kind);
     s.n_train = r.scalar<int64_t>("n_train");
     s.d = r.scalar<int64_t>("d");
@@ -213,6 +219,15 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
     report.m = r.scalar<int64_t>("m");
     report.reg_rank = r.scalar<int64_t>("reg_rank");
     report.rls_lambda = r.scalar<double>("rls_lambda");
+    if (version >= 4) {
+        report.neighbors = r.scalar<int64_t>("neighbors");
+        report.heat_rank = r.scalar<int64_t>("heat_rank");
+        if (report.neighbors < 0 || report.neighbors >= s.n_train || report.heat_rank < 0 ||
+            report.heat_rank > s.n_train) {
+            bad("the fit report's neighbors=" + std::to_string(report.neighbors) +
+                " or heat_rank=" + std::to_string(report.heat_rank) + " is outside [0, n_train)");
+        }
+    }
     r.finish();
     if (!std::isfinite(report.objective) || !std::isfinite(report.gamma) || !std::isfinite(report.rls_lambda)) {
         bad("the fit report holds a non-finite value");
@@ -304,6 +319,11 @@ void require_body_matches(const Params& p, const char* body, bool matches) {
 }
 
 std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport report, const Shape& s) {
+    if (s.kind == ModelKind::graph) return load_graph_body(r, std::move(p), std::move(report), s.n_train, s.d, s.k);
+    if (kernel_traits(p.kernel).graph) {
+        bad(std::string("the parameter block says kernel=") + to_text(p.kernel) +
+            " but the body does not hold a graph model");
+    }
     switch (s.kind) {
         case ModelKind::dual:
             require_body_matches(p, "kernel-space (dual) centres, as method=exact or method=minibatch fits",
@@ -313,6 +333,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
             require_body_matches(p, "Nystrom centres, as method=nystrom fits", p.method == Method::nystrom);
             break;
         case ModelKind::feature: break;  // checked below, once the feature map is known
+        case ModelKind::graph: break;    // returned above
     }
     if (s.kind == ModelKind::dual) {
         KernelBasis basis = load_basis(r, p, report, s);
@@ -471,6 +492,7 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         Reader r(check_envelope(bytes, version), kHeaderBytes);
         LoadedModel out{load_params(r), nullptr};
         Params p = out.params.typed();
+        apply_kernel_defaults(p);
         const Shape shape = load_shape(r, p);
         p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);

@@ -21,7 +21,9 @@ namespace kkm {
 /// Format version written by this library; a file with a larger one is refused.
 /// 2: the report carries the centring shift (SHFT); version-1 files load without one.
 /// 3: the report carries the gamma=search / k=auto scan (SRCG, SRCK, SRCS, SRCC).
-inline constexpr uint32_t kModelFormatVersion = 3;
+/// 4: the report carries the graph kernels' neighbors and heat_rank; model kind 4, a graph
+/// model (model/serialize_graph.cpp).
+inline constexpr uint32_t kModelFormatVersion = 4;
 
 /// Serialises a fitted model and the parameters it was fitted with.
 std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model);

@@ -16,7 +16,9 @@ from . import _native
 _KEYS = {
     "n_clusters": "k", "k_min": "k_min", "k_max": "k_max", "method": "method", "kernel": "kernel",
     "gamma": "gamma", "search_criterion": "search_criterion", "search_size": "search_size",
-    "bandwidth_scale": "bandwidth_scale", "degree": "degree", "coef0": "coef0", "m": "m",
+    "bandwidth_scale": "bandwidth_scale", "degree": "degree", "coef0": "coef0",
+    "n_neighbors": "neighbors", "graph": "graph", "heat_t": "heat_t", "heat_rank": "heat_rank",
+    "heat_normalize": "heat_normalize", "m": "m",
     "nystrom_rcond": "nystrom_rcond", "rank": "rank", "reg_rank": "reg_rank", "sampling": "sampling",
     "rls_lambda": "rls_lambda", "sketch": "sketch", "solver": "solver", "refine": "refine",
     "batch_size": "batch_size", "tau": "tau", "epsilon": "epsilon", "learning_rate": "learning_rate",
@@ -29,6 +31,8 @@ def _text(name, value):
     """A constructor argument as the library's parameter text (validated by the library)."""
     if value is None:
         return "none"
+    if name == "heat_normalize" and isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
     if isinstance(value, str):
         return value
     if isinstance(value, (bool, np.bool_)):
@@ -93,13 +97,20 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters : int or "auto", default=8
         Number of clusters (the library's ``k``); "auto" chooses it in [k_min, k_max] by the
         stability of fits on halves of a subsample (``n_clusters_`` reports the choice).
-    method : {"nystrom", "exact", "sketch", "rff", "minibatch"}, default="nystrom"
-    kernel : {"rbf", "laplacian", "polynomial", "linear", "cosine", "precomputed"}, default="rbf"
+    method : {"auto", "nystrom", "exact", "sketch", "rff", "minibatch"}, default="auto"
+        "auto" is "exact" for the graph kernels (knn, heat) and "nystrom" otherwise.
+    kernel : {"rbf", "laplacian", "polynomial", "linear", "cosine", "precomputed", "knn", "heat"}, default="rbf"
+        "knn" and "heat" are graph kernels on the n_neighbors-nearest-neighbour graph of the
+        rows: normalized cut (knn) and the heat kernel exp(-heat_t L) (heat), the clusters of
+        spectral clustering at kernel k-means' speed.
+    n_neighbors : int or "auto", default="auto"
+        Graph kernels: each row's neighbours in the graph (the library's ``neighbors``).
     gamma : float, "auto" or "search", default="auto"
         Kernel scale; ``gamma_`` reports the value the fit used.
     m : int or "auto", default="auto"
         Landmarks / features of the approximate methods.
-    n_init : int, default=1
+    n_init : int or "auto", default="auto"
+        Restarts; "auto" is 10 for the graph kernels and 1 otherwise.
     max_iter : int, default=100
     tol : float, default=1e-4
     init : {"kmeans++", "random"}, default="kmeans++"
@@ -108,9 +119,10 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         line with that seed); None or a RandomState draws a seed.
     threads : int, default=0
         Threads of a fit or an assignment; 0 = all cores.
-    k_min, k_max, search_criterion, search_size, bandwidth_scale, degree, coef0,
-    nystrom_rcond, rank, reg_rank, sampling, rls_lambda, sketch, solver, refine, batch_size,
-    tau, epsilon, learning_rate, isa, kernel_rows, max_memory_mb :
+    heat_normalize : bool or {"true", "false"}, default=True
+    k_min, k_max, search_criterion, search_size, bandwidth_scale, degree, coef0, graph, heat_t,
+    heat_rank, nystrom_rcond, rank, reg_rank, sampling, rls_lambda, sketch, solver, refine,
+    batch_size, tau, epsilon, learning_rate, isa, kernel_rows, max_memory_mb :
         The library's parameters of the same names (``rank=None`` is the library's ``none``).
 
     Attributes
@@ -142,10 +154,11 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     new model and swaps it in when done. Pickling stores the library's model buffer.
     """
 
-    def __init__(self, n_clusters=8, *, method="nystrom", kernel="rbf", gamma="auto", m="auto",
-                 n_init=1, max_iter=100, tol=1e-4, init="kmeans++", random_state=None, threads=0,
+    def __init__(self, n_clusters=8, *, method="auto", kernel="rbf", gamma="auto", m="auto",
+                 n_init="auto", max_iter=100, tol=1e-4, init="kmeans++", random_state=None, threads=0,
                  k_min=2, k_max=10, search_criterion="matr", search_size=1000, bandwidth_scale=1.0,
-                 degree=3, coef0=1.0, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
+                 degree=3, coef0=1.0, n_neighbors="auto", graph="auto", heat_t=80.0, heat_rank="auto",
+                 heat_normalize=True, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
                  sampling="uniform", rls_lambda="auto", sketch="subgaussian", solver="lloyd",
                  refine="none", batch_size=1024, tau=200, epsilon=1e-3, learning_rate="beta",
                  isa="auto", kernel_rows="auto", max_memory_mb=4096):
@@ -167,6 +180,11 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.bandwidth_scale = bandwidth_scale
         self.degree = degree
         self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.graph = graph
+        self.heat_t = heat_t
+        self.heat_rank = heat_rank
+        self.heat_normalize = heat_normalize
         self.nystrom_rcond = nystrom_rcond
         self.rank = rank
         self.reg_rank = reg_rank

@@ -189,6 +189,8 @@ def test_defaults_are_the_librarys():
         want = info[key]["default"]
         if default is None:
             assert want == "none", name
+        elif isinstance(default, bool):
+            assert ("true" if default else "false") == want, name
         elif isinstance(default, str):
             assert default == want, name
         else:

@@ -1,0 +1,71 @@
+// The q nearest neighbours (squared Euclidean distance) of rows among a set of reference rows:
+// exactly, by the engine's dot-product tiles with a per-row top-q selection after each tile
+// (FAISS does the same in faiss/utils/distances.cpp: never an n × n matrix), or approximately
+// by NN-descent (graph/nndescent.h). The graph kernels (kernel=knn, kernel=heat) build their
+// neighbour graph of the training rows here, and place new rows among them for assign.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/matrix.h"
+#include "engine/isa.h"
+
+namespace kkm::graph {
+
+/// Reference rows prepared for searches: the rows minus a shift (the training mean, so that
+/// ‖x‖² + ‖y‖² − 2 x·y keeps the digits that tell near points apart in float32), and their
+/// squared norms. Searches pack them into the engine's panels a chunk at a time.
+class SearchRows {
+public:
+    SearchRows() = default;
+    /// rows: n × d (copied, minus shift); shift: empty or d values.
+    SearchRows(ConstMatrix rows, std::vector<float> shift, engine::Isa isa, int threads);
+    /// Rows already centred (a loaded model): taken as they are.
+    SearchRows(Matrix centred, std::vector<float> shift, engine::Isa isa, int threads);
+
+    int64_t size() const { return centred_.rows; }
+    int64_t dim() const { return centred_.cols; }
+    engine::Isa isa() const { return isa_; }
+    const Matrix& centred() const { return centred_; }
+    const std::vector<float>& shift() const { return shift_; }
+    const std::vector<float>& norms() const { return norms_; }
+    /// Rows of X minus the shift, into out (a padded matrix).
+    void centre(ConstMatrix X, Matrix& out) const;
+    /// The squared distance between reference rows a and b, computed the same way (bit for
+    /// bit) whichever comes first and whatever else is computed beside it.
+    float distance(int64_t a, int64_t b) const;
+
+private:
+    Matrix centred_;
+    std::vector<float> shift_;
+    std::vector<float> norms_;
+    engine::Isa isa_ = engine::Isa::portable;
+};
+
+/// Each row's q nearest reference rows: row i's neighbours are index[i·q .. i·q + q) at squared
+/// distances dist[...], ascending by distance, ties by the lower index.
+struct NeighbourLists {
+    int64_t rows = 0;
+    int64_t q = 0;
+    std::vector<int32_t> index;
+    std::vector<float> dist;
+
+    const int32_t* neighbours(int64_t i) const { return index.data() + i * q; }
+    const float* distances(int64_t i) const { return dist.data() + i * q; }
+};
+
+/// Exact q-NN of the rows of `queries` (not centred: the reference's shift is subtracted)
+/// among the reference rows (1 ≤ q ≤ ref.size()). Parallel over blocks of queries; results do
+/// not depend on the thread count.
+NeighbourLists exact_neighbours(const SearchRows& ref, ConstMatrix queries, int64_t q, int threads);
+
+/// Exact q-NN of every reference row among the others (1 ≤ q < ref.size()): the neighbour
+/// graph of the training rows. A duplicate of a row is its neighbour at distance 0; the row
+/// itself is not.
+NeighbourLists exact_self_neighbours(const SearchRows& ref, int64_t q, int threads);
+
+/// Floating-point operations of exact_self_neighbours (for choosing graph=auto).
+double exact_graph_work(int64_t n, int64_t d);
+
+}  // namespace kkm::graph

@@ -1,0 +1,381 @@
+// The graph kernels' pieces (src/graph): exact q-NN against brute force (ties, duplicates,
+// q = n - 1), NN-descent's recall and determinism, the symmetrised graph, components, a user's
+// graph checks, the spectrum against a dense eigen-decomposition, the heat features and their
+// extension, and the normalized-cut Lloyd (its objective against the formula, never rising).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "cluster/lloyd_driver.h"
+#include "core/error.h"
+#include "core/linalg.h"
+#include "engine/isa.h"
+#include "graph/heat.h"
+#include "graph/ncut.h"
+#include "graph/neighbours.h"
+#include "graph/nndescent.h"
+#include "graph/sparse_graph.h"
+#include "graph/spectrum.h"
+#include "unit_data.h"
+
+namespace kkm::graph {
+namespace {
+
+/// Brute force: each row's q nearest others by (squared distance in float64, index).
+std::vector<std::vector<int32_t>> brute_force(const std::vector<float>& X, int64_t n, int64_t d, int64_t q,
+                                              const std::vector<float>* queries = nullptr, int64_t nq = 0) {
+    const bool self = queries == nullptr;
+    const std::vector<float>& Q = self ? X : *queries;
+    const int64_t rows = self ? n : nq;
+    std::vector<std::vector<int32_t>> out(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i) {
+        std::vector<std::pair<double, int32_t>> all;
+        for (int64_t j = 0; j < n; ++j) {
+            if (self && j == i) continue;
+            double s = 0;
+            for (int64_t t = 0; t < d; ++t) {
+                const double diff =
+                    static_cast<double>(Q[static_cast<size_t>(i * d + t)]) - X[static_cast<size_t>(j * d + t)];
+                s += diff * diff;
+            }
+            all.emplace_back(s, static_cast<int32_t>(j));
+        }
+        std::sort(all.begin(), all.end());
+        for (int64_t j = 0; j < q; ++j) out[static_cast<size_t>(i)].push_back(all[static_cast<size_t>(j)].second);
+    }
+    return out;
+}
+
+std::vector<std::vector<int32_t>> as_rows(const NeighbourLists& l) {
+    std::vector<std::vector<int32_t>> out(static_cast<size_t>(l.rows));
+    for (int64_t i = 0; i < l.rows; ++i) out[static_cast<size_t>(i)].assign(l.neighbours(i), l.neighbours(i) + l.q);
+    return out;
+}
+
+/// Small integer coordinates: every distance is exact in float32, many are tied, and some
+/// rows repeat.
+std::vector<float> integer_grid(int64_t n, int64_t d, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> v(-3, 3);
+    std::vector<float> X(static_cast<size_t>(n * d));
+    for (float& x : X) x = static_cast<float>(v(gen));
+    for (int64_t t = 0; t < d; ++t)
+        X[static_cast<size_t>(5 * d + t)] = X[static_cast<size_t>(2 * d + t)];  // a duplicate
+    return X;
+}
+
+std::vector<float> column_means(const std::vector<float>& X, int64_t n, int64_t d) {
+    std::vector<float> m(static_cast<size_t>(d), 0.0f);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t t = 0; t < d; ++t) m[static_cast<size_t>(t)] += X[static_cast<size_t>(i * d + t)];
+    }
+    for (float& v : m) v /= static_cast<float>(n);
+    return m;
+}
+
+TEST(ExactNeighbours, MatchBruteForceWithTiesAndDuplicatesOnEveryPath) {
+    const int64_t n = 300, d = 5;
+    const std::vector<float> X = integer_grid(n, d, 3);
+    for (engine::Isa isa : {engine::Isa::portable, engine::Isa::avx2, engine::Isa::avx512}) {
+        if (!engine::isa_supported(isa)) continue;
+        for (int64_t q : {int64_t{1}, int64_t{7}, n - 1}) {
+            // No shift: integer rows keep every product exact, so ties are exact ties.
+            const SearchRows rows(ConstMatrix{X.data(), n, d}, {}, isa, 2);
+            const NeighbourLists one = exact_self_neighbours(rows, q, 1), two = exact_self_neighbours(rows, q, 2);
+            EXPECT_EQ(one.index, two.index);
+            EXPECT_EQ(one.dist, two.dist);
+            EXPECT_EQ(as_rows(one), brute_force(X, n, d, q)) << "q=" << q << " isa=" << engine::isa_name(isa);
+            // The duplicate pair: each is the other's nearest, at distance 0.
+            EXPECT_EQ(one.neighbours(5)[0], 2);
+            EXPECT_EQ(one.distances(5)[0], 0.0f);
+            for (int64_t i = 0; i < n; ++i) {
+                for (int64_t j = 1; j < q; ++j) EXPECT_LE(one.distances(i)[j - 1], one.distances(i)[j]);
+            }
+        }
+    }
+}
+
+TEST(ExactNeighbours, QueriesAgainstReferenceRowsMatchBruteForce) {
+    const int64_t n = 5000, d = 4, nq = 300;  // more than one 4096-row chunk
+    const std::vector<float> X = integer_grid(n, d, 5), Q = integer_grid(nq, d, 6);
+    const SearchRows rows(ConstMatrix{X.data(), n, d}, {}, engine::best_isa(), 2);
+    const NeighbourLists got = exact_neighbours(rows, ConstMatrix{Q.data(), nq, d}, 9, 2);
+    EXPECT_EQ(as_rows(got), brute_force(X, n, d, 9, &Q, nq));
+}
+
+TEST(ExactNeighbours, CentringKeepsNeighboursOfRowsFarFromTheOrigin) {
+    // Blobs at an offset of 1e5: ‖x‖² + ‖y‖² − 2x·y of raw rows cancels to noise in float32.
+    testdata::Labeled ds = testdata::blobs(100, 3, 4, 20.0, 7);
+    for (float& v : ds.X) v += 1e5f;
+    const SearchRows rows(ConstMatrix{ds.X.data(), ds.n, ds.d}, column_means(ds.X, ds.n, ds.d), engine::best_isa(), 2);
+    const NeighbourLists lists = exact_self_neighbours(rows, 5, 2);
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int64_t j = 0; j < 5; ++j)
+            EXPECT_EQ(ds.y[static_cast<size_t>(lists.neighbours(i)[j])], ds.y[static_cast<size_t>(i)]);
+    }
+}
+
+TEST(Nndescent, RecallAndThreadCountIndependence) {
+    const testdata::Labeled ds = testdata::blobs(500, 8, 20, 4.0, 11);  // 4000 rows: NN-descent runs
+    const SearchRows rows(ConstMatrix{ds.X.data(), ds.n, ds.d}, column_means(ds.X, ds.n, ds.d), engine::best_isa(), 2);
+    const NeighbourLists exact = exact_self_neighbours(rows, 10, 2);
+    const NeighbourLists one = nndescent_neighbours(rows, 10, 1, 1), two = nndescent_neighbours(rows, 10, 1, 2);
+    EXPECT_EQ(one.index, two.index);
+    EXPECT_EQ(one.dist, two.dist);
+    EXPECT_GE(recall(one, exact), 0.95);
+    const NeighbourLists other_seed = nndescent_neighbours(rows, 10, 2, 2);
+    EXPECT_GE(recall(other_seed, exact), 0.95);
+    for (int64_t i = 0; i < ds.n; ++i) {
+        const int32_t* row = one.neighbours(i);
+        EXPECT_EQ(std::find(row, row + 10, static_cast<int32_t>(i)), row + 10) << "row " << i << " lists itself";
+        std::vector<int32_t> sorted(row, row + 10);
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "row " << i << " repeats";
+    }
+}
+
+TEST(SparseGraphs, SymmetrisedWeightsDegreesAndComponents) {
+    NeighbourLists l;
+    l.rows = 4;
+    l.q = 1;
+    l.index = {1, 0, 3, 0};  // 0<->1 mutual, 2->3 and 3->0 one way
+    l.dist.assign(4, 1.0f);
+    const SparseGraph A = symmetrised(l);
+    EXPECT_EQ(A.weight(0, 1), 1.0f);
+    EXPECT_EQ(A.weight(1, 0), 1.0f);
+    EXPECT_EQ(A.weight(2, 3), 0.5f);
+    EXPECT_EQ(A.weight(3, 2), 0.5f);
+    EXPECT_EQ(A.weight(3, 0), 0.5f);
+    EXPECT_EQ(A.weight(0, 3), 0.5f);
+    EXPECT_EQ(A.weight(1, 2), 0.0f);
+    EXPECT_EQ(degrees(A), (std::vector<double>{1.5, 1.0, 0.5, 1.0}));
+    EXPECT_EQ(components(A).count, 1);
+    // Two cliques: two components, numbered by their smallest node.
+    std::vector<int64_t> indptr{0}, indices;
+    for (int64_t i = 0; i < 6; ++i) {
+        for (int64_t j = 0; j < 6; ++j) {
+            if (i != j && (i < 3) == (j < 3)) indices.push_back(j);
+        }
+        indptr.push_back(static_cast<int64_t>(indices.size()));
+    }
+    const Components c = components(checked_graph(6, indptr.data(), indices.data(), nullptr));
+    EXPECT_EQ(c.count, 2);
+    EXPECT_EQ(c.of, (std::vector<int32_t>{0, 0, 0, 1, 1, 1}));
+}
+
+TEST(SparseGraphs, UserGraphsAreCheckedAndMadeCanonical) {
+    // Unsorted columns and a repeated entry (summed), a zero (dropped), a self-loop (kept).
+    const std::vector<int64_t> indptr{0, 3, 5, 6};
+    const std::vector<int64_t> indices{2, 1, 1, 0, 1, 0};
+    const std::vector<float> values{2.0f, 0.5f, 0.5f, 1.0f, 0.0f, 2.0f};
+    const SparseGraph A = checked_graph(3, indptr.data(), indices.data(), values.data());
+    EXPECT_EQ(A.indices, (std::vector<int32_t>{1, 2, 0, 0}));
+    EXPECT_EQ(A.values, (std::vector<float>{1.0f, 2.0f, 1.0f, 2.0f}));
+    auto error = [](int64_t n, std::vector<int64_t> p, std::vector<int64_t> i, std::vector<float> v) {
+        try {
+            checked_graph(n, p.data(), i.data(), v.empty() ? nullptr : v.data());
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(error(2, {0, 1, 1}, {1}, {}).find("not symmetric"), std::string::npos);
+    EXPECT_NE(error(2, {0, 1, 2}, {1, 0}, {1.0f, 2.0f}).find("A[0,1]=1 but A[1,0]=2"), std::string::npos);
+    EXPECT_NE(error(2, {0, 1, 2}, {1, 0}, {-1.0f, -1.0f}).find("values[0]"), std::string::npos);
+    EXPECT_NE(error(3, {0, 1, 2, 2}, {1, 0}, {}).find("node 2 has no edge"), std::string::npos);
+    EXPECT_NE(error(2, {0, 1, 2}, {1, 2}, {}).find("indices[1]=2"), std::string::npos);
+    EXPECT_NE(error(2, {1, 1, 2}, {1, 0}, {}).find("indptr[0]=1"), std::string::npos);
+    EXPECT_NE(error(2, {0, 2, 1}, {1, 0}, {}).find("indptr[2]=1 is below indptr[1]=2"), std::string::npos);
+    EXPECT_NE(error(2, {0, 1, 2}, {1, 0}, {std::nanf(""), std::nanf("")}).find("values[0]"), std::string::npos);
+}
+
+/// A ring lattice graph of n nodes (each linked to its `reach` nearest on both sides) with a
+/// few chords: connected, with distinct eigenvalues.
+SparseGraph lattice(int64_t n, int64_t reach, uint32_t seed) {
+    std::vector<std::vector<std::pair<int64_t, float>>> rows(static_cast<size_t>(n));
+    std::mt19937 gen(seed);
+    auto link = [&](int64_t i, int64_t j, float w) {
+        rows[static_cast<size_t>(i)].emplace_back(j, w);
+        rows[static_cast<size_t>(j)].emplace_back(i, w);
+    };
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t s = 1; s <= reach; ++s) link(i, (i + s) % n, 1.0f);
+    }
+    std::uniform_int_distribution<int64_t> node(0, n - 1);
+    for (int c = 0; c < n / 10; ++c) link(node(gen), node(gen), 0.5f);
+    std::vector<int64_t> indptr{0}, indices;
+    std::vector<float> values;
+    for (const auto& row : rows) {
+        for (const auto& [j, w] : row) {
+            indices.push_back(j);
+            values.push_back(w);
+        }
+        indptr.push_back(static_cast<int64_t>(indices.size()));
+    }
+    return checked_graph(n, indptr.data(), indices.data(), values.data());
+}
+
+/// The dense normalized adjacency's eigenvalues, descending.
+std::vector<double> dense_spectrum(const SparseGraph& A) {
+    const std::vector<double> d = degrees(A);
+    const int64_t n = A.n;
+    std::vector<double> S(static_cast<size_t>(n * n), 0.0), w(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t e = A.row_begin(i); e < A.row_end(i); ++e) {
+            const int64_t j = A.indices[static_cast<size_t>(e)];
+            S[static_cast<size_t>(i * n + j)] =
+                A.values[static_cast<size_t>(e)] / std::sqrt(d[static_cast<size_t>(i)] * d[static_cast<size_t>(j)]);
+        }
+    }
+    linalg::dsyevd_rows(n, S.data(), w.data());
+    std::reverse(w.begin(), w.end());
+    return w;
+}
+
+TEST(Spectrum, LanczosMatchesTheDenseDecompositionAndIsThreadCountFree) {
+    const SparseGraph A = lattice(900, 3, 1);  // above kDenseComponent: Lanczos
+    ASSERT_GT(A.n, kDenseComponent);
+    const std::vector<double> d = degrees(A);
+    const Components parts = components(A);
+    ASSERT_EQ(parts.count, 1);
+    const Eigenpairs one = top_eigenpairs(A, d, parts, 12, 3, 1), two = top_eigenpairs(A, d, parts, 12, 3, 2);
+    EXPECT_EQ(one.values, two.values);
+    EXPECT_TRUE(std::equal(one.vectors.values.data(), one.vectors.values.data() + 900 * 12, two.vectors.values.data()));
+    const std::vector<double> dense = dense_spectrum(A);
+    for (int64_t l = 0; l < 12; ++l)
+        EXPECT_NEAR(one.values[static_cast<size_t>(l)], dense[static_cast<size_t>(l)], 1e-6);
+    // Each vector is a unit eigenvector: ‖S u − λ u‖ small.
+    for (int64_t l = 0; l < 12; ++l) {
+        double residual = 0, norm = 0;
+        for (int64_t i = 0; i < A.n; ++i) {
+            double su = 0;
+            for (int64_t e = A.row_begin(i); e < A.row_end(i); ++e) {
+                const int64_t j = A.indices[static_cast<size_t>(e)];
+                su += A.values[static_cast<size_t>(e)] /
+                      std::sqrt(d[static_cast<size_t>(i)] * d[static_cast<size_t>(j)]) * one.vectors.row(j)[l];
+            }
+            const double r = su - one.values[static_cast<size_t>(l)] * one.vectors.row(i)[l];
+            residual += r * r;
+            norm += static_cast<double>(one.vectors.row(i)[l]) * one.vectors.row(i)[l];
+        }
+        EXPECT_NEAR(norm, 1.0, 1e-5);
+        EXPECT_LT(std::sqrt(residual), 1e-4) << "pair " << l;
+    }
+}
+
+TEST(Spectrum, EveryComponentContributesItsIndicator) {
+    // Three separate lattices (two small: LAPACK; one large: Lanczos): eigenvalue 1 three times,
+    // each vector supported on one component.
+    const SparseGraph a = lattice(40, 2, 1), b = lattice(700, 2, 2), c = lattice(30, 2, 3);
+    std::vector<int64_t> indptr{0}, indices;
+    std::vector<float> values;
+    int64_t offset = 0;
+    for (const SparseGraph* g : {&a, &b, &c}) {
+        for (int64_t i = 0; i < g->n; ++i) {
+            for (int64_t e = g->row_begin(i); e < g->row_end(i); ++e) {
+                indices.push_back(offset + g->indices[static_cast<size_t>(e)]);
+                values.push_back(g->values[static_cast<size_t>(e)]);
+            }
+            indptr.push_back(static_cast<int64_t>(indices.size()));
+        }
+        offset += g->n;
+    }
+    const SparseGraph A = checked_graph(offset, indptr.data(), indices.data(), values.data());
+    const Components parts = components(A);
+    ASSERT_EQ(parts.count, 3);
+    const Eigenpairs e = top_eigenpairs(A, degrees(A), parts, 6, 1, 2);
+    for (int l = 0; l < 3; ++l) {
+        EXPECT_NEAR(e.values[static_cast<size_t>(l)], 1.0, 1e-9);
+        std::vector<int> support(3, 0);
+        for (int64_t i = 0; i < A.n; ++i) {
+            if (e.vectors.row(i)[l] != 0.0f) support[static_cast<size_t>(parts.of[static_cast<size_t>(i)])] = 1;
+        }
+        EXPECT_EQ(std::accumulate(support.begin(), support.end(), 0), 1) << "vector " << l;
+    }
+    EXPECT_LT(e.values[3], 1.0 - 1e-6);
+}
+
+TEST(HeatFeatures, UnitRowsAndTheExtensionOfATrainingNodeIsItself) {
+    const SparseGraph A = lattice(800, 3, 4);
+    HeatMap map;
+    const Components parts = components(A);
+    Eigenpairs e = top_eigenpairs(A, degrees(A), parts, 10, 1, 2);
+    map.values = e.values;
+    map.vectors = std::move(e.vectors);
+    map.degree = degrees(A);
+    map.t = 20;
+    map.normalise = true;
+    const Matrix F = training_features(map, 2);
+    for (int64_t i = 0; i < A.n; ++i) {
+        double s = 0;
+        for (int64_t l = 0; l < map.dim(); ++l) s += static_cast<double>(F.row(i)[l]) * F.row(i)[l];
+        EXPECT_NEAR(s, 1.0, 1e-5);
+    }
+    // Node 17 placed by its own row of A: the Nyström extension reproduces its eigenvector
+    // entries (S u = λ u), so its features are its training features.
+    Placement p;
+    p.self = {-1};
+    p.at = {0, A.row_end(17) - A.row_begin(17)};
+    for (int64_t e2 = A.row_begin(17); e2 < A.row_end(17); ++e2) {
+        p.nodes.push_back(A.indices[static_cast<size_t>(e2)]);
+        p.weights.push_back(A.values[static_cast<size_t>(e2)]);
+    }
+    std::vector<float> f(static_cast<size_t>(map.dim()));
+    map.features(p, 0, 1, f.data());
+    for (int64_t l = 0; l < map.dim(); ++l) EXPECT_NEAR(f[static_cast<size_t>(l)], F.row(17)[l], 1e-3);
+}
+
+/// The q-NN graph of rows, exactly.
+SparseGraph knn_graph(const testdata::Labeled& ds, int64_t q) {
+    const SearchRows rows(ConstMatrix{ds.X.data(), ds.n, ds.d}, column_means(ds.X, ds.n, ds.d), engine::best_isa(), 2);
+    return symmetrised(exact_self_neighbours(rows, q, 2));
+}
+
+TEST(NormalizedCut, ObjectiveIsTheFormulaAndNeverRises) {
+    const testdata::Labeled ds = testdata::blobs(60, 4, 3, 3.0, 9);
+    const SparseGraph A = knn_graph(ds, 8);
+    const std::vector<double> d = degrees(A);
+    NcutLloyd problem(A, d, 4, 2);
+    std::mt19937 gen(2);
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    for (auto& l : labels) l = static_cast<int32_t>(gen() % 4);
+    // objective = σ(n − k) + Σ A_ii/d_i − k + ncut (no self-loops, every cluster non-empty)
+    const double ncut = problem.normalized_cut(labels);
+    EXPECT_NEAR(problem.objective(labels), kKnnShift * static_cast<double>(ds.n - 4) - 4.0 + ncut, 1e-9);
+    double previous = problem.objective(labels);
+    std::vector<int32_t> next(labels.size());
+    std::vector<float> dist(labels.size());
+    for (int it = 0; it < 30; ++it) {
+        // Each point to its nearest centre (no farther than its own), then the centres of the
+        // new labels (no farther from their members than the old ones): both steps lower it.
+        const double reported = problem.reassign(labels, next, dist);
+        EXPECT_LE(reported, previous + 1e-9 * std::abs(previous)) << "iteration " << it;
+        const double now = problem.objective(next);
+        EXPECT_LE(now, reported + 1e-9 * std::abs(reported)) << "iteration " << it;
+        if (next == labels) break;
+        labels = next;
+        previous = now;
+    }
+    // Brute-force ncut of the final labels.
+    double cut = 0;
+    for (int32_t c = 0; c < 4; ++c) {
+        double vol = 0, inside = 0;
+        for (int64_t i = 0; i < A.n; ++i) {
+            if (labels[static_cast<size_t>(i)] != c) continue;
+            vol += d[static_cast<size_t>(i)];
+            for (int64_t e = A.row_begin(i); e < A.row_end(i); ++e) {
+                if (labels[static_cast<size_t>(A.indices[static_cast<size_t>(e)])] == c)
+                    inside += A.values[static_cast<size_t>(e)];
+            }
+        }
+        if (vol > 0) cut += (vol - inside) / vol;
+    }
+    EXPECT_NEAR(problem.normalized_cut(labels), cut, 1e-12);
+}
+
+}  // namespace
+}  // namespace kkm::graph
