@@ -15,7 +15,7 @@ packages=(meson ninja-build pkg-config g++ libblis-openmp-dev liblapacke-dev lib
           libopenmpi-dev openmpi-bin
           swig openjdk-17-jdk-headless junit5
           mono-mcs mono-devel libnunit-cil-dev nunit-console
-          r-base-dev r-cran-testthat
+          r-base-dev r-cran-testthat r-cran-matrix
           python3-numpy python3-sklearn python3-pytest python3-mesonpy python3-venv python3-pip
           clang libomp-dev libclang-rt-14-dev)
 for arg in "$@"; do

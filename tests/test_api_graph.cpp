@@ -36,13 +36,13 @@ Dataset uneven_rings(int64_t inner, int64_t outer, uint32_t seed) {
     return ds;
 }
 
-/// scikit-learn's make_moons: two interleaved half circles, `a` and `b` points, noise 0.08.
-Dataset moons(int64_t a, int64_t b, uint32_t seed) {
+/// scikit-learn's make_moons: two interleaved half circles, `a` and `b` points, Gaussian noise.
+Dataset moons(int64_t a, int64_t b, uint32_t seed, double noise = 0.08) {
     Dataset ds;
     ds.d = 2;
     std::mt19937 gen(seed);
     std::uniform_real_distribution<double> U(0.0, std::numbers::pi);
-    std::normal_distribution<double> N(0.0, 0.08);
+    std::normal_distribution<double> N(0.0, noise);
     for (int moon = 0; moon < 2; ++moon) {
         for (int64_t i = 0; i < (moon == 0 ? a : b); ++i) {
             const double t = U(gen);
@@ -164,6 +164,22 @@ TEST(GraphKernels, RingsAndMoonsOfUnevenSizesSeparateWithOnlyK) {
             EXPECT_EQ(get_param(m.get(), "n_init"), "10");
             EXPECT_EQ(get_param(m.get(), "neighbors"), "10");
             EXPECT_EQ(get_param(m.get(), "heat_rank"), "20");
+            EXPECT_EQ(get_param(m.get(), "graph"), "exact");
+        }
+    }
+}
+
+TEST(GraphKernels, MoonsSeparateWhateverTheSeed) {
+    // Seeding in all heat_rank directions at once kept a worse split of make_moons(1000, noise
+    // 0.05) through all ten restarts for 4 seeds of 20; the seeding on the leading k coordinates
+    // finds the best split for every seed.
+    const Dataset ds = moons(500, 500, 3, 0.05);
+    for (const char* kernel : kKernels) {
+        for (int seed = 0; seed < 20; ++seed) {
+            const std::string params = std::string("k=2 kernel=") + kernel + " seed=" + std::to_string(seed);
+            SCOPED_TRACE(params);
+            Model m = make_model(params.c_str());
+            EXPECT_GE(ari(fit_labels(m.get(), ds), ds.truth), 0.95);
         }
     }
 }

@@ -305,18 +305,20 @@ std::vector<unsigned char> with_version(std::vector<unsigned char> b, uint32_t v
 }
 
 /// A version-4 buffer of a fit without a graph kernel turned into the version-3 file it stands
-/// for: the report (REPT) without its last two scalars (neighbors and heat_rank, both 0).
+/// for: the report (REPT) without its last three scalars (neighbors, heat_rank and the graph
+/// search, all 0).
 std::vector<unsigned char> as_version_three(std::vector<unsigned char> b) {
     const size_t at = find_tag(b, "REPT");
     uint64_t size = 0;
     std::memcpy(&size, b.data() + at + 4, 8);
     const size_t end = at + 12 + size;
-    int64_t tail[2] = {};
-    std::memcpy(tail, b.data() + end - 16, 16);
+    int64_t tail[3] = {};
+    std::memcpy(tail, b.data() + end - 24, 24);
     EXPECT_EQ(tail[0], 0);
     EXPECT_EQ(tail[1], 0);
-    b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 16), b.begin() + static_cast<std::ptrdiff_t>(end));
-    size -= 16;
+    EXPECT_EQ(tail[2], 0);
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 24), b.begin() + static_cast<std::ptrdiff_t>(end));
+    size -= 24;
     std::memcpy(b.data() + at + 4, &size, 8);
     return with_version(std::move(b), 3);
 }

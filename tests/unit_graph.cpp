@@ -3,6 +3,7 @@
 // graph checks, the spectrum against a dense eigen-decomposition, the heat features and their
 // extension, and the normalized-cut Lloyd (its objective against the formula, never rising).
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -136,6 +137,33 @@ TEST(Nndescent, RecallAndThreadCountIndependence) {
         std::sort(sorted.begin(), sorted.end());
         EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "row " << i << " repeats";
     }
+}
+
+/// The first `count` Fashion-MNIST training images (pixels / 255), or empty when the data set
+/// is not installed (Debian dataset-fashion-mnist, which scripts/install-deps.sh installs).
+std::vector<float> fashion_rows(int64_t count) {
+    gzFile f = gzopen("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", "rb");
+    if (f == nullptr) return {};
+    std::vector<unsigned char> header(16), pixels(static_cast<size_t>(count * 784));
+    const bool ok = gzread(f, header.data(), 16) == 16 &&
+                    gzread(f, pixels.data(), static_cast<unsigned>(pixels.size())) == static_cast<int>(pixels.size());
+    gzclose(f);
+    if (!ok) return {};
+    std::vector<float> X(pixels.size());
+    for (size_t i = 0; i < pixels.size(); ++i) X[i] = static_cast<float>(pixels[i]) / 255.0f;
+    return X;
+}
+
+TEST(Nndescent, RecallOnFashionMnist10kIsAtLeast95Percent) {
+    const int64_t n = 10000, d = 784;
+    const std::vector<float> X = fashion_rows(n);
+    if (X.empty()) GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)";
+    const SearchRows rows(ConstMatrix{X.data(), n, d}, column_means(X, n, d), engine::best_isa(), 2);
+    const NeighbourLists exact = exact_self_neighbours(rows, 10, 2);
+    const NeighbourLists approximate = nndescent_neighbours(rows, 10, 0, 2);
+    const double r = recall(approximate, exact);
+    std::printf("NN-descent recall on Fashion-MNIST 10000 x 784, q = 10: %.4f\n", r);
+    EXPECT_GE(r, 0.95);
 }
 
 TEST(SparseGraphs, SymmetrisedWeightsDegreesAndComponents) {

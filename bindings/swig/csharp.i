@@ -11,7 +11,7 @@
  *    with the library's message; any other status → FastKKM.KKMeansException carrying the
  *    status (created through a callback the intermediary class registers at start-up).
  *  - Arrays: each (pointer, length) pair becomes ONE C# array parameter (float[], double[],
- *    int[], byte[]). The P/Invoke marshaller pins blittable arrays, so the C code reads and
+ *    int[], long[] (int64_t: the CSR arrays of fit_graph), byte[]). The P/Invoke marshaller pins blittable arrays, so the C code reads and
  *    writes the managed array in place (no copy); the intermediary passes the array and its
  *    .LongLength as two native arguments. A null array throws ArgumentNullException.
  *  - Progress: the `listener` of the fit_progress methods is a FastKKM.NativeProgress delegate
@@ -161,6 +161,9 @@ KKM_CS_ARRAY(const float *, data, float, In)
 KKM_CS_ARRAY(const float *, weights, float, In)
 KKM_CS_ARRAY(const double *, data, double, In)
 KKM_CS_ARRAY(const double *, weights, double, In)
+KKM_CS_ARRAY(const float *, values, float, In)
+KKM_CS_ARRAY(const kkm_swig::Index *, indptr, long, In)
+KKM_CS_ARRAY(const kkm_swig::Index *, indices, long, In)
 KKM_CS_ARRAY(const int32_t *, a, int, In)
 KKM_CS_ARRAY(const int32_t *, b, int, In)
 KKM_CS_ARRAY(const void *, bytes, byte, In)

@@ -128,9 +128,11 @@ private:
 using FloatElements = Elements<jfloatArray, jfloat>;
 using DoubleElements = Elements<jdoubleArray, jdouble>;
 using IntElements = Elements<jintArray, jint>;
+using LongElements = Elements<jlongArray, jlong>;
 using ByteElements = Elements<jbyteArray, jbyte>;
 
 static_assert(sizeof(jint) == sizeof(int32_t), "jint is 32 bits");
+static_assert(sizeof(jlong) == sizeof(int64_t), "jlong is 64 bits");
 static_assert(sizeof(jfloat) == sizeof(float), "jfloat is float");
 static_assert(sizeof(jdouble) == sizeof(double), "jdouble is double");
 
@@ -227,6 +229,9 @@ KKM_JAVA_ARRAY(const float*, jfloatArray, float[], FloatElements, GetFloatArrayE
 KKM_JAVA_ARRAY(const float*, jfloatArray, float[], FloatElements, GetFloatArrayElements, ReleaseFloatArrayElements, JNI_ABORT, weights)
 KKM_JAVA_ARRAY(const double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, JNI_ABORT, data)
 KKM_JAVA_ARRAY(const double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, JNI_ABORT, weights)
+KKM_JAVA_ARRAY(const float*, jfloatArray, float[], FloatElements, GetFloatArrayElements, ReleaseFloatArrayElements, JNI_ABORT, values)
+KKM_JAVA_ARRAY(const kkm_swig::Index*, jlongArray, long[], LongElements, GetLongArrayElements, ReleaseLongArrayElements, JNI_ABORT, indptr)
+KKM_JAVA_ARRAY(const kkm_swig::Index*, jlongArray, long[], LongElements, GetLongArrayElements, ReleaseLongArrayElements, JNI_ABORT, indices)
 KKM_JAVA_ARRAY(const int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, JNI_ABORT, a)
 KKM_JAVA_ARRAY(const int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, JNI_ABORT, b)
 KKM_JAVA_ARRAY(const void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, JNI_ABORT, bytes)

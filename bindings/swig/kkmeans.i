@@ -18,6 +18,8 @@
  *
  * Sizes are int64_t (never long: SWIG maps long to 32 bits in Java and C#). Lengths are
  * checked against n and d here, so a short array is an argument error, never an overread.
+ * The CSR arrays of fit_graph hold int64_t (kkm_swig::Index): Java long[], C# long[], R
+ * integer or numeric vectors; their lengths are checked against n + 1 and indptr[n].
  * Compile the wrapper as C++ (swig -c++).
  */
 %module kkmeans
@@ -30,6 +32,11 @@
 #include "kkmeans.h"
 
 namespace kkm_swig {
+
+/// The element type of the CSR arrays of fit_graph. SWIG sees an opaque class of this name (declared
+/// after this block): with the int64_t of its stdint.i (long long) it would cast these arrays to
+/// long long*, which is not int64_t* (long) on LP64 Linux. Each language's typemaps pass them.
+using Index = int64_t;
 
 /// A failed C API call: its status and the library's message.
 struct Failure {
@@ -53,6 +60,28 @@ inline void require_length(const char* what, int64_t len, int64_t n, int64_t d) 
                  std::to_string(n) + " x " + std::to_string(d) + " needs " +
                  (n >= 0 && d >= 0 && (d == 0 || n <= INT64_MAX / d) ? std::to_string(n * d)
                                                                      : std::string("more")));
+    }
+}
+
+/// A graph in compressed sparse rows: indptr must hold n + 1 offsets, indices and values
+/// indptr[n] entries each (the library checks the offsets and entries themselves). n < 1 is
+/// left to the library, which refuses it before reading anything.
+inline void require_csr(int64_t n, const Index* indptr, int64_t indptr_len, int64_t indices_len,
+                        int64_t values_len) {
+    if (n < 1) return;
+    if (n == INT64_MAX || indptr_len != n + 1) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "indptr has " + std::to_string(indptr_len) + " values but n + 1 = " +
+                                           (n == INT64_MAX ? std::string("more") : std::to_string(n + 1)) +
+                                           " are needed (one offset per node, then the number of entries)");
+    }
+    const int64_t entries = indptr[n];
+    if (indices_len != entries) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "indices has " + std::to_string(indices_len) + " values but indptr[n] = " +
+                                           std::to_string(entries) + " entries are needed");
+    }
+    if (values_len != entries) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "values has " + std::to_string(values_len) + " values but indptr[n] = " +
+                                           std::to_string(entries) + " entries are needed");
     }
 }
 
@@ -111,6 +140,9 @@ inline kkm_status timings_of(const kkm_model* model, const char*, char* buf, siz
 
 %include <stdint.i>
 %include <std_string.i>
+
+/* SWIG only needs the name (see kkm_swig::Index above); each language maps the arrays. */
+namespace kkm_swig { class Index; }
 
 #if defined(SWIGJAVA)
 %include "java.i"
@@ -186,6 +218,24 @@ struct kkm_model {};
         kkm_swig::require_length("data", data_len, n, d);
         kkm_swig::require_length("weights", weights_len, n, 1);
         return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_f64($self, data, n, d, weights); });
+    }
+
+    /* Fit kernel=knn or kernel=heat on a graph instead of points (kkm_fit_graph): the
+     * symmetric n × n affinity matrix in compressed sparse rows, indptr (n + 1 offsets from
+     * 0), indices and values (indptr[n] entries each: node i's neighbours are
+     * indices[indptr[i] .. indptr[i+1]) with weights values[...]). The fitted model assigns
+     * affinity rows: assign and distances take rows of n values (d = n). fit_graph_progress
+     * reports to `listener` as fit_progress does. */
+    void fit_graph(int64_t n, const kkm_swig::Index* indptr, int64_t indptr_len, const kkm_swig::Index* indices,
+                   int64_t indices_len, const float* values, int64_t values_len) {
+        kkm_swig::require_csr(n, indptr, indptr_len, indices_len, values_len);
+        kkm_swig::check(kkm_fit_graph($self, n, indptr, indices, values));
+    }
+    int32_t fit_graph_progress(int64_t n, const kkm_swig::Index* indptr, int64_t indptr_len, const kkm_swig::Index* indices,
+                               int64_t indices_len, const float* values, int64_t values_len,
+                               kkm_swig::Listener* listener) {
+        kkm_swig::require_csr(n, indptr, indptr_len, indices_len, values_len);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_graph($self, n, indptr, indices, values); });
     }
 
     /* Nearest centre of each of n rows into labels (room for at least n; 0-based). Safe to

@@ -15,6 +15,8 @@
  *   (const float*, len)        numeric vector, converted to float32 into R_alloc memory
  *                              (R has no float type, so this one copy is unavoidable)
  *   (const int32_t*, len)      integer vector, read in place through INTEGER()
+ *   (const int64_t*, len)      integer (or whole numeric) vector, converted to int64 into
+ *                              R_alloc memory (the CSR offsets and columns of fit_graph)
  *   (const void*, len)         raw vector, read in place through RAW()
  *   (int32_t* out, len)        the R argument is the LENGTH; the wrapper allocates a fresh
  *   (double* out, len)         integer / numeric / raw vector of that length, the library
@@ -229,6 +231,44 @@ namespace kkm_swig { class Listener; }
 }
 %typemap(freearg) (const int32_t* IN_ARRAY, int64_t IN_LEN) ""
 
+/* integer or numeric → const int64_t*: one conversion into R_alloc memory (R has no 64-bit
+ * integer; a dgCMatrix's slots p and i are integer vectors). NA, a fraction or a value beyond
+ * 2^53 is an R error. */
+%typemap(rtype) (const kkm_swig::Index* IN_ARRAY, int64_t IN_LEN) "numeric"
+%typemap(scoercein) (const kkm_swig::Index* IN_ARRAY, int64_t IN_LEN)
+%{ if (is.logical($input)) $input = as.integer($input); %}
+%typemap(in) (const kkm_swig::Index* IN_ARRAY, int64_t IN_LEN) {
+    if (TYPEOF($input) != INTSXP && TYPEOF($input) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be an integer vector");
+    }
+    {
+        const R_xlen_t len_ = Rf_xlength($input);
+        int64_t* dst_ = reinterpret_cast<int64_t*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(int64_t)));
+        bool whole_ = true;
+        if (TYPEOF($input) == INTSXP) {
+            const int* src_ = INTEGER($input);
+            for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+                whole_ = src_[i_] != NA_INTEGER;
+                dst_[i_] = src_[i_];
+            }
+        } else {
+            const double* src_ = REAL($input);
+            for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+                const double v_ = src_[i_];
+                whole_ = v_ >= -9007199254740992.0 && v_ <= 9007199254740992.0 && v_ == static_cast<double>(static_cast<int64_t>(v_));
+                dst_[i_] = whole_ ? static_cast<int64_t>(v_) : 0;
+            }
+        }
+        if (!whole_) {
+            SWIG_exception_fail(SWIG_ValueError, "in method '$symname', argument $argnum must hold whole numbers (no NA)");
+        }
+        $1 = dst_;
+        $2 = static_cast<int64_t>(len_);
+    }
+}
+%typemap(freearg) (const kkm_swig::Index* IN_ARRAY, int64_t IN_LEN) ""
+%typemap(rtype) const kkm_swig::Index* "numeric"  /* the generated "inputTypes" attribute */
+
 /* raw → const void*: RAW() in place. */
 %typemap(rtype) (const void* IN_ARRAY, int64_t IN_LEN) "raw"
 %typemap(in) (const void* IN_ARRAY, int64_t IN_LEN) {
@@ -246,7 +286,12 @@ namespace kkm_swig { class Listener; }
 };
 %apply (const float* IN_ARRAY, int64_t IN_LEN) {
     (const float* data, int64_t data_len),
-    (const float* weights, int64_t weights_len)
+    (const float* weights, int64_t weights_len),
+    (const float* values, int64_t values_len)
+};
+%apply (const kkm_swig::Index* IN_ARRAY, int64_t IN_LEN) {
+    (const kkm_swig::Index* indptr, int64_t indptr_len),
+    (const kkm_swig::Index* indices, int64_t indices_len)
 };
 %apply (const int32_t* IN_ARRAY, int64_t IN_LEN) {
     (const int32_t* a, int64_t a_len),

@@ -77,6 +77,7 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     if (name == "n_init") return std::to_string(model->fitted->params().n_init);
     if (name == "neighbors" && r.neighbors > 0) return std::to_string(r.neighbors);
     if (name == "heat_rank" && r.heat_rank > 0) return std::to_string(r.heat_rank);
+    if (name == "graph" && r.graph != kkm::GraphChoice::automatic) return kkm::to_text(r.graph);
     return value;
 }
 

@@ -372,6 +372,12 @@ void check_options(const PointKernel& K, const MinibatchOptions& o) {
         invalid_argument("minibatch: max_iter must be in [0, 2^31 - 1]");
     }
     if (std::isnan(o.epsilon)) invalid_argument("minibatch: epsilon must not be NaN");
+    if (!o.initial.empty() && static_cast<int64_t>(o.initial.size()) != o.k) {
+        invalid_argument("minibatch: initial must name k points");
+    }
+    for (int64_t p : o.initial) {
+        if (p < 0 || p >= n) invalid_argument("minibatch: an initial point is outside [0, n)");
+    }
 }
 
 }  // namespace
@@ -412,7 +418,8 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
     check_options(K, options);
     const int threads = std::max(1, options.threads);
     const BatchSampler sampler(K.size(), weights, seed, restart);
-    const std::vector<int64_t> seeds = initial_centres(K, weights, options, seed, restart, threads);
+    const std::vector<int64_t> seeds =
+        options.initial.empty() ? initial_centres(K, weights, options, seed, restart, threads) : options.initial;
     Centres c;
     for (int64_t p : seeds) {
         c.history.emplace_back(p);

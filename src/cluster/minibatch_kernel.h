@@ -72,6 +72,9 @@ struct MinibatchOptions {
     /// Seeding of the initial centres (each one data point), run on a uniform sample of
     /// min(n, max(b, 20000)) points.
     Init init = Init::kmeanspp;
+    /// The k initial centres' points when not empty (instead of the seeding): the graph kernels
+    /// start from the points nearest to the centroids of a spectral clustering.
+    std::vector<int64_t> initial;
     /// Threads for kernel blocks; results never depend on it.
     int threads = 1;
 };

@@ -151,7 +151,6 @@ struct GraphFootprint {
     double model = 0;       ///< the model's centres and the training rows' final assignment
     double peak() const;
 };
-GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads,
-                               bool points);
+GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads, bool points);
 
 }  // namespace kkm::memory

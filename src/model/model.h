@@ -50,6 +50,8 @@ struct FitReport {
     double memory_estimate = 0;
     int64_t neighbors = 0;  ///< neighbours q of the graph kernels' graph (0: none, or a user's graph)
     int64_t heat_rank = 0;  ///< eigenpairs r of the graph kernels' spectrum (0: none)
+    /// How the graph kernels' neighbour graph was searched (automatic: no graph was searched).
+    GraphChoice graph = GraphChoice::automatic;
 };
 
 class FittedModel {

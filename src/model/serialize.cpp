@@ -70,6 +70,7 @@ void save_report(const FitReport& r, Writer& w) {
         w.scalar(r.rls_lambda);
         w.scalar(r.neighbors);
         w.scalar(r.heat_rank);
+        w.scalar(static_cast<int64_t>(r.graph));
     });
     w.array<int32_t>(tag("LABL"), r.labels);
     w.array<double>(tag("MASS"), r.mass);
@@ -222,6 +223,11 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
     if (version >= 4) {
         report.neighbors = r.scalar<int64_t>("neighbors");
         report.heat_rank = r.scalar<int64_t>("heat_rank");
+        const auto graph = r.scalar<int64_t>("graph search");
+        if (graph < 0 || graph > static_cast<int64_t>(GraphChoice::nndescent)) {
+            bad("the fit report's graph search " + std::to_string(graph) + " is unknown");
+        }
+        report.graph = static_cast<GraphChoice>(graph);
         if (report.neighbors < 0 || report.neighbors >= s.n_train || report.heat_rank < 0 ||
             report.heat_rank > s.n_train) {
             bad("the fit report's neighbors=" + std::to_string(report.neighbors) +

@@ -252,6 +252,8 @@ void not_distributed(Suite& suite, const Context& c) {
         {"method=nystrom m=50 kernel=laplacian gamma=auto", "kernel=laplacian"},
         {"method=exact gamma=0.5 refine=hartigan", "refine=hartigan"},
         {"method=nystrom m=50 gamma=search", "gamma=search"},
+        {"kernel=knn", "kernel=knn"},
+        {"kernel=heat method=minibatch", "kernel=heat"},
     };
     for (const auto& [params, key] : refused) {
         suite.run(std::string("not_distributed_yet/") + params, [&](Checks& t) {

@@ -11,7 +11,8 @@ using System.Threading;
 namespace FastKKM
 {
     /// <summary>
-    /// Kernel k-means clustering (exact, Nyström, sketch, random Fourier features, mini-batch).
+    /// Kernel k-means clustering (exact, Nyström, sketch, random Fourier features, mini-batch),
+    /// including the graph kernels "knn" (normalized cut) and "heat".
     /// </summary>
     /// <example>
     /// <code>
@@ -36,6 +37,17 @@ namespace FastKKM
     /// <see cref="GammaSearch"/> and <see cref="KAuto"/> let the fit choose gamma and k;
     /// <see cref="GetParam"/>("gamma") and <see cref="NumClusters"/> then report the choice and
     /// <see cref="Search"/> every candidate scored.
+    /// <para>
+    /// Method and NInit default to "auto": exact and 10 restarts for the graph kernels, nystrom
+    /// and 1 restart otherwise; <see cref="GetParam"/> reports what a fit resolved them to. The
+    /// graph kernels work on the <see cref="Neighbors"/>-nearest-neighbour graph A of the rows
+    /// (degrees D): <c>Kernel("knn")</c> is the normalized cut (weighted kernel k-means with
+    /// K = σD⁻¹ + D⁻¹AD⁻¹ and degree weights), <c>Kernel("heat")</c> the heat kernel exp(-t L)
+    /// of the normalized Laplacian L (<see cref="HeatT"/>), through its top
+    /// <see cref="HeatRank"/> eigenpairs. They cluster shapes such as nested rings with only K
+    /// given, and take no sample weights. <see cref="FitGraph"/> fits them on a graph of your
+    /// own (a sparse affinity matrix); such a model predicts affinity rows.
+    /// </para>
     /// </remarks>
     public sealed class KernelKMeans : IDisposable
     {
@@ -128,8 +140,8 @@ namespace FastKKM
         }
 
         /// <summary>
-        /// The value of a parameter; on a fitted model, "auto" parameters (gamma, m) report
-        /// the value the last fit resolved them to.
+        /// The value of a parameter; on a fitted model, "auto" parameters (gamma, m, k, method,
+        /// n_init, neighbors, heat_rank) report the value the last fit resolved them to.
         /// </summary>
         public string GetParam(string key)
         {
@@ -153,10 +165,18 @@ namespace FastKKM
             return Params(string.Format(CultureInfo.InvariantCulture, "k_min={0} k_max={1}", min, max));
         }
 
-        /// <summary>exact, nystrom, sketch, rff or minibatch (method).</summary>
+        /// <summary>
+        /// auto (the default: exact for kernel knn and heat, nystrom otherwise), exact, nystrom,
+        /// sketch, rff or minibatch (method). After a fit GetParam("method") reports the method used.
+        /// </summary>
         public KernelKMeans Method(string method) { return Param("method", method); }
 
-        /// <summary>rbf, laplacian, polynomial, linear, cosine or precomputed (kernel).</summary>
+        /// <summary>
+        /// rbf (the default), laplacian, polynomial, linear, cosine, precomputed (x is the n × n
+        /// kernel matrix), or a graph kernel on the <see cref="Neighbors"/>-nearest-neighbour graph:
+        /// knn (normalized cut) or heat (exp(-t L); see <see cref="HeatT"/>, <see cref="HeatRank"/>)
+        /// (kernel). The graph kernels take no sample weights.
+        /// </summary>
         public KernelKMeans Kernel(string kernel) { return Param("kernel", kernel); }
 
         /// <summary>Kernel scale (gamma).</summary>
@@ -192,8 +212,14 @@ namespace FastKKM
         /// <summary>Seed of every random choice (seed).</summary>
         public KernelKMeans Seed(long seed) { return Param("seed", seed); }
 
-        /// <summary>Restarts from independent seedings; the lowest objective wins (n_init).</summary>
+        /// <summary>
+        /// Restarts from independent seedings; the lowest objective wins (n_init; default auto:
+        /// 10 for kernel knn and heat, 1 otherwise).
+        /// </summary>
         public KernelKMeans NInit(int restarts) { return Param("n_init", restarts); }
+
+        /// <summary>Restarts chosen by the kernel (n_init=auto, the default): 10 for knn and heat, 1 otherwise.</summary>
+        public KernelKMeans NInitAuto() { return Param("n_init", "auto"); }
 
         /// <summary>Maximum Lloyd iterations per restart (max_iter).</summary>
         public KernelKMeans MaxIter(int iterations) { return Param("max_iter", iterations); }
@@ -203,6 +229,39 @@ namespace FastKKM
 
         /// <summary>Threads; 0 = all cores (threads).</summary>
         public KernelKMeans Threads(int threads) { return Param("threads", threads); }
+
+        /// <summary>
+        /// Kernel knn and heat: neighbours q of each row in the graph (neighbors, alias n_neighbors;
+        /// in [1, n - 1]; the graph is symmetrised). Not used by <see cref="FitGraph"/>, whose graph is given.
+        /// </summary>
+        public KernelKMeans Neighbors(int neighbors) { return Param("neighbors", neighbors); }
+
+        /// <summary>
+        /// Neighbours chosen by the fit (neighbors=auto, the default): 10, raised to 15, 20, 30
+        /// while a connected component of the graph has fewer than n/(2k) rows.
+        /// </summary>
+        public KernelKMeans NeighborsAuto() { return Param("neighbors", "auto"); }
+
+        /// <summary>
+        /// Kernel knn and heat: how the neighbour graph is searched (graph): auto (the default:
+        /// exact when 2 n² d ≤ 5e10, else nndescent), exact or nndescent (NN-descent, approximate).
+        /// </summary>
+        public KernelKMeans Graph(string graph) { return Param("graph", graph); }
+
+        /// <summary>Kernel heat: the time t of exp(-t L) (heat_t; default 80; larger t weighs the slowest-varying eigenvectors more).</summary>
+        public KernelKMeans HeatT(double t) { return Param("heat_t", t); }
+
+        /// <summary>Kernel heat: eigenpairs r of D^-1/2 A D^-1/2 kept, the features' dimension (heat_rank; in [1, n]).</summary>
+        public KernelKMeans HeatRank(int rank) { return Param("heat_rank", rank); }
+
+        /// <summary>Kernel heat: the rank chosen by the fit (heat_rank=auto, the default: max(2k, 20), at most n).</summary>
+        public KernelKMeans HeatRankAuto() { return Param("heat_rank", "auto"); }
+
+        /// <summary>
+        /// Kernel heat: whether each row's features are scaled to length 1 (heat_normalize; default
+        /// true, the normalised kernel K(x,y)/sqrt(K(x,x)K(y,y))); false uses exp(-t L) itself.
+        /// </summary>
+        public KernelKMeans HeatNormalize(bool normalize) { return Param("heat_normalize", normalize ? "true" : "false"); }
 
         // ------------------------------------------------------------------ fit
         //
@@ -400,6 +459,53 @@ namespace FastKKM
             long n, d;
             double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
             return Fit(flat, n, d, weights, cancellationToken, progress);
+        }
+
+        /// <summary>
+        /// Fits kernel knn or heat on a graph instead of points: the symmetric n × n affinity
+        /// matrix A in compressed sparse rows (scipy's csr_matrix layout): node i's neighbours
+        /// are indices[indptr[i]] to indices[indptr[i + 1] - 1], with the weights at the same
+        /// places of values. A must be symmetric (A[i, j] == A[j, i] exactly; pass (A + Aᵀ)/2 for
+        /// a directed graph), its weights finite and ≥ 0, and every node needs an edge (a
+        /// self-loop counts); repeated entries of one pair are summed. The parameters neighbors
+        /// and graph do not apply. The graph is copied.
+        /// </summary>
+        /// <remarks>
+        /// The fitted model predicts affinity rows: <see cref="Predict(double[,])"/> and
+        /// <see cref="Distances(double[,])"/> take rows of n values (<see cref="NumFeatures"/> is n),
+        /// each new node's weights to the n training nodes; a training node's own row of A gets
+        /// its training label.
+        /// </remarks>
+        /// <param name="n">The number of nodes.</param>
+        /// <param name="indptr">n + 1 offsets into indices: 0, then non-decreasing.</param>
+        /// <param name="indices">indptr[n] column indices in [0, n).</param>
+        /// <param name="values">indptr[n] weights, or null for every weight 1.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        /// <exception cref="ArgumentNullException">indptr or indices is null.</exception>
+        /// <exception cref="ArgumentException">An array's length does not match n and indptr[n], an offset or column is out of range, the kernel is not knn or heat, or k &gt; n.</exception>
+        /// <exception cref="KKMeansException">A negative or non-finite weight, an asymmetric pair or a node without edges (<see cref="Status.InvalidData"/>; the message names it).</exception>
+        public KernelKMeans FitGraph(long n, long[] indptr, long[] indices, float[] values = null,
+                                     CancellationToken cancellationToken = default(CancellationToken),
+                                     IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (indptr == null) throw new ArgumentNullException(nameof(indptr));
+            if (indices == null) throw new ArgumentNullException(nameof(indices));
+            if (values == null)
+            {
+                values = new float[indices.LongLength];
+                for (long i = 0; i < values.LongLength; ++i) values[i] = 1.0f;
+            }
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_graph(n, indptr, indices, values);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_graph_progress(n, indptr, indices, values, reporter.Callback));
+            return this;
         }
 
         // ------------------------------------------------------------------ predict

@@ -133,6 +133,20 @@ class Model:
             lib.kkm_set_progress(self._handle, PROGRESS_FN(), None)
         return status
 
+    def fit_graph(self, indptr, indices, values, progress):
+        """Fits kernel=knn or heat on a graph (kkm_fit_graph): the n x n affinity matrix in
+        compressed sparse rows, indptr C-contiguous int64 (n + 1 offsets), indices int64 and
+        values float32 (or None: every weight 1) of indptr[n] entries. progress as for fit.
+        Releases the GIL; returns the status, as fit."""
+        n = indptr.shape[0] - 1
+        check(lib.kkm_set_progress(self._handle, progress or PROGRESS_FN(), None), "kkm_set_progress")
+        try:
+            status = lib.kkm_fit_graph(self._handle, n, _ptr(indptr, ctypes.c_int64), _ptr(indices, ctypes.c_int64),
+                                       _ptr(values, ctypes.c_float))
+        finally:
+            lib.kkm_set_progress(self._handle, PROGRESS_FN(), None)
+        return status
+
     def assign(self, X, distances=False):
         import numpy as np
         n, d = X.shape

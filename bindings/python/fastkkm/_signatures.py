@@ -24,6 +24,7 @@ SIGNATURES = {
     "kkm_set_progress": (c.c_int, [_vp, PROGRESS_FN, _vp]),
     "kkm_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),
     "kkm_fit_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _f64p]),
+    "kkm_fit_graph": (c.c_int, [_vp, c.c_int64, _i64p, _i64p, _f32p]),
     "kkm_assign": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _i32p, _f32p]),
     "kkm_assign_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _i32p, _f64p]),
     "kkm_distances": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p, c.c_int64]),

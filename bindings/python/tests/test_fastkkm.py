@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import check_estimator
@@ -361,6 +362,235 @@ def test_example_runs():
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "kernel k-means (exact)" in out.stdout
+
+
+# ---------------------------------------------------------------- graph kernels (knn, heat)
+
+GRAPH_KERNELS = ["knn", "heat"]
+
+
+def _cliques(sizes, fmt="csr"):
+    """Disconnected cliques (every pair inside one clique an edge of weight 1, no self-loops)
+    and each node's clique."""
+    A = sparse.block_diag([np.ones((s, s)) - np.eye(s) for s in sizes], format=fmt)
+    return A, np.repeat(np.arange(len(sizes)), sizes)
+
+
+def _symmetric_integers(half=150, seed=0, spread=300):
+    """Integer points and their negations (tests/test_api_graph.cpp symmetric_integers): the
+    mean is exactly 0, so the library's float32 neighbour search on centred rows computes
+    every squared distance exactly (all below 2^24). The spread leaves no ties between a
+    row's 10th and 11th neighbours (checked by the test), so the neighbour sets of
+    scikit-learn and of the library are the same whatever their tie-breaking."""
+    rng = np.random.default_rng(seed)
+    pts = np.column_stack([rng.integers(-spread, spread + 1, half)
+                           + np.where(np.arange(half) % 2 == 0, 2 * spread, -2 * spread),
+                           rng.integers(-spread, spread + 1, half)])
+    return np.vstack([pts, -pts]).astype(np.float64)
+
+
+def _ties_at(X, q):
+    """Rows whose q-th and (q+1)-th nearest other rows are at the same distance."""
+    D = ((X[:, None, :] - X[None]) ** 2).sum(axis=2)
+    np.fill_diagonal(D, np.inf)
+    nearest = np.sort(D, axis=1)
+    return int((nearest[:, q - 1] == nearest[:, q]).sum())
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+@pytest.mark.parametrize("fmt", ["csr", "coo", "csc", "lil"])
+def test_disconnected_cliques_separate_exactly(kernel, fmt):
+    A, y = _cliques([20, 30, 25], fmt)
+    km = KernelKMeans(n_clusters=3, kernel=kernel, random_state=0).fit(A)
+    assert adjusted_rand_score(y, km.labels_) == 1.0
+    assert km.n_features_in_ == 75 and km.labels_.shape == (75,)
+    assert km.resolved_params()["method"] == "exact"
+    np.testing.assert_array_equal(km.cluster_sizes_ > 0, [True] * 3)
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+def test_a_graph_fit_is_the_same_in_any_layout(kernel):
+    """The same graph with each row's columns reversed and one weight split into two
+    duplicates (a CSR that is not canonical), as COO, CSC, a sparse array, with float32 or
+    int32 weights: the same fit. The caller's matrix is left as it was."""
+    A, _ = _cliques([15, 25])
+    A = A.tocsr()
+    A[0, 1] = A[1, 0] = 0.25
+    ref = KernelKMeans(n_clusters=2, kernel=kernel, random_state=4).fit(A)
+    indptr, indices, data = [0], [], []
+    for i in range(A.shape[0]):
+        cols = list(A.indices[A.indptr[i]:A.indptr[i + 1]][::-1])
+        vals = list(A.data[A.indptr[i]:A.indptr[i + 1]][::-1])
+        if i == 5:  # A[5, 6] = 1 as 0.5 + 0.5
+            vals[cols.index(6)] = 0.5
+            cols.append(6)
+            vals.append(0.5)
+        indices += cols
+        data += vals
+        indptr.append(len(indices))
+    messy = sparse.csr_matrix((np.array(data), np.array(indices, dtype=np.int32), np.array(indptr, dtype=np.int32)),
+                              shape=A.shape)
+    assert not messy.has_canonical_format
+    before = [a.copy() for a in (messy.indptr, messy.indices, messy.data)]
+    for X in (messy, A.tocoo(), A.tocsc(), sparse.csr_array(A), A.astype(np.float32)):
+        km = KernelKMeans(n_clusters=2, kernel=kernel, random_state=4).fit(X)
+        np.testing.assert_array_equal(km.labels_, ref.labels_)
+        assert km.inertia_ == ref.inertia_
+    for array, kept in zip((messy.indptr, messy.indices, messy.data), before):
+        np.testing.assert_array_equal(array, kept)
+    unweighted, _ = _cliques([15, 25])
+    ints = KernelKMeans(n_clusters=2, kernel=kernel, random_state=4).fit(unweighted.astype(np.int32))
+    floats = KernelKMeans(n_clusters=2, kernel=kernel, random_state=4).fit(unweighted)
+    np.testing.assert_array_equal(ints.labels_, floats.labels_)
+    assert ints.inertia_ == floats.inertia_
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+def test_scikit_learn_knn_graph_fits_as_the_points(kernel):
+    """kkm_fit_graph on scikit-learn's symmetrised 10-NN graph (weights 1 and 0.5) gives the
+    fit kkm_fit computes from the points with graph=exact, neighbors=10."""
+    from sklearn.neighbors import kneighbors_graph
+    X = _symmetric_integers()
+    assert X.mean(axis=0).tolist() == [0.0, 0.0]
+    assert _ties_at(X, 10) == 0  # else the two searches may pick different 10th neighbours
+    B = kneighbors_graph(X, 10, include_self=False)
+    A = 0.5 * (B + B.T)
+    params = dict(n_clusters=3, kernel=kernel, random_state=2)
+    points = KernelKMeans(**params, graph="exact", n_neighbors=10).fit(X)
+    graph = KernelKMeans(**params).fit(A)
+    np.testing.assert_array_equal(graph.labels_, points.labels_)
+    assert graph.inertia_ == points.inertia_
+    assert len(set(graph.labels_)) == 3
+    assert graph.n_features_in_ == X.shape[0] and points.n_features_in_ == 2
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+def test_graph_predict_takes_affinity_rows(kernel, monkeypatch):
+    A, _ = _cliques([20, 30, 25])
+    km = KernelKMeans(n_clusters=3, kernel=kernel, random_state=0).fit(A)
+    dense = A.toarray()
+    for X in (A, A.tocoo(), dense, dense.astype(np.float32)):
+        np.testing.assert_array_equal(km.predict(X), km.labels_)
+    D = km.distances(A)
+    assert D.shape == (75, 3) and D.dtype == np.float32
+    np.testing.assert_array_equal(np.argmin(D, axis=1), km.labels_)
+    np.testing.assert_array_equal(km.distances(dense.astype(np.float32)), D)
+    assert km.score(A) == pytest.approx(-D.min(axis=1).sum(dtype=np.float64), rel=1e-6)
+    # a new node tied to three nodes of the third clique joins it
+    row = np.zeros((1, 75))
+    row[0, [50, 60, 70]] = 1
+    assert km.predict(row)[0] == km.labels_[50] == km.predict(sparse.csr_matrix(row))[0]
+    # sparse rows go to the library in blocks: any block size gives the same outputs, and an
+    # error names the row of X, not of its block
+    monkeypatch.setattr(fastkkm._estimator, "_BLOCK_ROWS", 7)
+    np.testing.assert_array_equal(km.predict(A), km.labels_)
+    np.testing.assert_array_equal(km.distances(A), D)
+    assert km.score(A) == pytest.approx(-D.min(axis=1).sum(dtype=np.float64), rel=1e-6)
+    bad = A.tolil()
+    bad[23, 4] = -2.0
+    with pytest.raises(ValueError, match=r"X: row 23, column 4 holds -2; affinities .* >= 0"):
+        km.predict(bad)
+    with pytest.raises(ValueError, match=r"X: row 23, column 4 holds -2; affinities .* >= 0"):
+        km.predict(bad.toarray())  # the library's own check, one block
+    bad[23, 4] = np.nan
+    with pytest.raises(ValueError, match=r"X: row 23, column 4 holds nan"):
+        km.predict(bad)
+    empty = A.tolil()
+    empty[40, :] = 0
+    with pytest.raises(ValueError, match=r"X: row 40 has no positive affinity"):
+        km.predict(empty.tocsr())
+    with pytest.raises(ValueError, match=r"X: row 40 has no positive affinity"):
+        km.predict(empty.toarray())
+    # a graph fit's predict takes n_train columns; points are refused by their width
+    with pytest.raises(ValueError, match="2 features, but KernelKMeans is expecting 75"):
+        km.predict(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="2 features, but KernelKMeans is expecting 75"):
+        km.predict(sparse.csr_matrix(np.ones((4, 2))))
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+def test_pickled_graph_model_predicts_the_same(kernel):
+    A, _ = _cliques([20, 30, 25])
+    km = KernelKMeans(n_clusters=3, kernel=kernel, random_state=0).fit(A)
+    copy = pickle.loads(pickle.dumps(km))
+    np.testing.assert_array_equal(copy.labels_, km.labels_)
+    np.testing.assert_array_equal(copy.predict(A), km.labels_)
+    np.testing.assert_array_equal(copy.distances(A), km.distances(A))
+    rows = sparse.random(30, 75, density=0.1, random_state=1, format="csr") + sparse.eye(30, 75)
+    np.testing.assert_array_equal(copy.predict(rows), km.predict(rows))
+    assert copy.n_features_in_ == 75
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+@pytest.mark.parametrize("shape", ["circles", "moons"])
+def test_graph_kernels_need_only_the_number_of_clusters(kernel, shape):
+    """Every other parameter at its default, whatever the seed: the library seeds on the
+    leading k heat coordinates (seeding in all of them at once split the moons for 4 seeds of
+    20)."""
+    from sklearn.datasets import make_circles, make_moons
+    X, y = (make_circles(1000, factor=0.4, noise=0.05, random_state=0) if shape == "circles"
+            else make_moons(1000, noise=0.05, random_state=0))
+    for seed in range(8):
+        labels = KernelKMeans(n_clusters=2, kernel=kernel, random_state=seed).fit(X).labels_
+        assert adjusted_rand_score(y, labels) >= 0.95, seed
+    km = KernelKMeans(n_clusters=2, kernel=kernel, random_state=0).fit(X)
+    resolved = km.resolved_params()
+    assert (resolved["method"], resolved["n_init"], resolved["neighbors"]) == ("exact", "10", "10")
+    assert km.n_features_in_ == 2
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+
+
+def test_heat_transform_has_unit_rows_and_knn_has_none():
+    A, _ = _cliques([20, 30, 25])
+    heat = KernelKMeans(n_clusters=3, kernel="heat", random_state=0).fit(A)
+    F = heat.transform(A)
+    assert heat.feature_dim_ > 0 and F.shape == (75, heat.feature_dim_) and F.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(F, axis=1), 1.0, rtol=1e-5)
+    X, _ = rings(per_ring=150)
+    points = KernelKMeans(n_clusters=2, kernel="heat", random_state=0).fit(X)
+    np.testing.assert_allclose(np.linalg.norm(points.transform(X), axis=1), 1.0, rtol=1e-5)
+    for fitted in (KernelKMeans(n_clusters=3, kernel="knn", random_state=0).fit(A),
+                   KernelKMeans(n_clusters=2, kernel="knn", random_state=0).fit(X)):
+        assert fitted.feature_dim_ == 0
+        with pytest.raises(ValueError, match="kernel='knn' has no explicit feature map"):
+            fitted.transform(A if fitted.n_features_in_ == 75 else X)
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+def test_bad_graphs_are_errors_naming_the_entry(kernel):
+    A, _ = _cliques([10, 12])
+    km = KernelKMeans(n_clusters=2, kernel=kernel, random_state=0)
+    asymmetric = A.tolil()
+    asymmetric[3, 5] = 2.0
+    with pytest.raises(ValueError, match=r"not symmetric: A\[3,5\]=2 but A\[5,3\]=1"):
+        km.fit(asymmetric)
+    negative = A.tolil()
+    negative[3, 5] = negative[5, 3] = -1.0
+    with pytest.raises(ValueError, match=r"values\[\d+\]=-1 \(entry 3, 5\) is not a finite non-negative weight"):
+        km.fit(negative)
+    isolated = A.tolil()
+    isolated[7, :] = 0
+    isolated[:, 7] = 0
+    with pytest.raises(ValueError, match=r"node 7 has no edge"):
+        km.fit(isolated.tocsr())
+    with pytest.raises(ValueError, match=r"square .* got shape \(22, 21\)"):
+        km.fit(A.tocsr()[:, :21])
+    with pytest.raises(ValueError, match="sample_weight: a graph fit"):
+        km.fit(A, sample_weight=np.ones(22))
+    with pytest.raises(ValueError, match="n_samples=22 should be >= n_clusters=30"):
+        KernelKMeans(n_clusters=30, kernel=kernel).fit(A)
+    assert not hasattr(km, "labels_")  # every failed fit left the estimator unfitted
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed", "linear"])
+def test_sparse_input_needs_a_graph_kernel(kernel, ring_data):
+    A, _ = _cliques([10, 12])
+    with pytest.raises(TypeError, match=rf"kernel='{kernel}': .*sparse.*kernel='knn' or kernel='heat'"):
+        KernelKMeans(n_clusters=2, kernel=kernel).fit(A)
+    X, _ = ring_data
+    km = KernelKMeans(n_clusters=2, kernel="knn", random_state=0).fit(X)
+    with pytest.raises(TypeError, match="sparse"):  # a fit on points predicts points
+        km.predict(sparse.csr_matrix(X))
 
 
 def test_check_estimator():

@@ -63,11 +63,12 @@ progress_function <- function(progress, state, call) {
     stop(kkmeans_error("progress must be TRUE, FALSE or a function(stage, fraction)", 1L, call))
 }
 
-# Fits the native model with progress reports and interrupt checks. The native callback runs
-# R code (the interrupt check, the progress function) under R_UnwindProtect: an R jump out
-# of it (Ctrl-C, an error in the progress function) cancels the fit, and once the library has
-# returned (no C++ frame is live) native_continue_unwind() resumes that jump here: an
-# interrupt reaches tryCatch(interrupt = ) or the top level, an error its handlers, as if
+# Fits the native model with progress reports and interrupt checks. x is a numeric matrix of
+# points, or a graph (a dgCMatrix from as_graph()) fitted through kkm_fit_graph. The native
+# callback runs R code (the interrupt check, the progress function) under R_UnwindProtect: an
+# R jump out of it (Ctrl-C, an error in the progress function) cancels the fit, and once the
+# library has returned (no C++ frame is live) native_continue_unwind() resumes that jump here:
+# an interrupt reaches tryCatch(interrupt = ) or the top level, an error its handlers, as if
 # raised here. The model is unchanged.
 fit_native <- function(model, x, weights, progress, call) {
     state <- new.env(parent = emptyenv())
@@ -78,7 +79,10 @@ fit_native <- function(model, x, weights, progress, call) {
     # (an error in the progress function) and would be gone when the jump is resumed. A
     # calling handler is no jump target; it converts only the library's own errors.
     code <- withCallingHandlers(
-        if (is.null(weights)) {
+        if (is_graph_input(x)) {
+            # A symmetric matrix's compressed columns are its compressed rows (CSR of A^T = A).
+            NativeModel_fit_graph_progress(model, nrow(x), x@p, x@i, x@x, listener)
+        } else if (is.null(weights)) {
             NativeModel_fit_f64_progress(model, row_major(x), nrow(x), ncol(x), listener)
         } else {
             NativeModel_fit_weighted_f64_progress(model, row_major(x), nrow(x), ncol(x), as.double(weights), listener)
@@ -129,12 +133,46 @@ as_data_matrix <- function(x, what = "x", call = sys.call(-1L)) {
 # Row-major doubles of a matrix, as the library reads them.
 row_major <- function(x) as.vector(t(x))
 
+# The kernels defined on a neighbour graph (kernel = "knn" or "heat"): method and n_init
+# resolve to exact and 10 for them, they take no sample weights, and they fit a graph.
+.kkm_graph_kernels <- c("knn", "heat")
+
+# TRUE for a sparse matrix of the Matrix package: kkmeans() takes it as a graph (its affinity
+# matrix), predict() as affinity rows.
+is_graph_input <- function(x) isS4(x) && methods::is(x, "sparseMatrix")
+
+# A square sparse Matrix as the general, double dgCMatrix kkm_fit_graph reads (symmetric
+# storage expanded, pattern and logical entries as 1); the library checks that it is symmetric,
+# finite, non-negative, and that every node has an edge.
+as_graph <- function(x, call) {
+    if (!requireNamespace("Matrix", quietly = TRUE)) {
+        stop(kkmeans_error("a sparse graph needs the Matrix package", 1L, call))
+    }
+    if (nrow(x) != ncol(x)) {
+        stop(kkmeans_error(sprintf("a graph is a square n x n affinity matrix, but x is %d x %d", nrow(x), ncol(x)),
+                           1L, call))
+    }
+    g <- tryCatch(methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix"),
+                  error = function(e) stop(kkmeans_error(paste0("x: ", conditionMessage(e)), 1L, call)))
+    if (!methods::is(g, "dgCMatrix")) {
+        stop(kkmeans_error(sprintf("x: a %s cannot be read as a graph (convert it to a dgCMatrix)", class(x)[1L]),
+                           1L, call))
+    }
+    g
+}
+
+# Dense rows `rows` of x (a matrix, or a sparse graph's affinity rows densified).
+dense_rows <- function(x, rows) {
+    block <- x[rows, , drop = FALSE]
+    if (is_graph_input(block)) as.matrix(block) else block
+}
+
 # Parameter aliases of the library (kkm_param_info) mapped to their canonical keys, so that
 # object$params names each parameter once.
 .kkm_aliases <- c(n_clusters = "k", centers = "k", beta = "bandwidth_scale", landmarks = "m",
                   n_components = "m", s = "rank", l = "reg_rank", b = "batch_size",
                   nstart = "n_init", iter.max = "max_iter", random_state = "seed",
-                  num_threads = "threads", n_jobs = "threads")
+                  num_threads = "threads", n_jobs = "threads", n_neighbors = "neighbors")
 
 # "key=value key=value" from a named list; logical → true/false, numbers without exponent
 # notation where possible (ints such as m=100000 must not become "1e+05").
@@ -213,7 +251,11 @@ release_native <- function(object) {
 # names to the formals before `...`, so with kkmeans(x, centers, method, kernel, ...) the
 # library's m = 200 (landmarks) would silently become method = 200 and k = 3 kernel = 3.
 # After `...` only exact names match; method and kernel must be named.
-kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights = NULL,
+#
+# method = "auto" is the library's: exact for kernel = "knn" and "heat", nystrom otherwise (and
+# n_init = "auto": 10 restarts for those two kernels, 1 otherwise). A sparse Matrix x with
+# kernel "knn" or "heat" is a graph, fitted through kkm_fit_graph.
+kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = NULL,
                     data = NULL, na.action = stats::na.omit,
                     progress = getOption("kkmeans.progress", interactive())) {
     call <- match.call()
@@ -235,7 +277,21 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     # only when it is given (without it a missing value is an error naming its cell).
     design <- NULL
     omitted <- NULL
-    if (inherits(x, "formula")) {
+    graph <- is_graph_input(x)
+    if (graph) {
+        if (!(length(kernel) == 1L && kernel %in% .kkm_graph_kernels)) {
+            stop(kkmeans_error(paste("a sparse Matrix x is a graph (its affinity matrix), for kernel = \"knn\" or",
+                                     "\"heat\"; to cluster its rows as points, pass as.matrix(x)"), 1L, call))
+        }
+        if (!is.null(data)) {
+            stop(kkmeans_error("data is for the formula interface: kkmeans(~ ., data = df, centers = 3)", 1L, call))
+        }
+        if (!is.null(weights)) {
+            stop(kkmeans_error(sprintf("weights: kernel=%s weighs every node by its degree; sample weights %s",
+                                       kernel, "are not supported with it (pass weights = NULL)"), 1L, call))
+        }
+        x <- as_graph(x, call)
+    } else if (inherits(x, "formula")) {
         design <- formula_design(x, data, na.action, call)
         x <- design$x
         omitted <- design$na.action
@@ -254,7 +310,7 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
         length(weights) == nrow(x) + length(omitted)) {
         weights <- weights[-as.integer(omitted)]
     }
-    x <- as_data_matrix(x, "x", call)
+    if (!graph) x <- as_data_matrix(x, "x", call)
     n <- nrow(x)
     d <- ncol(x)
 
@@ -294,7 +350,14 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
     sizes <- native_call(NativeModel_cluster_sizes(model, k), call)
     if (is.null(weights)) sizes <- as.integer(round(sizes))
 
-    keys <- unique(c("k", "method", "kernel", "gamma", if (method != "exact") "m", names(extra)))
+    # The parameters that shaped this fit, as it resolved them (method = "auto", n_init = "auto",
+    # gamma = "auto", neighbors = "auto", ... report what the fit used).
+    fitted_method <- native_call(NativeModel_get_param(model, "method"), call)
+    fitted_kernel <- native_call(NativeModel_get_param(model, "kernel"), call)
+    on_graph <- fitted_kernel %in% .kkm_graph_kernels
+    keys <- unique(c("k", "method", "kernel", if (!on_graph) "gamma", if (fitted_method != "exact") "m", "n_init",
+                     if (on_graph && !graph) c("neighbors", "graph"),
+                     if (fitted_kernel == "heat") c("heat_t", "heat_rank"), names(extra)))
     resolved <- lapply(keys, function(key) parse_param_value(native_call(NativeModel_get_param(model, key), call)))
     names(resolved) <- keys
     searched <- c("gamma", "k")[c(identical(extra[["gamma"]], "search"), identical(centers, "auto"))]
@@ -330,6 +393,7 @@ kkmeans <- function(x, centers, ..., method = "nystrom", kernel = "rbf", weights
         n = n,
         d = d,
         colnames = colnames(x),
+        input = if (graph) "graph" else "points",
         timings = native_call(NativeModel_timings(model), call),
         search = search_table(model, searched, call),
         feature_centers = ss$centers,
@@ -381,6 +445,7 @@ formula_design <- function(formula, data, na.action, call) {
 # New rows as the model sees them: for a formula fit the model matrix of `newdata` under the
 # fit's terms (missing values are an error naming the cell), otherwise a numeric matrix
 # whose columns are matched by name to the training columns when both have the same names.
+# A sparse Matrix is densified (for a graph fit: affinity rows, n_new x n_train).
 design_matrix <- function(object, newdata, what, call) {
     if (!is.null(object$terms)) {
         if (!is.data.frame(newdata) && !is.list(newdata)) newdata <- as.data.frame(newdata)
@@ -392,7 +457,7 @@ design_matrix <- function(object, newdata, what, call) {
         attr(x, "assign") <- NULL
         attr(x, "contrasts") <- NULL
     } else {
-        x <- newdata
+        x <- if (is_graph_input(newdata)) as.matrix(newdata) else newdata
     }
     x <- as_data_matrix(x, what, call)
     if (!is.null(object$colnames) && !is.null(colnames(x)) && setequal(colnames(x), object$colnames) &&
@@ -411,9 +476,10 @@ design_matrix <- function(object, newdata, what, call) {
 # Rows per block of a pass over the feature map: about 4 million doubles of features.
 feature_block_rows <- function(dim) max(1L, as.integer(floor(4194304 / max(1, dim))))
 
-# The features of rows `rows` of x (kkm_transform), as a length(rows) x dim matrix.
+# The features of rows `rows` of x (kkm_transform), as a length(rows) x dim matrix. For a
+# graph, x's rows are the training nodes' affinity rows (each is its own node).
 features_of <- function(model, x, rows, dim, call) {
-    values <- native_call(NativeModel_transform_f64(model, row_major(x[rows, , drop = FALSE]), length(rows),
+    values <- native_call(NativeModel_transform_f64(model, row_major(dense_rows(x, rows)), length(rows),
                                                     ncol(x), length(rows) * dim), call)
     matrix(values, nrow = length(rows), ncol = dim, byrow = TRUE)
 }
@@ -421,17 +487,20 @@ features_of <- function(model, x, rows, dim, call) {
 # stats::kmeans' totss and withinss in the kernel's feature space, and the cluster means there
 # (the object's feature_centers). Returns list(withinss, totss, centers).
 #
-# nystrom, sketch, rff: in the explicit feature space of the fit (kkm_transform: k-means on
-# these features is what the fit solved), around the weighted means of the clusters' features
-# and of all features. Two passes in blocks of rows (one when the features fit in a block).
-# exact: the objective of one-cluster exact fits with the fit's kernel (gamma as resolved):
-# on each cluster's rows (its withinss) and on all rows (totss), i.e. the squared kernel-space
-# distances to the kernel means, sum_i w_i K_ii - sum_ij w_i w_j K_ij / W. minibatch (no
-# feature map; an exact pass would cost the n^2 kernel the method avoids): NA.
+# nystrom, sketch, rff and kernel = "heat": in the explicit feature space of the fit
+# (kkm_transform: k-means on these features is what the fit solved; heat's are its heat_rank
+# spectral features), around the weighted means of the clusters' features and of all
+# features. Two passes in blocks of rows (one when the features fit in a block).
+# exact with the other kernels: the objective of one-cluster exact fits with the fit's kernel
+# (gamma as resolved): on each cluster's rows (its withinss) and on all rows (totss), i.e. the
+# squared kernel-space distances to the kernel means, sum_i w_i K_ii - sum_ij w_i w_j K_ij / W.
+# minibatch (no feature map; an exact pass would cost the n^2 kernel the method avoids) and
+# kernel = "knn" (no feature map; its kernel is defined by the graph of all rows, so a fit on
+# a cluster's rows would measure another kernel): NA.
 sums_of_squares <- function(model, x, labels, weights, k, method, kernel, extra, call) {
     n <- nrow(x)
     w <- if (is.null(weights)) rep(1, n) else as.double(weights)
-    if (method == "exact") {
+    if (method == "exact" && !(kernel %in% .kkm_graph_kernels)) {
         return(list(withinss = vapply(seq_len(k), function(j) exact_one_cluster_ss(model, x, which(labels == j), w,
                                                                                   kernel, extra, call), 0),
                     totss = exact_one_cluster_ss(model, x, seq_len(n), w, kernel, extra, call),
@@ -549,6 +618,7 @@ summary.kkmeans <- function(object, ...) {
         k = k,
         n = object$n,
         d = object$d,
+        input = object$input,
         method = object$method,
         kernel = object$kernel,
         params = object$params,
@@ -561,7 +631,11 @@ summary.kkmeans <- function(object, ...) {
 }
 
 print.summary.kkmeans <- function(x, ...) {
-    cat(sprintf("Kernel k-means: %d clusters of %d points in %d dimensions\n", x$k, x$n, x$d))
+    if (identical(x$input, "graph")) {
+        cat(sprintf("Kernel k-means: %d clusters of a graph of %d nodes\n", x$k, x$n))
+    } else {
+        cat(sprintf("Kernel k-means: %d clusters of %d points in %d dimensions\n", x$k, x$n, x$d))
+    }
     cat(sprintf("Method: %s   Kernel: %s\n", x$method, x$kernel))
     cat("Parameters:\n")
     print(unlist(lapply(x$params, format)), quote = FALSE)

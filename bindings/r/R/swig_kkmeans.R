@@ -545,6 +545,51 @@ attr(`NativeModel_fit_weighted_f64_progress`, 'returnType') = 'integer'
 attr(`NativeModel_fit_weighted_f64_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric', 'list')
 class(`NativeModel_fit_weighted_f64_progress`) = c("SWIGFunction", class('NativeModel_fit_weighted_f64_progress'))
 
+# Start of NativeModel_fit_graph
+
+`NativeModel_fit_graph` = function(self, n, indptr, indices, values)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  if (is.logical(indptr)) indptr = as.integer(indptr); 
+  if (is.logical(indices)) indices = as.integer(indices); 
+  if (is.integer(values) || is.logical(values)) values = as.double(values); 
+  ;.Call('R_swig_NativeModel_fit_graph', self, n, indptr, indices, values, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_graph`, 'returnType') = 'void'
+attr(`NativeModel_fit_graph`, "inputTypes") = c('_p_kkm_model', 'integer', 'numeric', 'numeric', 'numeric')
+class(`NativeModel_fit_graph`) = c("SWIGFunction", class('NativeModel_fit_graph'))
+
+# Start of NativeModel_fit_graph_progress
+
+`NativeModel_fit_graph_progress` = function(self, n, indptr, indices, values, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  if (is.logical(indptr)) indptr = as.integer(indptr); 
+  if (is.logical(indices)) indices = as.integer(indices); 
+  if (is.integer(values) || is.logical(values)) values = as.double(values); 
+  
+  ;.Call('R_swig_NativeModel_fit_graph_progress', self, n, indptr, indices, values, listener, as.logical(.copy), PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_graph_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_graph_progress`, "inputTypes") = c('_p_kkm_model', 'integer', 'numeric', 'numeric', 'numeric', 'list')
+class(`NativeModel_fit_graph_progress`) = c("SWIGFunction", class('NativeModel_fit_graph_progress'))
+
 # Start of NativeModel_assign
 
 `NativeModel_assign` = function(self, data, n, d, labels)
@@ -954,7 +999,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'fit_graph' = NativeModel_fit_graph, 'fit_graph_progress' = NativeModel_fit_graph_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

@@ -1170,16 +1170,17 @@ SWIGINTERN void SWIG_R_Raise(SEXP obj, const char *msg) {
 #define SWIGTYPE_p_char swig_types[0]
 #define SWIGTYPE_p_int swig_types[1]
 #define SWIGTYPE_p_kkm_model swig_types[2]
-#define SWIGTYPE_p_kkm_swig__Listener swig_types[3]
-#define SWIGTYPE_p_long_long swig_types[4]
-#define SWIGTYPE_p_short swig_types[5]
-#define SWIGTYPE_p_signed_char swig_types[6]
-#define SWIGTYPE_p_unsigned_char swig_types[7]
-#define SWIGTYPE_p_unsigned_int swig_types[8]
-#define SWIGTYPE_p_unsigned_long_long swig_types[9]
-#define SWIGTYPE_p_unsigned_short swig_types[10]
-static swig_type_info *swig_types[12];
-static swig_module_info swig_module = {swig_types, 11, 0, 0, 0, 0};
+#define SWIGTYPE_p_kkm_swig__Index swig_types[3]
+#define SWIGTYPE_p_kkm_swig__Listener swig_types[4]
+#define SWIGTYPE_p_long_long swig_types[5]
+#define SWIGTYPE_p_short swig_types[6]
+#define SWIGTYPE_p_signed_char swig_types[7]
+#define SWIGTYPE_p_unsigned_char swig_types[8]
+#define SWIGTYPE_p_unsigned_int swig_types[9]
+#define SWIGTYPE_p_unsigned_long_long swig_types[10]
+#define SWIGTYPE_p_unsigned_short swig_types[11]
+static swig_type_info *swig_types[13];
+static swig_module_info swig_module = {swig_types, 12, 0, 0, 0, 0};
 #define SWIG_TypeQuery(name) SWIG_TypeQueryModule(&swig_module, &swig_module, name)
 #define SWIG_MangledTypeQuery(name) SWIG_MangledTypeQueryModule(&swig_module, &swig_module, name)
 
@@ -1374,6 +1375,11 @@ template <typename T> T SwigValueInit() {
 
 namespace kkm_swig {
 
+/// The element type of the CSR arrays of fit_graph. SWIG sees an opaque class of this name (declared
+/// after this block): with the int64_t of its stdint.i (long long) it would cast these arrays to
+/// long long*, which is not int64_t* (long) on LP64 Linux. Each language's typemaps pass them.
+using Index = int64_t;
+
 /// A failed C API call: its status and the library's message.
 struct Failure {
     kkm_status status;
@@ -1396,6 +1402,28 @@ inline void require_length(const char* what, int64_t len, int64_t n, int64_t d) 
                  std::to_string(n) + " x " + std::to_string(d) + " needs " +
                  (n >= 0 && d >= 0 && (d == 0 || n <= INT64_MAX / d) ? std::to_string(n * d)
                                                                      : std::string("more")));
+    }
+}
+
+/// A graph in compressed sparse rows: indptr must hold n + 1 offsets, indices and values
+/// indptr[n] entries each (the library checks the offsets and entries themselves). n < 1 is
+/// left to the library, which refuses it before reading anything.
+inline void require_csr(int64_t n, const Index* indptr, int64_t indptr_len, int64_t indices_len,
+                        int64_t values_len) {
+    if (n < 1) return;
+    if (n == INT64_MAX || indptr_len != n + 1) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "indptr has " + std::to_string(indptr_len) + " values but n + 1 = " +
+                                           (n == INT64_MAX ? std::string("more") : std::to_string(n + 1)) +
+                                           " are needed (one offset per node, then the number of entries)");
+    }
+    const int64_t entries = indptr[n];
+    if (indices_len != entries) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "indices has " + std::to_string(indices_len) + " values but indptr[n] = " +
+                                           std::to_string(entries) + " entries are needed");
+    }
+    if (values_len != entries) {
+        fail(KKM_ERR_INVALID_ARGUMENT, "values has " + std::to_string(values_len) + " values but indptr[n] = " +
+                                           std::to_string(entries) + " entries are needed");
     }
 }
 
@@ -1700,6 +1728,14 @@ SWIGINTERN int32_t kkm_model_fit_weighted_f64_progress(kkm_model *self,double co
         kkm_swig::require_length("data", data_len, n, d);
         kkm_swig::require_length("weights", weights_len, n, 1);
         return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_f64(self, data, n, d, weights); });
+    }
+SWIGINTERN void kkm_model_fit_graph(kkm_model *self,int64_t n,kkm_swig::Index const *indptr,int64_t indptr_len,kkm_swig::Index const *indices,int64_t indices_len,float const *values,int64_t values_len){
+        kkm_swig::require_csr(n, indptr, indptr_len, indices_len, values_len);
+        kkm_swig::check(kkm_fit_graph(self, n, indptr, indices, values));
+    }
+SWIGINTERN int32_t kkm_model_fit_graph_progress(kkm_model *self,int64_t n,kkm_swig::Index const *indptr,int64_t indptr_len,kkm_swig::Index const *indices,int64_t indices_len,float const *values,int64_t values_len,kkm_swig::Listener *listener){
+        kkm_swig::require_csr(n, indptr, indptr_len, indices_len, values_len);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_graph(self, n, indptr, indices, values); });
     }
 SWIGINTERN void kkm_model_assign(kkm_model const *self,float const *data,int64_t data_len,int64_t n,int64_t d,int32_t *labels,int64_t labels_len){
         kkm_swig::require_length("data", data_len, n, d);
@@ -2976,6 +3012,289 @@ R_swig_NativeModel_fit_weighted_f64_progress ( SEXP self, SEXP data, SEXP n, SEX
     {
       try {
         result = (int32_t)kkm_model_fit_weighted_f64_progress(arg1,(double const *)arg2,arg3,arg4,arg5,(double const *)arg6,arg7,arg8);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_graph ( SEXP self, SEXP n, SEXP indptr, SEXP indices, SEXP values)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    int64_t arg2 ;
+    kkm_swig::Index *arg3 = (kkm_swig::Index *) 0 ;
+    int64_t arg4 ;
+    kkm_swig::Index *arg5 = (kkm_swig::Index *) 0 ;
+    int64_t arg6 ;
+    float *arg7 = (float *) 0 ;
+    int64_t arg8 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val2 ;
+    int ecode2 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_graph" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    ecode2 = SWIG_AsVal_long(n, &val2);
+    if (!SWIG_IsOK(ecode2)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode2), "in method '" "NativeModel_fit_graph" "', argument " "2"" of type '" "int64_t""'");
+    } 
+    arg2 = static_cast< int64_t >(val2);
+    {
+      if (TYPEOF(indptr) != INTSXP && TYPEOF(indptr) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph', argument 3 must be an integer vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(indptr);
+        int64_t* dst_ = reinterpret_cast<int64_t*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(int64_t)));
+        bool whole_ = true;
+        if (TYPEOF(indptr) == INTSXP) {
+          const int* src_ = INTEGER(indptr);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            whole_ = src_[i_] != NA_INTEGER;
+            dst_[i_] = src_[i_];
+          }
+        } else {
+          const double* src_ = REAL(indptr);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            const double v_ = src_[i_];
+            whole_ = v_ >= -9007199254740992.0 && v_ <= 9007199254740992.0 && v_ == static_cast<double>(static_cast<int64_t>(v_));
+            dst_[i_] = whole_ ? static_cast<int64_t>(v_) : 0;
+          }
+        }
+        if (!whole_) {
+          SWIG_exception_fail(SWIG_ValueError, "in method 'NativeModel_fit_graph', argument 3 must hold whole numbers (no NA)");
+        }
+        arg3 = dst_;
+        arg4 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(indices) != INTSXP && TYPEOF(indices) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph', argument 5 must be an integer vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(indices);
+        int64_t* dst_ = reinterpret_cast<int64_t*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(int64_t)));
+        bool whole_ = true;
+        if (TYPEOF(indices) == INTSXP) {
+          const int* src_ = INTEGER(indices);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            whole_ = src_[i_] != NA_INTEGER;
+            dst_[i_] = src_[i_];
+          }
+        } else {
+          const double* src_ = REAL(indices);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            const double v_ = src_[i_];
+            whole_ = v_ >= -9007199254740992.0 && v_ <= 9007199254740992.0 && v_ == static_cast<double>(static_cast<int64_t>(v_));
+            dst_[i_] = whole_ ? static_cast<int64_t>(v_) : 0;
+          }
+        }
+        if (!whole_) {
+          SWIG_exception_fail(SWIG_ValueError, "in method 'NativeModel_fit_graph', argument 5 must hold whole numbers (no NA)");
+        }
+        arg5 = dst_;
+        arg6 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(values) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph', argument 7 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(values);
+        const double* src_ = REAL(values);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg7 = dst_;
+        arg8 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      try {
+        kkm_model_fit_graph(arg1,arg2,(kkm_swig::Index const *)arg3,arg4,(kkm_swig::Index const *)arg5,arg6,(float const *)arg7,arg8);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          e.message.c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_graph_progress ( SEXP self, SEXP n, SEXP indptr, SEXP indices, SEXP values, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    int64_t arg2 ;
+    kkm_swig::Index *arg3 = (kkm_swig::Index *) 0 ;
+    int64_t arg4 ;
+    kkm_swig::Index *arg5 = (kkm_swig::Index *) 0 ;
+    int64_t arg6 ;
+    float *arg7 = (float *) 0 ;
+    int64_t arg8 ;
+    kkm_swig::Listener *arg9 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val2 ;
+    int ecode2 = 0 ;
+    kkm_swig::Listener bound9 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_graph_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    ecode2 = SWIG_AsVal_long(n, &val2);
+    if (!SWIG_IsOK(ecode2)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode2), "in method '" "NativeModel_fit_graph_progress" "', argument " "2"" of type '" "int64_t""'");
+    } 
+    arg2 = static_cast< int64_t >(val2);
+    {
+      if (TYPEOF(indptr) != INTSXP && TYPEOF(indptr) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph_progress', argument 3 must be an integer vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(indptr);
+        int64_t* dst_ = reinterpret_cast<int64_t*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(int64_t)));
+        bool whole_ = true;
+        if (TYPEOF(indptr) == INTSXP) {
+          const int* src_ = INTEGER(indptr);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            whole_ = src_[i_] != NA_INTEGER;
+            dst_[i_] = src_[i_];
+          }
+        } else {
+          const double* src_ = REAL(indptr);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            const double v_ = src_[i_];
+            whole_ = v_ >= -9007199254740992.0 && v_ <= 9007199254740992.0 && v_ == static_cast<double>(static_cast<int64_t>(v_));
+            dst_[i_] = whole_ ? static_cast<int64_t>(v_) : 0;
+          }
+        }
+        if (!whole_) {
+          SWIG_exception_fail(SWIG_ValueError, "in method 'NativeModel_fit_graph_progress', argument 3 must hold whole numbers (no NA)");
+        }
+        arg3 = dst_;
+        arg4 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(indices) != INTSXP && TYPEOF(indices) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph_progress', argument 5 must be an integer vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(indices);
+        int64_t* dst_ = reinterpret_cast<int64_t*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(int64_t)));
+        bool whole_ = true;
+        if (TYPEOF(indices) == INTSXP) {
+          const int* src_ = INTEGER(indices);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            whole_ = src_[i_] != NA_INTEGER;
+            dst_[i_] = src_[i_];
+          }
+        } else {
+          const double* src_ = REAL(indices);
+          for (R_xlen_t i_ = 0; i_ < len_ && whole_; ++i_) {
+            const double v_ = src_[i_];
+            whole_ = v_ >= -9007199254740992.0 && v_ <= 9007199254740992.0 && v_ == static_cast<double>(static_cast<int64_t>(v_));
+            dst_[i_] = whole_ ? static_cast<int64_t>(v_) : 0;
+          }
+        }
+        if (!whole_) {
+          SWIG_exception_fail(SWIG_ValueError, "in method 'NativeModel_fit_graph_progress', argument 5 must hold whole numbers (no NA)");
+        }
+        arg5 = dst_;
+        arg6 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(values) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_graph_progress', argument 7 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(values);
+        const double* src_ = REAL(values);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg7 = dst_;
+        arg8 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_graph_progress', argument 9 must be list(function or NULL, native_unwind_token())");
+      }
+      bound9.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg9 = &bound9;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_graph_progress(arg1,arg2,(kkm_swig::Index const *)arg3,arg4,(kkm_swig::Index const *)arg5,arg6,(float const *)arg7,arg8,arg9);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
           e.message.c_str());
@@ -4710,6 +5029,7 @@ R_swig_NativeModel_normalized_mutual_info ( SEXP a, SEXP b, SEXP s_swig_copy)
 static swig_type_info _swigt__p_char = {"_p_char", "char *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_int = {"_p_int", "int32_t *|int_fast16_t *|int_fast32_t *|int_least32_t *|intptr_t *|int *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_kkm_model = {"_p_kkm_model", "kkm_model *", 0, 0, (void*)0, 0};
+static swig_type_info _swigt__p_kkm_swig__Index = {"_p_kkm_swig__Index", "kkm_swig::Index *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_kkm_swig__Listener = {"_p_kkm_swig__Listener", "kkm_swig::Listener *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_long_long = {"_p_long_long", "int64_t *|int_fast64_t *|int_least64_t *|intmax_t *|long long *", 0, 0, (void*)0, 0};
 static swig_type_info _swigt__p_short = {"_p_short", "int16_t *|int_least16_t *|short *", 0, 0, (void*)0, 0};
@@ -4723,6 +5043,7 @@ static swig_type_info *swig_type_initial[] = {
   &_swigt__p_char,
   &_swigt__p_int,
   &_swigt__p_kkm_model,
+  &_swigt__p_kkm_swig__Index,
   &_swigt__p_kkm_swig__Listener,
   &_swigt__p_long_long,
   &_swigt__p_short,
@@ -4736,6 +5057,7 @@ static swig_type_info *swig_type_initial[] = {
 static swig_cast_info _swigc__p_char[] = {  {&_swigt__p_char, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_int[] = {  {&_swigt__p_int, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_kkm_model[] = {  {&_swigt__p_kkm_model, 0, 0, 0},{0, 0, 0, 0}};
+static swig_cast_info _swigc__p_kkm_swig__Index[] = {  {&_swigt__p_kkm_swig__Index, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_kkm_swig__Listener[] = {  {&_swigt__p_kkm_swig__Listener, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_long_long[] = {  {&_swigt__p_long_long, 0, 0, 0},{0, 0, 0, 0}};
 static swig_cast_info _swigc__p_short[] = {  {&_swigt__p_short, 0, 0, 0},{0, 0, 0, 0}};
@@ -4749,6 +5071,7 @@ static swig_cast_info *swig_cast_initial[] = {
   _swigc__p_char,
   _swigc__p_int,
   _swigc__p_kkm_model,
+  _swigc__p_kkm_swig__Index,
   _swigc__p_kkm_swig__Listener,
   _swigc__p_long_long,
   _swigc__p_short,
@@ -5026,9 +5349,11 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_fit_weighted_f64", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64, 5},
    {"R_swig_NativeModel_set_params", (DL_FUNC) &R_swig_NativeModel_set_params, 2},
    {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
+   {"R_swig_NativeModel_fit_graph", (DL_FUNC) &R_swig_NativeModel_fit_graph, 5},
    {"R_swig_NativeModel_search_count", (DL_FUNC) &R_swig_NativeModel_search_count, 2},
-   {"R_swig_NativeModel_search_criteria", (DL_FUNC) &R_swig_NativeModel_search_criteria, 2},
    {"R_swig_native_unwind_token", (DL_FUNC) &R_swig_native_unwind_token, 1},
+   {"R_swig_NativeModel_fit_graph_progress", (DL_FUNC) &R_swig_NativeModel_fit_graph_progress, 7},
+   {"R_swig_NativeModel_search_criteria", (DL_FUNC) &R_swig_NativeModel_search_criteria, 2},
    {"R_swig_NativeModel_fit_weighted_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64_progress, 7},
    {"R_swig_NativeModel_objective", (DL_FUNC) &R_swig_NativeModel_objective, 2},
    {"R_swig_NativeModel_iterations", (DL_FUNC) &R_swig_NativeModel_iterations, 2},
@@ -5044,9 +5369,9 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
    {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
    {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
-   {"R_swig_NativeModel_search_scores", (DL_FUNC) &R_swig_NativeModel_search_scores, 2},
    {"R_swig_NativeModel_fit_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_f64_progress, 6},
    {"R_swig_NativeModel_search_gammas", (DL_FUNC) &R_swig_NativeModel_search_gammas, 2},
+   {"R_swig_NativeModel_search_scores", (DL_FUNC) &R_swig_NativeModel_search_scores, 2},
    {"R_swig_new_NativeModel", (DL_FUNC) &R_swig_new_NativeModel, 0},
    {"R_swig_NativeModel_set_param", (DL_FUNC) &R_swig_NativeModel_set_param, 3},
    {"R_swig_NativeModel_get_param", (DL_FUNC) &R_swig_NativeModel_get_param, 3},

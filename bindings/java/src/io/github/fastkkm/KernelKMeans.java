@@ -27,7 +27,16 @@ import java.util.function.Function;
  * <p>Parameters are set with the fluent setters ({@link #k(int)}, {@link #method(String)}, ...),
  * {@link #param(String, String)} or {@link #params(String)} ("k=2 method=nystrom m=100"), and read
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
- * They take effect at the next fit.
+ * They take effect at the next fit. {@code method} and {@code n_init} default to "auto": exact
+ * and 10 restarts for the graph kernels "knn" and "heat", nystrom and 1 restart otherwise.
+ *
+ * <p>Graph kernels: {@code kernel("knn")} (normalized cut: weighted kernel k-means with
+ * K = &sigma;D<sup>-1</sup> + D<sup>-1</sup>AD<sup>-1</sup> and degree weights on the
+ * {@link #neighbors(int)}-nearest-neighbour graph A of the rows) and {@code kernel("heat")}
+ * (the heat kernel exp(-t L) of that graph, L its normalized Laplacian, through its top
+ * {@link #heatRank(int)} eigenpairs) cluster shapes such as nested rings with only k given;
+ * they take no sample weights. {@link #fitGraph(long, long[], long[], float[])} fits them on a
+ * graph of your own (a sparse affinity matrix); such a model predicts affinity rows.
  *
  * <p>The number of clusters: {@link #k(int)}, {@link #kAuto()} and {@link #kRange(int, int)}
  * set what the next fit is asked for (the parameter {@code k}); {@link #fittedK()} is what the
@@ -66,7 +75,7 @@ public final class KernelKMeans implements AutoCloseable {
     private NativeModel model; // guarded by lock; null once closed
 
     /**
-     * A model with every parameter at its default (k=8 method=nystrom kernel=rbf gamma=auto ...).
+     * A model with every parameter at its default (k=8 method=auto kernel=rbf gamma=auto n_init=auto ...).
      *
      * @throws UnsatisfiedLinkError if the JNI library cannot be loaded (the message names what was tried)
      */
@@ -157,7 +166,7 @@ public final class KernelKMeans implements AutoCloseable {
      * One line describing the model, for logs: the method, kernel and number of clusters
      * parameters, then for a fitted model its number of clusters, training rows and objective,
      * e.g. {@code KernelKMeans[method=exact kernel=rbf k=2 n=400 objective=157.3]}, else
-     * {@code KernelKMeans[method=nystrom kernel=rbf k=8 unfitted]}, or
+     * {@code KernelKMeans[method=auto kernel=rbf k=8 unfitted]}, or
      * {@code KernelKMeans[closed]}. Never throws.
      *
      * @return the description
@@ -219,8 +228,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * The value of a parameter as text. On a fitted model, a parameter set to "auto" (gamma,
-     * m, k) or "search" (gamma) reads as the value the fit resolved it to, until a parameter
-     * is changed.
+     * m, k, method, n_init, neighbors, heat_rank) or "search" (gamma) reads as the value the fit
+     * resolved it to, until a parameter is changed.
      *
      * @param key the parameter's name
      * @return its value as text
@@ -268,7 +277,9 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
-     * Method: "exact", "nystrom" (default), "sketch", "rff" or "minibatch".
+     * Method: "auto" (default: "exact" for kernel "knn" and "heat", "nystrom" otherwise),
+     * "exact", "nystrom", "sketch", "rff" or "minibatch". After a fit {@code param("method")}
+     * reads as the method used.
      *
      * @param method the method's name
      * @return this
@@ -279,7 +290,12 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
-     * Kernel: "rbf" (default), "laplacian", "polynomial", "linear", "cosine" or "precomputed".
+     * Kernel: "rbf" (default), "laplacian", "polynomial", "linear", "cosine", "precomputed"
+     * (x is the n &times; n kernel matrix), or a graph kernel on the {@link #neighbors(int)}-nearest-
+     * neighbour graph A of the rows (degrees D): "knn" (normalized cut: K = &sigma;D<sup>-1</sup> +
+     * D<sup>-1</sup>AD<sup>-1</sup> with degree weights) or "heat" (exp(-t L), L = I -
+     * D<sup>-1/2</sup>AD<sup>-1/2</sup>, through its top {@link #heatRank(int)} eigenpairs; see
+     * {@link #heatT(double)}). The graph kernels take no sample weights.
      *
      * @param kernel the kernel's name
      * @return this
@@ -347,7 +363,8 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
-     * Restarts from independent seedings; the lowest objective wins.
+     * Restarts from independent seedings; the lowest objective wins (parameter n_init, default
+     * "auto": 10 for kernel "knn" and "heat", 1 otherwise; see {@link #nInitAuto()}).
      *
      * @param nInit the number of restarts, at least 1
      * @return this
@@ -355,6 +372,16 @@ public final class KernelKMeans implements AutoCloseable {
      */
     public KernelKMeans nInit(int nInit) {
         return param("n_init", Integer.toString(nInit));
+    }
+
+    /**
+     * Restarts chosen by the kernel (parameter n_init=auto, the default): 10 for "knn" and
+     * "heat", 1 otherwise. After a fit {@code param("n_init")} reads as the number used.
+     *
+     * @return this
+     */
+    public KernelKMeans nInitAuto() {
+        return param("n_init", "auto");
     }
 
     /**
@@ -399,6 +426,89 @@ public final class KernelKMeans implements AutoCloseable {
      */
     public KernelKMeans threads(int threads) {
         return param("threads", Integer.toString(threads));
+    }
+
+    /**
+     * Kernel "knn" and "heat": the neighbours q of each row in the graph (parameter neighbors,
+     * alias n_neighbors; the graph is symmetrised, (B + B<sup>T</sup>)/2). Not used by
+     * {@link #fitGraph(long, long[], long[], float[])}, whose graph is given.
+     *
+     * @param neighbors q, in [1, n - 1]
+     * @return this
+     * @throws IllegalArgumentException if below 1 (above n - 1: at the fit)
+     */
+    public KernelKMeans neighbors(int neighbors) {
+        return param("neighbors", Integer.toString(neighbors));
+    }
+
+    /**
+     * The neighbours chosen by the fit (parameter neighbors=auto, the default): 10, raised to 15,
+     * 20, 30 while a connected component of the graph has fewer than n/(2k) rows. After a fit
+     * {@code param("neighbors")} reads as the number used.
+     *
+     * @return this
+     */
+    public KernelKMeans neighborsAuto() {
+        return param("neighbors", "auto");
+    }
+
+    /**
+     * Kernel "knn" and "heat": how the neighbour graph is searched (parameter graph): "auto"
+     * (default: exact when 2 n<sup>2</sup> d &le; 5e10, else nndescent), "exact" (every distance)
+     * or "nndescent" (NN-descent, approximate).
+     *
+     * @param graph "auto", "exact" or "nndescent"
+     * @return this
+     * @throws IllegalArgumentException for another name
+     */
+    public KernelKMeans graph(String graph) {
+        return param("graph", graph);
+    }
+
+    /**
+     * Kernel "heat": the time t of exp(-t L) (parameter heat_t, default 80); a larger t weighs
+     * the slowest-varying eigenvectors of the graph more.
+     *
+     * @param t a positive, finite time
+     * @return this
+     * @throws IllegalArgumentException if t is not positive and finite
+     */
+    public KernelKMeans heatT(double t) {
+        return param("heat_t", Double.toString(t));
+    }
+
+    /**
+     * Kernel "heat": the eigenpairs r of D<sup>-1/2</sup>AD<sup>-1/2</sup> kept (parameter
+     * heat_rank, default "auto": max(2k, 20)); the features have r dimensions.
+     *
+     * @param rank r, in [1, n]
+     * @return this
+     * @throws IllegalArgumentException if below 1 (above n: at the fit)
+     */
+    public KernelKMeans heatRank(int rank) {
+        return param("heat_rank", Integer.toString(rank));
+    }
+
+    /**
+     * Kernel "heat": the rank chosen by the fit (parameter heat_rank=auto, the default:
+     * max(2k, 20), at most n).
+     *
+     * @return this
+     */
+    public KernelKMeans heatRankAuto() {
+        return param("heat_rank", "auto");
+    }
+
+    /**
+     * Kernel "heat": whether each row's features are scaled to length 1 (parameter
+     * heat_normalize, default true: the normalised kernel K(x,y)/sqrt(K(x,x)K(y,y))); false
+     * uses exp(-t L) itself.
+     *
+     * @param normalize true for unit-length features
+     * @return this
+     */
+    public KernelKMeans heatNormalize(boolean normalize) {
+        return param("heat_normalize", normalize ? "true" : "false");
     }
 
     // ------------------------------------------------------------------ fit
@@ -599,6 +709,61 @@ public final class KernelKMeans implements AutoCloseable {
     public KernelKMeans fit(float[][] x, ProgressListener listener) {
         Flat<float[]> f = flatten(x);
         return fit(f.values, f.n, f.d, listener);
+    }
+
+    /**
+     * Fits kernel "knn" or "heat" on a graph instead of points: the symmetric n &times; n
+     * affinity matrix A in compressed sparse rows (scipy's csr_matrix layout): node i's
+     * neighbours are {@code indices[indptr[i]]} up to {@code indices[indptr[i + 1] - 1]}, with
+     * the weights at the same places of {@code values}. A must be symmetric (A[i][j] == A[j][i]
+     * exactly; pass (A + A<sup>T</sup>)/2 for a directed graph), its weights finite and &ge; 0,
+     * and every node needs an edge (a self-loop counts); repeated entries of one pair are
+     * summed. The parameters neighbors and graph do not apply. The graph is copied.
+     *
+     * <p>The fitted model predicts affinity rows: {@link #predict(double[][])} and
+     * {@link #distances(double[][])} take rows of n values (d = n), each new node's weights to
+     * the n training nodes; a training node's own row of A gets its training label. Like every
+     * fit, it stops when its thread is interrupted ({@link FitCancelledException}).
+     *
+     * @param n the number of nodes
+     * @param indptr n + 1 offsets into indices: 0, then non-decreasing
+     * @param indices {@code indptr[n]} column indices in [0, n)
+     * @param values {@code indptr[n]} weights, or null for every weight 1
+     * @return this
+     * @throws IllegalArgumentException if indptr or indices is null, an array's length does not
+     *     match n and {@code indptr[n]}, an offset or column is out of range, the kernel is not
+     *     knn or heat, or k &gt; n
+     * @throws KKMeansException with status INVALID_DATA for a negative or non-finite weight, an
+     *     asymmetric pair or a node without edges (the message names it)
+     * @throws FitCancelledException if the thread was interrupted during the fit
+     */
+    public KernelKMeans fitGraph(long n, long[] indptr, long[] indices, float[] values) {
+        return fitGraph(n, indptr, indices, values, null);
+    }
+
+    /**
+     * As {@link #fitGraph(long, long[], long[], float[])}, reporting progress to
+     * {@code listener}, which may cancel the fit by returning false.
+     *
+     * @param n the number of nodes
+     * @param indptr n + 1 offsets into indices: 0, then non-decreasing
+     * @param indices {@code indptr[n]} column indices in [0, n)
+     * @param values {@code indptr[n]} weights, or null for every weight 1
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     * @throws FitCancelledException if the listener returned false or the thread was interrupted
+     */
+    public KernelKMeans fitGraph(long n, long[] indptr, long[] indices, float[] values, ProgressListener listener) {
+        requireNonNull(indptr, "indptr");
+        requireNonNull(indices, "indices");
+        float[] weights = values;
+        if (weights == null) {
+            weights = new float[indices.length];
+            Arrays.fill(weights, 1.0f);
+        }
+        float[] w = weights;
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_graph_progress(n, indptr, indices, w, r)));
     }
 
     /**
