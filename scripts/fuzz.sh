@@ -5,7 +5,7 @@
 #
 #   scripts/fuzz.sh [RUNS] [TARGET...]
 #     RUNS     executions per target (default 1000000; e.g. 20000 for a quick check)
-#     TARGET   fuzz_params, fuzz_load, fuzz_fit, fuzz_shapes (default: all four)
+#     TARGET   fuzz_params, fuzz_load, fuzz_fit, fuzz_shapes, fuzz_graph (default: all five)
 #   Environment:
 #     BUILD_FUZZ   build directory (default build-fuzz; configured here if it has no build.ninja)
 #     FUZZ_JOBS    targets run at the same time (default 1)
@@ -22,10 +22,10 @@ root="$(pwd)"
 runs="${1:-1000000}"
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_params fuzz_load fuzz_fit fuzz_shapes)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_params fuzz_load fuzz_fit fuzz_shapes fuzz_graph)
 case "$runs" in '' | *[!0-9]*) echo "fuzz.sh: RUNS must be a number, got '$runs'" >&2; exit 2 ;; esac
 for t in "${targets[@]}"; do
-  case "$t" in fuzz_params | fuzz_load | fuzz_fit | fuzz_shapes) ;; *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;; esac
+  case "$t" in fuzz_params | fuzz_load | fuzz_fit | fuzz_shapes | fuzz_graph) ;; *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;; esac
 done
 
 build="${BUILD_FUZZ:-build-fuzz}"
@@ -57,7 +57,7 @@ mkdir -p "$out"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kkm-fuzz.XXXXXX")"
 
 max_len() {
-  case "$1" in fuzz_params) echo 512 ;; fuzz_load) echo 16384 ;; fuzz_fit) echo 2048 ;; fuzz_shapes) echo 128 ;; esac
+  case "$1" in fuzz_params) echo 512 ;; fuzz_load) echo 16384 ;; fuzz_fit) echo 2048 ;; fuzz_shapes) echo 128 ;; fuzz_graph) echo 2048 ;; esac
 }
 # The entropic input scheduler's bookkeeping grows with the number of coverage features;
 # fuzz_fit has ~15000 and ran 2.5x faster without it, at the same coverage.

@@ -565,7 +565,8 @@ TEST_P(ByMethod, AssignNewPointsFollowsTheRings) {
 
 // kkm_assign and kkm_assign_f64 from 8 threads at once on one fitted model, each result
 // equal to the serial call's: labels exactly and distances bit for bit. One case per assign
-// path (dual: exact, minibatch; landmark: nystrom; features: nystrom rank=, sketch, rff),
+// path (dual: exact, minibatch; landmark: nystrom; features: nystrom rank=, sketch, rff; the
+// graph models: knn, heat),
 // each with the model's own threads=1 (the 8 callers are plain threads and the library
 // enters no OpenMP team: scripts/sanitize.sh runs these under ThreadSanitizer) and
 // threads=0 (all cores: an OpenMP team inside every caller's thread).
@@ -599,6 +600,8 @@ const AssignCase kAssignCases[] = {
     {"sketch_ros", "method=sketch m=200 sketch=ros"},
     {"sketch_gaussian", "method=sketch m=200 sketch=gaussian"},
     {"rff", "method=rff m=500"},
+    {"knn", "kernel=knn"},    // the graph models: new rows placed by their nearest training rows
+    {"heat", "kernel=heat"},
 };
 
 class ConcurrentAssign : public ::testing::TestWithParam<std::tuple<AssignCase, int>> {};
@@ -612,8 +615,10 @@ INSTANTIATE_TEST_SUITE_P(Paths, ConcurrentAssign,
 TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
     const auto& [c, model_threads] = GetParam();
     const Dataset& ds = ring_data();
-    const std::string params = std::string("k=2 kernel=rbf gamma=") + fmt(ring_gamma(ds)) + " " + c.params +
-                               " seed=1 threads=" + std::to_string(model_threads);
+    const bool graph = std::string(c.params).find("kernel=") != std::string::npos;
+    const std::string kernel = graph ? "" : "kernel=rbf gamma=" + fmt(ring_gamma(ds)) + " ";
+    const std::string params =
+        "k=2 " + kernel + c.params + " seed=1 threads=" + std::to_string(model_threads);
     FitResult r = fit(ds, params);
     ASSERT_TRUE(r.m != nullptr && r.objective >= 0) << params;
     const kkm_model* model = r.m.get();

@@ -129,22 +129,26 @@ Csr knn_csr(const Dataset& ds, int64_t q) {
     return g;
 }
 
-/// Integer points and their negations: the mean is exactly 0, so the library's float32 search
-/// on centred rows computes every distance exactly and breaks ties by index as knn_csr does.
+/// Distinct integer points and their negations: the mean is exactly 0, so the library's float32
+/// search on centred rows computes every distance exactly and breaks ties by index as knn_csr
+/// does; no point repeats (a model fitted on points gives copies of a row one label, which a
+/// graph, where the copies' rows differ, does not know).
 Dataset symmetric_integers(int64_t half, uint32_t seed) {
     Dataset ds;
     ds.d = 2;
     std::mt19937 gen(seed);
     std::uniform_int_distribution<int> v(-20, 20);
-    std::vector<float> pts;
-    for (int64_t i = 0; i < half; ++i) {
-        const float x = static_cast<float>(v(gen) + (i % 2 == 0 ? 25 : -25)), y = static_cast<float>(v(gen));
-        pts.insert(pts.end(), {x, y});
+    std::set<std::pair<int, int>> taken;
+    std::vector<std::pair<int, int>> pts;
+    while (static_cast<int64_t>(pts.size()) < half) {
+        const int x = v(gen) + (pts.size() % 2 == 0 ? 25 : -25), y = v(gen);
+        if (taken.count({x, y}) != 0 || taken.count({-x, -y}) != 0 || (x == 0 && y == 0)) continue;
+        taken.insert({x, y});
+        taken.insert({-x, -y});
+        pts.emplace_back(x, y);
     }
-    for (int64_t i = 0; i < half; ++i)
-        ds.X.insert(ds.X.end(), {pts[static_cast<size_t>(2 * i)], pts[static_cast<size_t>(2 * i + 1)]});
-    for (int64_t i = 0; i < half; ++i)
-        ds.X.insert(ds.X.end(), {-pts[static_cast<size_t>(2 * i)], -pts[static_cast<size_t>(2 * i + 1)]});
+    for (const auto& [x, y] : pts) ds.X.insert(ds.X.end(), {static_cast<float>(x), static_cast<float>(y)});
+    for (const auto& [x, y] : pts) ds.X.insert(ds.X.end(), {static_cast<float>(-x), static_cast<float>(-y)});
     ds.n = 2 * half;
     ds.truth.assign(static_cast<size_t>(ds.n), 0);
     finish(ds);
@@ -304,6 +308,30 @@ TEST(GraphKernels, TrainingRowsAreAssignedTheirLabelsAlsoAfterSaveAndLoad) {
         ASSERT_TRUE(Ok(kkm_assign(graph_loaded.get(), node.data(), 1, g.n, &label, nullptr)));
         middle = labels[13];
         EXPECT_EQ(label, middle);
+    }
+}
+
+TEST(GraphKernels, IdenticalRowsShareALabelAndAreAssignedIt) {
+    // Copies of rows (their graph rows differ: each copy is the other's neighbour) get the label
+    // of the first copy, so that assigning the training rows gives their labels.
+    Dataset ds = uneven_rings(100, 200, 11);
+    for (int64_t i = 0; i < 60; ++i) {
+        ds.X.insert(ds.X.end(), ds.X.begin() + 2 * (i * 5), ds.X.begin() + 2 * (i * 5) + 2);
+        ds.truth.push_back(ds.truth[static_cast<size_t>(i * 5)]);
+    }
+    ds.n += 60;
+    finish(ds);
+    for (const char* kernel : kKernels) {
+        for (const char* method : {"exact", "minibatch"}) {
+            const std::string params = std::string("k=3 seed=2 kernel=") + kernel + " method=" + method;
+            SCOPED_TRACE(params);
+            Model m = make_model(params.c_str());
+            const std::vector<int32_t> labels = fit_labels(m.get(), ds);
+            for (int64_t i = 0; i < 60; ++i) {
+                EXPECT_EQ(labels[static_cast<size_t>(300 + i)], labels[static_cast<size_t>(i * 5)]) << "copy of row " << i * 5;
+            }
+            expect_training_labels(m.get(), ds.X.data(), ds.n, ds.d);
+        }
     }
 }
 

@@ -109,6 +109,28 @@ Placement PointLocator::place(ConstMatrix X, int threads) const {
     return p;
 }
 
+Placement PointLocator::training() const {
+    const int64_t n = rows_.size(), d = rows_.dim();
+    Placement p = training_placement(n);
+    // by_hash_ is sorted by (hash, index): the first of a run of identical rows comes first.
+    for (size_t a = 0; a < by_hash_.size();) {
+        size_t b = a + 1;
+        while (b < by_hash_.size() && by_hash_[b].first == by_hash_[a].first) ++b;
+        for (size_t i = a + 1; i < b; ++i) {
+            const float* x = rows_.centred().row(by_hash_[i].second);
+            for (size_t j = a; j < i; ++j) {
+                const float* y = rows_.centred().row(by_hash_[j].second);
+                if (std::equal(x, x + d, y)) {
+                    p.self[static_cast<size_t>(by_hash_[i].second)] = p.self[static_cast<size_t>(by_hash_[j].second)];
+                    break;
+                }
+            }
+        }
+        a = b;
+    }
+    return p;
+}
+
 AffinityLocator::AffinityLocator(std::shared_ptr<const SparseGraph> graph) : graph_(std::move(graph)) {
     const SparseGraph& A = *graph_;
     by_hash_.resize(static_cast<size_t>(A.n));
@@ -186,6 +208,32 @@ Placement AffinityLocator::place(ConstMatrix X, int threads) const {
                 p.weights[at++] = X.row(i)[j];
             }
         }
+    }
+    return p;
+}
+
+Placement AffinityLocator::training() const {
+    const SparseGraph& A = *graph_;
+    Placement p = training_placement(A.n);
+    auto same = [&](int64_t u, int64_t v) {
+        return A.row_end(u) - A.row_begin(u) == A.row_end(v) - A.row_begin(v) &&
+               std::equal(A.indices.begin() + A.row_begin(u), A.indices.begin() + A.row_end(u),
+                          A.indices.begin() + A.row_begin(v)) &&
+               std::equal(A.values.begin() + A.row_begin(u), A.values.begin() + A.row_end(u),
+                          A.values.begin() + A.row_begin(v));
+    };
+    for (size_t a = 0; a < by_hash_.size();) {
+        size_t b = a + 1;
+        while (b < by_hash_.size() && by_hash_[b].first == by_hash_[a].first) ++b;
+        for (size_t i = a + 1; i < b; ++i) {
+            for (size_t j = a; j < i; ++j) {
+                if (same(by_hash_[i].second, by_hash_[j].second)) {
+                    p.self[static_cast<size_t>(by_hash_[i].second)] = p.self[static_cast<size_t>(by_hash_[j].second)];
+                    break;
+                }
+            }
+        }
+        a = b;
     }
     return p;
 }

@@ -34,6 +34,10 @@ public:
     virtual int64_t input_dim() const = 0;
     /// Places the rows of X (finite, input_dim() columns) on `threads` threads.
     virtual Placement place(ConstMatrix X, int threads) const = 0;
+    /// Where the training rows themselves are placed: each at the first training row identical
+    /// to it (itself, unless it repeats an earlier one), so that identical rows get one label
+    /// and assigning the training rows again gives their labels.
+    virtual Placement training() const = 0;
 };
 
 /// Rows of a model fitted on points: the training rows (centred, as SearchRows) and q.
@@ -42,6 +46,7 @@ public:
     PointLocator(SearchRows rows, int64_t q, int threads);
     int64_t input_dim() const override { return rows_.dim(); }
     Placement place(ConstMatrix X, int threads) const override;
+    Placement training() const override;
     const SearchRows& rows() const { return rows_; }
     int64_t q() const { return q_; }
 
@@ -59,6 +64,7 @@ public:
     explicit AffinityLocator(std::shared_ptr<const SparseGraph> graph);
     int64_t input_dim() const override { return graph_->n; }
     Placement place(ConstMatrix X, int threads) const override;
+    Placement training() const override;
     const SparseGraph& graph() const { return *graph_; }
 
 private:

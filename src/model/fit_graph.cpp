@@ -184,7 +184,7 @@ void finish_graph_model(FitSession& c, GraphModel& model, const std::vector<doub
     const int64_t n = model.n_train();
     std::vector<int32_t> labels(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
-    model.assign_placed(graph::training_placement(n), labels.data(), dist.data(), nullptr, c.threads);
+    model.assign_placed(model.locator().training(), labels.data(), dist.data(), nullptr, c.threads);
     double objective = 0;
     for (int64_t i = 0; i < n; ++i) {
         objective += (weights.empty() ? 1.0 : weights[static_cast<size_t>(i)]) * dist[static_cast<size_t>(i)];
@@ -280,7 +280,7 @@ double training_objective(const GraphModel& model, const std::vector<double>& we
     const int64_t n = model.n_train();
     std::vector<int32_t> labels(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
-    model.assign_placed(graph::training_placement(n), labels.data(), dist.data(), nullptr, threads);
+    model.assign_placed(model.locator().training(), labels.data(), dist.data(), nullptr, threads);
     double total = 0;
     for (int64_t i = 0; i < n; ++i)
         total += (weights.empty() ? 1.0 : weights[static_cast<size_t>(i)]) * dist[static_cast<size_t>(i)];
