@@ -9,7 +9,7 @@ Run with Debian's python, which has numpy and scikit-learn (python3-sklearn):
 
 Systems, each with label-free defaults (no hand-picked gamma, t or q):
   - kkmeans heat: `k=K kernel=heat seed=s` and nothing else (method=auto -> exact, n_init=auto
-    -> 10, neighbors=auto, graph=auto, heat_t=80, heat_rank=auto = max(2k, 20));
+    -> 10, neighbors=auto, graph=auto, heat_t=80, heat_rank=auto = max(2k, 20) + components - 1);
   - kkmeans knn: `k=K kernel=knn seed=s`;
   - kkmeans heat / knn minibatch: the same with method=minibatch (seed 004's algorithm; its
     defaults tau=200, b=1024);

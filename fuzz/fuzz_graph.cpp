@@ -34,7 +34,8 @@ Graph fuzzed_graph(FuzzedDataProvider& fdp) {
     const int edges = fdp.ConsumeIntegralInRange<int>(0, 120);
     const bool symmetric = fdp.ConsumeIntegralInRange<int>(0, 7) != 0;
     for (int e = 0; e < edges; ++e) {
-        const auto i = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1), j = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1);
+        const auto i = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1),
+                   j = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1);
         const float w = fdp.ConsumeBool() ? 1.0f : fdp.ConsumeFloatingPointInRange<float>(0.0f, 10.0f);
         rows[static_cast<size_t>(i)][j] += w;
         if (symmetric && i != j) rows[static_cast<size_t>(j)][i] += w;
@@ -63,7 +64,8 @@ std::string graph_params(FuzzedDataProvider& fdp, int64_t n) {
     p += " k=" + std::to_string(fdp.ConsumeIntegralInRange<int64_t>(1, std::max<int64_t>(1, n) + 1));
     p += " n_init=" + std::to_string(fdp.ConsumeIntegralInRange<int>(1, 3));
     p += " seed=" + std::to_string(fdp.ConsumeIntegral<uint16_t>());
-    if (fdp.ConsumeBool()) p += " method=minibatch batch_size=" + std::to_string(fdp.ConsumeIntegralInRange<int>(1, 64));
+    if (fdp.ConsumeBool())
+        p += " method=minibatch batch_size=" + std::to_string(fdp.ConsumeIntegralInRange<int>(1, 64));
     if (fdp.ConsumeBool()) p += " neighbors=" + std::to_string(fdp.ConsumeIntegralInRange<int64_t>(1, n + 1));
     if (fdp.ConsumeBool()) p += std::string(" graph=") + (fdp.ConsumeBool() ? "exact" : "nndescent");
     if (fdp.ConsumeBool()) p += " heat_rank=" + std::to_string(fdp.ConsumeIntegralInRange<int64_t>(1, n + 2));

@@ -600,7 +600,7 @@ const AssignCase kAssignCases[] = {
     {"sketch_ros", "method=sketch m=200 sketch=ros"},
     {"sketch_gaussian", "method=sketch m=200 sketch=gaussian"},
     {"rff", "method=rff m=500"},
-    {"knn", "kernel=knn"},    // the graph models: new rows placed by their nearest training rows
+    {"knn", "kernel=knn"},  // the graph models: new rows placed by their nearest training rows
     {"heat", "kernel=heat"},
 };
 
@@ -617,8 +617,7 @@ TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
     const Dataset& ds = ring_data();
     const bool graph = std::string(c.params).find("kernel=") != std::string::npos;
     const std::string kernel = graph ? "" : "kernel=rbf gamma=" + fmt(ring_gamma(ds)) + " ";
-    const std::string params =
-        "k=2 " + kernel + c.params + " seed=1 threads=" + std::to_string(model_threads);
+    const std::string params = "k=2 " + kernel + c.params + " seed=1 threads=" + std::to_string(model_threads);
     FitResult r = fit(ds, params);
     ASSERT_TRUE(r.m != nullptr && r.objective >= 0) << params;
     const kkm_model* model = r.m.get();

@@ -167,7 +167,7 @@ TEST(GraphKernels, RingsAndMoonsOfUnevenSizesSeparateWithOnlyK) {
             EXPECT_EQ(get_param(m.get(), "method"), "exact");
             EXPECT_EQ(get_param(m.get(), "n_init"), "10");
             EXPECT_EQ(get_param(m.get(), "neighbors"), "10");
-            EXPECT_EQ(get_param(m.get(), "heat_rank"), "20");
+            EXPECT_EQ(get_param(m.get(), "heat_rank"), "21") << "max(2k, 20) and one for the second component";
             EXPECT_EQ(get_param(m.get(), "graph"), "exact");
         }
     }
@@ -206,6 +206,26 @@ TEST(GraphKernels, DisconnectedCliquesSeparateExactly) {
         Model m = make_model((std::string("k=2 seed=3 kernel=") + kernel).c_str());
         EXPECT_EQ(ari(fit_labels(m.get(), far), far.truth), 1.0);
         EXPECT_EQ(get_param(m.get(), "neighbors"), "10") << "components of cluster size keep q";
+    }
+}
+
+TEST(GraphKernels, ManyComponentsGetOneEigenpairEachAndNoCliqueIsSplit) {
+    const Csr g = cliques(std::vector<int64_t>(30, 4));  // 30 components of 4 nodes
+    for (const char* kernel : kKernels) {
+        SCOPED_TRACE(kernel);
+        Model m = make_model((std::string("k=3 seed=1 kernel=") + kernel).c_str());
+        ASSERT_TRUE(Ok(fit_graph(m.get(), g)));
+        EXPECT_EQ(get_param(m.get(), "heat_rank"), "49") << "max(2k, 20) + 29 components beyond the first";
+        std::vector<int32_t> labels(120);
+        ASSERT_TRUE(Ok(kkm_get_labels(m.get(), labels.data(), 120)));
+        for (int c = 0; c < 30; ++c) {
+            for (int i = 1; i < 4; ++i)
+                EXPECT_EQ(labels[static_cast<size_t>(4 * c + i)], labels[static_cast<size_t>(4 * c)]);
+        }
+        std::set<int32_t> used(labels.begin(), labels.end());
+        EXPECT_EQ(used.size(), 3u);
+        Model few = make_model((std::string("k=3 seed=1 heat_rank=5 kernel=") + kernel).c_str());
+        EXPECT_TRUE(Fails(fit_graph(few.get(), g), KKM_ERR_INVALID_DATA, {"30 connected components", "heat_rank=5"}));
     }
 }
 
@@ -328,7 +348,8 @@ TEST(GraphKernels, IdenticalRowsShareALabelAndAreAssignedIt) {
             Model m = make_model(params.c_str());
             const std::vector<int32_t> labels = fit_labels(m.get(), ds);
             for (int64_t i = 0; i < 60; ++i) {
-                EXPECT_EQ(labels[static_cast<size_t>(300 + i)], labels[static_cast<size_t>(i * 5)]) << "copy of row " << i * 5;
+                EXPECT_EQ(labels[static_cast<size_t>(300 + i)], labels[static_cast<size_t>(i * 5)])
+                    << "copy of row " << i * 5;
             }
             expect_training_labels(m.get(), ds.X.data(), ds.n, ds.d);
         }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/lloyd_driver.h"
+#include "cluster/minibatch_kernel.h"
 #include "cluster/seeding.h"
 #include "core/comm.h"
 #include "core/matrix.h"
@@ -194,6 +195,10 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c);
 std::unique_ptr<FittedModel> fit_sketch(FitSession& c);
 std::unique_ptr<FittedModel> fit_rff(FitSession& c);
 std::unique_ptr<FittedModel> fit_minibatch(FitSession& c);
+
+/// The mini-batch kernel k-means options of a fit's parameters (method=minibatch, for every
+/// kernel).
+MinibatchOptions minibatch_options(const FitSession& c);
 
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
 std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,

@@ -71,9 +71,26 @@ bool exact_search(const Params& p, int64_t n, int64_t d) {
     return graph::exact_graph_work(n, d) <= kExactGraphWork;
 }
 
-int64_t heat_rank(const Params& p, int64_t n) {
-    const int64_t r = p.heat_rank > 0 ? p.heat_rank : std::max<int64_t>(2 * p.k, 20);
+/// heat_rank, or auto = max(2k, 20) plus one eigenpair for every connected component beyond
+/// the first (each component's indicator is an eigenvector of eigenvalue 1, and the clusters
+/// need the directions within the components too); at most n. The up-front memory check
+/// counts one component.
+int64_t heat_rank(const Params& p, int64_t n, int64_t components = 1) {
+    const int64_t r = p.heat_rank > 0 ? p.heat_rank : std::max<int64_t>(2 * p.k, 20) + components - 1;
     return std::min(r, n);
+}
+
+/// An explicit heat_rank must give every component its indicator.
+void require_rank_for_components(const Params& p, int64_t components) {
+    if (p.heat_rank > 0 && p.heat_rank < components) {
+        invalid_data("the graph has " + std::to_string(components) +
+                     " connected components but heat_rank=" + std::to_string(p.heat_rank) +
+                     " eigenpairs: each component needs its own (eigenvalue 1), so the features could not tell "
+                     "them apart; set heat_rank to at least " +
+                     std::to_string(components) +
+                     " (auto adds one per component), or connect the graph (a "
+                     "larger neighbors)");
+    }
 }
 
 /// The neighbour graph of the training rows (stage "graph"): exact or NN-descent q-NN lists,
@@ -116,7 +133,8 @@ TrainingGraph graph_of_user(FitSession& c, graph::SparseGraph A) {
 /// The heat map of the graph (stage "eigen"): its top r eigenpairs.
 graph::HeatMap heat_map(FitSession& c, const TrainingGraph& g) {
     c.begin_stage("eigen");
-    const int64_t r = heat_rank(c.p, g.A->n);
+    require_rank_for_components(c.p, g.parts.count);
+    const int64_t r = heat_rank(c.p, g.A->n, g.parts.count);
     graph::Eigenpairs e = graph::top_eigenpairs(*g.A, g.degree, g.parts, r, c.p.seed, c.threads);
     graph::HeatMap map;
     map.values = std::move(e.values);
@@ -347,15 +365,7 @@ std::unique_ptr<FittedModel> graph_minibatch(FitSession& c, TrainingGraph& g, gr
     const PointKernel& K = knn ? static_cast<const PointKernel&>(knn_kernel) : heat_kernel;
     const std::vector<double> weights = knn ? g.degree : std::vector<double>{};
     const std::vector<float> batch_weights(weights.begin(), weights.end());
-    MinibatchOptions options;
-    options.k = c.p.k;
-    options.batch_size = c.p.batch_size;
-    options.tau = c.p.tau;
-    options.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();
-    options.max_iter = c.p.max_iter;
-    options.rate = c.p.learning_rate;
-    options.threads = c.threads;
-    options.normalise = true;
+    MinibatchOptions options = minibatch_options(c);
     struct Run {
         std::unique_ptr<GraphModel> model;
         double objective = 0;
@@ -406,7 +416,7 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
         invalid_argument("k=" + std::to_string(c.p.k) + " exceeds the number of nodes n=" + std::to_string(g.A->n));
     }
     const memory::GraphFootprint f = memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0,
-                                                             heat_rank(c.p, g.A->n), c.threads, false);
+                                                             heat_rank(c.p, g.A->n, g.parts.count), c.threads, false);
     const MemoryLedger::Charge graph_held = c.charge("eigen", "the graph and its degrees", f.graph);
     graph::HeatMap map;
     {

@@ -192,6 +192,25 @@ Restart assign_all(FitSession& c, const PointKernel& K, const std::vector<float>
 
 }  // namespace
 
+MinibatchOptions minibatch_options(const FitSession& c) {
+    MinibatchOptions options;
+    options.k = c.p.k;
+    options.batch_size = c.p.batch_size;
+    options.tau = c.p.tau;
+    // epsilon = 0 turns early stopping off (a batch objective can rise by chance, and
+    // "improved by less than 0" would then stop the run).
+    options.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();
+    options.max_iter = c.p.max_iter;
+    options.rate = c.p.learning_rate;
+    options.init = c.p.init;
+    options.threads = c.threads;
+    // Truncation drops a centre's older contributions and renormalises the rest to a convex
+    // combination (the reading of equation (1); as printed, the dropped mass would
+    // shrink the centres towards the origin).
+    options.normalise = true;
+    return options;
+}
+
 void check_minibatch_budget(FitSession& c) {
     const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty());
     require_budget(c, "minibatch", f.peak(),
@@ -208,21 +227,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
     // they see every row's diagonal and weight (n floats each).
     const std::vector<float> diag_all = all_ranks(c, diag), w_all = all_ranks(c, c.w);
     const TrainingKernel K(c, diag_all);
-    MinibatchOptions options;
-    options.k = c.p.k;
-    options.batch_size = c.p.batch_size;
-    options.tau = c.p.tau;
-    // epsilon = 0 turns early stopping off (a batch objective can rise by chance, and
-    // "improved by less than 0" would then stop the run).
-    options.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();
-    options.max_iter = c.p.max_iter;
-    options.rate = c.p.learning_rate;
-    options.init = c.p.init;
-    options.threads = c.threads;
-    // Truncation drops a centre's older contributions and renormalises the rest to a convex
-    // combination (the reading of equation (1); as printed, the dropped mass would
-    // shrink the centres towards the origin).
-    options.normalise = true;
+    const MinibatchOptions options = minibatch_options(c);
     MemoryLedger::Charge best_charge;
     // Restarts: the lowest objective on all rows wins.
     Restart best = best_restart(

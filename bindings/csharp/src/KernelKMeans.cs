@@ -254,7 +254,7 @@ namespace FastKKM
         /// <summary>Kernel heat: eigenpairs r of D^-1/2 A D^-1/2 kept, the features' dimension (heat_rank; in [1, n]).</summary>
         public KernelKMeans HeatRank(int rank) { return Param("heat_rank", rank); }
 
-        /// <summary>Kernel heat: the rank chosen by the fit (heat_rank=auto, the default: max(2k, 20), at most n).</summary>
+        /// <summary>Kernel heat: the rank chosen by the fit (heat_rank=auto, the default: max(2k, 20) plus one per connected component beyond the first, at most n).</summary>
         public KernelKMeans HeatRankAuto() { return Param("heat_rank", "auto"); }
 
         /// <summary>

@@ -479,7 +479,7 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Kernel "heat": the eigenpairs r of D<sup>-1/2</sup>AD<sup>-1/2</sup> kept (parameter
-     * heat_rank, default "auto": max(2k, 20)); the features have r dimensions.
+     * heat_rank, default "auto": max(2k, 20) plus one per extra connected component); the features have r dimensions.
      *
      * @param rank r, in [1, n]
      * @return this
@@ -491,7 +491,7 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Kernel "heat": the rank chosen by the fit (parameter heat_rank=auto, the default:
-     * max(2k, 20), at most n).
+     * max(2k, 20) plus one per extra connected component, at most n).
      *
      * @return this
      */
