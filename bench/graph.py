@@ -57,6 +57,18 @@ TARGET_F60_NMI = 0.62
 TARGET_F60_SPEEDUP = 20.0
 
 
+def cpu_family():
+    """'CPU family F, model M' from /proc/cpuinfo (AMD 25 is Zen 3/4, 26 Zen 5)."""
+    fields = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "CPU family unknown"
+    return f"CPU family {fields.get('cpu family', '?')}, model {fields.get('model', '?')}"
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -240,7 +252,7 @@ def main():
              "k-nn kernel's method (its iterations cost O(nnz), less than a mini-batch's).",
              "- Data without neighbourhood structure defeat every graph method alike (DNA's 180 binary "
              "columns: SpectralClustering too); Vowel's 990 rows of 9 columns favour the global kernels.", ""]
-    text += [machine_line(kkm, args.threads, core_note), ""]
+    text += [machine_line(kkm, args.threads, core_note) + f"; {cpu_family()}", ""]
     report = "\n".join(text)
     print(report)
     out_dir = REPO_ROOT / "bench" / ("out/quick" if args.quick else "results")

@@ -56,6 +56,15 @@ check "fit gamma=search k=auto prints the chosen gamma and k and the scan" sh -c
      grep -Eq '^  [0-9.e+-]+ +3 +[0-9.e+-]+  stability\$' '$dir/o' &&
      test \$(grep -Ec '^  [0-9.e+-]+ +2 +[0-9.e+-]+  stability  \(chosen\)\$' '$dir/o') -eq 1 &&
      grep -q 'ARI  *1.0000' '$dir/o'"
+# The graph kernels from the command line: only k; the report names the graph; assign of the
+# training rows gives the fit's labels (and a perturbed copy lands in the same rings).
+for kernel in knn heat; do
+    check "fit kernel=$kernel separates the rings with only k, reports its graph and reassigns them" sh -c \
+        "'$kkm' fit -q '$dir/rings3.csv' k=2 kernel=$kernel seed=3 --truth '$dir/truth3.csv' -l '$dir/g.csv' \
+             -o '$dir/g.kkm' >'$dir/o' && grep -q 'ARI  *1.0000' '$dir/o' && grep -q '^neighbors  *10\$' '$dir/o' &&
+         grep -q '^method  *exact\$' '$dir/o' && '$kkm' assign '$dir/g.kkm' '$dir/rings3.csv' >'$dir/a.csv' 2>/dev/null &&
+         cmp '$dir/g.csv' '$dir/a.csv'"
+done
 check "fit without a search prints no search block" sh -c \
     "'$kkm' fit -q '$dir/rings3.csv' k=2 method=exact gamma=0.5 >'$dir/o' && ! grep -q '^search' '$dir/o'"
 check "fit with a bad search_criterion is an error naming it" sh -c \

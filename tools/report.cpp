@@ -108,8 +108,16 @@ void print_model_summary(std::ostream& out, const Model& model) {
     print_field(out, "method", model.param("method"));
     print_field(out, "kernel", model.param("kernel"));
     print_field(out, "k", model.param("k"));
-    print_field(out, "m", model.param("m"));
-    print_field(out, "gamma", model.param("gamma"));
+    const std::string kernel = model.param("kernel");
+    if (kernel == "knn" || kernel == "heat") {  // the graph kernels: their graph, not m or gamma
+        print_field(out, "neighbors", model.param("neighbors"));
+        print_field(out, "graph", model.param("graph"));
+        print_field(out, "heat_rank", model.param("heat_rank"));
+        if (kernel == "heat") print_field(out, "heat_t", model.param("heat_t"));
+    } else {
+        print_field(out, "m", model.param("m"));
+        print_field(out, "gamma", model.param("gamma"));
+    }
     print_field(out, "seed", model.param("seed"));
     print_field(out, "threads", threads_text(model.param("threads")));
     print_field(out, "objective", general(model.objective()));
