@@ -121,7 +121,8 @@ KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char *
 
 /* Progress callback: stage is a static string naming the running stage ("gamma",
  * "landmarks", "kernel", "kernel+eigen", "rank", "features", "seeding", "lloyd", "minibatch",
- * "assign", "search" for gamma=search / k=auto, and "done" once at the end of a successful fit); fraction is the part of that
+ * "assign", "search" for gamma=search / k=auto; for kernel=knn and heat also "graph" (the
+ * neighbour graph), "eigen" (its spectrum) and "ncut" (knn's normalized-cut Lloyd), and "done" once at the end of a successful fit); fraction is the part of that
  * stage done, in [0, 1] (stages repeat per restart when n_init > 1). Return 0 to go on, any
  * other value to cancel the fit. */
 typedef int (*kkm_progress_fn)(const char *stage, double fraction, void *user_data);
@@ -188,8 +189,10 @@ KKM_API kkm_status kkm_fit_graph(kkm_model *model, int64_t n, const int64_t *ind
  * distance to that centre: for exact, the kernel-space distance ‖φ(x) − c‖² to the cluster's
  * mean; for nystrom, c lies in the span of the landmarks and the distance is the kernel-space
  * K(x,x) − 2 f(x)·c + ‖c‖² (the feature-space distance plus the part of φ(x) the landmarks
- * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖². With
- * kernel=precomputed K(x,x) is not given, so exact, minibatch and nystrom need
+ * cannot represent); for sketch and rff, the feature-space distance ‖f(x) − c‖²; for
+ * kernel=heat, the distance between heat features (a new row is placed by its q nearest
+ * training rows, or by its affinity row for a model of kkm_fit_graph); for kernel=knn, the
+ * normalized-cut kernel distance of the placed row. With kernel=precomputed K(x,x) is not given, so exact, minibatch and nystrom need
  * distances=NULL there. Safe to call concurrently on one fitted model. kkm_distances gives
  * the distance to every centre.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
@@ -227,10 +230,12 @@ KKM_API kkm_status kkm_distances_f64(const kkm_model *model, const double *X, in
 
 /* Feature map of an approximate method: writes n × feature_dim float32 features (row-major)
  * of the rows of X into out, whose capacity is out_len floats: nystrom f(x) = Pᵀ k_L(x) with
- * P = U Λ^-½ (or its rank restriction), sketch S k_Q(x), rff √(2/m) cos(Wx + b). k-means on
+ * P = U Λ^-½ (or its rank restriction), sketch S k_Q(x), rff √(2/m) cos(Wx + b), kernel=heat
+ * the heat features e^{-t(1-λ)/2} u of the placed row (heat_rank columns). k-means on
  * these features is what the fit solved: the fit's assignments are nearest centroids in this
  * space.
- * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact has no explicit features; out_len
+ * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact with a kernel other than heat, and
+ * kernel=knn, have no explicit features; out_len
  * smaller than n*feature_dim; wrong d; n·d or n·feature_dim overflowing 64-bit sizes). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d, float *out,
                                  int64_t out_len);
