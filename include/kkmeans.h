@@ -321,11 +321,15 @@ KKM_API kkm_status kkm_load_buffer(kkm_model *model, const void *buffer, int64_t
 /* kkm_save_buffer into a file at path: the bytes go to a temporary file in the same directory,
  * which is renamed over path once completely written (through a symbolic link, over the file
  * it points to). On any failure an existing file at path is left unchanged and the temporary
- * file is removed. Errors: as kkm_save_buffer, IO (the file cannot be written; the message
- * names the path and the reason). */
+ * file is removed. An existing device, FIFO or terminal (/dev/null, /dev/stdout, a named pipe)
+ * is written through and never replaced; a FIFO without a reader is an IO error, not a wait.
+ * Errors: as kkm_save_buffer, IO (the file cannot be written, path is a directory or a
+ * socket; the message names the path and the reason). */
 KKM_API kkm_status kkm_save(const kkm_model *model, const char *path);
 
-/* kkm_load_buffer from a file. Errors: as kkm_load_buffer, IO (cannot be read). */
+/* kkm_load_buffer from a file. At most the model's max_memory_mb parameter (set before the
+ * call; 4096 by default) is read: a larger file or an endless stream (/dev/zero) is an IO
+ * error naming the limit. Errors: as kkm_load_buffer, IO (cannot be read, too large). */
 KKM_API kkm_status kkm_load(kkm_model *model, const char *path);
 
 /* ---------------------------------------------------------------- evaluation */

@@ -134,5 +134,55 @@ check "fit -l -o replace existing files on success" sh -c \
     "cp '$dir/exact.kkm' '$dir/replaced.kkm' && '$kkm' fit -q '$dir/rings.csv' k=2 method=nystrom m=60 gamma=0.5 \
          -l '$dir/kept.csv' -o '$dir/replaced.kkm' && test \$(wc -l <'$dir/kept.csv') -eq 301 &&
      '$kkm' assign -q '$dir/replaced.kkm' '$dir/rings.csv' | cmp - '$dir/kept.csv' && test -z \"\$(ls '$dir' | grep tmp)\""
+# Special files and the same file twice (issue 26): a device, FIFO or terminal is written
+# through and stays what it was; two outputs that are one file, or an output that is an input
+# (by device and inode: hard and symbolic links too), are refused before the fit, leaving
+# every file as it was. Private nodes only, never the real /dev.
+cp "$dir/rings.csv" "$dir/input.csv"
+if mknod "$dir/null" c 1 3 2>/dev/null; then
+    check "-o and -l to a character device write through it; it stays a device" sh -c \
+        "'$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/null' -l '$dir/null' >/dev/null && test -c '$dir/null'"
+else
+    echo "skip a private character device (mknod needs root)"
+fi
+mkfifo "$dir/fifo"
+check "-l to a FIFO with a reader writes through it; it stays a FIFO" sh -c \
+    "cat '$dir/fifo' >'$dir/from_fifo' & sleep 0.2; timeout 60 '$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 \
+         n_init=5 -l '$dir/fifo' >/dev/null && wait && test -p '$dir/fifo' && cmp '$dir/from_fifo' '$dir/exact.fit.csv'"
+check "-o to a FIFO without a reader is an error, not a hang" sh -c \
+    "timeout 60 '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/fifo' 2>'$dir/e'; test \$? -eq 1 &&
+     grep -q 'FIFO with no reader' '$dir/e' && test -p '$dir/fifo'"
+ln -s /proc/self/fd/1 "$dir/stdout_link"
+check "-l through a link to /proc/self/fd/1 writes standard output; the link stays a link" sh -c \
+    "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 -l '$dir/stdout_link' | head -301 >'$dir/o' &&
+     cmp '$dir/o' '$dir/exact.fit.csv' && test -L '$dir/stdout_link' &&
+     '$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 -l '$dir/stdout_link' >'$dir/redirected' &&
+     head -301 '$dir/redirected' | cmp - '$dir/exact.fit.csv' && grep -q '^n  *300\$' '$dir/redirected'"
+check "-o and -l naming one file are refused before the fit" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/twice' -l '$dir/twice' 2>'$dir/e' &&
+     grep -q 'same file' '$dir/e' && test ! -e '$dir/twice'"
+ln -s twice_target "$dir/twice_link"
+check "-o and -l naming one file through a symbolic link are refused" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/twice_target' -l '$dir/twice_link' 2>'$dir/e' &&
+     grep -q 'same file' '$dir/e' && test ! -e '$dir/twice_target'"
+check "-o naming the input is refused and the input is kept" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/input.csv' 2>'$dir/e' && grep -q 'destroy the input' '$dir/e' &&
+     cmp '$dir/input.csv' '$dir/rings.csv'"
+ln "$dir/input.csv" "$dir/input_hardlink.csv"
+check "-l naming a hard link of the input is refused and the input is kept" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 -l '$dir/input_hardlink.csv' 2>'$dir/e' && grep -q 'same file' '$dir/e' &&
+     cmp '$dir/input.csv' '$dir/rings.csv'"
+cp "$dir/exact.kkm" "$dir/model_copy.kkm"
+check "assign -l naming the model is refused and the model is kept" sh -c \
+    "! '$kkm' assign -q '$dir/model_copy.kkm' '$dir/input.csv' -l '$dir/model_copy.kkm' 2>'$dir/e' &&
+     grep -q 'same file' '$dir/e' && cmp '$dir/model_copy.kkm' '$dir/exact.kkm'"
+# Unbounded input: an endless stream stops at max_memory_mb with an error naming it.
+check "an endless standard input stops at max_memory_mb" sh -c \
+    "yes 1,2 | timeout 60 '$kkm' fit -q - k=2 max_memory_mb=1 2>'$dir/e'; test \$? -eq 1 &&
+     grep -q 'max_memory_mb=1 MiB' '$dir/e'"
+awk 'BEGIN { for (i = 0; i < 120000; i++) print i % 7 "," i % 11 }' >"$dir/two_mib.csv"
+check "a CSV larger than max_memory_mb is refused naming the limit; within it, read" sh -c \
+    "! '$kkm' fit -q '$dir/two_mib.csv' k=2 max_memory_mb=1 2>'$dir/e' && grep -q 'max_memory_mb' '$dir/e' &&
+     '$kkm' fit -q '$dir/two_mib.csv' k=2 method=rff m=16 max_memory_mb=64 >/dev/null"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

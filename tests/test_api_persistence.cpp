@@ -1,8 +1,20 @@
 // Model persistence through the public C API: kkm_save_buffer / kkm_load_buffer and
 // kkm_save / kkm_load. A loaded model must assign exactly (bit for bit) as the saved one,
 // for every method and model shape; every damaged buffer must be a FORMAT error.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "api_test_util.h"
 
@@ -147,6 +159,120 @@ TEST(Persistence, FileRoundTripAndIoErrors) {
     EXPECT_TRUE(Fails(kkm_save(a.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("path")}));
     EXPECT_TRUE(Fails(kkm_load(b.get(), nullptr), KKM_ERR_INVALID_ARGUMENT, {W("path")}));
     EXPECT_TRUE(Fails(kkm_load(nullptr, "x"), KKM_ERR_INVALID_ARGUMENT, {W("model")}));
+}
+
+// Special files (issue 26): kkm_save wrote a temporary file and renamed it over whatever the
+// path named, so a device node, a FIFO or a link to /proc/self/fd/N became a regular file.
+// Now they are written through and stay what they were. Private nodes only, never /dev.
+class SpecialFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = ::testing::TempDir() + "kkm_special_" + std::to_string(::getpid());
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directory(dir_);
+        const Dataset ds = blobs(30, 3, 3, 5);
+        model_ = make_model("k=3 method=nystrom m=20");
+        ASSERT_TRUE(Ok(kkm_fit(model_.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::string dir_;
+    Model model_;
+};
+
+TEST_F(SpecialFiles, CharacterDeviceIsWrittenThroughNotReplaced) {
+    const std::string node = dir_ + "/null";
+    if (::mknod(node.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0) GTEST_SKIP() << "mknod needs root";
+    ASSERT_TRUE(Ok(kkm_save(model_.get(), node.c_str())));
+    struct stat st {};
+    ASSERT_EQ(::stat(node.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);  // no temporary left
+}
+
+TEST_F(SpecialFiles, FifoWithAReaderGetsTheModelAndStaysAFifo) {
+    const std::string fifo = dir_ + "/fifo";
+    const std::string link = dir_ + "/link";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ASSERT_EQ(::symlink("fifo", link.c_str()), 0);
+    std::vector<unsigned char> got;
+    std::thread reader([&] {
+        std::ifstream in(fifo, std::ios::binary);
+        got.assign(std::istreambuf_iterator<char>(in), {});
+    });
+    // The reader may not have opened yet: retry while the FIFO has none.
+    kkm_status status = KKM_ERR_IO;
+    for (int i = 0; i < 500 && status != KKM_OK; ++i) {
+        status = kkm_save(model_.get(), link.c_str());
+        if (status != KKM_OK) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    reader.join();
+    ASSERT_EQ(status, KKM_OK) << kkm_last_error();
+    EXPECT_EQ(got, save(model_.get()));
+    struct stat st {};
+    ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_F(SpecialFiles, FifoWithoutAReaderIsAnErrorNotAHang) {
+    const std::string fifo = dir_ + "/fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_TRUE(Fails(kkm_save(model_.get(), fifo.c_str()), KKM_ERR_IO, {"fifo", "no reader"}));
+    struct stat st {};
+    ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_F(SpecialFiles, LinkToProcSelfFdStaysALink) {
+    // A link to this process's descriptor of a regular file (as /dev/stdout is to fd 1): the
+    // model is appended through the descriptor's file; the link is not replaced.
+    const std::string file = dir_ + "/target";
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    const std::string link = dir_ + "/fd_link";
+    ASSERT_EQ(::symlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link.c_str()), 0);
+    ASSERT_TRUE(Ok(kkm_save(model_.get(), link.c_str())));
+    ::close(fd);
+    struct stat st {};
+    ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    std::ifstream in(file, std::ios::binary);
+    EXPECT_EQ(std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {}), save(model_.get()));
+}
+
+TEST_F(SpecialFiles, DirectoryAndSocketAreRefusedByName) {
+    EXPECT_TRUE(Fails(kkm_save(model_.get(), dir_.c_str()), KKM_ERR_IO, {"directory"}));
+    const std::string sock = dir_ + "/sock";
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
+    if (sock.size() < sizeof addr.sun_path &&
+        ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
+        EXPECT_TRUE(Fails(kkm_save(model_.get(), sock.c_str()), KKM_ERR_IO, {"socket"}));
+    }
+    ::close(fd);
+}
+
+TEST_F(SpecialFiles, EndlessStreamStopsAtMaxMemory) {
+    // kkm_load of /dev/zero or a pipe read until memory ran out; now it stops at max_memory_mb.
+    std::signal(SIGPIPE, SIG_IGN);  // the writer sees EPIPE once the reader gives up
+    const std::string fifo = dir_ + "/endless";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        const int fd = ::open(fifo.c_str(), O_WRONLY);
+        std::vector<char> zeros(1 << 16, 0);
+        while (fd >= 0 && !stop && ::write(fd, zeros.data(), zeros.size()) > 0) {
+        }
+        if (fd >= 0) ::close(fd);
+    });
+    Model m = make_model("max_memory_mb=2");
+    EXPECT_TRUE(Fails(kkm_load(m.get(), fifo.c_str()), KKM_ERR_IO, {"endless", "max_memory_mb"}));
+    stop = true;
+    writer.join();
 }
 
 // ------------------------------------------------------------------ argument errors

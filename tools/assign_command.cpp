@@ -46,6 +46,10 @@ AssignRequest make_request(const ParsedArgs& parsed) {
 
 int assign(const AssignRequest& request) {
     Progress progress(!request.quiet);
+    std::vector<CommandFile> files{{"the model", request.model_path, false}, {"the input", request.input, false}};
+    if (request.truth_path) files.push_back({"--truth", *request.truth_path, false});
+    files.push_back({"-l (the labels)", request.labels_path, true});
+    check_files(files);
     Model model;
     progress.begin("loading " + request.model_path);
     model.load(request.model_path);
@@ -53,12 +57,12 @@ int assign(const AssignRequest& request) {
                                 ", d=" + std::to_string(model.n_features()));
     progress.begin("reading " + request.input);
     std::string format;
-    const Matrix data = read_matrix(request.input, request.dims, format);
+    const Matrix data = read_matrix(request.input, request.dims, format, model.max_input_bytes());
     progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols) + " (" + format + ")");
     // Every input is read before the labels file is replaced: a bad --truth file must not
     // leave new labels behind an error (and the labels file itself is replaced only whole).
     std::optional<std::vector<int32_t>> truth;
-    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows);
+    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows, model.max_input_bytes());
     progress.begin("assigning");
     const std::vector<int32_t> labels = model.assign(data);
     progress.end("assigning");

@@ -186,8 +186,8 @@ private:
 
 }  // namespace
 
-CsvTable read_csv(const std::string& path) {
-    return CsvParser(path).parse(read_file_bytes(path));
+CsvTable read_csv(const std::string& path, uint64_t max_bytes) {
+    return CsvParser(path).parse(read_file_bytes(path, max_bytes));
 }
 
 }  // namespace kkm_tool

@@ -65,9 +65,9 @@ void floats_from_little_endian(const char* bytes, size_t count, float* out) {
     }
 }
 
-Matrix read_raw_f32(const std::string& path, int64_t dims) {
+Matrix read_raw_f32(const std::string& path, int64_t dims, uint64_t max_bytes) {
     raw_row_bytes(dims);  // a bad --dims is a usage error before the file is read
-    const std::vector<char> bytes = read_file_bytes(path);
+    const std::vector<char> bytes = read_file_bytes(path, max_bytes);
     Matrix out;
     out.rows = raw_row_count(path, bytes.size(), dims);
     out.cols = dims;
@@ -76,8 +76,8 @@ Matrix read_raw_f32(const std::string& path, int64_t dims) {
     return out;
 }
 
-std::vector<int32_t> read_label_file(const std::string& path) {
-    const CsvTable table = read_csv(path);
+std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes) {
+    const CsvTable table = read_csv(path, max_bytes);
     const Matrix& m = table.matrix;
     std::vector<int32_t> labels(static_cast<size_t>(m.rows));
     for (int64_t i = 0; i < m.rows; ++i) {
@@ -86,8 +86,8 @@ std::vector<int32_t> read_label_file(const std::string& path) {
     return labels;
 }
 
-std::vector<int32_t> read_truth(const std::string& path, int64_t n) {
-    std::vector<int32_t> truth = read_label_file(path);
+std::vector<int32_t> read_truth(const std::string& path, int64_t n, uint64_t max_bytes) {
+    std::vector<int32_t> truth = read_label_file(path, max_bytes);
     if (static_cast<int64_t>(truth.size()) != n) {
         throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " + std::to_string(n) +
                         " rows");
@@ -105,88 +105,90 @@ std::string separator_name(char separator) {
 
 }  // namespace
 
-Matrix read_matrix(const std::string& path, int64_t dims, std::string& format) {
+Matrix read_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes) {
     if (dims > 0) {
         format = "raw float32";
-        return read_raw_f32(path, dims);
+        return read_raw_f32(path, dims, max_bytes);
     }
-    CsvTable table = read_csv(path);
+    CsvTable table = read_csv(path, max_bytes);
     format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
              separator_name(table.separator);
     return std::move(table.matrix);
 }
 
-std::string output_target(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-        std::unique_ptr<char, void (*)(void*)> real(::realpath(path.c_str(), nullptr), std::free);
-        if (real) return real.get();
-    }
-    return path;
+namespace {
+
+kkm::io::FileIdentity identify_file(const CommandFile& f) {
+    if (f.path == "-") return kkm::io::identify_descriptor(f.output ? 1 : 0);
+    if (f.output) kkm::io::output_target(f.path);  // a directory or socket is refused here
+    return kkm::io::identify(f.path);
 }
 
-void check_output_dir(const std::string& path, const char* what) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-        throw ToolError(std::string("cannot write ") + what + " to '" + path + "': directory '" + parent.string() +
-                        "' does not exist");
+}  // namespace
+
+void check_files(const std::vector<CommandFile>& files) {
+    std::vector<std::optional<kkm::io::FileIdentity>> ids(files.size());
+    try {
+        for (size_t i = 0; i < files.size(); ++i) {
+            // An input that does not exist is reported by its reader, with its reason.
+            if (files[i].output || files[i].path == "-" || std::filesystem::exists(files[i].path)) {
+                ids[i] = identify_file(files[i]);
+            }
+        }
+    } catch (const kkm::io::FileError& e) {
+        throw ToolError(e.what());
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+            const CommandFile& a = files[j];
+            const CommandFile& b = files[i];
+            if (!ids[i] || !ids[j] || !(*ids[i] == *ids[j]) || (!a.output && !b.output)) continue;
+            if (!ids[i]->regular) continue;  // /dev/null twice, a terminal as input and output
+            const std::string both = a.role + " '" + a.path + "' and " + b.role + " '" + b.path + "'";
+            throw ToolError(both + " are the same file: " +
+                            (a.output && b.output ? "the second output would replace the first"
+                                                  : "the output would destroy the input") +
+                            "; name another file");
+        }
     }
 }
 
-StagedOutput::StagedOutput(std::string path) : path_(std::move(path)) {}
-
-StagedOutput::~StagedOutput() {
-    if (!temp_.empty()) ::unlink(temp_.c_str());
+StagedOutput::StagedOutput(std::string path) : path_(std::move(path)) {
+    if (path_ == "-") return;
+    try {
+        // A path to this process's standard output (/dev/stdout, or the file it is redirected
+        // to) is written through std::cout, in order with the rest of what the command prints.
+        if (std::filesystem::exists(path_) && kkm::io::identify(path_) == kkm::io::identify_descriptor(1)) return;
+        file_.emplace(path_);
+    } catch (const kkm::io::FileError& e) {
+        throw ToolError(e.what());
+    }
 }
 
 void StagedOutput::write(const std::string& text) {
-    if (path_ == "-") {
-        text_ += text;
+    if (!file_) {
+        text_ = text;
         return;
     }
-    if (!temp_.empty()) ::unlink(temp_.c_str());  // a second write replaces the first
-    const std::string target = output_target(path_);
-    int fd = -1;
-    for (int attempt = 0; fd < 0; ++attempt) {
-        temp_ = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
-        fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
-            const std::string why = std::strerror(errno);
-            temp_.clear();
-            throw ToolError("cannot open '" + path_ + "' for writing: " + why);
-        }
-    }
-    struct stat st {};
-    if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
-    for (size_t done = 0; done < text.size();) {
-        const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) {
-            const std::string why = wrote == 0 ? "no progress" : std::strerror(errno);
-            ::close(fd);
-            throw ToolError("cannot write '" + path_ + "': " + why);
-        }
-        done += static_cast<size_t>(wrote);
-    }
-    const bool synced = ::fsync(fd) == 0;
-    const int sync_error = errno;
-    if (::close(fd) != 0 || !synced) {
-        throw ToolError("cannot write '" + path_ + "': " + std::strerror(synced ? errno : sync_error));
+    try {
+        file_->write(text);
+    } catch (const kkm::io::FileError& e) {
+        throw ToolError(e.what());
     }
 }
 
 void StagedOutput::commit() {
-    if (path_ == "-") {
+    if (!file_) {
         std::cout.write(text_.data(), static_cast<std::streamsize>(text_.size()));
         std::cout.flush();
         if (!std::cout) throw ToolError("cannot write to standard output");
         return;
     }
-    if (temp_.empty()) write("");
-    if (::rename(temp_.c_str(), output_target(path_).c_str()) != 0) {
-        throw ToolError("cannot replace '" + path_ + "': " + std::strerror(errno));
+    try {
+        file_->commit();
+    } catch (const kkm::io::FileError& e) {
+        throw ToolError(e.what());
     }
-    temp_.clear();
 }
 
 std::string labels_csv(const std::vector<int32_t>& labels) {

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "io/output_file.h"
 
 namespace kkm_tool {
 
@@ -15,8 +18,10 @@ struct Matrix {
     int64_t cols = 0;
 };
 
-/// Whole file content, decompressed if it is gzip. "-" reads standard input.
-std::vector<char> read_file_bytes(const std::string& path);
+/// Whole file content, decompressed if it is gzip. "-" reads standard input. Content beyond
+/// max_bytes (decompressed; an endless stream such as /dev/zero) is a ToolError naming the
+/// limit: the programs pass max_memory_mb. Every reader below takes the same limit.
+std::vector<char> read_file_bytes(const std::string& path, uint64_t max_bytes);
 
 /// Result of read_csv: the matrix and whether a header line was found.
 struct CsvTable {
@@ -30,11 +35,11 @@ struct CsvTable {
 /// are; a first line with both is an error naming its line and the two columns. The
 /// separator is the first of ';' ',' TAB found on the first line, else runs of blanks.
 /// Blank lines and lines starting with '#' are skipped. Values must be finite float32.
-CsvTable read_csv(const std::string& path);
+CsvTable read_csv(const std::string& path, uint64_t max_bytes);
 
 /// Raw little-endian float32, `dims` columns: rows = bytes / (4 * dims), which must divide.
 /// A dims whose row of 4·dims bytes overflows 64-bit sizes is a UsageError.
-Matrix read_raw_f32(const std::string& path, int64_t dims);
+Matrix read_raw_f32(const std::string& path, int64_t dims, uint64_t max_bytes);
 
 /// Bytes of one raw float32 row of `dims` values; a dims ≤ 0, or one whose row overflows
 /// 64-bit sizes, is a UsageError naming --dims.
@@ -49,47 +54,51 @@ void floats_from_little_endian(const char* bytes, size_t count, float* out);
 
 /// A data matrix: raw float32 with `dims` columns when dims > 0, else a CSV. `format`
 /// receives a short description ("csv, header, separator ','" / "raw float32").
-Matrix read_matrix(const std::string& path, int64_t dims, std::string& format);
+Matrix read_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes);
 
 /// IDX images (magic 0x00000803: n, rows, cols, then n*rows*cols uint8), each image one row
 /// of rows*cols pixels scaled by 1/255.
-Matrix read_idx_images(const std::string& path);
+Matrix read_idx_images(const std::string& path, uint64_t max_bytes);
 
 /// IDX labels (magic 0x00000801: n, then n uint8).
-std::vector<int32_t> read_idx_labels(const std::string& path);
+std::vector<int32_t> read_idx_labels(const std::string& path, uint64_t max_bytes);
 
 /// Integer labels from a CSV (optional header) or one-per-line file; with several columns
 /// the last one is used.
-std::vector<int32_t> read_label_file(const std::string& path);
+std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes);
 
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
-std::vector<int32_t> read_truth(const std::string& path, int64_t n);
+std::vector<int32_t> read_truth(const std::string& path, int64_t n, uint64_t max_bytes);
 
-/// Where an output to `path` is written: the file a symbolic link at path points to, else path.
-std::string output_target(const std::string& path);
+/// A file a command reads or writes, named as the user named it.
+struct CommandFile {
+    std::string role;  ///< "the input", "-o (the model)", ...
+    std::string path;  ///< "-": standard input (an input) or output (an output)
+    bool output = false;
+};
 
-/// Throws ToolError, before a (long) fit, when an output file cannot be created at all: its
-/// directory does not exist. `what` names the output ("labels", "the model").
-void check_output_dir(const std::string& path, const char* what);
+/// Before any (long) work: throws ToolError when an output cannot be created at all (its
+/// directory does not exist, it is a directory), when two outputs are one regular file
+/// (the second would replace the first), or when an output is one of the inputs (it would
+/// be destroyed). Files are compared by device and inode, so links and other spellings of
+/// one file are caught. Only regular files (and files still to be created) can clash: /dev/null
+/// twice, or one terminal as standard input and output, is allowed.
+void check_files(const std::vector<CommandFile>& files);
 
-/// An output file that only ever appears complete: write() puts the text into a temporary
-/// file in the same directory (through a symbolic link: beside its target), commit() renames
-/// it over the path. Until commit() an existing file is untouched, and a StagedOutput
-/// destroyed uncommitted (a later step failed) removes its temporary file. "-" is standard
-/// output, written at commit(). Errors are ToolErrors naming the path.
+/// An output file that only ever appears complete (kkm::io::StagedFile: a temporary file
+/// renamed over a regular target at commit(); a device or FIFO written through at commit()).
+/// "-", or any path to the file standard output goes to (/dev/stdout), is written to standard
+/// output at commit(). Errors are ToolErrors naming the path.
 class StagedOutput {
 public:
     explicit StagedOutput(std::string path);
-    StagedOutput(const StagedOutput&) = delete;
-    StagedOutput& operator=(const StagedOutput&) = delete;
-    ~StagedOutput();
     void write(const std::string& text);
     void commit();
 
 private:
     std::string path_;
-    std::string temp_;  ///< the temporary file, "" when none is pending
-    std::string text_;  ///< for standard output
+    std::optional<kkm::io::StagedFile> file_;  ///< empty for standard output
+    std::string text_;                         ///< for standard output
 };
 
 /// Labels as CSV text: header "label", then one label per line.

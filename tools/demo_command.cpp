@@ -40,10 +40,10 @@ std::string dataset_file(const std::string& dir, const std::string& name) {
     return path.string();
 }
 
-Split read_split(const std::string& dir, const std::string& prefix) {
+Split read_split(const std::string& dir, const std::string& prefix, uint64_t max_bytes) {
     Split split;
-    split.images = read_idx_images(dataset_file(dir, prefix + "-images-idx3-ubyte.gz"));
-    split.classes = read_idx_labels(dataset_file(dir, prefix + "-labels-idx1-ubyte.gz"));
+    split.images = read_idx_images(dataset_file(dir, prefix + "-images-idx3-ubyte.gz"), max_bytes);
+    split.classes = read_idx_labels(dataset_file(dir, prefix + "-labels-idx1-ubyte.gz"), max_bytes);
     if (static_cast<int64_t>(split.classes.size()) != split.images.rows) {
         throw ToolError(prefix + " split: " + std::to_string(split.images.rows) + " images but " +
                         std::to_string(split.classes.size()) + " labels");
@@ -60,7 +60,7 @@ void print_scores(std::ostream& out, const std::string& suffix, const std::vecto
 /// Assigns the test split and prints its scores and the assignment time.
 void run_test_split(std::ostream& out, const Model& model, const std::string& dir, Progress& progress) {
     progress.begin("reading test split");
-    const Split test = read_split(dir, "t10k");
+    const Split test = read_split(dir, "t10k", model.max_input_bytes());
     const double read_seconds = progress.end("reading test split");
     progress.begin("assigning " + std::to_string(test.images.rows) + " test images");
     const std::vector<int32_t> labels = model.assign(test.images);
@@ -86,7 +86,7 @@ int demo(const ParsedArgs& parsed) {
     if (!parsed.has("quiet")) model.show_progress_bar();
 
     progress.begin("reading Fashion-MNIST from " + dir);
-    const Split train = read_split(dir, "train");
+    const Split train = read_split(dir, "train", model.max_input_bytes());
     const double read_seconds =
         progress.end("reading", std::to_string(train.images.rows) + " x " + std::to_string(train.images.cols));
     progress.begin("fitting (" + params + ")");

@@ -50,13 +50,17 @@ size_t size_hint(const std::string& path) {
 
 }  // namespace
 
-std::vector<char> read_file_bytes(const std::string& path) {
+std::vector<char> read_file_bytes(const std::string& path, uint64_t max_bytes) {
     const GzFile file = open_gz(path);
     std::vector<char> bytes;
-    bytes.reserve(size_hint(path) + (1U << 20));
+    bytes.reserve(std::min<uint64_t>(size_hint(path), max_bytes) + (1U << 20));
     constexpr size_t kChunk = 1U << 20;
     for (;;) {
         const size_t old_size = bytes.size();
+        if (old_size > max_bytes) {
+            throw ToolError("cannot read '" + path + "': it holds more than max_memory_mb=" +
+                            std::to_string(max_bytes >> 20) + " MiB (decompressed); raise max_memory_mb to read it");
+        }
         bytes.resize(old_size + kChunk);
         const int got = gzread(file.get(), bytes.data() + old_size, static_cast<unsigned>(kChunk));
         bytes.resize(old_size + static_cast<size_t>(std::max(got, 0)));

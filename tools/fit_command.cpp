@@ -58,11 +58,19 @@ struct LoadedInput {
     double seconds = 0;
 };
 
-LoadedInput load(const FitRequest& request, Progress& progress) {
+std::vector<CommandFile> command_files(const FitRequest& request) {
+    std::vector<CommandFile> files{{"the input", request.input, false}};
+    if (request.truth_path) files.push_back({"--truth", *request.truth_path, false});
+    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true});
+    if (request.labels_path) files.push_back({"-l (the labels)", *request.labels_path, true});
+    return files;
+}
+
+LoadedInput load(const FitRequest& request, uint64_t max_bytes, Progress& progress) {
     progress.begin("reading " + request.input);
     LoadedInput in;
-    in.data = read_matrix(request.input, request.dims, in.format);
-    if (request.truth_path) in.truth = read_truth(*request.truth_path, in.data.rows);
+    in.data = read_matrix(request.input, request.dims, in.format, max_bytes);
+    if (request.truth_path) in.truth = read_truth(*request.truth_path, in.data.rows, max_bytes);
     in.seconds = progress.end("reading", std::to_string(in.data.rows) + " x " + std::to_string(in.data.cols));
     return in;
 }
@@ -80,9 +88,8 @@ int fit(const FitRequest& request) {
     Model model;
     model.set_params(request.params);  // fail fast on bad parameters, before reading
     if (!request.quiet) model.show_progress_bar();
-    if (request.labels_path) check_output_dir(*request.labels_path, "labels");
-    if (request.model_path) check_output_dir(*request.model_path, "the model");
-    const LoadedInput in = load(request, progress);
+    check_files(command_files(request));
+    const LoadedInput in = load(request, model.max_input_bytes(), progress);
     const double fit_seconds = fit_model(model, in.data, progress);
     const std::vector<int32_t> labels = model.labels();
     // Outputs replace existing files only whole and only on success: the labels go to a

@@ -57,8 +57,8 @@ std::vector<uint64_t> idx_dims(const std::string& path, const std::vector<char>&
 
 }  // namespace
 
-Matrix read_idx_images(const std::string& path) {
-    const std::vector<char> bytes = read_file_bytes(path);
+Matrix read_idx_images(const std::string& path, uint64_t max_bytes) {
+    const std::vector<char> bytes = read_file_bytes(path, max_bytes);
     const std::vector<uint64_t> dims = idx_dims(path, bytes, kImagesMagic);
     Matrix out;
     out.rows = static_cast<int64_t>(dims[0]);
@@ -70,8 +70,8 @@ Matrix read_idx_images(const std::string& path) {
     return out;
 }
 
-std::vector<int32_t> read_idx_labels(const std::string& path) {
-    const std::vector<char> bytes = read_file_bytes(path);
+std::vector<int32_t> read_idx_labels(const std::string& path, uint64_t max_bytes) {
+    const std::vector<char> bytes = read_file_bytes(path, max_bytes);
     idx_dims(path, bytes, kLabelsMagic);
     std::vector<int32_t> out(bytes.size() - 8);
     for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(bytes[8 + i]);

@@ -101,6 +101,8 @@ std::string Model::param(const char* key) const {
     });
 }
 
+uint64_t Model::max_input_bytes() const { return std::stoull(param("max_memory_mb")) << 20; }
+
 std::string Model::timings() const {
     return read_text(
         [this](char* buf, size_t len, size_t* needed) { return kkm_get_timings(handle_.get(), buf, len, needed); });

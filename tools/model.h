@@ -47,6 +47,8 @@ public:
 
     /// Current text of a parameter; after a fit, "auto" parameters report resolved values.
     std::string param(const char* key) const;
+    /// max_memory_mb in bytes: the most any input file may hold (read_file_bytes).
+    uint64_t max_input_bytes() const;
     std::string timings() const;  ///< "stage=seconds ..." of the last fit
     std::vector<int32_t> labels() const;
     std::vector<double> cluster_sizes() const;

@@ -478,7 +478,8 @@ kkm_status kkm_load(kkm_model* model, const char* path) {
     KKM_API_BEGIN
     kkm::require_pointer(model, "model");
     kkm::require_pointer(path, "path");
-    install(model, kkm::load_model(kkm::read_file(path)));
+    const uint64_t max_bytes = static_cast<uint64_t>(model->params.typed().max_memory_mb) << 20;
+    install(model, kkm::load_model(kkm::read_file(path, max_bytes)));
     KKM_API_END
 }
 

@@ -1,11 +1,7 @@
 #include "model/serialize.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +13,7 @@
 #include "core/error.h"
 #include "features/rff.h"
 #include "features/sketch.h"
+#include "io/output_file.h"
 #include "kernels/kernel_traits.h"
 #include "model/serialize_graph.h"
 
@@ -519,7 +516,7 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
     }
 }
 
-std::vector<unsigned char> read_file(const std::string& path) {
+std::vector<unsigned char> read_file(const std::string& path, uint64_t max_bytes) {
     std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
     if (!file) fail(KKM_ERR_IO, "cannot open '" + path + "' for reading: " + std::strerror(errno));
     std::vector<unsigned char> bytes;
@@ -527,6 +524,10 @@ std::vector<unsigned char> read_file(const std::string& path) {
     size_t got;
     while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) {
         const size_t at = bytes.size();
+        if (at + got > max_bytes) {  // an endless stream (/dev/zero, a pipe) stops here
+            fail(KKM_ERR_IO, "'" + path + "' is larger than max_memory_mb allows (" + std::to_string(max_bytes >> 20) +
+                                 " MiB): not a model file, or raise max_memory_mb");
+        }
         bytes.resize(at + got);
         std::memcpy(bytes.data() + at, chunk, got);
     }
@@ -534,75 +535,14 @@ std::vector<unsigned char> read_file(const std::string& path) {
     return bytes;
 }
 
-namespace {
-
-/// Where a save writes: the file a symbolic link points to (so that the link stays a link),
-/// else the path itself.
-std::string save_target(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-        std::unique_ptr<char, void (*)(void*)> real(::realpath(path.c_str(), nullptr), std::free);
-        if (real) return real.get();
-    }
-    return path;
-}
-
-/// A temporary file beside `target` (same directory, so that rename(2) replaces the target
-/// atomically), created exclusively with mode 0666 less the umask, or the target's mode when
-/// it exists. Returns the descriptor and fills `temp`; throws IO naming `path`.
-int create_beside(const std::string& path, const std::string& target, std::string& temp) {
-    static std::atomic<unsigned> counter{0};
-    for (int attempt = 0;; ++attempt) {
-        temp = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            struct stat st {};
-            if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
-            return fd;
-        }
-        if (errno != EEXIST || attempt >= 100) {
-            fail(KKM_ERR_IO,
-                 "cannot open '" + path + "' for writing (temporary file '" + temp + "'): " + std::strerror(errno));
-        }
-    }
-}
-
-/// Removes the temporary file and throws IO for `what` failing on path, with errno's reason.
-[[noreturn]] void abandon(const std::string& path, const std::string& temp, const char* what) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    fail(KKM_ERR_IO, std::string("cannot ") + what + " '" + path + "': " + std::strerror(error) +
-                         " (an existing file is left unchanged)");
-}
-
-}  // namespace
-
 void write_file(const std::string& path, const std::vector<unsigned char>& bytes) {
-    // Written aside and renamed over the path only once complete: a failure (a full disk, a
-    // file size limit, a directory in the way) leaves an existing file as it was.
-    const std::string target = save_target(path);
-    std::string temp;
-    const int fd = create_beside(path, target, temp);
-    for (size_t done = 0; done < bytes.size();) {
-        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) {
-            if (wrote == 0) errno = EIO;
-            const int error = errno;
-            ::close(fd);
-            errno = error;
-            abandon(path, temp, "write");
-        }
-        done += static_cast<size_t>(wrote);
+    // Written aside and renamed over the path only once complete (a failure leaves an
+    // existing file as it was); a device or FIFO is written through, never replaced.
+    try {
+        io::write_file_safely(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    } catch (const io::FileError& e) {
+        fail(KKM_ERR_IO, e.what());
     }
-    if (::fsync(fd) != 0) {
-        const int error = errno;
-        ::close(fd);
-        errno = error;
-        abandon(path, temp, "write");
-    }
-    if (::close(fd) != 0) abandon(path, temp, "close");
-    if (::rename(temp.c_str(), target.c_str()) != 0) abandon(path, temp, "replace");
 }
 
 }  // namespace kkm

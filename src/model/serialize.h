@@ -36,10 +36,11 @@ struct LoadedModel {
 /// Parses and validates a serialised model; throws Error(KKM_ERR_FORMAT) saying what is wrong.
 LoadedModel load_model(std::span<const unsigned char> bytes);
 
-/// Whole-file I/O; throws Error(KKM_ERR_IO) naming the path and the reason. write_file writes
-/// a temporary file in the same directory and renames it over path once complete (through a
-/// symbolic link, over its target): on failure an existing file is left as it was.
-std::vector<unsigned char> read_file(const std::string& path);
+/// Whole-file I/O; throws Error(KKM_ERR_IO) naming the path and the reason. read_file stops
+/// past max_bytes. write_file writes a temporary file in the same directory and renames it
+/// over path once complete (through a symbolic link, over its target): on failure an
+/// existing file is left as it was. A device or FIFO is written through, never replaced.
+std::vector<unsigned char> read_file(const std::string& path, uint64_t max_bytes);
 void write_file(const std::string& path, const std::vector<unsigned char>& bytes);
 
 }  // namespace kkm

@@ -73,6 +73,13 @@ struct FitRequest {
     bool quiet = false;
 };
 
+std::vector<CommandFile> command_files(const FitRequest& request) {
+    std::vector<CommandFile> files{{"the input", request.input, false}};
+    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true});
+    if (request.labels_path) files.push_back({"-l (the labels)", *request.labels_path, true});
+    return files;
+}
+
 FitRequest make_request(const ParsedArgs& parsed) {
     if (parsed.positionals.size() != 1) {
         throw UsageError(parsed.positionals.empty() ? "fit: missing INPUT" : "fit: one INPUT expected");
@@ -150,8 +157,8 @@ int fit(MPI_Comm comm, const FitRequest& request) {
     Model model;
     together(comm, [&] {
         model.set_params(request.params);  // fail fast on bad parameters, before reading
-        if (request.labels_path) check_output_dir(*request.labels_path, "labels");
-        if (request.model_path) check_output_dir(*request.model_path, "the model");
+        check_files(command_files(request));
+        if (request.labels_path) regular_target(*request.labels_path);
     });
     progress.begin("reading " + request.input + " (each of " + std::to_string(size_of(comm)) + " ranks its rows)");
     const LocalRows rows = read_rows(comm, request);

@@ -44,10 +44,23 @@ std::string create_temporary(const std::string& path, const std::string& target,
 
 }  // namespace
 
+std::string regular_target(const std::string& path) {
+    try {
+        const kkm::io::OutputTarget target = kkm::io::output_target(path);
+        if (target.in_place) {
+            throw ToolError("cannot write '" + path + "': kkmeans-mpi writes each rank's part at its offset, so the "
+                            "output must be a regular file (not a device, FIFO or terminal)");
+        }
+        return target.file;
+    } catch (const kkm::io::FileError& e) {
+        throw ToolError(e.what());
+    }
+}
+
 SharedOutput::SharedOutput(MPI_Comm comm, std::string path, uint64_t bytes) : comm_(comm), path_(std::move(path)) {
     std::string created;
     together(comm_, [&] {
-        if (rank_of(comm_) == 0) created = create_temporary(path_, output_target(path_), bytes);
+        if (rank_of(comm_) == 0) created = create_temporary(path_, regular_target(path_), bytes);
     });
     temp_ = broadcast_text(comm_, created, 0);
 }
@@ -84,7 +97,7 @@ void SharedOutput::write_at(uint64_t offset, const void* data, size_t bytes) {
 
 void SharedOutput::commit() {
     together(comm_, [&] {
-        if (rank_of(comm_) == 0 && ::rename(temp_.c_str(), output_target(path_).c_str()) != 0) {
+        if (rank_of(comm_) == 0 && ::rename(temp_.c_str(), regular_target(path_).c_str()) != 0) {
             fail("cannot replace", path_);
         }
     });

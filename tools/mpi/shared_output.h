@@ -12,6 +12,10 @@
 
 namespace kkm_tool {
 
+/// The regular file an output path replaces (symbolic links followed). Every rank writes its
+/// part at an offset, which a device, FIFO or terminal cannot take: those are a ToolError.
+std::string regular_target(const std::string& path);
+
 class SharedOutput {
 public:
     /// Rank 0 creates the temporary file, `bytes` long; its name is given to every rank.
