@@ -101,6 +101,8 @@ struct Case {
     const char* input;    // f32, f64 (kkm_fit_f64) or K (an n×n precomputed kernel)
     const char* params;   // besides max_memory_mb
     bool stored = false;  // exact: the budget that stores the n×n kernel, not the least one
+    int threads = 2;
+    bool wide = false;  // also: the estimate is not far above the peak (no false refusal)
 };
 
 const Case kCases[] = {
@@ -124,13 +126,26 @@ const Case kCases[] = {
     {"minibatch", 20000, 8, "f32", "k=4 method=minibatch max_iter=20"},
     {"minibatch_untruncated", 5000, 8, "f32", "k=4 method=minibatch tau=0 batch_size=512 max_iter=10"},
     {"minibatch_large_batch", 500, 8, "f32", "k=4 method=minibatch batch_size=20000 max_iter=5"},
+    // Wide data (issue 26): every thread was charged a 252-row block of d columns even for
+    // n = 2, so 2 x 1,000,000 with m=2 was refused at 5951 MiB (peak 289 MiB), and at 64
+    // threads every fit with d >= ~30k was refused. A block holds min(n, 252) rows, and no
+    // more threads hold one than there are blocks.
+    {"wide_nystrom", 2, 1000000, "f32", "k=2 method=nystrom m=2", false, 2, true},
+    {"wide_sketch", 2, 1000000, "f32", "k=2 method=sketch m=2", false, 2, true},
+    {"wide_rff", 2, 1000000, "f32", "k=2 method=rff m=2", false, 2, true},
+    {"wide_minibatch", 2, 1000000, "f32", "k=2 method=minibatch", false, 2, true},
+    {"wide_exact", 2, 1000000, "f32", "k=2 method=exact", false, 2, true},
+    {"wide_64_threads_nystrom", 100, 50000, "f32", "k=2 method=nystrom m=20", false, 64, true},
+    {"wide_64_threads_exact", 100, 50000, "f32", "k=2 method=exact", false, 64, true},
+    {"wide_64_threads_minibatch", 100, 50000, "f32", "k=2 method=minibatch", false, 64, true},
+    {"wide_64_threads_heat", 100, 50000, "f32", "k=2 kernel=heat", false, 64, true},
 };
 
 class Budget : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Budget, AcceptedFitStaysWithinItAndOneMiBLessIsRefusedFirst) {
     const Case& c = GetParam();
-    const std::string params = std::string(c.params) + " threads=2 ";
+    const std::string params = std::string(c.params) + " threads=" + std::to_string(c.threads) + " ";
     // The least accepted budget, from the refusals: each names the estimate (or the running
     // total when the float64 copy alone is over), which the next try gives.
     int64_t least = 1, stored = -1;
@@ -159,6 +174,9 @@ TEST_P(Budget, AcceptedFitStaysWithinItAndOneMiBLessIsRefusedFirst) {
                 static_cast<long long>(budget), fit.grow_mib, fit.grow_mib / static_cast<double>(budget));
     if (kMeasured) {
         EXPECT_LE(fit.grow_mib, bound) << "max_memory_mb=" << budget;
+        if (c.wide) {
+            EXPECT_LE(static_cast<double>(budget), 2 * fit.grow_mib + 16) << "the estimate is far above the peak";
+        }
     }
 
     if (c.stored || budget <= 1) return;  // below the stored budget exact recomputes its rows

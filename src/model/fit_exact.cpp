@@ -86,8 +86,8 @@ void check_exact_budget(FitSession& c) {
     const memory::ExactFootprint f = footprint(c);
     const bool fits = f.store || f.block_rows >= 1;
     const auto stored_mib = static_cast<long long>(std::ceil((c.ledger().total() + f.stored_peak) / 1048576.0));
-    require_budget(c, "exact", fits ? f.peak() : f.one_row_peak,
-                   "training copy, labels, n x k sums and moves, one recomputed kernel row per thread; "
+    require_budget(c, "exact", fits ? f.peak() : std::min(f.one_row_peak, f.stored_peak),
+                   "training copy, labels, n x k sums and moves, recomputed kernel rows; "
                    "storing the n x n kernel needs " +
                        std::to_string(stored_mib) + " MiB");
 }

@@ -416,7 +416,8 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
         invalid_argument("k=" + std::to_string(c.p.k) + " exceeds the number of nodes n=" + std::to_string(g.A->n));
     }
     const memory::GraphFootprint f = memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0,
-                                                             heat_rank(c.p, g.A->n, g.parts.count), c.threads, false);
+                                                             heat_rank(c.p, g.A->n, g.parts.count), c.threads,
+                                                             memory::GraphSearch::none);
     const MemoryLedger::Charge graph_held = c.charge("eigen", "the graph and its degrees", f.graph);
     graph::HeatMap map;
     {
@@ -480,17 +481,24 @@ double graph_work(const Params& p, int64_t n, int64_t d) {
     return 40.0 * dn * q * q * static_cast<double>(d);
 }
 
+/// How the fit builds its graph: none for a given graph (kkm_fit_graph), else the search.
+memory::GraphSearch graph_search(const FitSession& c) {
+    if (c.X.data == nullptr) return memory::GraphSearch::none;
+    return exact_search(c.p, c.X.rows, c.X.cols) ? memory::GraphSearch::exact : memory::GraphSearch::nndescent;
+}
+
 void check_graph_budget(FitSession& c) {
     const int64_t n = c.X.rows, q = neighbour_counts(c.p, n).back();
     const memory::GraphFootprint f =
-        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, c.X.data != nullptr);
+        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, graph_search(c));
     require_budget(c, c.p.kernel == KernelType::knn ? "exact (kernel=knn)" : "exact (kernel=heat)", f.peak(),
                    "the training rows, the neighbour graph, its eigenvectors and the heat features");
 }
 
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c) {
     const int64_t n = c.X.rows, q = neighbour_counts(c.p, n).back();
-    const memory::GraphFootprint f = memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, true);
+    const memory::GraphFootprint f =
+        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, graph_search(c));
     const MemoryLedger::Charge rows = c.charge("graph", "the centred training rows (kept by the model)", f.rows);
     TrainingGraph g;
     {

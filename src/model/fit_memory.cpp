@@ -18,6 +18,24 @@ constexpr double kSeedSample = 20000;     // method=minibatch seeds on min(n, ma
 constexpr double kRecursiveChunk = 4096;  // method=minibatch tau=0: rows per K(X, B) chunk
 constexpr double kTermBytes = 96;         // one batch term of a mini-batch centre (deque slot and vector)
 
+/// The row blocks of a pass over n rows: every pass streams its rows in tasks of kRowBlock
+/// rows (kSmallBlock for the small ones), so a block holds at most n rows and no more threads
+/// hold one at once than there are tasks. Per-thread scratch is charged through this, not as
+/// threads full blocks: 2 rows of a million columns hold 2 rows, whatever the thread count.
+struct Blocks {
+    double rows;           ///< rows of one block: min(n, kRowBlock)
+    double workers;        ///< threads holding a block at once: min(threads, ⌈n / kRowBlock⌉)
+    double small;          ///< rows of one small block: min(n, kSmallBlock)
+    double small_workers;  ///< threads holding a small block: min(threads, ⌈n / kSmallBlock⌉)
+};
+
+Blocks blocks(double n, int threads) {
+    const double rows = std::clamp(n, 1.0, kBlockRows), small = std::clamp(n, 1.0, kSmallBlock);
+    const double t = std::max(1.0, static_cast<double>(threads));
+    return {rows, std::min(t, std::ceil(std::max(n, 1.0) / rows)), small,
+            std::min(t, std::ceil(std::max(n, 1.0) / small))};
+}
+
 double round_up(double v, double to) {
     return std::ceil(v / to) * to;
 }
@@ -34,25 +52,26 @@ double weights_copy(double n, bool weighted) {
 
 /// TrainingKernel::block (method=minibatch) of `rows` rows against `cols` gathered points
 /// besides its output: the gathered points, packed, and every thread's left rows.
-double point_block(const Params& p, double cols, double d, int threads) {
+double point_block(const Params& p, double cols, double d, const Blocks& b) {
     if (kernel_traits(p.kernel).precomputed) return 0;
     return matrix(cols, d) + packed(cols, d) + basis_build(cols, d, false) +
-           threads * (matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + 8 * kBlockRows);
+           b.workers * (matrix(b.rows, d) + kernel_block(p, b.rows, d) + 8 * b.rows);
 }
 
 /// LandmarkLloyd on n kernel rows against m landmarks, r feature columns (besides G, P, the
 /// diagonal it takes over and the Lloyd driver).
 double landmark_lloyd_state(const Params& p, double n, double m, double r, int threads, bool weighted) {
+    const Blocks b = blocks(n, threads);
     const double k = static_cast<double>(p.k), t = candidates(p);
     // label caches, upper bound, second distance, lower bounds (Elkan's k or Hamerly's one)
     const double lower = static_cast<double>(lower_bounds_per_row(p.k));
     const double points = weights_copy(n, weighted) + n * (4 + 4 + 4 + 4 + 4 * lower);
     const double sums = 4 * kChunks * k * m + 8 * k * m * 5 + 2 * matrix(k, m) + 3 * matrix(k, r);
-    const double per_thread = matrix(kSmallBlock, m) + matrix(kSmallBlock, k) + matrix(kBlockRows, m) +
-                              32 * kBlockRows + 4 * kBlockRows * k;  // + every distance of Elkan's open rows
+    const double per_thread = b.small_workers * (matrix(b.small, m) + matrix(b.small, k)) +
+                              b.workers * (matrix(b.rows, m) + 32 * b.rows + 4 * b.rows * k);  // + Elkan's open rows
     const double oracle =
-        8 * t * m + 8 * t * r + matrix(t, m) + threads * (matrix(kSmallBlock, t) + matrix(kSmallBlock, m));
-    return matrix(r, m) + points + sums + threads * per_thread + oracle;
+        8 * t * m + 8 * t * r + matrix(t, m) + b.small_workers * (matrix(b.small, t) + matrix(b.small, m));
+    return matrix(r, m) + points + sums + per_thread + oracle;
 }
 
 }  // namespace
@@ -81,8 +100,8 @@ double kernel_block(const Params& p, double rows, double d) {
     return matrix(rows, d) + 8 * rows + 4 * (round_up(rows, 32) * d + 16) + 4 * round_up(rows, 32);
 }
 
-double row_block(const Params& p, double d, double cols) {
-    return matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + (cols > 0 ? matrix(kBlockRows, cols) : 0);
+double row_block(const Params& p, double rows, double d, double cols) {
+    return matrix(rows, d) + kernel_block(p, rows, d) + (cols > 0 ? matrix(rows, cols) : 0);
 }
 
 double gemm(double M, double K, double N) {
@@ -111,16 +130,19 @@ double feature_lloyd(const Params& p, double n, double r, int threads, bool weig
     const double k = static_cast<double>(p.k), t = candidates(p);
     const double points = weights_copy(n, weighted) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
     const double sums = 8 * kChunks * k * r + 8 * k * r * 3 + 3 * matrix(k, r);
-    const double per_thread = matrix(kBlockRows, k) + matrix(kBlockRows, r) + 16 * kBlockRows + matrix(kSmallBlock, t);
-    return points + sums + threads * per_thread + matrix(t, r);
+    const Blocks b = blocks(n, threads);
+    const double per_thread = b.workers * (matrix(b.rows, k) + matrix(b.rows, r) + 16 * b.rows) +
+                              b.small_workers * matrix(b.small, t);
+    return points + sums + per_thread + matrix(t, r);
 }
 
 double feature_minibatch(const Params& p, double n, double r, int threads, bool weighted) {
     const double k = static_cast<double>(p.k), b = static_cast<double>(p.batch_size), t = candidates(p);
     const double sample = std::min(n, std::max(3 * b, 10 * k));
     const double problem = weights_copy(n, weighted) + 4 * n + (weighted ? 8 * n : 0.0);  // + the sampler's sums
+    const Blocks sb = blocks(sample, threads);
     const double init = 8 * n + matrix(sample, r) + 4 * sample + seeding(p, sample) + matrix(t, r) +
-                        threads * matrix(kSmallBlock, t) + matrix(k, r);
+                        sb.small_workers * matrix(sb.small, t) + matrix(k, r);
     const double batch = 8 * b + matrix(b, r) + 12 * b + matrix(b, k) + 8 * k * r + 8 * k;
     const double assign = 8 * n + 8 * kChunks;     // labels, distances of every row
     const double best = 4 * n + 2 * matrix(k, r);  // the best restart's labels and centroids
@@ -134,11 +156,13 @@ double cluster_features(const Params& p, double n, double r, int threads, bool w
 
 double landmark_sampling(const Params& p, double n, double d, double m, int threads) {
     const bool pre = kernel_traits(p.kernel).precomputed;
+    const Blocks b = blocks(n, threads);
+    const double row_blocks = b.workers * row_block(p, b.rows, d, 0);
     switch (p.sampling) {
         case Sampling::uniform: return 8 * n;  // the index pool
         case Sampling::kmeanspp:
             // diagonal, chosen flags, D² distances, one kernel column, every thread's row block
-            return 4 * n + n / 8 + 8 * n + 8 * m + matrix(n, 1) + threads * row_block(p, d, 0) + basis(1, d, pre) +
+            return 4 * n + n / 8 + 8 * n + 8 * m + matrix(n, 1) + row_blocks + basis(1, d, pre) +
                    basis_build(1, d, pre);
         case Sampling::rls: break;
     }
@@ -146,10 +170,10 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
     const double held = 4 * n + 8 * s;    // diagonal, S
     const double pool = 4 * n + 8 * n;
     const double columns =
-        held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + threads * row_block(p, d, 0);
+        held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + row_blocks;
     const double root = held + matrix(n, s) + std::max(eigen(s), 8 * s * s + 8 * s + matrix(s, s));
     const double scores =
-        held + matrix(n, s) + matrix(s, s) + 8 * n + threads * (matrix(kBlockRows, s) + gemm(kBlockRows, s, s));
+        held + matrix(n, s) + matrix(s, s) + 8 * n + b.workers * (matrix(b.rows, s) + gemm(b.rows, s, s));
     const double draw = held + 8 * n + 24 * n + 8 * m;  // scores, sort keys, the chosen
     return std::max({pool, columns, root, scores, draw});
 }
@@ -175,18 +199,22 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
     f.basis_build = basis_build(n, d, pre);
     // diagonal, weights, S (k×cols float64), S's labels, one rebuild's moves (24 bytes each,
     // two lists), the Lloyd driver, the centres Z, the per-block nearest distances
+    const Blocks b = blocks(n, threads);
     const double points = 4 * n + weights_copy(c, weighted) + 8 * k * c + 4 * c + 48 * n + lloyd_driver(p, c) +
-                          matrix(n, k) + threads * 8 * 1024.0;
+                          matrix(n, k) + b.workers * 8 * 1024.0;
     const auto with_rows = [&](double rows) {
         ExactFootprint g = f;
         g.block_rows = static_cast<int64_t>(rows);
-        g.kernel = threads * (matrix(rows, c) + matrix(rows, d) + kernel_block(p, rows, d));
-        g.points = points + 8 * rows * threads;  // row pointers of one group of moves
+        // blocks of `rows` rows: no more of them at once than there are
+        const double workers = std::min<double>(std::max(threads, 1), std::ceil(n / std::max(rows, 1.0)));
+        const double held = std::min(rows, n);
+        g.kernel = workers * (matrix(held, c) + matrix(held, d) + kernel_block(p, held, d));
+        g.points = points + 8 * held * workers;  // row pointers of one group of moves
         return g;
     };
     ExactFootprint stored = f;
     stored.store = true;
-    stored.kernel = pre ? threads * matrix(1, n) : matrix(n, c) + threads * kernel_block(p, kBlockRows, d);
+    stored.kernel = pre ? b.workers * matrix(1, n) : matrix(n, c) + b.workers * kernel_block(p, b.rows, d);
     stored.points = points + 8 * n;
     f.stored_peak = stored.peak();
     f.one_row_peak = with_rows(1).peak();
@@ -195,14 +223,21 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
         stored.one_row_peak = f.one_row_peak;
         return stored;
     }
-    // The recomputed blocks grow linearly with their rows: as many as fit, at most 256.
-    const ExactFootprint none = with_rows(0);
-    const double per_row = with_rows(1).peak() - none.peak();
-    const double rows = std::clamp(std::floor((available - none.peak()) / per_row), 0.0, kBlockRows);
-    ExactFootprint g = with_rows(std::max(rows, 1.0));
-    g.block_rows = static_cast<int64_t>(rows);
+    // Recomputed blocks of r rows: fewer threads hold one as r nears n, so the peak is not
+    // monotone in r. The most rows that fit (at most a row block), else the least peak.
+    double best_rows = 0, least_peak = f.one_row_peak, least_rows = 1;
+    for (double rows = 1; rows <= std::min(kBlockRows, std::max(n, 1.0)); ++rows) {
+        const double peak = with_rows(rows).peak();
+        if (peak <= available) best_rows = rows;
+        if (peak < least_peak) {
+            least_peak = peak;
+            least_rows = rows;
+        }
+    }
+    ExactFootprint g = with_rows(best_rows >= 1 ? best_rows : least_rows);
+    g.block_rows = static_cast<int64_t>(best_rows);
     g.stored_peak = f.stored_peak;
-    g.one_row_peak = f.one_row_peak;
+    g.one_row_peak = least_peak;
     return g;
 }
 
@@ -234,6 +269,7 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     const double r = r_actual >= 0 ? static_cast<double>(r_actual)
                      : l > 0       ? std::min(static_cast<double>(p.rank), l)
                                    : m;  // feature columns
+    const Blocks b = blocks(n, threads);
     NystromFootprint f;
     f.direct = p.solver == Solver::minibatch && l == 0;
     f.features_required = p.solver == Solver::minibatch;
@@ -245,21 +281,20 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     f.eigen = matrix(m, m) + std::max(eigen(m), 8 * m * m + 8 * m);
     if (!f.direct) {
         f.kernel_rows = half ? 2 * n * m : matrix(n, m);
-        f.row_scratch =
-            threads * (matrix(kBlockRows, d) + kernel_block(p, kBlockRows, d) + (half ? matrix(kBlockRows, m) : 0));
+        f.row_scratch = b.workers * (matrix(b.rows, d) + kernel_block(p, b.rows, d) + (half ? matrix(b.rows, m) : 0));
     }
     f.final_projection = matrix(m, r);
     if (l > 0) {
-        const double per_thread = matrix(kBlockRows, l) + matrix(l, l) + (half ? matrix(kBlockRows, m) : 0) +
-                                  gemm(kBlockRows, m, l) + gemm(l, kBlockRows, l);
-        const double sums = 8 * kChunks * l * l + threads * per_thread;
+        const double per_thread = matrix(b.rows, l) + matrix(l, l) + (half ? matrix(b.rows, m) : 0) +
+                                  gemm(b.rows, m, l) + gemm(l, b.rows, l);
+        const double sums = 8 * kChunks * l * l + b.workers * per_thread;
         f.rank = std::max(sums, eigen(l) + 8 * l) + f.final_projection;
     }
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
-    f.feature_scratch = threads * (gemm(kBlockRows, m, r) + (f.direct ? row_block(p, d, m) + matrix(kBlockRows, r)
-                                                             : half   ? matrix(kBlockRows, m)
-                                                                      : 0.0));
+    f.feature_scratch = b.workers * (gemm(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + matrix(b.rows, r)
+                                                           : half   ? matrix(b.rows, m)
+                                                                    : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
     return f;
@@ -295,8 +330,9 @@ SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_
     f.basis = basis(m, d, pre);
     f.basis_build = basis_build(m, d, pre);
     f.features = matrix(n, r);
-    f.feature_scratch = threads * (row_block(p, d, m) + matrix(kBlockRows, r) +
-                                   (p.sketch == SketchKind::gaussian ? gemm(kBlockRows, m, m) : 0.0));
+    const Blocks b = blocks(n, threads);
+    f.feature_scratch = b.workers * (row_block(p, b.rows, d, m) + matrix(b.rows, r) +
+                                     (p.sketch == SketchKind::gaussian ? gemm(b.rows, m, m) : 0.0));
     f.cluster = cluster_features(p, n, r, threads, weighted);
     return f;
 }
@@ -310,7 +346,8 @@ RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, 
     RffFootprint f;
     f.map = matrix(m, d) + 4 * m + 4 * d;
     f.features = matrix(n, m);
-    f.feature_scratch = threads * (2 * matrix(kBlockRows, d) + matrix(kBlockRows, m) + gemm(kBlockRows, d, m));
+    const Blocks b = blocks(n, threads);
+    f.feature_scratch = b.workers * (2 * matrix(b.rows, d) + matrix(b.rows, m) + gemm(b.rows, d, m));
     f.cluster = cluster_features(p, n, m, threads, weighted);
     return f;
 }
@@ -328,10 +365,11 @@ double minibatch_assign(const Params& p, double n, double d, int threads, double
     const bool pre = kernel_traits(p.kernel).precomputed;
     const double k = static_cast<double>(p.k), S = std::min(n, points);
     const double Z = matrix(S, k);
-    const double norms = 2 * 8 * points + matrix(largest, largest) + 4 * largest + point_block(p, largest, d, threads);
+    const Blocks b = blocks(n, threads);
+    const double norms = 2 * 8 * points + matrix(largest, largest) + 4 * largest + point_block(p, largest, d, b);
     const double rows = basis(S, d, pre) + basis_build(S, d, pre) + 8 * n +
-                        threads * (matrix(kBlockRows, d) + matrix(kBlockRows, S) + kernel_block(p, kBlockRows, d) +
-                                   matrix(kBlockRows, k) + gemm(kBlockRows, S, k));
+                        b.workers * (matrix(b.rows, d) + matrix(b.rows, S) + kernel_block(p, b.rows, d) +
+                                     matrix(b.rows, k) + gemm(b.rows, S, k));
     return 2 * 16 * points + Z + std::max(norms, rows);
 }
 
@@ -343,7 +381,11 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
     f.diag = 4 * n + (weighted ? 8 * n : 0.0);
     // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
     const double sample = std::min(n, std::max(b, kSeedSample));
-    f.seeding = sample * (8 + 4 + 4) + matrix(sample, t) + point_block(p, t, d, threads) + seeding(p, sample) + 16 * k;
+    // Rows streamed through one kernel block: the sample or the batch; a batch that repeats
+    // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
+    const Blocks blk = blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);
+    const double distinct_rows = std::min(n, b);  // their kernel rows, before they are copied out
+    f.seeding = sample * (8 + 4 + 4) + matrix(sample, t) + point_block(p, t, d, blk) + seeding(p, sample) + 16 * k;
     // One iteration: the batch (indices, labels, b×k products, Gram positions), each centre's
     // members, the centres' histories and coefficients (vectors grown by doubling: twice their
     // size), and the kernel blocks.
@@ -355,8 +397,8 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
         const double history = k * (tau + b) * 8 + k * (tau + 1) * kTermBytes;
         coefficients = 2 * k * per_centre * 16 + 2 * 16 * (tau + b) * 2;  // + one centre rebuilt
         const double gram = matrix(per_centre, per_centre) + 8 * per_centre;
-        const double blocks =
-            matrix(b, cols) + gram + std::max(point_block(p, cols, d, threads), point_block(p, per_centre, d, threads));
+        const double blocks = matrix(b, cols) + matrix(distinct_rows, cols) + gram +
+                              std::max(point_block(p, cols, d, blk), point_block(p, per_centre, d, blk));
         f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
                        16 * static_cast<double>(p.max_iter);
     } else {
@@ -365,7 +407,8 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
         const double terms = std::min(n + b, static_cast<double>(p.max_iter));
         const double history = k * (16 * n * 2 + 8 * (n + b)) + k * terms * kTermBytes;
         coefficients = 2 * k * n * 16 + 2 * 16 * (n + b) * 2;
-        const double blocks = matrix(chunk, std::max(k, b)) + matrix(b, b) + point_block(p, std::max(k, b), d, threads);
+        const double blocks = matrix(chunk, std::max(k, b)) + matrix(b, b) + matrix(distinct_rows, b) +
+                              point_block(p, std::max(k, b), d, blk);
         f.iterations = step + 8 * n * k + history + coefficients + blocks + 16 * static_cast<double>(p.max_iter);
     }
     const double largest = p.tau > 0 ? std::min(n, tau + b) : n;  // distinct points of one centre
@@ -386,21 +429,25 @@ double GraphFootprint::peak() const {
 }
 
 GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, int64_t q_max, int64_t r_pairs,
-                               int threads, bool points) {
+                               int threads, GraphSearch search) {
     const auto n = static_cast<double>(n_rows), d = static_cast<double>(d_cols), q = static_cast<double>(q_max);
     const auto r = static_cast<double>(r_pairs), k = static_cast<double>(p.k);
     GraphFootprint f;
     const double entries = 2 * n * q;  // the symmetrised graph's entries, at most
-    if (points) {
+    if (search != GraphSearch::none) {
         f.rows = matrix(n, d) + 4 * n + 16 * n;
         // lists (index, distance, NN-descent's flags and birth), samples and reverse lists
         // (four lists of up to q per row, offsets), the join's per-thread gathers, the locks;
         // the exact search's packed chunk and every thread's query block and tile.
         const double lists = n * q * (4 + 4 + 1 + 4) + 4 * (4 * n * q + 8 * n) + 8 * n;
-        const double join = threads * (matrix(4 * q, d) + 4 * 16 * q * q + 32 * q);
+        // NN-descent's join runs in tasks of 256 rows (a row block, near enough); each thread
+        // gathers one row's candidates, at most 4q rows and at most n.
+        const Blocks b = blocks(n, threads);
+        const double join = b.workers * (matrix(std::min(4 * q, n), d) + 4 * 16 * q * q + 32 * q);
         const double exact =
-            packed(4096, d) + threads * (matrix(kBlockRows, d) + matrix(kBlockRows, 1024) + packed(kBlockRows, d));
-        f.search = lists + std::max(join + 64 * 4096, exact) + 8 * n;
+            packed(std::min(n, 4096.0), d) + b.workers * (matrix(b.rows, d) + matrix(b.rows, 1024) + packed(b.rows, d));
+        // NN-descent searches small sets exactly (n <= 8q + 64): either may run.
+        f.search = lists + (search == GraphSearch::nndescent ? std::max(join + 64 * 4096, exact) : exact) + 8 * n;
     }
     // (column, weight) pairs and offsets while building, then the compressed graph and degrees
     f.graph = 8 * entries + 8 * n + 8 * n + 8 * entries + 8 * n + 4 * n + 8 * n;
@@ -417,7 +464,8 @@ GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, 
         mb = std::max(m.seeding, m.iterations) + m.diag;
     }
     f.clustering = std::max(lloyd + ncut, mb + lloyd);
-    f.model = matrix(k, r) + n * (8 + 4 + 8) + 8 * k + n * (4 + 4) + threads * 8 * kBlockRows * k;
+    const Blocks b = blocks(n, threads);
+    f.model = matrix(k, r) + n * (8 + 4 + 8) + 8 * k + n * (4 + 4) + b.workers * 8 * b.rows * k;
     return f;
 }
 

@@ -28,9 +28,9 @@ double basis_build(double rows, double d, bool precomputed);
 /// One thread's Kernel::block of `rows` input rows: the centred copy, the norms, the engine's
 /// packed panel (nothing for a precomputed kernel, whose columns are read).
 double kernel_block(const Params& p, double rows, double d);
-/// One thread's kernel rows of a 256-row block: the padded copy of the caller's rows,
-/// Kernel::block's scratch and `cols` output floats (0: written in place).
-double row_block(const Params& p, double d, double cols);
+/// One thread's kernel rows of a block of `rows` rows (at most kRowBlock): the padded copy of
+/// the caller's rows, Kernel::block's scratch and `cols` output floats (0: written in place).
+double row_block(const Params& p, double rows, double d, double cols);
 /// One thread's GEMM C (M×N) = A (M×K) B (K×N) in float32: what the BLAS packs A and B into
 /// (at most its cache blocks: 256 rows of A, 512 of K, 4096 columns of B).
 double gemm(double M, double K, double N);
@@ -73,7 +73,7 @@ struct ExactFootprint {
     double kernel = 0;        ///< the stored n×n K, or every thread's recomputed row block
     double points = 0;        ///< diagonal, n×k sums S, label caches, moves, Lloyd driver, centres Z
     double stored_peak = 0;   ///< peak() with the kernel stored
-    double one_row_peak = 0;  ///< peak() recomputing one row per thread
+    double one_row_peak = 0;  ///< the least peak() recomputing rows (over every block size)
     double peak() const;
 };
 /// cols: the points whose sums this process keeps (a distributed fit: this rank's; the
@@ -140,7 +140,9 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, in
 double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest);
 
 /// The graph kernels (kernel=knn, heat), method=exact or minibatch. q: the largest neighbour
-/// count the fit may try; r: eigenpairs; points: the graph is built from rows (not given).
+/// count the fit may try; r: eigenpairs; search: how the graph is built from rows (none: it
+/// is given).
+enum class GraphSearch { none, exact, nndescent };
 struct GraphFootprint {
     double rows = 0;        ///< the centred training rows, their norms and hashes (kept by the model)
     double search = 0;      ///< the neighbour lists and the search's working set (NN-descent's samples)
@@ -151,6 +153,7 @@ struct GraphFootprint {
     double model = 0;       ///< the model's centres and the training rows' final assignment
     double peak() const;
 };
-GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads, bool points);
+GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads,
+                               GraphSearch search);
 
 }  // namespace kkm::memory

@@ -35,14 +35,17 @@ public:
     void release_scratch() const {
         right_ = RightRows{};
         left_.clear();
+        distinct_out_ = Matrix{};
     }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
     void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                int threads) const override {
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
+        const bool precomputed = kernel_traits(c_.p.kernel).precomputed;
+        if (!precomputed && repeats_much(rows)) return distinct_block(rows, cols, out, threads);
         reshape_growing(out, nr, nc);
-        if (kernel_traits(c_.p.kernel).precomputed) {
+        if (precomputed) {
             for (int64_t a = 0; a < nr; ++a) {
                 for (int64_t b = 0; b < nc; ++b)
                     out.row(a)[b] = c_.X.row(rows[static_cast<size_t>(a)])[cols[static_cast<size_t>(b)]];
@@ -68,6 +71,29 @@ public:
     }
 
 private:
+    /// A batch drawn with replacement from fewer rows than its size repeats rows: when a
+    /// quarter or more are repeats, their kernel rows are computed once (so no more than
+    /// 4/3 n rows are ever gathered: two rows of a million columns are two, not 1024).
+    bool repeats_much(const std::vector<int64_t>& rows) const {
+        distinct_ = rows;
+        std::sort(distinct_.begin(), distinct_.end());
+        distinct_.erase(std::unique(distinct_.begin(), distinct_.end()), distinct_.end());
+        return 4 * distinct_.size() <= 3 * rows.size();
+    }
+
+    /// block() over the distinct rows (repeats_much's), then each row copied to its places.
+    void distinct_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+                        int threads) const {
+        const std::vector<int64_t> distinct = std::move(distinct_);
+        block(distinct, cols, distinct_out_, threads);
+        const auto nc = static_cast<int64_t>(cols.size());
+        reshape_growing(out, static_cast<int64_t>(rows.size()), nc);
+        for (size_t a = 0; a < rows.size(); ++a) {
+            const auto at = std::lower_bound(distinct.begin(), distinct.end(), rows[a]) - distinct.begin();
+            std::memcpy(out.row(static_cast<int64_t>(a)), distinct_out_.row(at), static_cast<size_t>(nc) * sizeof(float));
+        }
+    }
+
     void shared_block(const Kernel& kernel, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols,
                       Matrix& out, int threads) const {
         const Matrix right = training_rows(c_, cols), left = training_rows(c_, rows);
@@ -101,6 +127,8 @@ private:
         Kernel::Scratch kernel;
     };
     mutable std::vector<LeftRows> left_;
+    mutable std::vector<int64_t> distinct_;  ///< repeats_much's distinct rows
+    mutable Matrix distinct_out_;            ///< the kernel rows of those, kept like right_
 };
 
 /// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
@@ -164,11 +192,13 @@ struct Restart {
 
 /// The centres over their support points, and every training row to its nearest centre in
 /// parallel blocks, with the training diagonal as K(x,x) (known even for a precomputed kernel).
-Restart assign_all(FitSession& c, const PointKernel& K, const std::vector<float>& diag, const MinibatchResult& result) {
+Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<float>& diag,
+                   const MinibatchResult& result) {
     const int64_t n = c.X.rows;
     Restart run;
     std::vector<int64_t> support;
     run.centres = support_centres(result, K, support, c.threads);
+    K.release_scratch();  // the centres' norms are done: the support basis and row blocks come next
     run.basis.emplace(basis_over(c, support));
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
