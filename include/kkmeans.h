@@ -124,7 +124,12 @@ KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char *
  * "assign", "search" for gamma=search / k=auto; for kernel=knn and heat also "graph" (the
  * neighbour graph), "eigen" (its spectrum) and "ncut" (knn's normalized-cut Lloyd), and "done" once at the end of a successful fit); fraction is the part of that
  * stage done, in [0, 1] (stages repeat per restart when n_init > 1). Return 0 to go on, any
- * other value to cancel the fit. */
+ * other value to cancel the fit. The callback must return: it must not throw a C++
+ * exception (one that does is caught and the fit ends with CANCELLED, the model unchanged)
+ * and must not longjmp or otherwise leave the fit (that skips the fit's cleanup: its memory
+ * is lost, and when it happens during a parallel stage the worker threads wait forever; the
+ * library keeps no pointer to the abandoned fit, so later calls on that thread work). It may
+ * call the library (other models, or getters of this one: they do not see the running fit). */
 typedef int (*kkm_progress_fn)(const char *stage, double fraction, void *user_data);
 
 /* Installs (or, with callback = NULL, removes) the model's progress callback for its

@@ -9,6 +9,7 @@ rows):
     exist in TESTS_DIR and define TEST / TEST_F / TEST_P(Suite, Name), not DISABLED_;
     a shell test script's check is named `check_name.sh:"start of the check's name"`: the
     script must exist in TESTS_DIR (or TESTS_DIR/mpi) and hold a line `check "<that text>...`;
+    a check of a pure C test program is named `test_x.c:"start of the check's name"`;
     a test of the MPI programs (tests/mpi/mpi_test.h's harness) is named
     `mpi/test_mpi_x.cpp:"start of the test's name"`: the file must run such a test;
   - a row without a test ('—') must be marked as a finding (its first column starts with
@@ -27,6 +28,8 @@ STATUS = re.compile(r"\b(OK|INVALID_ARGUMENT|INVALID_DATA|NOT_FITTED|OUT_OF_MEMO
 SCRIPT_REF = re.compile(r'^((?:mpi/)?check_[A-Za-z0-9_]+\.sh):"([^"]+)"$')
 # A test of the MPI programs' own harness (tests/mpi/mpi_test.h): suite.run("name", ...).
 HARNESS_REF = re.compile(r'^(mpi/test_mpi_[A-Za-z0-9_]+\.cpp):"([^"]+)"$')
+# A check of a pure C test program: check(condition, "name") in tests/test_x.c.
+C_REF = re.compile(r'^(test_[A-Za-z0-9_]+\.c):"([^"]+)"$')
 NO_TEST = {"—", "-", ""}
 
 
@@ -86,6 +89,15 @@ def main() -> int:
                     problems.append(f"{where}: {file} does not exist in {tests_dir}")
                 elif f'check "{name}' not in path.read_text():
                     problems.append(f"{where}: {file} has no check whose name starts with '{name}'")
+                continue
+            c_check = C_REF.match(ref)
+            if c_check:
+                file, name = c_check.groups()
+                path = tests_dir / file
+                if not path.exists():
+                    problems.append(f"{where}: {file} does not exist in {tests_dir}")
+                elif not re.search(r'"' + re.escape(name) + r'[^"]*"\)', path.read_text()):
+                    problems.append(f"{where}: {file} has no check named '{name}'")
                 continue
             harness = HARNESS_REF.match(ref)
             if harness:

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "api_test_util.h"
@@ -233,6 +234,80 @@ TEST(Progress, FitsOnTwoHostThreadsSeeOnlyTheirOwnCallback) {
     int32_t k = 0;
     EXPECT_TRUE(Fails(kkm_get_k(cancelled.get(), &k), KKM_ERR_NOT_FITTED));
     EXPECT_TRUE(Ok(kkm_get_k(finished.get(), &k)));
+}
+
+// A C++ host's callback that throws (issue 26): the exception crossed a noexcept frame and
+// called std::terminate. Now it is caught where the callback is called, on the fitting
+// thread (at a stage start or inside a parallel loop), and the fit ends CANCELLED, naming it.
+std::vector<int32_t> labels_of(const kkm_model* m, const Dataset& ds) {
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    EXPECT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+    return labels;
+}
+
+struct Thrower {
+    std::string stage;
+    double fraction = 0;
+    int calls = 0;
+    static int callback(const char* stage, double fraction, void* user) {
+        auto* t = static_cast<Thrower*>(user);
+        ++t->calls;
+        if (t->stage == stage && fraction >= t->fraction) throw std::runtime_error("host error");
+        return 0;
+    }
+};
+
+TEST(Progress, ACallbackThatThrowsCancelsTheFitAndTheModelIsUnchanged) {
+    const Dataset ds = blobs(3000, 8, 4, 1);
+    size_t threw = 0;
+    for (const char* method : kMethods) {
+        for (const double fraction : {0.0, 1e-9}) {  // at the stage start; inside the stage's loops
+            SCOPED_TRACE(std::string(method) + " fraction " + std::to_string(fraction));
+            Model m = make_model((params_for(method) + " threads=2").c_str());
+            ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+            const std::vector<int32_t> before = labels_of(m.get(), ds);
+            Thrower t{"lloyd", fraction};
+            if (std::string(method).find("minibatch") != std::string::npos) t.stage = "minibatch";
+            ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Thrower::callback, &t)));
+            const kkm_status status = kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr);
+            if (t.calls == 0 || status == KKM_OK) continue;  // the stage ended before a report
+            EXPECT_TRUE(Fails(status, KKM_ERR_CANCELLED, {"threw an exception", "must not throw"}));
+            EXPECT_EQ(labels_of(m.get(), ds), before);
+            ++threw;
+        }
+    }
+    EXPECT_GE(threw, std::size(kMethods));  // at least every stage start threw
+}
+
+// The callback may call the library: a nested call does not see the running fit's progress
+// (it ran the callback again from inside itself before: the fit's scope was still installed).
+TEST(Progress, CallsFromInsideTheCallbackDoNotReenterIt) {
+    const Dataset ds = blobs(400, 3, 3, 1);
+    Model other = make_model("k=3 method=exact gamma=0.5");
+    ASSERT_TRUE(Ok(kkm_fit(other.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    struct Nested {
+        kkm_model* other;
+        const Dataset* ds;
+        int depth = 0, max_depth = 0, calls = 0;
+        bool ok = true;
+        static int callback(const char*, double, void* user) {
+            auto* n = static_cast<Nested*>(user);
+            ++n->calls;
+            n->max_depth = std::max(n->max_depth, ++n->depth);
+            std::vector<int32_t> labels(static_cast<size_t>(n->ds->n));
+            std::vector<double> sizes(3);
+            n->ok = n->ok && kkm_assign(n->other, n->ds->X.data(), n->ds->n, n->ds->d, labels.data(), nullptr) == KKM_OK;
+            n->ok = n->ok && kkm_get_cluster_sizes(n->other, sizes.data(), 3) == KKM_OK;
+            --n->depth;
+            return 0;
+        }
+    } nested{other.get(), &ds};
+    Model m = make_model("k=3 method=exact gamma=0.5 n_init=3");
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Nested::callback, &nested)));
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    EXPECT_TRUE(nested.ok) << kkm_last_error();
+    EXPECT_GT(nested.calls, 3);
+    EXPECT_EQ(nested.max_depth, 1);
 }
 
 TEST(Progress, NullModelIsAnError) {

@@ -30,7 +30,21 @@ bool Progress::call(double fraction) noexcept {
     // and a caller's progress bar must not jump backwards.
     fraction_ = std::max(std::clamp(fraction, 0.0, 1.0), fraction_);
     if (callback_ == nullptr) return false;
-    return callback_(stage_, fraction_, user_) != 0;
+    // The callback runs with no Progress installed for this thread: the library calls it
+    // makes are not part of the fit, and should it leave by longjmp (which kkmeans.h forbids)
+    // no thread-local pointer is left at this frame. A C++ exception from it is caught here
+    // (it must not cross a parallel region) and cancels the fit.
+    Progress* const installed = tl_current;
+    tl_current = nullptr;
+    bool stop = false;
+    try {
+        stop = callback_(stage_, fraction_, user_) != 0;
+    } catch (...) {
+        threw_.store(true, std::memory_order_relaxed);
+        stop = true;
+    }
+    tl_current = installed;
+    return stop;
 }
 
 void Progress::begin(const char* name) {
@@ -68,6 +82,10 @@ void Progress::finish() noexcept {
 }
 
 void Progress::throw_if_cancelled() const {
+    if (threw_.load(std::memory_order_relaxed)) {
+        fail(KKM_ERR_CANCELLED, std::string("the progress callback threw an exception (stage '") + stage_ +
+                                    "'): the fit was cancelled and the model is unchanged; a callback must not throw");
+    }
     if (cancelled()) {
         fail(KKM_ERR_CANCELLED, std::string("the fit was cancelled by the progress callback (stage '") + stage_ +
                                     "'); the model is unchanged");

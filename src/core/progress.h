@@ -56,6 +56,7 @@ private:
     double lo_ = 0, hi_ = 1, fraction_ = 0;
     Clock::time_point last_ = Clock::now();
     std::atomic<bool> cancelled_{false};
+    std::atomic<bool> threw_{false};  ///< the callback threw (caught in call(); cancels the fit)
 };
 
 /// Installs a Progress for the calling thread for the scope's lifetime.
