@@ -1,6 +1,6 @@
 // fuzz_load: model loading from bytes (kkm_load_buffer).
 //
-// The first input byte selects a mode (byte % 3); the rest is the payload:
+// The first input byte selects a mode (byte % 4); the rest is the payload:
 //   0  raw:      the payload as is (almost always refused early: magic, version, CRC-32).
 //   1  resealed: the payload is a model file (the seed corpus holds one of every method)
 //                whose last 4 bytes are rewritten with the CRC-32 of the bytes before them,
@@ -11,11 +11,17 @@
 //                interesting u64 (0, 1, -1, 2^31, 2^62, ...) or the u64 there plus a small
 //                delta, or overwrite 4 bytes with an edge float32 (NaN, ±Inf, FLT_MAX,
 //                denormal, -0)); then resealed.
+//   3  values:   the red team's mutation: payload[0] picks a seed model, then 4-byte patches
+//                (u8 section, u8 element, u8 width, u8 value) each overwrite one element of
+//                a named array section (centre coefficients and norms, alive flags, masses,
+//                projections, signs, frequencies, the report's gamma, ...) with a value a
+//                valid model never holds there (3e38, -1, 7, -2, 2^31, a denormal, ...), as a
+//                float32, float64, byte or int64; then resealed.
 // Invariants: a refused buffer gives FORMAT with a message and leaves the model unchanged
 // (still not fitted, parameters at their defaults); an accepted one assigns a few fixed rows
-// with labels in [0, k) and, where the model reports them, distances that are not NaN (+inf
-// is possible: see assign_rows), or refuses them with INVALID_DATA (values that overflow
-// float32); it saves to bytes that load again and save to the same bytes (a fixed point), and
+// with labels in [0, k) and, where the model reports them, finite distances >= 0 whose
+// kkm_distances row minimum is the same, or refuses both with INVALID_DATA (values that
+// overflow float32: never a NaN turned into a distance); it saves to bytes that load again and save to the same bytes (a fixed point), and
 // the reloaded model assigns identically.
 // KKM_FUZZ_DUMP=path writes the bytes that were loaded (after resealing/patching) to path.
 #include <algorithm>
@@ -71,6 +77,48 @@ void apply_patches(std::vector<unsigned char>& bytes, const uint8_t* p, size_t n
     }
 }
 
+/// Where the value patches of mode 3 land: array sections whose values feed distances, and
+/// how many bytes precede their elements (an array's count; a matrix's rows and columns).
+struct ValueSection {
+    const char* tag;
+    size_t skip;
+};
+constexpr ValueSection kValueSections[] = {
+    {"DUAZ", 16}, {"DUAW", 8}, {"DUAC", 8}, {"NYSH", 16}, {"NYSC", 8}, {"NYSA", 8}, {"FEAC", 16},
+    {"FEAA", 8},  {"PDNS", 16}, {"PSGN", 8}, {"PVAL", 8}, {"RFFW", 16}, {"RFFB", 8}, {"BPTS", 16},
+    {"MASS", 8},  {"SHFT", 8},  {"REPT", 0}, {"BCOL", 8}, {"LABL", 8},
+};
+
+/// Offset of the first section `tag` (its tag bytes), or SIZE_MAX.
+size_t find_section(const std::vector<unsigned char>& b, const char* tag) {
+    for (size_t i = 16; i + 12 <= b.size(); ++i) {
+        if (std::memcmp(b.data() + i, tag, 4) == 0) return i;
+    }
+    return SIZE_MAX;
+}
+
+void apply_value_patches(std::vector<unsigned char>& bytes, const uint8_t* p, size_t n) {
+    static const float floats[] = {3e38f, -3e38f, -1.0f, -2.0f, 7.0f, 2.0f, 1e-38f, 0.0f, 0.5f, -0.0f, 1e30f, 1e-30f};
+    static const double doubles[] = {3e38, -3e38, -1.0, -2.0, 7.0, 2.0, 1e-300, 0.0, 0.5, 1e300, -1e-9, 1e10};
+    static const int64_t integers[] = {-1, 7, 2, 0, 1, 1ll << 31, -(1ll << 31), 1ll << 40, 255, 128, -2, 3};
+    const size_t body = bytes.size() > 4 ? bytes.size() - 4 : 0;  // the CRC is resealed afterwards
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        const ValueSection& section = kValueSections[p[i] % std::size(kValueSections)];
+        const size_t at = find_section(bytes, section.tag);
+        if (at == SIZE_MAX) continue;
+        const unsigned width_code = p[i + 2] % 4, v = p[i + 3] % 12;
+        const size_t width = width_code == 0 ? 4 : width_code == 1 ? 8 : width_code == 2 ? 1 : 8;
+        const size_t where = at + 12 + section.skip + static_cast<size_t>(p[i + 1]) * width;
+        if (where + width > body) continue;
+        unsigned char raw[8] = {};
+        if (width_code == 0) std::memcpy(raw, &floats[v], 4);
+        if (width_code == 1) std::memcpy(raw, &doubles[v], 8);
+        if (width_code == 2) raw[0] = static_cast<unsigned char>(integers[v]);
+        if (width_code == 3) std::memcpy(raw, &integers[v], 8);
+        std::memcpy(bytes.data() + where, raw, width);
+    }
+}
+
 struct Assigned {
     kkm_status status = KKM_OK;
     std::vector<int32_t> labels;
@@ -100,16 +148,30 @@ Assigned assign_rows(const kkm_model* m, int64_t d, int32_t k, bool precomputed,
     // A loaded model may hold finite values so large that assigning overflows float32 (e.g.
     // damaged rff frequencies): INVALID_DATA then, with a message, as a fit on such data.
     a.status = s;
+    std::vector<float> all(static_cast<size_t>(rows * k));
+    const kkm_status sd = a.distances.empty() ? KKM_OK : kkm_distances(m, X.data(), rows, d, all.data(), rows * k);
     if (s == KKM_ERR_INVALID_DATA) {
+        // Distances fail alike (assign's nearest distance is one of them).
+        FUZZ_CHECK(a.distances.empty() || sd == KKM_ERR_INVALID_DATA, "assign refused the rows but distances gave %s",
+                   kkm_status_string(sd));
         a.labels.clear();
         a.distances.clear();
         return a;
     }
     FUZZ_CHECK(s == KKM_OK, "assign on a loaded model (d=%lld): %s", static_cast<long long>(d), kkm_last_error());
     for (int32_t l : a.labels) FUZZ_CHECK(l >= 0 && l < k, "label %d outside [0, %d)", l, k);
-    // Not required finite: the loader accepts any finite float, and a model holding values
-    // near FLT_MAX (as a fit on such data produces too) overflows to +inf. NaN is a bug.
-    for (float v : a.distances) FUZZ_CHECK(!std::isnan(v), "distance is NaN");
+    // A distance is finite and >= 0, never a NaN turned into 0 or +inf (the C API refuses).
+    for (float v : a.distances) FUZZ_CHECK(std::isfinite(v) && v >= 0, "distance %g", static_cast<double>(v));
+    if (!a.distances.empty()) {
+        FUZZ_CHECK(sd == KKM_OK, "assign gave distances but kkm_distances refused: %s", kkm_last_error());
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* row = all.data() + i * k;
+            const float low = *std::min_element(row, row + k);
+            FUZZ_CHECK(low == a.distances[static_cast<size_t>(i)], "row %lld: assign %g, distances' minimum %g",
+                       static_cast<long long>(i), static_cast<double>(a.distances[static_cast<size_t>(i)]),
+                       static_cast<double>(low));
+        }
+    }
     return a;
 }
 
@@ -169,12 +231,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;
-    const int mode = data[0] % 3;
+    const int mode = data[0] % 4;
     std::vector<unsigned char> bytes;
-    if (mode == 2) {
+    if (mode >= 2) {
         if (size < 2) return 0;
         bytes = seed_models()[data[1] % seed_models().size()];
-        apply_patches(bytes, data + 2, size - 2);
+        if (mode == 2) apply_patches(bytes, data + 2, size - 2);
+        if (mode == 3) apply_value_patches(bytes, data + 2, size - 2);
         reseal(bytes);
     } else {
         bytes.assign(data + 1, data + size);

@@ -410,6 +410,118 @@ TEST_F(Damaged, CraftedSizesWithValidChecksum) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ crafted values (issue 26)
+
+namespace {
+
+/// bytes with `value` written at `offset` into the payload of the first section `tag`
+/// (after its tag and byte size), the checksum resealed: what a red team's mutation does.
+template <typename T>
+std::vector<unsigned char> patched(std::vector<unsigned char> b, const char* tag, size_t offset, T value) {
+    std::memcpy(b.data() + find_tag(b, tag) + 12 + offset, &value, sizeof value);
+    reseal(b);
+    return b;
+}
+
+struct Fitted {
+    Model model;
+    std::vector<unsigned char> bytes;
+    std::vector<int32_t> labels;
+};
+
+Fitted fitted(const char* params, const Dataset& ds) {
+    Fitted f{make_model(params), {}, std::vector<int32_t>(static_cast<size_t>(ds.n))};
+    EXPECT_TRUE(Ok(kkm_fit(f.model.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    f.bytes = save(f.model.get());
+    EXPECT_TRUE(Ok(kkm_assign(f.model.get(), ds.X.data(), ds.n, ds.d, f.labels.data(), nullptr)));
+    return f;
+}
+
+kkm_status load_into(kkm_model* m, const std::vector<unsigned char>& b) {
+    return kkm_load_buffer(m, b.data(), static_cast<int64_t>(b.size()));
+}
+
+}  // namespace
+
+// Checksum-valid models whose values feed distances: each was accepted and gave silent wrong
+// answers (a coefficient of 3e38 or a negative centre norm gave distances of 0; an alive flag
+// of 7 was taken as alive; a ROS sign of 3e38 gave +inf from kkm_assign and 0 from
+// kkm_distances; rff ignored a gamma of -1). Now each is a FORMAT error naming the value.
+TEST(CraftedModel, ValuesThatFeedDistancesAreValidated) {
+    const Dataset ds = blobs(30, 3, 3, 5);
+    Model target = make_model();
+    const Fitted exact = fitted("k=3 method=exact gamma=0.5", ds);
+    // DUAZ: rows, cols, then the n x k coefficients (row-major).
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(exact.bytes, "DUAZ", 16, 3e38f)), KKM_ERR_FORMAT,
+                      {"dual centre 0", "sum"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(exact.bytes, "DUAZ", 16, -0.5f)), KKM_ERR_FORMAT,
+                      {"dual centre 0", "coefficient", "< 0"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(exact.bytes, "DUAC", 8, -2.0)), KKM_ERR_FORMAT,
+                      {"dual centre 0", "squared norm", "-2"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(exact.bytes, "DUAC", 8, 5.0)), KKM_ERR_FORMAT,
+                      {"dual centre 0", "squared norm", "5"}));  // rbf: at most k(x, x) = 1
+
+    const Fitted nystrom = fitted("k=3 method=nystrom m=20 gamma=0.5", ds);
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(nystrom.bytes, "NYSA", 8, char{7})), KKM_ERR_FORMAT,
+                      {"live clusters", "7", "not 0 or 1"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(nystrom.bytes, "NYSC", 8, -1.0f)), KKM_ERR_FORMAT,
+                      {"Nystrom centre 0", "squared norm", "negative"}));
+    const std::vector<char> none(3, 0);
+    std::vector<unsigned char> dead = nystrom.bytes;
+    std::memcpy(dead.data() + find_tag(dead, "NYSA") + 20, none.data(), 3);
+    reseal(dead);
+    EXPECT_TRUE(Fails(load_into(target.get(), dead), KKM_ERR_FORMAT, {"no cluster is alive"}));
+
+    const Fitted ros = fitted("k=3 method=sketch sketch=ros m=20 gamma=0.5", ds);
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(ros.bytes, "PSGN", 8, 3e38f)), KKM_ERR_FORMAT,
+                      {"(ros) sign 0", "not +-1/sqrt"}));
+
+    const Fitted rff = fitted("k=3 method=rff m=50 gamma=0.5", ds);
+    // REPT: objective, iterations, then gamma (8 bytes each).
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "REPT", 16, -1.0)), KKM_ERR_FORMAT,
+                      {"gamma=-1", "not positive", "kernel=rbf"}));
+    const Fitted sketch = fitted("k=3 method=sketch m=20 gamma=0.5", ds);
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(sketch.bytes, "FEAA", 8, char{2})), KKM_ERR_FORMAT,
+                      {"live centroids", "2", "not 0 or 1"}));
+    int32_t k = 0;
+    EXPECT_TRUE(Fails(kkm_get_k(target.get(), &k), KKM_ERR_NOT_FITTED));  // every load failed: unchanged
+}
+
+// The report's cluster sizes are informational: a feature model once took them as its live
+// centroids, so a file with one size set to 0 assigned no row to that cluster.
+TEST(CraftedModel, InformationalClusterSizesDoNotChangeAssignments) {
+    const Dataset ds = blobs(30, 3, 3, 5);
+    for (const char* params : {"k=3 method=sketch m=20 gamma=0.5", "k=3 method=rff m=50 gamma=0.5",
+                               "k=3 method=nystrom m=20 solver=minibatch gamma=0.5"}) {
+        SCOPED_TRACE(params);
+        const Fitted f = fitted(params, ds);
+        Model loaded = make_model();
+        ASSERT_TRUE(Ok(load_into(loaded.get(), patched(f.bytes, "MASS", 8, 0.0))));
+        std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+        ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+        EXPECT_EQ(labels, f.labels);
+    }
+}
+
+// A model whose values pass the loader's checks yet give a distance far below 0 or beyond
+// float32 (a Nystrom centre coefficient of 3e38): once clamped to 0 (a perfect match) or
+// taken as +inf. Now assign and distances are errors naming the row.
+TEST(CraftedModel, NonFiniteDistancesAreErrorsNeverZero) {
+    const Dataset ds = blobs(30, 3, 3, 5);
+    const Fitted f = fitted("k=3 method=nystrom m=20 gamma=0.5", ds);
+    Model loaded = make_model();
+    // NYSH: rows, cols, then the k x m centre coefficients.
+    ASSERT_TRUE(Ok(load_into(loaded.get(), patched(f.bytes, "NYSH", 16, 3e38f))));
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    std::vector<float> dist(static_cast<size_t>(ds.n)), all(static_cast<size_t>(ds.n * 3));
+    EXPECT_TRUE(Fails(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"row 0", "non-finite distance"}));
+    EXPECT_TRUE(Fails(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), dist.data()),
+                      KKM_ERR_INVALID_DATA, {"row 0", "non-finite distance"}));
+    EXPECT_TRUE(Fails(kkm_distances(loaded.get(), ds.X.data(), ds.n, ds.d, all.data(), ds.n * 3), KKM_ERR_INVALID_DATA,
+                      {"row 0", "non-finite distance"}));
+}
+
 // ------------------------------------------------------------------ format version 1
 
 namespace {
@@ -430,10 +542,28 @@ std::vector<unsigned char> with_version(std::vector<unsigned char> b, uint32_t v
     return b;
 }
 
-/// A version-4 buffer of a fit without a graph kernel turned into the version-3 file it stands
-/// for: the report (REPT) without its last three scalars (neighbors, heat_rank and the graph
-/// search, all 0).
+/// A version-5 buffer turned into the version-4 file it stands for: a feature body (sketch,
+/// rff, nystrom solver=minibatch) without its live-centroid flags (FEAA, the last section of
+/// BODY), which version 4 derived from the report's cluster sizes.
+std::vector<unsigned char> as_version_four(std::vector<unsigned char> b) {
+    const size_t body = find_tag(b, "BODY");
+    if (std::string(reinterpret_cast<const char*>(b.data()), b.size()).find("FEAA") != std::string::npos) {
+        const size_t at = find_tag(b, "FEAA");
+        uint64_t size = 0, body_size = 0;
+        std::memcpy(&size, b.data() + at + 4, 8);
+        std::memcpy(&body_size, b.data() + body + 4, 8);
+        EXPECT_EQ(at + 12 + size, body + 12 + body_size) << "FEAA is not the last section of BODY";
+        b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
+        body_size -= 12 + size;
+        std::memcpy(b.data() + body + 4, &body_size, 8);
+    }
+    return with_version(std::move(b), 4);
+}
+
+/// ... into the version-3 file of a fit without a graph kernel: the report (REPT) without its
+/// last three scalars (neighbors, heat_rank and the graph search, all 0).
 std::vector<unsigned char> as_version_three(std::vector<unsigned char> b) {
+    b = as_version_four(std::move(b));
     const size_t at = find_tag(b, "REPT");
     uint64_t size = 0;
     std::memcpy(&size, b.data() + at + 4, 8);
@@ -466,7 +596,7 @@ std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
 
 }  // namespace
 
-TEST(FormatVersion, VersionOneTwoAndThreeFilesStillLoad) {
+TEST(FormatVersion, VersionOneToFourFilesStillLoad) {
     // Kernels that are not shift-invariant are never centred: their version-2 files differ
     // from version 1 only by the empty shift and the version, so a version-1 file is at hand.
     const Dataset ds = blobs(40, 3, 3, 5);
@@ -475,11 +605,12 @@ TEST(FormatVersion, VersionOneTwoAndThreeFilesStillLoad) {
         SCOPED_TRACE(params);
         Model fitted = make_model(params);
         ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));
-        for (int version : {1, 2, 3}) {
+        for (int version : {1, 2, 3, 4}) {
             const std::vector<unsigned char> now = save(fitted.get());
             const std::vector<unsigned char> old = version == 1   ? as_version_one(now)
                                                    : version == 2 ? as_version_two(now)
-                                                                  : as_version_three(now);
+                                                   : version == 3 ? as_version_three(now)
+                                                                  : as_version_four(now);
             Model loaded = make_model("");
             ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
             std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());

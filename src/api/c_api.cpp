@@ -2,6 +2,7 @@
 // KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
 // message. No exception crosses this file.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <locale>
 #include <memory>
@@ -134,6 +135,30 @@ void check_distances_output(const kkm::FittedModel& f, int64_t n, int64_t out_le
     }
 }
 
+/// Whether the model measures distances of new rows: not with kernel=precomputed for the
+/// methods that need k(x, x) (exact, minibatch, nystrom), which give labels only.
+bool measures(const kkm::FittedModel& f) {
+    const kkm::Params& p = f.params();
+    return !kkm::kernel_traits(p.kernel).precomputed || p.method == kkm::Method::sketch ||
+           p.method == kkm::Method::rff;
+}
+
+/// What a model computed for the rows, checked before the caller sees it: a NaN (an overflow
+/// of damaged model values, or of the rows' kernel values) is an error naming the row, never a
+/// distance. `cols` values per row; `infinite_ok`: +inf marks a centre that lost every point.
+void require_computed(const float* values, int64_t rows, int64_t cols, bool infinite_ok, const char* what) {
+    for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < cols; ++j) {
+            const float v = values[i * cols + j];
+            if (std::isnan(v) || (!infinite_ok && std::isinf(v))) {
+                kkm::invalid_data("row " + std::to_string(i) + ": the model gives a non-finite " + what +
+                                  (cols > 1 ? " (column " + std::to_string(j) + ")" : std::string()) +
+                                  ": its values overflow float32 against this row, or the model is damaged");
+            }
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -262,7 +287,11 @@ kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t
     check_assign_input(f, X, n, d, labels, "labels", sizeof(float));
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
-    f.assign(view, labels, distances, assign_threads(f));
+    // The distances are checked even when not wanted (where the model can measure them).
+    std::vector<float> own(distances == nullptr && measures(f) ? static_cast<size_t>(n) : 0);
+    float* dist = distances != nullptr ? distances : own.empty() ? nullptr : own.data();
+    f.assign(view, labels, dist, assign_threads(f));
+    if (dist != nullptr) require_computed(dist, n, 1, false, "distance to its nearest centre");
     KKM_API_END
 }
 
@@ -272,9 +301,10 @@ kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, in
     const kkm::FittedModel& f = fitted(model);
     check_assign_input(f, X, n, d, labels, "labels", sizeof(double));
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
-    std::vector<float> dist(distances != nullptr ? static_cast<size_t>(n) : 0);
-    f.assign(converted.view(), labels, distances != nullptr ? dist.data() : nullptr, assign_threads(f));
-    for (size_t i = 0; i < dist.size(); ++i) distances[i] = dist[i];
+    std::vector<float> dist(distances != nullptr || measures(f) ? static_cast<size_t>(n) : 0);
+    f.assign(converted.view(), labels, dist.empty() ? nullptr : dist.data(), assign_threads(f));
+    if (!dist.empty()) require_computed(dist.data(), n, 1, false, "distance to its nearest centre");
+    if (distances != nullptr) std::copy(dist.begin(), dist.end(), distances);
     KKM_API_END
 }
 
@@ -286,6 +316,7 @@ kkm_status kkm_distances(const kkm_model* model, const float* X, int64_t n, int6
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
     f.distances(view, out, assign_threads(f));
+    require_computed(out, n, f.params().k, true, "distance");
     KKM_API_END
 }
 
@@ -298,6 +329,7 @@ kkm_status kkm_distances_f64(const kkm_model* model, const double* X, int64_t n,
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     std::vector<float> all(static_cast<size_t>(n * f.params().k));
     f.distances(converted.view(), all.data(), assign_threads(f));
+    require_computed(all.data(), n, f.params().k, true, "distance");
     std::copy(all.begin(), all.end(), out);
     KKM_API_END
 }
@@ -316,6 +348,7 @@ kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int6
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
     f.transform(view, out, assign_threads(f));
+    require_computed(out, n, f.feature_dim(), false, "feature");
     KKM_API_END
 }
 

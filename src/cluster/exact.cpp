@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cmath>
 #include <limits>
 #include <utility>
 
+#include "cluster/reported_distance.h"
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -93,11 +95,13 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
     for (int64_t i = 0; i < count; ++i) {
         // A centre's term −2 Σ_a z_aj k(x,a)/W_j + C_j as reported: plus k(x,x) when given,
         // clamped at 0 then (rounding can take a distance of about 0 below it).
-        const auto reported = [&](double term) {
-            const double full = term + (self != nullptr ? self[i] : 0.0);
-            return static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
+        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0.
+        const auto reported = [&](double term, double size) {
+            if (self == nullptr) return std::isfinite(term) ? static_cast<float>(term) : std::nanf("");
+            return reported_distance(term + self[i], size + std::abs(self[i]));
         };
-        double best = std::numeric_limits<double>::infinity();
+        double best = std::numeric_limits<double>::infinity(), best_size = 0;
+        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             const double m = c.mass[static_cast<size_t>(j)];
@@ -105,15 +109,20 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
                 continue;
             }
-            const double d = -2.0 * g.row(i)[j] / m + c.self_dot[static_cast<size_t>(j)];
-            if (each != nullptr) each[i * k + j] = reported(d);
+            const double cross = g.row(i)[j] / m, norm = c.self_dot[static_cast<size_t>(j)];
+            const double d = -2.0 * cross + norm;
+            const double size = 2.0 * std::abs(cross) + std::abs(norm);
+            const float r = reported(d, size);
+            poisoned = poisoned || std::isnan(r);
+            if (each != nullptr) each[i * k + j] = r;
             if (d < best) {
                 best = d;
+                best_size = size;
                 arg = static_cast<int32_t>(j);
             }
         }
         labels[i] = arg;
-        dist[i] = reported(best);
+        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported(best, best_size);
     }
 }
 

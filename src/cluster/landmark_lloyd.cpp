@@ -6,6 +6,7 @@
 
 #include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
+#include "cluster/reported_distance.h"
 #include "core/blocking.h"
 #include "core/parallel.h"
 #include "core/weights.h"
@@ -52,29 +53,37 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
     for (int64_t i = 0; i < dots.rows; ++i) {
         const float s = self != nullptr ? self[i] : 0.0f;
         // A centre's term ‖c‖² − 2 g·H as reported: plus K(x,x) when given, clamped at 0 then.
-        const auto reported = [&](float term) {
-            const float full = term + s;
-            return self != nullptr && full < 0.0f ? 0.0f : full;
+        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0.
+        const auto reported = [&](float term, double size) {
+            if (self == nullptr) return std::isfinite(term) ? term : std::nanf("");
+            return reported_distance(static_cast<double>(term) + s, size + std::abs(s));
         };
         float best = std::numeric_limits<float>::infinity(), next = best;
+        double best_size = 0;
+        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!c.alive[static_cast<size_t>(j)]) {
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
                 continue;
             }
-            const float d = c.self_dot[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
-            if (each != nullptr) each[i * k + j] = reported(d);
+            const float norm = c.self_dot[static_cast<size_t>(j)], dot = dots.row(i)[j];
+            const float d = norm - 2.0f * dot;
+            const double size = std::abs(norm) + 2.0 * std::abs(dot);
+            const float r = reported(d, size);
+            poisoned = poisoned || std::isnan(r);
+            if (each != nullptr) each[i * k + j] = r;
             if (d < best) {
                 next = best;
                 best = d;
+                best_size = size;
                 arg = static_cast<int32_t>(j);
             } else if (d < next) {
                 next = d;
             }
         }
         labels[i] = arg;
-        dist[i] = reported(best);
+        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported(best, best_size);
         if (second != nullptr) second[i] = next + s;
     }
 }

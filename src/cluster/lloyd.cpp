@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cluster/hamerly.h"
+#include "cluster/reported_distance.h"
 #include "core/blocking.h"
 #include "core/parallel.h"
 #include "core/weights.h"
@@ -19,10 +20,6 @@ float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
 }
 
-/// A squared distance as reported: rounding can take one of about 0 below 0.
-float clamp_distance(float d) {
-    return d > 0.0f ? d : 0.0f;
-}
 
 }  // namespace
 
@@ -46,24 +43,31 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
     for (int64_t i = 0; i < F.rows; ++i) {
         float best = std::numeric_limits<float>::infinity(), next = best;
+        double best_size = 0;
+        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
         int32_t arg = 0;
         for (int64_t j = 0; j < k; ++j) {
             if (!alive[static_cast<size_t>(j)]) {
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
                 continue;
             }
-            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
-            if (each != nullptr) each[i * k + j] = clamp_distance(d);
+            const float dot = dots.row(i)[j];
+            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dot;
+            const double size = std::abs(fnorms[i]) + std::abs(cnorms[static_cast<size_t>(j)]) + 2.0 * std::abs(dot);
+            const float reported = reported_distance(d, size);
+            poisoned = poisoned || std::isnan(reported);
+            if (each != nullptr) each[i * k + j] = reported;
             if (d < best) {
                 next = best;
                 best = d;
+                best_size = size;
                 arg = static_cast<int32_t>(j);
             } else if (d < next) {
                 next = d;
             }
         }
         labels[i] = arg;
-        dist[i] = clamp_distance(best);
+        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported_distance(best, best_size);
         if (second != nullptr) second[i] = next;
     }
 }

@@ -288,6 +288,14 @@ std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim) {
             if (static_cast<int64_t>(signs.size()) != next_power_of_two(m)) {
                 bad_projection("(ros) has " + std::to_string(signs.size()) + " signs for m=" + std::to_string(m));
             }
+            // Each entry is a sign times 1/√p, as the fit wrote it (float rounding aside).
+            const float scale = 1.0f / std::sqrt(static_cast<float>(signs.size()));
+            for (size_t i = 0; i < signs.size(); ++i) {
+                if (!(std::abs(std::abs(signs[i]) - scale) <= 1e-6f * scale)) {
+                    bad_projection("(ros) sign " + std::to_string(i) + " is " + message_number(signs[i]) +
+                                   ", not +-1/sqrt(" + std::to_string(signs.size()) + ")");
+                }
+            }
             out = std::make_unique<RosProjection>(m, std::move(signs));
             break;
         }

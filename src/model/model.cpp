@@ -159,13 +159,16 @@ void NystromModel::transform(ConstMatrix X, float* out, int threads) const {
 }
 
 FeatureModel::FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
-                           Matrix centroids, bool kernel_distances)
+                           Matrix centroids, bool kernel_distances, std::vector<char> alive)
     : FittedModel(std::move(params), n_train, d, std::move(report)),
       map_(std::move(map)),
       centroids_(std::move(centroids)),
+      alive_(std::move(alive)),
       kernel_distances_(kernel_distances) {
     cnorms_ = row_squared_norms(centroids_.view());
-    for (double m : this->report().mass) alive_.push_back(m > 0 ? 1 : 0);
+    if (alive_.empty()) {
+        for (double m : this->report().mass) alive_.push_back(m > 0 ? 1 : 0);
+    }
 }
 
 void FeatureModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
@@ -195,8 +198,9 @@ void FeatureModel::pass(ConstMatrix X, int32_t* labels, float* dist, float* each
         if (residual) basis->self(scratch.rows.view(), self.data());
         for (int64_t i = 0; i < count; ++i) {
             // The part of φ(x) the landmarks cannot represent: the same for every centre.
-            const float extra =
-                residual ? std::max(0.0f, self[static_cast<size_t>(i)] - fnorms[static_cast<size_t>(i)]) : 0.0f;
+            // (NaN stays NaN: the C API reports it rather than a distance of 0.)
+            const float gap = residual ? self[static_cast<size_t>(i)] - fnorms[static_cast<size_t>(i)] : 0.0f;
+            const float extra = gap < 0.0f ? 0.0f : gap;
             if (block_dist != nullptr) block_dist[i] = d[static_cast<size_t>(i)] + extra;
             for (int64_t j = 0; block_each != nullptr && j < k; ++j) block_each[i * k + j] += extra;
         }

@@ -181,8 +181,10 @@ private:
 /// otherwise they are feature-space distances ‖f − c‖².
 class FeatureModel final : public FittedModel {
 public:
+    /// alive: which centroids take points (1) or lost every point (0); empty: those whose
+    /// cluster has a positive mass in the report (a fit's, or a file before format 5).
     FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
-                 Matrix centroids, bool kernel_distances);
+                 Matrix centroids, bool kernel_distances, std::vector<char> alive = {});
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
@@ -190,6 +192,7 @@ public:
     const FeatureMap& map() const { return *map_; }
     const Matrix& centroids() const { return centroids_; }
     bool kernel_distances() const { return kernel_distances_; }
+    const std::vector<char>& alive() const { return alive_; }
 
 private:
     /// The pass assign and distances share: labels and dist (NULL: not wanted) for assign, or

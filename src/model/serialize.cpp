@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "core/archive.h"
@@ -33,6 +35,7 @@ enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
 struct Shape {
     ModelKind kind;
     int64_t n_train, d, k;
+    uint32_t version;  ///< the file's format version
 };
 
 [[noreturn]] void bad(const std::string& message) {
@@ -138,6 +141,7 @@ void save_body(const FittedModel& model, Writer& w) {
         save_map(feature->map(), w);
         w.matrix(tag("FEAC"), feature->centroids());
         w.scalar<uint32_t>(feature->kernel_distances() ? 1 : 0);
+        w.array<char>(tag("FEAA"), feature->alive());  // format 5: not derived from the report
     } else {
         fail(KKM_ERR_INTERNAL, "save_model: unknown model type");
     }
@@ -305,6 +309,54 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
     return std::make_unique<RffMap>(std::move(W), std::move(phases), report.shift);
 }
 
+/// Flags of which clusters are alive: each 0 or 1, at least one 1.
+void require_alive_flags(const char* what, const std::vector<char>& alive) {
+    for (size_t j = 0; j < alive.size(); ++j) {
+        if (alive[j] != 0 && alive[j] != 1) {
+            bad(std::string(what) + ": flag " + std::to_string(j) + " is " + std::to_string(static_cast<int>(alive[j])) +
+                ", not 0 or 1");
+        }
+    }
+    if (std::find(alive.begin(), alive.end(), 1) == alive.end()) bad(std::string(what) + ": no cluster is alive");
+}
+
+/// Dual centres c_j = Σ_i Z_ij φ(b_i) / W_j are convex combinations of the basis points: Z ≥ 0,
+/// each column summing to its mass W_j (0 for a cluster that lost every point), and
+/// 0 ≤ ‖c_j‖² ≤ max_i k(b_i, b_i). A file that breaks this would give distances that
+/// overflow or go below 0 (once clamped to 0 and reported as a perfect match).
+void check_dual_centres(const DualCentres& c, const KernelBasis& basis) {
+    const int64_t n = c.Z.rows, k = c.Z.cols;
+    double top = std::numeric_limits<double>::infinity();
+    if (!basis.precomputed()) {
+        std::vector<float> self(static_cast<size_t>(n));
+        basis.self(basis.points().view(), self.data());
+        top = 0;
+        for (const float v : self) top = std::max(top, static_cast<double>(v));
+    }
+    bool any_alive = false;
+    for (int64_t j = 0; j < k; ++j) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const float z = c.Z.row(i)[j];
+            if (z < 0) bad("dual centre " + std::to_string(j) + " has the coefficient " + message_number(z) + " < 0");
+            sum += z;
+        }
+        const double mass = c.mass[static_cast<size_t>(j)];
+        if (std::abs(sum - mass) > 1e-3 * std::max(mass, 1e-30) + 1e-30) {
+            bad("dual centre " + std::to_string(j) + ": its coefficients sum to " + message_number(sum, 7) +
+                " but its mass is " + message_number(mass, 7));
+        }
+        const double norm = c.self_dot[static_cast<size_t>(j)];
+        const double below = -1e-6 * (std::isfinite(top) ? std::max(top, 1.0) : 1.0);  // rounding
+        if (mass > 0 && !(norm >= below && norm <= top * (1 + 1e-3) + 1e-6)) {
+            bad("dual centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
+                ", outside [0, " + message_number(top) + "] (the largest k(x, x) of its points)");
+        }
+        any_alive = any_alive || mass > 0;
+    }
+    if (!any_alive) bad("no dual centre has a positive mass");
+}
+
 void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t cols) {
     if (m.rows != rows || m.cols != cols) {
         bad(std::string(what) + " is " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", expected " +
@@ -348,6 +400,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_size("dual centre masses", c.mass.size(), s.k);
         require_non_negative("dual centre mass", c.mass);
         require_size("dual centre norms", c.self_dot.size(), s.k);
+        check_dual_centres(c, basis);
         return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
                                            std::move(c));
     }
@@ -364,6 +417,14 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_matrix("Nystrom centres", c.H, s.k, landmarks->basis()->size());
         require_size("Nystrom centre norms", c.self_dot.size(), s.k);
         require_size("Nystrom live clusters", c.alive.size(), s.k);
+        require_alive_flags("Nystrom live clusters", c.alive);
+        for (int64_t j = 0; j < s.k; ++j) {
+            const float norm = c.self_dot[static_cast<size_t>(j)];
+            if (c.alive[static_cast<size_t>(j)] && !(norm >= 0.0f)) {
+                bad("Nystrom centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
+                    ": a squared norm cannot be negative");
+            }
+        }
         map.release();
         return std::make_shared<NystromModel>(std::move(p), s.n_train, s.d, std::move(report),
                                               std::unique_ptr<LandmarkMap>(landmarks), std::move(c));
@@ -388,8 +449,16 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     } else {
         require_body_matches(p, "sketched landmark features, as method=sketch fits", p.method == Method::sketch);
     }
+    // Format 5 keeps which centroids take points in the body; older files derived it from the
+    // report's cluster sizes (informational: they must not decide assignments).
+    std::vector<char> alive;
+    if (s.version >= 5) {
+        alive = r.array<char>(tag("FEAA"));
+        require_size("live centroids", alive.size(), s.k);
+        require_alive_flags("live centroids", alive);
+    }
     return std::make_shared<FeatureModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(map),
-                                          std::move(centroids), kernel_distances == 1);
+                                          std::move(centroids), kernel_distances == 1, std::move(alive));
 }
 
 /// A file whose last bytes are not the END. trailer is most often cut short. Walks the top-level
@@ -496,9 +565,14 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         LoadedModel out{load_params(r), nullptr};
         Params p = out.params.typed();
         apply_kernel_defaults(p);
-        const Shape shape = load_shape(r, p);
+        Shape shape = load_shape(r, p);
+        shape.version = version;
         p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);
+        if (kernel_traits(p.kernel).uses_gamma && !(report.gamma > 0)) {
+            bad("the fit report's gamma=" + message_number(report.gamma) + " is not positive, as kernel=" +
+                to_text(p.kernel) + " needs");
+        }
         // The engine path is the loading machine's: the saved one when this CPU has it, else
         // the widest it has (kernel values agree across paths to float32 rounding).
         const engine::Isa saved = requested_isa(p.isa);

@@ -23,7 +23,7 @@ namespace kkm {
 /// 3: the report carries the gamma=search / k=auto scan (SRCG, SRCK, SRCS, SRCC).
 /// 4: the report carries the graph kernels' neighbors and heat_rank; model kind 4, a graph
 /// model (model/serialize_graph.cpp).
-inline constexpr uint32_t kModelFormatVersion = 4;
+inline constexpr uint32_t kModelFormatVersion = 5;
 
 /// Serialises a fitted model and the parameters it was fitted with.
 std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model);
