@@ -82,8 +82,11 @@ extern "C" {
  * NULL on others), INVALID_DATA (NaN/Inf in X at a global row and column; a negative,
  * non-finite or too large weight at a global row; all weights zero over all ranks; zero
  * variance with gamma=auto), OUT_OF_MEMORY (max_memory_mb is a per-process budget: a rank
- * whose share of the fit exceeds it refuses, and then every rank does), INTERNAL (a failed
- * MPI call, with MPI's reason). Checked by each rank alone, before any communication, and so
+ * whose share of the fit exceeds it refuses, and then every rank does; an allocation that
+ * fails on one rank in the middle of a stage is an OUT_OF_MEMORY on every rank too, naming
+ * the rank that gave up: every collective step starts with a status word from each rank, so
+ * a rank that cannot go on tells the others at their next step), INTERNAL (a failed MPI call,
+ * with MPI's reason). Checked by each rank alone, before any communication, and so
  * not collective unless every rank passes the same: MPI not initialised or already finalized,
  * comm = MPI_COMM_NULL or an intercommunicator (INVALID_ARGUMENT). On any error the model is
  * unchanged on every rank.
@@ -96,7 +99,8 @@ extern "C" {
  * returns), so the fit's messages never mix with the caller's; gathers only (MPI_Allgather,
  * MPI_Allgatherv), messages larger than INT_MAX bytes split into rounds. With the environment
  * variable KKMEANS_MPI_STATS set (not "0"), each rank prints its traffic to stderr at the end
- * of the call: "kkm_fit_mpi: rank R of P: collectives C, bytes sent S, bytes received B".
+ * of the call: "kkm_fit_mpi: rank R of P: collectives C, bytes sent S, bytes received B,
+ * status checks T" (T: the status words, one small MPI_Allgather per collective step).
  *
  * Thread safety: MPI calls are made only on the thread that calls kkm_fit_mpi (the library's
  * OpenMP threads make none), so MPI_THREAD_FUNNELED is enough when that is the thread that

@@ -30,7 +30,9 @@ public:
     ThreadComm(ThreadGroup& group, int rank) : group_(group), rank_(rank) {}
     int rank() const override { return rank_; }
     int size() const override { return group_.size(); }
-    void allgather(const void* mine, size_t bytes, void* out) const override {
+
+protected:
+    void gather(const void* mine, size_t bytes, void* out) const override {
         publish(mine, bytes);
         for (int r = 0; r < size(); ++r) {
             if (bytes > 0)
@@ -38,8 +40,8 @@ public:
         }
         group_.meet();  // nobody overwrites a slot before every rank has read it
     }
-    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
-                    std::vector<size_t>& counts) const override {
+    void gatherv(const void* mine, size_t bytes, std::vector<char>& out,
+                 std::vector<size_t>& counts) const override {
         publish(mine, bytes);
         out.clear();
         counts.clear();

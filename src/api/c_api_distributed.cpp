@@ -53,16 +53,29 @@ extern "C" kkm_status kkm_private_fit_distributed(const char* caller_version, kk
     require_same_version(caller_version);
     const std::unique_ptr<kkm::Comm> owned = make_comm(make, context);
     const kkm::Comm& comm = *owned;
-    kkm::require_local_arguments(comm, model, X, n_local, d);
-    const kkm::RowPartition part = kkm::agree_on_shape(comm, n_local, d);
-    kkm::require_same_params(comm, model->params);
-    const kkm::Params params = model->params.typed();
-    const std::vector<float> w = kkm::check_local_data(comm, part, params, X, d, weights);
-    kkm::agree_on_weights(comm, part, w, weights != nullptr);
-    ProgressRelay relay{model->progress, model->progress_user};
-    kkm::fit_into(*model, model->progress != nullptr ? &ProgressRelay::relay : nullptr, &relay,
-                  [&](const kkm::Params& p) {
-                      return kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm);
-                  });
+    try {
+        kkm::require_local_arguments(comm, model, X, n_local, d);
+        const kkm::RowPartition part = kkm::agree_on_shape(comm, n_local, d);
+        kkm::require_same_params(comm, model->params);
+        const kkm::Params params = model->params.typed();
+        const std::vector<float> w = kkm::check_local_data(comm, part, params, X, d, weights);
+        kkm::agree_on_weights(comm, part, w, weights != nullptr);
+        ProgressRelay relay{model->progress, model->progress_user};
+        kkm::fit_into(*model, model->progress != nullptr ? &ProgressRelay::relay : nullptr, &relay,
+                      [&](const kkm::Params& p) {
+                          std::unique_ptr<kkm::FittedModel> fitted =
+                              kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm);
+                          kkm::collectively(comm, [] {});  // every rank got here: none gave up after
+                          return fitted;
+                      });
+    } catch (const kkm::CollectiveError&) {
+        throw;  // every rank throws it
+    } catch (const kkm::Error& e) {
+        comm.abandon(e.status(), e.what());  // an error of this rank alone, between collective steps
+    } catch (const std::bad_alloc&) {
+        comm.abandon(KKM_ERR_OUT_OF_MEMORY, "out of memory (an allocation failed)");
+    } catch (const std::exception& e) {
+        comm.abandon(KKM_ERR_INTERNAL, std::string("internal error: ") + e.what());
+    }
     KKM_API_END
 }

@@ -8,11 +8,11 @@
 
 namespace kkm {
 
-void SoloComm::allgather(const void* mine, size_t bytes, void* out) const {
+void SoloComm::gather(const void* mine, size_t bytes, void* out) const {
     if (bytes > 0) std::memcpy(out, mine, bytes);
 }
 
-void SoloComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
+void SoloComm::gatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
     const auto* p = static_cast<const char*>(mine);
     out.assign(p, p + bytes);
     counts.assign(1, bytes);
@@ -173,7 +173,7 @@ void agree_on_error(const Comm& comm, int status, const std::string& message) {
     std::vector<char> all;
     std::vector<size_t> counts;
     comm.allgatherv(message.data(), comm.rank() == root ? message.size() : 0, all, counts);
-    fail(static_cast<kkm_status>(*first), std::string(all.begin(), all.end()));
+    throw CollectiveError(static_cast<kkm_status>(*first), std::string(all.begin(), all.end()));
 }
 
 void collectively(const Comm& comm, const std::function<void()>& work) {

@@ -6,38 +6,100 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/matrix.h"
 #include "core/rng.h"
 
 namespace kkm {
 
+/// Every collective step of several ranks starts with a status word from each rank: 0 to go
+/// on, or the status of an error that rank cannot recover from where it is (an allocation
+/// failing inside a stage, between collective steps). A rank that meets such an error calls
+/// abandon() (kkm_fit_mpi's entry point does, for any error the others do not know of): at
+/// their next collective step the other ranks find its status, and every rank throws the same
+/// CollectiveError instead of waiting for a rank that will never come.
 class Comm {
 public:
     virtual ~Comm() = default;
     virtual int rank() const = 0;
     virtual int size() const = 0;
     /// Collective: every rank's `bytes` bytes (the same count on every rank), concatenated in
-    /// rank order into out (size() · bytes).
-    virtual void allgather(const void* mine, size_t bytes, void* out) const = 0;
+    /// rank order into out (size() · bytes). Throws CollectiveError when a rank abandoned.
+    void allgather(const void* mine, size_t bytes, void* out) const;
     /// Collective: every rank's bytes (counts may differ, 0 included), concatenated in rank
-    /// order into out; counts[r] receives rank r's byte count.
-    virtual void allgatherv(const void* mine, size_t bytes, std::vector<char>& out,
-                            std::vector<size_t>& counts) const = 0;
+    /// order into out; counts[r] receives rank r's byte count. Throws CollectiveError when a
+    /// rank abandoned.
+    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const;
+    /// Collective with whatever step the other ranks are at: tells them that this rank gives
+    /// up with (status, message), and throws the CollectiveError every rank throws (that of
+    /// the lowest rank that gave up, should several).
+    [[noreturn]] void abandon(int status, const std::string& message) const;
+
+protected:
+    /// The transport's gathers, as allgather and allgatherv above without the status word.
+    virtual void gather(const void* mine, size_t bytes, void* out) const = 0;
+    virtual void gatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const = 0;
+    /// Every rank's status word, in rank order (a gather of one int32 unless overridden).
+    virtual void gather_status(int32_t mine, int32_t* all) const { gather(&mine, sizeof mine, all); }
+
+private:
+    /// The status words of one collective step (this rank's: `mine`); throws CollectiveError
+    /// with the lowest nonzero rank's status and message when there is one.
+    void agree_on_status(int32_t mine, const std::string& message) const;
 };
 
-/// One process: rank 0 of 1.
+/// One process: rank 0 of 1 (no status words: nobody to tell).
 class SoloComm final : public Comm {
 public:
     int rank() const override { return 0; }
     int size() const override { return 1; }
-    void allgather(const void* mine, size_t bytes, void* out) const override;
-    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
+
+protected:
+    void gather(const void* mine, size_t bytes, void* out) const override;
+    void gatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
 };
+
+// Comm's protocol is defined here, inline: libkkmeans_mpi's communicator (another shared
+// object, which sees none of libkkmeans' hidden symbols) uses it too.
+inline void Comm::allgather(const void* mine, size_t bytes, void* out) const {
+    if (size() > 1) agree_on_status(0, {});
+    gather(mine, bytes, out);
+}
+
+inline void Comm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
+    if (size() > 1) agree_on_status(0, {});
+    gatherv(mine, bytes, out, counts);
+}
+
+inline void Comm::abandon(int status, const std::string& message) const {
+    if (size() == 1) throw CollectiveError(static_cast<kkm_status>(status), message);
+    agree_on_status(status != 0 ? status : KKM_ERR_INTERNAL, message);
+    throw CollectiveError(KKM_ERR_INTERNAL, "internal error: an abandoned fit went on");  // not reached
+}
+
+inline void Comm::agree_on_status(int32_t mine, const std::string& message) const {
+    std::vector<int32_t> all(static_cast<size_t>(size()));
+    gather_status(mine, all.data());
+    const auto first = std::find_if(all.begin(), all.end(), [](int32_t s) { return s != 0; });
+    if (first == all.end()) return;
+    // Every rank that gave up sends its message; the lowest one's is every rank's error.
+    std::vector<char> text;
+    std::vector<size_t> counts;
+    gatherv(message.data(), mine != 0 ? message.size() : 0, text, counts);
+    const auto root = static_cast<size_t>(first - all.begin());
+    size_t at = 0;
+    for (size_t r = 0; r < root; ++r) at += counts[r];
+    throw CollectiveError(static_cast<kkm_status>(*first),
+                          std::string(text.begin() + static_cast<std::ptrdiff_t>(at),
+                                      text.begin() + static_cast<std::ptrdiff_t>(at + counts[root])) +
+                              " (rank " + std::to_string(root) + " gave up the fit there; every rank stops)");
+}
 
 /// The shared single-process communicator (stateless).
 const Comm& solo_comm();

@@ -28,6 +28,13 @@ inline std::string message_number(double v, int digits = 3) {
     return buf;
 }
 
+/// An error every rank of a distributed fit throws alike (they agreed on it in a collective
+/// step): nobody has to be told of it (Comm::abandon).
+class CollectiveError : public Error {
+public:
+    using Error::Error;
+};
+
 [[noreturn]] inline void fail(kkm_status status, const std::string& message) {
     throw Error(status, message);
 }

@@ -48,10 +48,13 @@ MpiComm::MpiComm(MPI_Comm comm, size_t max_message) : max_message_(std::clamp<si
 
 MpiComm::~MpiComm() {
     if (stats_requested()) {
-        std::fprintf(stderr, "kkm_fit_mpi: rank %d of %d: collectives %llu, bytes sent %llu, bytes received %llu\n",
+        std::fprintf(stderr,
+                     "kkm_fit_mpi: rank %d of %d: collectives %llu, bytes sent %llu, bytes received %llu, "
+                     "status checks %llu\n",
                      rank_, size_, static_cast<unsigned long long>(traffic_.calls),
                      static_cast<unsigned long long>(traffic_.sent),
-                     static_cast<unsigned long long>(traffic_.received));
+                     static_cast<unsigned long long>(traffic_.received),
+                     static_cast<unsigned long long>(status_checks_));
     }
     MPI_Comm_free(&comm_);
 }
@@ -68,7 +71,13 @@ size_t MpiComm::round_bytes() const {
     return std::max<size_t>(1, max_message_ / static_cast<size_t>(size_));
 }
 
-void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
+void MpiComm::gather_status(int32_t mine, int32_t* all) const {
+    require_owner_thread();
+    check(MPI_Allgather(&mine, 1, MPI_INT32_T, all, 1, MPI_INT32_T, comm_), "MPI_Allgather");
+    ++status_checks_;
+}
+
+void MpiComm::gather(const void* mine, size_t bytes, void* out) const {
     require_owner_thread();
     if (bytes == 0) return;  // the same count on every rank: all return here
     const size_t round = round_bytes();
@@ -91,7 +100,7 @@ void MpiComm::allgather(const void* mine, size_t bytes, void* out) const {
     }
 }
 
-void MpiComm::allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
+void MpiComm::gatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const {
     require_owner_thread();
     const auto ranks = static_cast<size_t>(size_);
     std::vector<uint64_t> all(ranks);

@@ -38,8 +38,6 @@ public:
 
     int rank() const override { return rank_; }
     int size() const override { return size_; }
-    void allgather(const void* mine, size_t bytes, void* out) const override;
-    void allgatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
 
     /// What this rank's gathers moved so far: MPI calls, bytes it contributed, bytes they
     /// delivered to it (every rank's share, its own included: the receive buffers' sizes).
@@ -49,6 +47,13 @@ public:
         uint64_t received = 0;
     };
     const Traffic& traffic() const { return traffic_; }
+    /// Status words exchanged (one per collective step: Comm's protocol), not in traffic().
+    uint64_t status_checks() const { return status_checks_; }
+
+protected:
+    void gather(const void* mine, size_t bytes, void* out) const override;
+    void gatherv(const void* mine, size_t bytes, std::vector<char>& out, std::vector<size_t>& counts) const override;
+    void gather_status(int32_t mine, int32_t* all) const override;
 
 private:
     /// Bytes per rank in one round: round · size() ≤ max_message.
@@ -64,6 +69,7 @@ private:
     size_t max_message_;
     std::thread::id owner_ = std::this_thread::get_id();
     mutable Traffic traffic_;
+    mutable uint64_t status_checks_ = 0;
 };
 
 }  // namespace kkm

@@ -3,7 +3,10 @@
 // rank and the global row; nothing hangs (the test runs under a timeout). A memory refusal
 // on one rank is a refusal on all; methods not distributed yet are refused on every rank.
 // Run under mpirun -np P (tests/meson.build: P = 1, 2, 3, 4).
+#include <sys/resource.h>
+
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -243,6 +246,50 @@ void memory_refusal(Suite& suite, const Context& c) {
     });
 }
 
+/// VmSize of this process in bytes (its address space), from /proc/self/status.
+uint64_t address_space_bytes() {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (f == nullptr) return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+        if (std::sscanf(line, "VmSize: %llu kB", &kib) == 1) break;
+    }
+    std::fclose(f);
+    return static_cast<uint64_t>(kib) * 1024;
+}
+
+/// An allocation that fails inside a stage on one rank only, after the collective budget
+/// check passed (the last rank's address space is capped 24 MiB above what it uses, below
+/// its share of the stored kernel rows): the other ranks waited in the next collective step
+/// for ever. Now that rank gives up the fit in the protocol's status word and every rank
+/// returns OUT_OF_MEMORY with the same message, naming it.
+void allocation_failure(Suite& suite, const Context& c) {
+    suite.run("errors/allocation_failure_inside_a_stage_on_one_rank", [&](Checks& t) {
+        const Data ds = blobs(2000, 3, 4, 9);  // 6000 rows: the last rank's kernel rows hold >= 36 MiB
+        const Split split = even_split(ds.n, c.ranks);
+        rlimit old{};
+        getrlimit(RLIMIT_AS, &old);
+        const uint64_t now = address_space_bytes();
+        if (!t.expect(now > 0, "VmSize unreadable")) return;
+        if (c.rank == c.bad) {
+            rlimit capped = old;
+            capped.rlim_cur = static_cast<rlim_t>(now + (24ull << 20));
+            t.expect(setrlimit(RLIMIT_AS, &capped) == 0, "setrlimit");
+        }
+        const Fit f = fit_share(c.comm, ds, split, "k=3 kernel=rbf gamma=0.5 method=exact threads=1 seed=1");
+        if (c.rank == c.bad) setrlimit(RLIMIT_AS, &old);
+        expect_collective_outcome(t, c.comm, f.status, f.message, KKM_ERR_OUT_OF_MEMORY, {"out of memory"});
+        if (c.ranks > 1) {
+            t.expect(contains(f.message, "rank " + std::to_string(c.bad) + " gave up the fit"),
+                     "the message does not name the rank: " + f.message);
+        }
+        // The library works on every rank afterwards.
+        const Fit again = fit_share(c.comm, ds, split, kParams);
+        expect_collective_outcome(t, c.comm, again.status, again.message, KKM_OK, {});
+    });
+}
+
 /// Options the core does not run over several ranks yet: refused on every rank.
 void not_distributed(Suite& suite, const Context& c) {
     if (c.ranks == 1) return;  // one rank: kkm_fit_mpi is kkm_fit (test_mpi_same_fit.cpp)
@@ -286,6 +333,7 @@ int main(int argc, char** argv) {
     argument_errors(suite, c);
     data_errors(suite, c);
     memory_refusal(suite, c);
+    allocation_failure(suite, c);
     not_distributed(suite, c);
     const int status = suite.finish();
     MPI_Finalize();
