@@ -201,7 +201,10 @@ KKM_API kkm_status kkm_fit_graph(kkm_model *model, int64_t n, const int64_t *ind
  * distances=NULL there. Safe to call concurrently on one fitted model. kkm_distances gives
  * the distance to every centre.
  * Errors: INVALID_ARGUMENT (NULL pointers, n ≤ 0, wrong d, n·d overflowing 64-bit sizes),
- * INVALID_DATA (NaN/Inf), NOT_FITTED. */
+ * INVALID_DATA (NaN/Inf in X; a distance that is not finite, or a feature-space distance
+ * below 0 beyond rounding, to any live centre, naming the row: the model's values overflow
+ * float32 against that row, or the model is damaged; checked even when distances is NULL,
+ * where the model can measure them), NOT_FITTED. */
 KKM_API kkm_status kkm_assign(const kkm_model *model, const float *X, int64_t n, int64_t d, int32_t *labels,
                               float *distances);
 
@@ -222,8 +225,9 @@ KKM_API kkm_status kkm_assign_f64(const kkm_model *model, const double *X, int64
  * fitted model. The caller owns out; nothing is kept.
  * Errors: INVALID_ARGUMENT (NULL model, X or out, naming it; n ≤ 0; wrong d; n·d or n·k
  * overflowing 64-bit sizes; out_len smaller than n*k, naming both; kernel=precomputed with
- * method exact, minibatch or nystrom), INVALID_DATA (NaN/Inf in X, naming row and column),
- * NOT_FITTED. Nothing is read from X before the sizes are checked. */
+ * method exact, minibatch or nystrom), INVALID_DATA (NaN/Inf in X, naming row and column; a
+ * distance that is NaN, as kkm_assign), NOT_FITTED. Nothing is read from X before the sizes
+ * are checked. */
 KKM_API kkm_status kkm_distances(const kkm_model *model, const float *X, int64_t n, int64_t d, float *out,
                                  int64_t out_len);
 
@@ -240,8 +244,9 @@ KKM_API kkm_status kkm_distances_f64(const kkm_model *model, const double *X, in
  * these features is what the fit solved: the fit's assignments are nearest centroids in this
  * space.
  * Errors: NOT_FITTED, INVALID_ARGUMENT (method=exact with a kernel other than heat, and
- * kernel=knn, have no explicit features; out_len
- * smaller than n*feature_dim; wrong d; n·d or n·feature_dim overflowing 64-bit sizes). */
+ * kernel=knn, have no explicit features; out_len smaller than n*feature_dim; wrong d; n·d or
+ * n·feature_dim overflowing 64-bit sizes), INVALID_DATA (NaN/Inf in X; a feature that is not
+ * finite, naming the row: the map overflows float32 there, or the model is damaged). */
 KKM_API kkm_status kkm_transform(const kkm_model *model, const float *X, int64_t n, int64_t d, float *out,
                                  int64_t out_len);
 
@@ -319,8 +324,11 @@ KKM_API kkm_status kkm_save_buffer(const kkm_model *model, void *buffer, int64_t
  * bytes). On any error the model is unchanged.
  * Errors: INVALID_ARGUMENT (NULL pointers, size < 0), FORMAT (bad magic, truncated — with
  * the number of bytes missing —, checksum mismatch, newer format version, inconsistent sizes,
- * a parameter block that contradicts the fitted body, negative cluster sizes; the message
- * says which). */
+ * a parameter block that contradicts the fitted body, negative cluster sizes; values that
+ * feed distances and that no fit writes: dual coefficients below 0 or not summing to their
+ * centre's mass, centre norms below 0 or beyond what the coefficients give, alive flags other
+ * than 0 and 1 or none alive, ROS signs other than ±1/√p, gamma ≤ 0 for a kernel that uses
+ * it; the message says which). */
 KKM_API kkm_status kkm_load_buffer(kkm_model *model, const void *buffer, int64_t size);
 
 /* kkm_save_buffer into a file at path: the bytes go to a temporary file in the same directory,

@@ -503,15 +503,17 @@ TEST(CraftedModel, InformationalClusterSizesDoNotChangeAssignments) {
     }
 }
 
-// A model whose values pass the loader's checks yet give a distance far below 0 or beyond
-// float32 (a Nystrom centre coefficient of 3e38): once clamped to 0 (a perfect match) or
-// taken as +inf. Now assign and distances are errors naming the row.
+// A model whose values pass the loader's checks yet overflow float32 against a row (a
+// centroid coordinate of 3e38): the distances were NaN, clamped to 0 (a perfect match), or a
+// centre was skipped. Now assign (with or without distances), distances and transform are
+// errors naming the row. A Nystrom centre whose coefficients disagree with its norm (which gave
+// distances far below 0, clamped to 0) is refused when loaded.
 TEST(CraftedModel, NonFiniteDistancesAreErrorsNeverZero) {
     const Dataset ds = blobs(30, 3, 3, 5);
-    const Fitted f = fitted("k=3 method=nystrom m=20 gamma=0.5", ds);
+    const Fitted f = fitted("k=3 method=sketch m=20 gamma=0.5", ds);
     Model loaded = make_model();
-    // NYSH: rows, cols, then the k x m centre coefficients.
-    ASSERT_TRUE(Ok(load_into(loaded.get(), patched(f.bytes, "NYSH", 16, 3e38f))));
+    // FEAC: rows, cols, then the k x r centroids.
+    ASSERT_TRUE(Ok(load_into(loaded.get(), patched(f.bytes, "FEAC", 16, 3e38f))));
     std::vector<int32_t> labels(static_cast<size_t>(ds.n));
     std::vector<float> dist(static_cast<size_t>(ds.n)), all(static_cast<size_t>(ds.n * 3));
     EXPECT_TRUE(Fails(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr), KKM_ERR_INVALID_DATA,
@@ -520,6 +522,13 @@ TEST(CraftedModel, NonFiniteDistancesAreErrorsNeverZero) {
                       KKM_ERR_INVALID_DATA, {"row 0", "non-finite distance"}));
     EXPECT_TRUE(Fails(kkm_distances(loaded.get(), ds.X.data(), ds.n, ds.d, all.data(), ds.n * 3), KKM_ERR_INVALID_DATA,
                       {"row 0", "non-finite distance"}));
+
+    const Fitted nystrom = fitted("k=3 method=nystrom m=20 gamma=0.5", ds);
+    // NYSH: rows, cols, then the k x m centre coefficients.
+    EXPECT_TRUE(Fails(load_into(loaded.get(), patched(nystrom.bytes, "NYSH", 16, 3e38f)), KKM_ERR_FORMAT,
+                      {"Nystrom centre 0", "inconsistent"}));
+    EXPECT_TRUE(Fails(load_into(loaded.get(), patched(nystrom.bytes, "NYSH", 16, 2.0f)), KKM_ERR_FORMAT,
+                      {"Nystrom centre 0", "inconsistent"}));
 }
 
 // ------------------------------------------------------------------ format version 1

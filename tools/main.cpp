@@ -32,7 +32,9 @@ commands:
         -o, --output FILE   save the fitted model (kkmeans model file, for 'assign')
         -l, --labels FILE   write the training labels as CSV (header 'label')
                             (outputs are written to a temporary file beside FILE and
-                            renamed over it on success: a failed run leaves FILE as it was)
+                            renamed over it on success: a failed run leaves FILE as it was;
+                            a device or FIFO is written through; two outputs naming one
+                            file, or an output naming an input, are refused)
             --truth FILE    true labels (CSV or one integer per line; with several
                             columns the last one): print ARI and NMI
             --dims D        INPUT is raw float32 with D columns

@@ -8,7 +8,6 @@
 #include <limits>
 #include <utility>
 
-#include "cluster/reported_distance.h"
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -95,10 +94,13 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
     for (int64_t i = 0; i < count; ++i) {
         // A centre's term −2 Σ_a z_aj k(x,a)/W_j + C_j as reported: plus k(x,x) when given,
         // clamped at 0 then (rounding can take a distance of about 0 below it).
-        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0.
-        const auto reported = [&](double term, double size) {
-            if (self == nullptr) return std::isfinite(term) ? static_cast<float>(term) : std::nanf("");
-            return reported_distance(term + self[i], size + std::abs(self[i]));
+        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0; with
+        // it, clamped at 0 (rounding, or a kernel that is not positive semi-definite). Not
+        // finite: NaN, an error at the C API.
+        const auto reported = [&](double term, double) {
+            const double full = term + (self != nullptr ? self[i] : 0.0);
+            if (!std::isfinite(full)) return std::numeric_limits<float>::quiet_NaN();
+            return static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
         };
         double best = std::numeric_limits<double>::infinity(), best_size = 0;
         bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)

@@ -6,7 +6,6 @@
 
 #include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
-#include "cluster/reported_distance.h"
 #include "core/blocking.h"
 #include "core/parallel.h"
 #include "core/weights.h"
@@ -53,10 +52,13 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
     for (int64_t i = 0; i < dots.rows; ++i) {
         const float s = self != nullptr ? self[i] : 0.0f;
         // A centre's term ‖c‖² − 2 g·H as reported: plus K(x,x) when given, clamped at 0 then.
-        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0.
-        const auto reported = [&](float term, double size) {
-            if (self == nullptr) return std::isfinite(term) ? term : std::nanf("");
-            return reported_distance(static_cast<double>(term) + s, size + std::abs(s));
+        // Without k(x,x) (a precomputed kernel) the term itself, which may be below 0; with
+        // it, clamped at 0 (rounding, or a kernel that is not positive semi-definite). Not
+        // finite: NaN, an error at the C API.
+        const auto reported = [&](float term, double) {
+            const float full = term + s;
+            if (!std::isfinite(full)) return std::numeric_limits<float>::quiet_NaN();
+            return self != nullptr && full < 0.0f ? 0.0f : full;
         };
         float best = std::numeric_limits<float>::infinity(), next = best;
         double best_size = 0;

@@ -320,14 +320,62 @@ void require_alive_flags(const char* what, const std::vector<char>& alive) {
     if (std::find(alive.begin(), alive.end(), 1) == alive.end()) bad(std::string(what) + ": no cluster is alive");
 }
 
+/// Whether the kernel is positive semi-definite by construction (kernel-space distances are
+/// then >= 0): not a precomputed one (whatever the caller gave) nor a polynomial with coef0 < 0.
+bool positive_semidefinite(const Params& p) {
+    return !kernel_traits(p.kernel).precomputed && !(p.kernel == KernelType::polynomial && p.coef0 < 0);
+}
+
+/// The most landmarks whose kernel matrix the loader builds to check the centres' norms
+/// (m² kernel values: about a second at the limit); larger models are checked for signs only.
+constexpr int64_t kCheckedLandmarks = 4096;
+
+/// Nystrom centres c_j = Σ_l H_jl φ(l) with ‖c_j‖² = H_j K_LL H_jᵀ: the saved norms must be
+/// that (to float32 rounding of an eigen-decomposition) and >= 0, or a crafted H (3e38) gives
+/// distances far below 0, which were clamped to a perfect match.
+void check_nystrom_centres(const LandmarkCentres& c, const KernelBasis& basis) {
+    const int64_t k = c.H.rows, m = c.H.cols;
+    for (int64_t j = 0; j < k; ++j) {
+        const float norm = c.self_dot[static_cast<size_t>(j)];
+        if (c.alive[static_cast<size_t>(j)] && !(norm >= 0.0f)) {
+            bad("Nystrom centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
+                ": a squared norm cannot be negative");
+        }
+    }
+    if (basis.precomputed() || m > kCheckedLandmarks) return;
+    std::vector<float> K(static_cast<size_t>(m * m)), self(static_cast<size_t>(m));
+    basis.evaluate(basis.points().view(), K.data(), m);
+    basis.self(basis.points().view(), self.data());
+    const double top = std::max(1e-30, static_cast<double>(*std::max_element(self.begin(), self.end())));
+    for (int64_t j = 0; j < k; ++j) {
+        if (!c.alive[static_cast<size_t>(j)]) continue;
+        const float* h = c.H.row(j);
+        double q = 0, size = 0;
+        for (int64_t a = 0; a < m; ++a) {
+            double row = 0, row_size = 0;
+            for (int64_t b = 0; b < m; ++b) {
+                row += static_cast<double>(K[static_cast<size_t>(a * m + b)]) * h[b];
+                row_size += std::abs(static_cast<double>(K[static_cast<size_t>(a * m + b)]) * h[b]);
+            }
+            q += h[a] * row;
+            size += std::abs(static_cast<double>(h[a])) * row_size;
+        }
+        const double norm = c.self_dot[static_cast<size_t>(j)];
+        if (!std::isfinite(q) || std::abs(norm - q) > 1e-2 * (size + top)) {
+            bad("Nystrom centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
+                " but its landmark coefficients give " + message_number(q) + ": the centre is inconsistent");
+        }
+    }
+}
+
 /// Dual centres c_j = Σ_i Z_ij φ(b_i) / W_j are convex combinations of the basis points: Z ≥ 0,
 /// each column summing to its mass W_j (0 for a cluster that lost every point), and
 /// 0 ≤ ‖c_j‖² ≤ max_i k(b_i, b_i). A file that breaks this would give distances that
 /// overflow or go below 0 (once clamped to 0 and reported as a perfect match).
-void check_dual_centres(const DualCentres& c, const KernelBasis& basis) {
+void check_dual_centres(const DualCentres& c, const KernelBasis& basis, bool psd) {
     const int64_t n = c.Z.rows, k = c.Z.cols;
     double top = std::numeric_limits<double>::infinity();
-    if (!basis.precomputed()) {
+    if (psd && !basis.precomputed()) {
         std::vector<float> self(static_cast<size_t>(n));
         basis.self(basis.points().view(), self.data());
         top = 0;
@@ -348,7 +396,7 @@ void check_dual_centres(const DualCentres& c, const KernelBasis& basis) {
         }
         const double norm = c.self_dot[static_cast<size_t>(j)];
         const double below = -1e-6 * (std::isfinite(top) ? std::max(top, 1.0) : 1.0);  // rounding
-        if (mass > 0 && !(norm >= below && norm <= top * (1 + 1e-3) + 1e-6)) {
+        if (psd && mass > 0 && !(norm >= below && norm <= top * (1 + 1e-3) + 1e-6)) {
             bad("dual centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
                 ", outside [0, " + message_number(top) + "] (the largest k(x, x) of its points)");
         }
@@ -400,7 +448,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_size("dual centre masses", c.mass.size(), s.k);
         require_non_negative("dual centre mass", c.mass);
         require_size("dual centre norms", c.self_dot.size(), s.k);
-        check_dual_centres(c, basis);
+        check_dual_centres(c, basis, positive_semidefinite(p));
         return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
                                            std::move(c));
     }
@@ -418,13 +466,7 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_size("Nystrom centre norms", c.self_dot.size(), s.k);
         require_size("Nystrom live clusters", c.alive.size(), s.k);
         require_alive_flags("Nystrom live clusters", c.alive);
-        for (int64_t j = 0; j < s.k; ++j) {
-            const float norm = c.self_dot[static_cast<size_t>(j)];
-            if (c.alive[static_cast<size_t>(j)] && !(norm >= 0.0f)) {
-                bad("Nystrom centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
-                    ": a squared norm cannot be negative");
-            }
-        }
+        if (positive_semidefinite(p)) check_nystrom_centres(c, *landmarks->basis());
         map.release();
         return std::make_shared<NystromModel>(std::move(p), s.n_train, s.d, std::move(report),
                                               std::unique_ptr<LandmarkMap>(landmarks), std::move(c));
