@@ -73,6 +73,16 @@ check "a missing file: status 1 on every rank, one message" fails 1 "none.f32" f
 check "a bad parameter: status 1 on every rank, one message" fails 1 "parameter 'k'" fit -q --dims 2 "$dir/rings.f32" k=0
 check "no --dims: status 2 on every rank, one message" fails 2 "is required" fit -q "$dir/rings.f32" k=2
 check "k above the rows: the library's message, once" fails 1 "k=400" fit -q --dims 2 "$dir/rings.f32" k=400
+# Outputs that would destroy a file or that no rank can write at its offset (issue 26): the
+# labels onto the input, and a FIFO as the labels file, are refused before the fit.
+cp "$dir/rings.f32" "$dir/input.f32"
+check "-l naming the input: refused, the input kept" sh -c \
+    "! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 '$dir/input.f32' k=2 \
+         -l '$dir/input.f32' 2>'$dir/e' && grep -q 'same file' '$dir/e' && cmp '$dir/input.f32' '$dir/rings.f32'"
+mkfifo "$dir/labels.fifo"
+check "-l naming a FIFO: refused (each rank writes at its offset), the FIFO kept" sh -c \
+    "! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 '$dir/input.f32' k=2 \
+         -l '$dir/labels.fifo' 2>'$dir/e' && grep -q 'must be a regular file' '$dir/e' && test -p '$dir/labels.fifo'"
 check "a failed run leaves the labels file as it was" sh -c \
     "cp '$dir/labels2.i32' '$dir/keep.i32' &&
      ! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 '$dir/rings.f32' k=400 -l '$dir/labels2.i32' 2>/dev/null &&
