@@ -1,5 +1,6 @@
 #include "core/params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <limits>
 #include <locale>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/enum_text.h"
 #include "core/error.h"
@@ -263,18 +265,27 @@ const std::vector<ParamSpec>& param_table() {
 }
 
 int find_param(std::string_view key) {
-    const auto& table = param_table();
-    for (size_t i = 0; i < table.size(); ++i) {
-        if (key == table[i].name) return static_cast<int>(i);
-    }
-    for (size_t i = 0; i < table.size(); ++i) {
-        std::istringstream aliases(table[i].aliases);
-        std::string alias;
-        while (aliases >> alias) {
-            if (key == alias) return static_cast<int>(i);
+    // Names and aliases (views into the table's literals) to their index, built once and
+    // never changed: every kkm_set_param / kkm_get_param looks a key up here (a scan with the
+    // aliases re-split per call was a tenth of fuzz_params' time).
+    static const std::unordered_map<std::string_view, int> index = [] {
+        std::unordered_map<std::string_view, int> out;
+        const auto& table = param_table();
+        for (size_t i = 0; i < table.size(); ++i) out.emplace(table[i].name, static_cast<int>(i));
+        for (size_t i = 0; i < table.size(); ++i) {
+            const std::string_view aliases(table[i].aliases);
+            for (size_t pos = 0; pos < aliases.size();) {
+                const size_t start = aliases.find_first_not_of(" \t", pos);
+                if (start == std::string_view::npos) break;
+                const size_t end = std::min(aliases.find_first_of(" \t", start), aliases.size());
+                out.emplace(aliases.substr(start, end - start), static_cast<int>(i));  // a name wins
+                pos = end;
+            }
         }
-    }
-    return -1;
+        return out;
+    }();
+    const auto found = index.find(key);
+    return found != index.end() ? found->second : -1;
 }
 
 std::string canonical_value(int index, std::string_view value) {
