@@ -306,9 +306,15 @@ double batch_objective(const PointKernel& K, const Step& s, const std::vector<do
 
 /// ⟨cm(B_j), cm(B_j)⟩ from the batch's own kernel block.
 double mean_self_dot(const std::vector<int64_t>& members, const BatchGram& gram) {
+    // O(|members|²): the members' columns once, then each member's row read straight.
+    std::vector<int64_t> columns(members.size());
+    for (size_t t = 0; t < members.size(); ++t) columns[t] = gram.column[static_cast<size_t>(members[t])];
     double sum = 0;
     for (int64_t a : members) {
-        for (int64_t c : members) sum += gram(a, c);
+        const float* row = gram.block->row(a);
+        double part = 0;
+        for (const int64_t c : columns) part += row[c];
+        sum += part;
     }
     const auto m = static_cast<double>(members.size());
     return sum / (m * m);
