@@ -89,22 +89,35 @@ constexpr ValueSection kValueSections[] = {
     {"MASS", 8},  {"SHFT", 8},  {"REPT", 0}, {"BCOL", 8}, {"LABL", 8},
 };
 
-/// Offset of the first section `tag` (its tag bytes), or SIZE_MAX.
+/// Offset of the first section `tag` (its tag bytes), or SIZE_MAX. Byte comparisons, not
+/// memcmp: libFuzzer hooks every memcmp, which made this scan most of an execution.
 size_t find_section(const std::vector<unsigned char>& b, const char* tag) {
     for (size_t i = 16; i + 12 <= b.size(); ++i) {
-        if (std::memcmp(b.data() + i, tag, 4) == 0) return i;
+        if (b[i] == static_cast<unsigned char>(tag[0]) && b[i + 1] == static_cast<unsigned char>(tag[1]) &&
+            b[i + 2] == static_cast<unsigned char>(tag[2]) && b[i + 3] == static_cast<unsigned char>(tag[3])) {
+            return i;
+        }
     }
     return SIZE_MAX;
 }
 
-void apply_value_patches(std::vector<unsigned char>& bytes, const uint8_t* p, size_t n) {
+/// Where each of kValueSections starts in each seed model (found once, at start-up: the
+/// patches overwrite values in place, so the sections do not move).
+std::vector<std::vector<size_t>>& seed_sections() {
+    static std::vector<std::vector<size_t>> sections;
+    return sections;
+}
+
+void apply_value_patches(std::vector<unsigned char>& bytes, const std::vector<size_t>& sections, const uint8_t* p,
+                         size_t n) {
     static const float floats[] = {3e38f, -3e38f, -1.0f, -2.0f, 7.0f, 2.0f, 1e-38f, 0.0f, 0.5f, -0.0f, 1e30f, 1e-30f};
     static const double doubles[] = {3e38, -3e38, -1.0, -2.0, 7.0, 2.0, 1e-300, 0.0, 0.5, 1e300, -1e-9, 1e10};
     static const int64_t integers[] = {-1, 7, 2, 0, 1, 1ll << 31, -(1ll << 31), 1ll << 40, 255, 128, -2, 3};
     const size_t body = bytes.size() > 4 ? bytes.size() - 4 : 0;  // the CRC is resealed afterwards
     for (size_t i = 0; i + 4 <= n; i += 4) {
-        const ValueSection& section = kValueSections[p[i] % std::size(kValueSections)];
-        const size_t at = find_section(bytes, section.tag);
+        const size_t which = p[i] % std::size(kValueSections);
+        const ValueSection& section = kValueSections[which];
+        const size_t at = sections[which];
         if (at == SIZE_MAX) continue;
         const unsigned width_code = p[i + 2] % 4, v = p[i + 3] % 12;
         const size_t width = width_code == 0 ? 4 : width_code == 1 ? 8 : width_code == 2 ? 1 : 8;
@@ -223,7 +236,11 @@ void check_loaded(const kkm_model* m, const std::vector<unsigned char>& input) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     for (const char* params : seed_params()) {
         std::vector<unsigned char> bytes = seed_model(params);
-        if (!bytes.empty()) seed_models().push_back(std::move(bytes));
+        if (bytes.empty()) continue;
+        std::vector<size_t> sections;
+        for (const ValueSection& section : kValueSections) sections.push_back(find_section(bytes, section.tag));
+        seed_sections().push_back(std::move(sections));
+        seed_models().push_back(std::move(bytes));
     }
     if (seed_models().empty()) die("no seed model could be fitted");
     return 0;
@@ -235,9 +252,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<unsigned char> bytes;
     if (mode >= 2) {
         if (size < 2) return 0;
-        bytes = seed_models()[data[1] % seed_models().size()];
+        const size_t seed = data[1] % seed_models().size();
+        bytes = seed_models()[seed];
         if (mode == 2) apply_patches(bytes, data + 2, size - 2);
-        if (mode == 3) apply_value_patches(bytes, data + 2, size - 2);
+        if (mode == 3) apply_value_patches(bytes, seed_sections()[seed], data + 2, size - 2);
         reseal(bytes);
     } else {
         bytes.assign(data + 1, data + size);
