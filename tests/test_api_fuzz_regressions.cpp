@@ -254,3 +254,31 @@ TEST(FuzzRegression, SketchOfHugeKernelValuesIsRefusedNotInfinite) {
         EXPECT_EQ(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED);
     }
 }
+
+// fuzz_fit (issue 26): features near float32's denormals (data at 1e-6, a degree-2 polynomial
+// sketch) round a feature-space distance of about 0 to a value below 0 that is large against
+// the tiny terms. The rule that turns a distance far below 0 into an error (a damaged model)
+// allows 1e-30 for that: the training rows assign, with finite distances >= 0.
+TEST(FuzzRegression, DistancesNearDenormalsAreNotErrors) {
+    const std::vector<float> X = {
+        -3.99999999e-06f, -1.84374994e-06f, -1.84374994e-06f, -3.99999999e-06f, -1.84374994e-06f, -1.84374994e-06f, -3.99999999e-06f, -1.84374994e-06f, -3.75000013e-07f,
+        -3.99999999e-06f, -3.75000013e-07f, -9.68749987e-07f, -3.99999999e-06f, -9.37499976e-07f, -1.84374994e-06f, -3.99999999e-06f, -1.84374994e-06f, -1.84374994e-06f,
+        -3.99999999e-06f, -5.31250009e-07f, 3.96875021e-06f, -3.99999999e-06f, 3.96875021e-06f, 3.96875021e-06f, -3.99999999e-06f, 3.96875021e-06f, -1.84374994e-06f,
+        -3.99999999e-06f, -1.84374994e-06f, -1.84374994e-06f, -3.99999999e-06f, -1.84374994e-06f, -1.62499998e-06f, -3.99999999e-06f, -1.62499998e-06f, -1.62499998e-06f,
+        -3.99999999e-06f, -1.62499998e-06f, -1.62499998e-06f, -3.99999999e-06f, -1.62499998e-06f, -1.62499998e-06f, -3.99999999e-06f, -1.62499998e-06f, -1.84374994e-06f,
+        -3.99999999e-06f, -3.99999999e-06f, -3.87499995e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.74999991e-06f, -3.99999999e-06f, 3.12499999e-08f, 2.37499989e-06f,
+        -3.99999999e-06f, -3.21874995e-06f, -1.84374994e-06f, -3.99999999e-06f, -3.00000011e-06f, 0.0f, -3.99999999e-06f, 3.12499999e-08f, 1.50000005e-06f,
+        -3.99999999e-06f, 4.99999999e-07f, 3.43750003e-06f, -3.99999999e-06f, 3.43750003e-06f, 2.25000008e-06f, -3.99999999e-06f, 2.87500006e-06f, -1.96874998e-06f,
+        -3.99999999e-06f, 2.12500004e-06f, -3.18749994e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f,
+        -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f,
+        -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f, -3.99999999e-06f};
+    Model m = make_model(
+        "threads=1 k=8 method=sketch kernel=polynomial max_iter=3 n_init=1 seed=44042 sketch=ros "
+        "bandwidth_scale=100 degree=2 coef0=0 m=33 sampling=uniform nystrom_rcond=1e-06 batch_size=34 tau=200 "
+        "epsilon=0 learning_rate=sklearn init=random tol=0");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), X.data(), 33, 3, nullptr)));
+    std::vector<int32_t> labels(33);
+    std::vector<float> dist(33);
+    ASSERT_TRUE(Ok(kkm_assign(m.get(), X.data(), 33, 3, labels.data(), dist.data())));
+    for (const float v : dist) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
+}
