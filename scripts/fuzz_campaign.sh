@@ -14,7 +14,8 @@
 #   scripts/fuzz_campaign.sh minimise                    merges every campaign corpus with the
 #                                                        committed one into fuzz/corpus/<target>
 #                                                        (libFuzzer -merge=1: the smallest set
-#                                                        with the same coverage), to commit
+#                                                        with the same coverage; the regress-*
+#                                                        inputs are kept), to commit
 #   Environment: BUILD_FUZZ (default build-fuzz), CHUNK (seconds, default 600).
 # The build is scripts/fuzz.sh's (ASan + UBSan + libFuzzer). A crash stops nothing: its input
 # is kept as build-fuzz/campaign/<target>/crash-<sha1> and the chunk's line says "crash".
@@ -107,7 +108,8 @@ case "${1:-status}" in
       merged="$(mktemp -d)"
       "$build/fuzz/$t" -merge=1 -max_len="$(max_len "$t")" "$merged" "$root/fuzz/corpus/$t" "$home/$t/corpus" \
         >"$home/$t/merge.log" 2>&1 || { echo "$t: merge failed, see $home/$t/merge.log"; rm -rf "$merged"; continue; }
-      rm -f "$root/fuzz/corpus/$t/"*
+      # the regress-* inputs of fixed bugs stay, under their names (fuzz/README.md)
+      find "$root/fuzz/corpus/$t" -maxdepth 1 -type f ! -name 'regress-*' -delete
       cp "$merged/"* "$root/fuzz/corpus/$t/"
       rm -rf "$merged"
       echo "$t: $(ls "$root/fuzz/corpus/$t" | wc -l) inputs in fuzz/corpus/$t"
