@@ -31,6 +31,13 @@ HARNESS_REF = re.compile(r'^(mpi/test_mpi_[A-Za-z0-9_]+\.cpp):"([^"]+)"$')
 # A check of a pure C test program: check(condition, "name") in tests/test_x.c.
 C_REF = re.compile(r'^(test_[A-Za-z0-9_]+\.c):"([^"]+)"$')
 NO_TEST = {"—", "-", ""}
+# The references that name a check by the start of its name: the reference's form, what the
+# file must hold for that name, and what a missing one is called.
+NAMED_CHECKS = [
+    (SCRIPT_REF, lambda name: re.escape(f'check "{name}'), "has no check whose name starts with"),
+    (C_REF, lambda name: r'"' + re.escape(name) + r'[^"]*"\)', "has no check named"),
+    (HARNESS_REF, lambda name: r'\.run\((?:std::string\()?"' + re.escape(name), "runs no test whose name starts with"),
+]
 
 
 def defined_tests(source: str) -> set:
@@ -81,33 +88,15 @@ def main() -> int:
                 problems.append(f"{where}: no test named for '{bad_input}' (only findings may have none)")
             continue
         for ref in refs:
-            script = SCRIPT_REF.match(ref)
-            if script:
-                file, name = script.groups()
+            named = next(((kind, m) for kind in NAMED_CHECKS if (m := kind[0].match(ref))), None)
+            if named:
+                (_, pattern, missing), found = named
+                file, name = found.groups()
                 path = tests_dir / file
                 if not path.exists():
                     problems.append(f"{where}: {file} does not exist in {tests_dir}")
-                elif f'check "{name}' not in path.read_text():
-                    problems.append(f"{where}: {file} has no check whose name starts with '{name}'")
-                continue
-            c_check = C_REF.match(ref)
-            if c_check:
-                file, name = c_check.groups()
-                path = tests_dir / file
-                if not path.exists():
-                    problems.append(f"{where}: {file} does not exist in {tests_dir}")
-                elif not re.search(r'"' + re.escape(name) + r'[^"]*"\)', path.read_text()):
-                    problems.append(f"{where}: {file} has no check named '{name}'")
-                continue
-            harness = HARNESS_REF.match(ref)
-            if harness:
-                file, name = harness.groups()
-                path = tests_dir / file
-                pattern = r'\.run\((?:std::string\()?"' + re.escape(name)
-                if not path.exists():
-                    problems.append(f"{where}: {file} does not exist in {tests_dir}")
-                elif not re.search(pattern, path.read_text()):
-                    problems.append(f"{where}: {file} runs no test whose name starts with '{name}'")
+                elif not re.search(pattern(name), path.read_text()):
+                    problems.append(f"{where}: {file} {missing} '{name}'")
                 continue
             m = TEST_REF.match(ref)
             if not m:
