@@ -165,6 +165,26 @@ KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t 
  * (n x d floats, charged to max_memory_mb with the fit's own estimate before it is made). */
 KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d, const double *weights);
 
+/* Starting partitions (scikit-learn's init=array, R's centers=matrix). The next fits start
+ * their first restart (restart 0) from the given partition instead of a k-means++ seeding;
+ * restarts 1 .. n_init-1 seed as usual and the lowest objective wins (n_init=1: the given
+ * start only). The values are copied; they stay until replaced, cleared (labels or centres
+ * NULL) or the model is loaded. Setting one kind clears the other.
+ * kkm_set_init_labels: labels[i] in [0, k) is training row i's cluster (n must equal the fit's
+ *   row count; with kkm_fit_mpi, this rank's rows); k is the parameter k at the fit (a label
+ *   >= k is INVALID_ARGUMENT naming the row then). An empty cluster gets the point farthest
+ *   from its centre, as in Lloyd.
+ * kkm_set_init_centres: k rows of d floats in the input space (row-major); each training row
+ *   starts in the cluster of the nearest centre in the kernel's feature space, that is the
+ *   largest 2 k(x, c_j) - k(c_j, c_j) (for rbf and laplacian: the nearest centre in input
+ *   space); k and d must equal the fit's k and d.
+ * Refused at the fit (INVALID_ARGUMENT naming both options): gamma=search or k=auto,
+ * method=minibatch, solver=minibatch; centres also with kernel=precomputed, knn or heat.
+ * Errors here: INVALID_ARGUMENT (NULL model; n, k or d <= 0 with data; a label < 0 or a
+ * centre value that is not finite, naming the row). */
+KKM_API kkm_status kkm_set_init_labels(kkm_model *model, const int32_t *labels, int64_t n);
+KKM_API kkm_status kkm_set_init_centres(kkm_model *model, const float *centres, int64_t k, int64_t d);
+
 /* Fits kernel=knn or kernel=heat on a graph instead of points: the n x n affinity matrix A of
  * n nodes in compressed sparse rows (scipy.sparse.csr_matrix's layout): node i's entries are
  * indices[indptr[i] .. indptr[i+1]) with weights values[...] (values NULL: every weight 1).
@@ -285,6 +305,13 @@ KKM_API kkm_status kkm_get_feature_dim(const kkm_model *model, int64_t *dim);
 /* Cluster weights (number of training rows, or sum of their weights) per cluster: k
  * doubles into sizes (capacity len). Errors: NOT_FITTED, INVALID_ARGUMENT (len < k). */
 KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, int64_t len);
+
+/* The k centres in the feature space of kkm_transform (nystrom, sketch, rff): k x feature_dim
+ * float32 values, row-major, into centres (capacity len); the fit's assignments are the
+ * nearest of them. Errors: NOT_FITTED, INVALID_ARGUMENT (centres NULL; len < k*feature_dim;
+ * a model without explicit centres: method=exact, minibatch, kernel=knn or heat, whose
+ * centres are weighted sums of training points - use kkm_distances). */
+KKM_API kkm_status kkm_get_centres(const kkm_model *model, float *centres, int64_t len);
 
 /* Wall-clock seconds of the last fit's stages, as "stage=seconds" pairs separated by
  * spaces (e.g. "gamma=0.01 landmarks=0.00 features=1.20 cluster=0.80"), NUL-terminated into

@@ -64,7 +64,7 @@ extern "C" kkm_status kkm_private_fit_distributed(const char* caller_version, kk
         kkm::fit_into(*model, model->progress != nullptr ? &ProgressRelay::relay : nullptr, &relay,
                       [&](const kkm::Params& p) {
                           std::unique_ptr<kkm::FittedModel> fitted =
-                              kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm);
+                              kkm::fit_model(p, kkm::ConstMatrix{X, n_local, d}, w, comm, nullptr, &model->start);
                           kkm::collectively(comm, [] {});  // every rank got here: none gave up after
                           return fitted;
                       });

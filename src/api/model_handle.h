@@ -14,6 +14,7 @@ struct kkm_model {
     kkm::ParamSet params;         ///< what the next fit uses
     kkm::ParamSet fitted_params;  ///< what the fitted model was fitted with
     std::shared_ptr<const kkm::FittedModel> fitted;
+    kkm::Start start;  ///< kkm_set_init_labels / kkm_set_init_centres: where the next fits start
     kkm_progress_fn progress = nullptr;  ///< kkm_set_progress
     void* progress_user = nullptr;
 };

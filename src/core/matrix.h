@@ -66,6 +66,15 @@ struct Matrix {
     }
 };
 
+/// An owning copy of a view.
+inline Matrix copy_of(ConstMatrix m) {
+    Matrix out(m.rows, m.cols);
+    for (int64_t i = 0; i < m.rows; ++i) {
+        for (int64_t j = 0; j < m.cols; ++j) out.row(i)[j] = m.row(i)[j];
+    }
+    return out;
+}
+
 /// As out.reshape(r, c), but storage that must grow grows to half as much again: for buffers
 /// reused by calls whose sizes creep up (the mini-batch iterations' kernel blocks), a few
 /// reallocations instead of one (and a fresh mapping to fault in) per call. The slack is

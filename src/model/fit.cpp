@@ -148,7 +148,42 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
 }
 
 std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
-                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start);
+                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start,
+                                      const Start* given = nullptr);
+
+/// A caller's starting partition (Start) against the parameters and this rank's rows: the
+/// fits that start from one, the label range and the centres' shape.
+void check_start(const Params& p, const Start& start, ConstMatrix X, const Comm& comm) {
+    const auto refuse = [](const std::string& what) {
+        invalid_argument("a starting partition (kkm_set_init_labels / kkm_set_init_centres) cannot be used with " +
+                         what + "; clear it (NULL) or change the parameter");
+    };
+    if (comm.size() > 1) refuse("a distributed fit (kkm_fit_mpi over several ranks)");
+    if (p.method == Method::minibatch) refuse("method=minibatch (its centres are sparse sums of batch points)");
+    const bool features = p.method == Method::nystrom || p.method == Method::sketch || p.method == Method::rff;
+    if (features && p.solver == Solver::minibatch) refuse("solver=minibatch");
+    if (graph_kernel(p)) refuse(std::string("kernel=") + to_text(p.kernel));
+    if (!start.labels.empty()) {
+        if (static_cast<int64_t>(start.labels.size()) != X.rows) {
+            invalid_argument("the starting labels (kkm_set_init_labels) have n=" + std::to_string(start.labels.size()) +
+                             " values but X has n=" + std::to_string(X.rows) + " rows");
+        }
+        for (size_t i = 0; i < start.labels.size(); ++i) {
+            if (start.labels[i] >= p.k) {
+                invalid_argument("starting label labels[" + std::to_string(i) + "]=" + std::to_string(start.labels[i]) +
+                                 " is outside [0, k) for k=" + std::to_string(p.k));
+            }
+        }
+        return;
+    }
+    if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed (starting centres need a kernel function)");
+    const int64_t d = static_cast<int64_t>(start.centres.size()) / std::max<int64_t>(start.centre_rows, 1);
+    if (start.centre_rows != p.k || d != X.cols) {
+        invalid_argument("the starting centres (kkm_set_init_centres) are " + std::to_string(start.centre_rows) + " x " +
+                         std::to_string(d) + " but the fit needs k x d = " + std::to_string(p.k) + " x " +
+                         std::to_string(X.cols));
+    }
+}
 
 /// gamma=search / k=auto: the search on a subsample, then the fit with what it chose, its
 /// first restart started from the labels the search's clustering gives every row (kernel
@@ -232,16 +267,24 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
 }
 
 std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std::vector<float>& weights,
-                                       MemoryLedger* outer) {
-    return fit_model(p, X, weights, solo_comm(), outer);
+                                       MemoryLedger* outer, const Start* start) {
+    return fit_model(p, X, weights, solo_comm(), outer, start);
 }
 
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
-                                       const Comm& comm, MemoryLedger* outer) {
+                                       const Comm& comm, MemoryLedger* outer, const Start* start) {
     Params p = params;
     apply_kernel_defaults(p);
-    if (search::needed(p)) return fit_searched(p, X, weights, comm, outer);
-    return fit_with(p, X, weights, comm, outer, nullptr);
+    const Start* given = start != nullptr && start->given() ? start : nullptr;
+    if (search::needed(p)) {
+        if (given != nullptr) {
+            invalid_argument(
+                "a starting partition (kkm_set_init_labels / kkm_set_init_centres) cannot be used with gamma=search "
+                "or k=auto (the search chooses its own); clear it (NULL) or set gamma and k");
+        }
+        return fit_searched(p, X, weights, comm, outer);
+    }
+    return fit_with(p, X, weights, comm, outer, nullptr, given);
 }
 
 std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A, MemoryLedger* outer) {
@@ -272,7 +315,8 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
 namespace {
 
 std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
-                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start) {
+                                      const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start,
+                                      const Start* given) {
     MemoryLedger own(p.max_memory_mb);
     MemoryLedger& ledger = outer != nullptr ? *outer : own;
     const RowPartition part = partition_rows(comm, X.rows);
@@ -291,6 +335,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
         if (kernel_traits(p.kernel).precomputed) check_precomputed_kernel(X, threads);
         isa = resolve_isa(p.isa);
+        if (given != nullptr) check_start(p, *given, X, comm);
     });
     unit = unit_weights(weights, comm);
     const auto& [w, weight_scale] = unit;
@@ -314,6 +359,12 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         report.shift = centring_shift(p.kernel, X, w, threads, comm);
     }
     session.end_stage("gamma");
+    std::vector<int32_t> from_centres;
+    if (given != nullptr && !given->labels.empty()) session.start = &given->labels;
+    if (given != nullptr && !given->centres.empty()) {
+        from_centres = nearest_centres(session, ConstMatrix{given->centres.data(), given->centre_rows, X.cols});
+        session.start = &from_centres;
+    }
     std::unique_ptr<FittedModel> model = dispatch(session);
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.

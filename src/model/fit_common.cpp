@@ -68,6 +68,31 @@ std::vector<float> kernel_diagonal(const FitSession& c, ConstMatrix rows) {
     return diag;
 }
 
+std::vector<int32_t> nearest_centres(const FitSession& c, ConstMatrix centres) {
+    const Kernel kernel = fit_kernel(c);
+    const engine::PackedRows packed = kernel.pack(centres);
+    const int64_t k = centres.rows;
+    std::vector<float> self(static_cast<size_t>(k));
+    kernel.diagonal(centres, self.data());
+    std::vector<int32_t> labels(static_cast<size_t>(c.X.rows));
+    parallel_blocks(c.threads, block_count(c.X.rows, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock;
+        const int64_t rows = std::min(kRowBlock, c.X.rows - begin);
+        std::vector<float> values(static_cast<size_t>(rows * k));
+        kernel.block(c.X.slice(begin, rows), packed, values.data(), k);
+        for (int64_t i = 0; i < rows; ++i) {
+            int32_t best = 0;
+            float top = -std::numeric_limits<float>::infinity();
+            for (int64_t j = 0; j < k; ++j) {
+                const float v = 2.0f * values[static_cast<size_t>(i * k + j)] - self[static_cast<size_t>(j)];
+                if (v > top) top = v, best = static_cast<int32_t>(j);
+            }
+            labels[static_cast<size_t>(begin + i)] = best;
+        }
+    });
+    return labels;
+}
+
 Kernel fit_kernel(const FitSession& c) {
     return Kernel(c.p.kernel, c.report().gamma, c.p.degree, c.p.coef0, c.report().isa, c.report().shift);
 }

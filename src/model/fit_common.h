@@ -105,6 +105,10 @@ std::vector<float> training_diagonal(const FitSession& c);
 /// shift-invariant kernel without reading them, else in row blocks over the threads.
 std::vector<float> kernel_diagonal(const FitSession& c, ConstMatrix rows);
 
+/// Each row's nearest centre in the kernel's feature space: the largest 2 k(x, c_j) − k(c_j, c_j)
+/// (the first on a tie), for a starting partition given as centres in input space.
+std::vector<int32_t> nearest_centres(const FitSession& c, ConstMatrix centres);
+
 /// The fit's kernel over training points idx (global row indices): basis.evaluate(rows) =
 /// K(rows, x_idx) — the gathered rows (from the ranks holding them) under the kernel
 /// function, or columns idx of a precomputed K.

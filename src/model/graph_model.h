@@ -48,6 +48,7 @@ public:
     void transform(ConstMatrix X, float* out, int threads) const override;
     const graph::HeatMap& map() const { return map_; }
     const Matrix& centroids() const { return centroids_; }
+    Matrix feature_centres() const override { return copy_of(centroids_.view()); }
     /// The clusters with members (a centroid of a cluster that lost them all is not a centre).
     const std::vector<char>& alive() const { return alive_; }
     void set_alive(std::vector<char> alive) { alive_ = std::move(alive); }

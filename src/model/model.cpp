@@ -146,6 +146,33 @@ NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport 
       map_(std::move(map)),
       centres_(std::move(centres)) {}
 
+Matrix NystromModel::feature_centres() const {
+    if (centres_.C.rows > 0) return copy_of(centres_.C.view());
+    const KernelBasis& basis = *map_->basis();
+    if (basis.precomputed()) return {};
+    const Matrix& P = static_cast<const DenseProjection&>(map_->projection()).matrix();  // m x r
+    const int64_t m = basis.size(), r = P.cols, k = centres_.H.rows;
+    Matrix K(m, m);
+    basis.evaluate(basis.points().view(), K.data(), m);
+    Matrix C(k, r);
+    std::vector<double> t(static_cast<size_t>(m));
+    for (int64_t j = 0; j < k; ++j) {
+        // t = H_j K_LL, then C_j = t P, in float64.
+        std::fill(t.begin(), t.end(), 0.0);
+        for (int64_t a = 0; a < m; ++a) {
+            const double h = centres_.H.row(j)[a];
+            if (h == 0) continue;
+            for (int64_t b = 0; b < m; ++b) t[static_cast<size_t>(b)] += h * K.row(a)[b];
+        }
+        for (int64_t c = 0; c < r; ++c) {
+            double sum = 0;
+            for (int64_t a = 0; a < m; ++a) sum += t[static_cast<size_t>(a)] * P.row(a)[c];
+            C.row(j)[c] = static_cast<float>(sum);
+        }
+    }
+    return C;
+}
+
 void NystromModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
     nystrom_pass(*this, X, Outputs::nearest(labels, dist), threads);
 }

@@ -92,12 +92,26 @@ public:
     virtual int64_t feature_dim() const = 0;
     /// Features of the rows of X (X.rows × feature_dim()).
     virtual void transform(ConstMatrix X, float* out, int threads) const = 0;
+    /// The k centres in the feature space of transform (k × feature_dim()), or an empty
+    /// matrix for a model whose centres are weighted sums of training points (exact,
+    /// minibatch, knn) or cannot be recovered (a loaded Nyström model of kernel=precomputed).
+    virtual Matrix feature_centres() const { return {}; }
 
 private:
     Params params_;
     int64_t n_train_;
     int64_t d_;
     FitReport report_;
+};
+
+/// Where a fit's first restart starts instead of a seeding (kkm_set_init_labels,
+/// kkm_set_init_centres): the clusters of this process's rows, or k centres in input space
+/// (each row starts at the nearest in the kernel's feature space). Neither: seeded.
+struct Start {
+    std::vector<int32_t> labels;  ///< one cluster in [0, k) per row (empty: none)
+    std::vector<float> centres;   ///< centre_rows x d, row-major (empty: none)
+    int64_t centre_rows = 0;
+    bool given() const { return !labels.empty() || !centres.empty(); }
 };
 
 /// Throws INVALID_ARGUMENT naming both sizes when a fit of n rows and d columns with these
@@ -110,8 +124,9 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d);
 /// ledger: where the fit's stages charge their memory against params.max_memory_mb; NULL
 /// gives the fit its own. A caller's ledger may already hold charges (the float32 copy of
 /// float64 rows), which count against the same budget.
+/// start: NULL (or empty), or where the first restart starts (Start).
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
-                                       MemoryLedger* ledger = nullptr);
+                                       MemoryLedger* ledger = nullptr, const Start* start = nullptr);
 
 /// The same fit over rows spread across the ranks of `comm` (collective): X and weights are
 /// this rank's rows (any split; a rank may hold none), in the global row order rank by rank.
@@ -121,7 +136,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
 /// rows. Errors are collective: every rank throws the same kkm::Error. With solo_comm() this
 /// is the single-process fit_model above.
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
-                                       const Comm& comm, MemoryLedger* ledger = nullptr);
+                                       const Comm& comm, MemoryLedger* ledger = nullptr, const Start* start = nullptr);
 
 /// Fits a graph kernel (kernel=knn or heat) on a user's graph A (n nodes, checked and canonical:
 /// graph::checked_graph) instead of points; the model assigns affinity rows against the n
@@ -169,6 +184,8 @@ public:
     void transform(ConstMatrix X, float* out, int threads) const override;
     const LandmarkMap& map() const { return *map_; }
     const LandmarkCentres& centres() const { return centres_; }
+    /// The fit's C, or (a loaded model) C = H K_LL P, since Pᵀ K_LL P = I and H = C Pᵀ.
+    Matrix feature_centres() const override;
 
 private:
     std::unique_ptr<LandmarkMap> map_;
@@ -191,6 +208,7 @@ public:
     void transform(ConstMatrix X, float* out, int threads) const override;
     const FeatureMap& map() const { return *map_; }
     const Matrix& centroids() const { return centroids_; }
+    Matrix feature_centres() const override { return copy_of(centroids_.view()); }
     bool kernel_distances() const { return kernel_distances_; }
     const std::vector<char>& alive() const { return alive_; }
 
