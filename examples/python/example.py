@@ -31,7 +31,7 @@ print(f"kernel k-means (exact):     ARI vs rings = {adjusted_rand_score(ring, ex
       f"  (objective {exact.inertia_:.2f}, {exact.n_iter_} iterations)")
 approx = KernelKMeans(n_clusters=2, method="nystrom", gamma=0.4, m=100, n_init=5, random_state=0).fit(X)
 print(f"kernel k-means (nystrom):   ARI vs rings = {adjusted_rand_score(ring, approx.labels_):.3f}"
-      f"  (features: {approx.transform(X).shape[1]} per point)")
+      f"  (features: {approx.feature_map(X).shape[1]} per point)")
 print(f"cluster sizes: {exact.cluster_sizes_}")
 
 # New points are assigned to the nearest cluster; a pickled model keeps working.

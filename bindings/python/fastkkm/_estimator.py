@@ -1,12 +1,14 @@
 """KernelKMeans: the scikit-learn estimator over libkkmeans."""
 
 import numbers
+import os
 import signal
 import sys
 import threading
+import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
@@ -27,6 +29,10 @@ _KEYS = {
     "threads": "threads", "isa": "isa", "kernel_rows": "kernel_rows", "max_memory_mb": "max_memory_mb",
 }
 
+
+# scikit-learn's spellings the library knows under another name (both are accepted).
+_INIT_ALIASES = {"k-means++": "kmeans++"}
+_KERNEL_ALIASES = {"poly": "polynomial"}
 
 # The kernels kkm_fit_graph fits: a scipy.sparse X is their graph's affinity matrix.
 _GRAPH_KERNELS = ("knn", "heat")
@@ -98,13 +104,39 @@ class _CancelOnSigint:
     exception); the callback then returns non-zero, the library cancels the fit within about
     0.1 s, and fit() raises KeyboardInterrupt."""
 
-    def __init__(self):
+    def __init__(self, verbose=0):
         self.requested = False
         self._installed = False
+        self._verbose = verbose
+        self._start = time.perf_counter()
+        self._stage = None
+        self._seen = {}
+        self._printed = 0.0
         self.callback = _native.PROGRESS_FN(self._progress)
 
     def _progress(self, stage, fraction, user_data):
+        if self._verbose:
+            try:
+                self._report(stage.decode(errors="replace") if stage else "?", fraction)
+            except Exception:  # noqa: BLE001 - a broken stderr must not cancel the fit
+                pass
         return 1 if self.requested else 0
+
+    def _report(self, stage, fraction):
+        """verbose >= 1: one line per stage as it starts (stages repeat per restart) and one at
+        the end; verbose >= 2: also the running stage's progress, at most once a second."""
+        now = time.perf_counter() - self._start
+        if stage == "done":
+            line = f"done in {now:.2f} s"
+        elif stage != self._stage:
+            self._seen[stage] = self._seen.get(stage, 0) + 1
+            line = stage if self._seen[stage] == 1 else f"{stage} #{self._seen[stage]}"
+        elif self._verbose >= 2 and now - self._printed >= 1.0:
+            line = f"{stage} {100 * fraction:.0f}%"
+        else:
+            return
+        self._stage, self._printed = stage, now
+        print(f"[KernelKMeans] {now:8.2f} s  {line}", file=sys.stderr, flush=True)
 
     def _handler(self, signum, frame):
         self.requested = True
@@ -122,7 +154,7 @@ class _CancelOnSigint:
         return False
 
 
-class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """Kernel k-means (libkkmeans): exact, Nyström, sketched, random-Fourier-feature and
     mini-batch kernel k-means, and the graph kernels (normalized cut, heat kernel) behind
     scikit-learn's estimator API.
@@ -141,6 +173,7 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     method : {"auto", "nystrom", "exact", "sketch", "rff", "minibatch"}, default="auto"
         "auto" is "exact" for the graph kernels (knn, heat) and "nystrom" otherwise.
     kernel : {"rbf", "laplacian", "polynomial", "linear", "cosine", "precomputed", "knn", "heat"}, default="rbf"
+        "poly" (scikit-learn's spelling) is "polynomial".
         "knn" and "heat" are graph kernels, the clusters of spectral clustering at kernel
         k-means' speed: "knn" is normalized cut (weighted kernel k-means with
         K = sigma D^-1 + D^-1 A D^-1, sigma a shift that makes K positive definite, and degree
@@ -166,15 +199,39 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     m : int or "auto", default="auto"
         Landmarks / features of the approximate methods.
     n_init : int or "auto", default="auto"
-        Restarts; "auto" is 10 for the graph kernels and 1 otherwise.
+        Restarts; "auto" is 10 up to 10000 rows (and always for the graph kernels), 1 beyond.
     max_iter : int, default=100
     tol : float, default=1e-4
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"kmeans++", "k-means++", "random"} or array-like, default="kmeans++"
+        How the first restart starts. "kmeans++" (scikit-learn's spelling "k-means++" is the
+        same) seeds greedy k-means++ in the kernel's feature space; "random" takes k distinct
+        random rows. An array starts restart 0 from a partition you give:
+
+        - shape (n_clusters, n_features): initial centres in input space; each row starts in
+          the cluster of the nearest centre in the kernel's feature space (for rbf and
+          laplacian the nearest centre in input space). Not with kernel="precomputed".
+        - shape (n_samples,), integers in [0, n_clusters): initial labels of the rows of X;
+          fitting with a fit's own labels reproduces that fit.
+
+        With an array, n_init="auto" runs that one start only (as scikit-learn's KMeans); an
+        explicit n_init > 1 adds n_init - 1 k-means++ restarts and keeps the lowest
+        objective. Not with gamma="search", n_clusters="auto", method="minibatch" or the
+        graph kernels knn and heat (a ValueError at fit).
     random_state : int, RandomState instance or None, default=None
         An int is the library's ``seed`` itself (the same fit as the C API or the command
         line with that seed); None or a RandomState draws a seed.
     threads : int, default=0
         Threads of a fit or an assignment; 0 = all cores.
+    n_jobs : int or None, default=None
+        scikit-learn's name for ``threads``: None leaves ``threads`` in charge; a positive
+        number is the thread count, -1 all cores (``threads=0``), -2 all but one, and so on
+        (joblib's convention). Giving both n_jobs and a non-zero ``threads`` that differ is
+        an error.
+    verbose : int, default=0
+        0: silent; 1: a line on stderr as each stage of a fit starts (``gamma``,
+        ``landmarks``, ``kernel+eigen``, ``features``, ``seeding``, ``lloyd`` ... once per
+        restart) and when it ends, with the seconds elapsed; 2: also the running stage's
+        progress, about once a second. Through the library's progress callback.
     k_min, k_max, search_criterion, search_size, bandwidth_scale, degree, coef0, nystrom_rcond,
     rank, reg_rank, sampling, rls_lambda, sketch, solver, refine, batch_size, tau, epsilon,
     learning_rate, isa, kernel_rows, max_memory_mb :
@@ -185,42 +242,79 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,), int32
     inertia_ : float
         The fit's objective: the weighted sum of squared kernel-space distances to the centres.
+    cluster_centers_ : ndarray of shape (n_clusters_, feature_dim_), float32
+        The centres in the feature space of ``feature_map`` (nystrom, sketch, rff,
+        kernel="heat"): each training row's label is its nearest centre there. Absent
+        (AttributeError saying why) for method="exact", "minibatch" and kernel="knn", whose
+        centres are weighted sums of training rows in a feature space without coordinates;
+        ``transform`` and ``distances`` give every method's distances to its centres.
     n_iter_ : int
         Lloyd iterations of the best restart.
     cluster_sizes_ : ndarray of shape (n_clusters_,)
-        Rows (or their weights) per cluster.
+        Rows per cluster (int64) after a fit without sample weights; the sum of the weights of
+        each cluster's rows (float64) after a fit with them.
     n_clusters_ : int
     gamma_ : float
         The kernel scale the fit used (0 for kernels without one).
     feature_dim_ : int
-        Width of ``transform``'s output (0 for method="exact" and kernel="knn", which have no
-        feature map; the kept eigenpairs for kernel="heat").
+        Width of ``feature_map``'s output (0 for method="exact", "minibatch" and kernel="knn",
+        which have no feature map; the kept eigenpairs for kernel="heat").
     search_ : list of (gamma, k, score, criterion)
         What gamma="search" / n_clusters="auto" scored (empty otherwise).
     n_features_in_ : int
         Columns of X; after a fit on a graph (scipy.sparse X), its n_samples nodes.
     feature_names_in_ : ndarray of str (only when X has feature names)
 
+    See Also
+    --------
+    fastkkm.matr_scorer : a label-free score of a fitted clustering that, unlike ``score``,
+        compares fits with different gammas and kernels (for GridSearchCV).
+
     Notes
     -----
+    ``transform`` is scikit-learn's KMeans.transform: each row's distance to every centre
+    (the square roots of ``distances``), for every method. The explicit feature map of the
+    approximate methods, on which k-means runs, is ``feature_map``.
+
     float32 and float64 input in C order reaches the library without a copy; any other input
-    is converted once (to float32, or float64 when it is already float64). ``transform`` works
-    in float32 (float64 input is converted). The GIL is released during fit, predict and
+    is converted once (to float32, or float64 when it is already float64). ``feature_map``
+    works in float32 (float64 input is converted). The GIL is released during fit, predict and
     transform; Ctrl-C cancels a running fit on the main thread (KeyboardInterrupt). A fitted
     estimator may predict / transform / score from several threads at once; ``fit`` builds a
     new model and swaps it in when done. Pickling stores the library's model buffer.
 
     A fit on a graph (kernel="knn" or "heat", X a scipy.sparse affinity matrix) places new
-    nodes by their affinity rows: predict, distances, score and transform take X of shape
+    nodes by their affinity rows: predict, distances, score, transform and feature_map take X of shape
     (n, n_samples of the fit), dense or scipy.sparse (any format; sparse rows go to the
     library as dense float32 blocks of at most 4096 rows), each row a new node's weights
     (>= 0, one positive at least) to the training nodes. A row equal to a training node's row
     of the affinity matrix is that node and gets its label.
+
+    Examples
+    --------
+    Two concentric circles, which k-means with the Euclidean distance cuts in halves:
+
+    >>> from sklearn.datasets import make_circles
+    >>> from sklearn.metrics import adjusted_rand_score
+    >>> from fastkkm import KernelKMeans
+    >>> X, y = make_circles(n_samples=400, factor=0.4, noise=0.05, random_state=0)
+    >>> km = KernelKMeans(n_clusters=2, method="exact", gamma=5.0, n_init=10,
+    ...                   random_state=0).fit(X)
+    >>> round(adjusted_rand_score(y, km.labels_), 2)
+    1.0
+    >>> inner, outer = km.predict([[0.0, 0.4], [0.0, 1.0]])   # new points, one per circle
+    >>> inner != outer
+    True
+    >>> km.transform(X[:3]).shape            # distances to the 2 centres
+    (3, 2)
+    >>> km.cluster_sizes_.tolist()
+    [200, 200]
     """
 
     def __init__(self, n_clusters=8, *, method="auto", kernel="rbf", gamma="auto", m="auto",
                  n_init="auto", max_iter=100, tol=1e-4, init="kmeans++", random_state=None, threads=0,
-                 k_min=2, k_max=10, search_criterion="matr", search_size=1000, bandwidth_scale=1.0,
+                 n_jobs=None, verbose=0,
+                 k_min=2, k_max=10, search_criterion="matr", search_size=1000, bandwidth_scale=0.4,
                  degree=3, coef0=1.0, n_neighbors="auto", graph="auto", heat_t=80.0, heat_rank="auto",
                  heat_normalize=True, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
                  sampling="uniform", rls_lambda="auto", sketch="subgaussian", solver="lloyd",
@@ -237,6 +331,8 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.init = init
         self.random_state = random_state
         self.threads = threads
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.k_min = k_min
         self.k_max = k_max
         self.search_criterion = search_criterion
@@ -267,16 +363,99 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ helpers
 
-    def _new_model(self):
+    def _new_model(self, n_samples, n_features):
+        """A model with every parameter set (scikit-learn's spellings translated) and, when
+        init is an array, its starting partition; n_samples and n_features are the fit's."""
+        init = self._init_array(n_samples, n_features)
         model = _native.Model()
         for name, key in _KEYS.items():
             value = getattr(self, name)
-            text = str(_seed(value)) if name == "random_state" else _text(name, value)
+            if name == "random_state":
+                text = str(_seed(value))
+            elif name == "threads" and self.n_jobs is not None:
+                name, value = "n_jobs", self.n_jobs
+                text = str(self._threads_of_n_jobs())
+            elif name == "init" and init is not None:
+                text = "kmeans++"  # the seeding of restarts 1 .. n_init-1
+            elif name == "n_init" and init is not None and isinstance(value, str) and value == "auto":
+                text = "1"  # scikit-learn's rule: an explicit start is the only one
+            else:
+                if isinstance(value, str):
+                    value_text = {"init": _INIT_ALIASES, "kernel": _KERNEL_ALIASES}.get(name, {}).get(value, value)
+                else:
+                    value_text = value
+                text = _text(name, value_text)
             try:
                 model.set_param(key, text)
             except ValueError as e:
-                raise ValueError(f"{name}={value!r}: {e}") from None
+                also = {"init": " (also scikit-learn's 'k-means++', or an array of initial centres or labels)",
+                        "kernel": " (also scikit-learn's 'poly' for polynomial)"}.get(name, "")
+                raise ValueError(f"{name}={value!r}: {e}{also}") from None
+        if init is not None:
+            (model.set_init_labels if init.ndim == 1 else model.set_init_centres)(init)
         return model
+
+    def _threads_of_n_jobs(self):
+        """n_jobs as the library's threads: -1 is 0 (all cores), -2 all but one, ..."""
+        n_jobs, threads = self.n_jobs, self.threads
+        if (not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, (bool, np.bool_)) or n_jobs == 0):
+            raise ValueError(f"n_jobs={n_jobs!r}: expected a positive number of threads, -1 for all cores, -2 for "
+                             "all but one ..., or None (threads decides)")
+        if threads != 0 and threads != n_jobs:
+            raise ValueError(f"n_jobs={n_jobs!r} and threads={threads!r}: both set the number of threads; give one")
+        if n_jobs > 0:
+            return int(n_jobs)
+        if n_jobs == -1:
+            return 0
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return max(1, cores + 1 + int(n_jobs))
+
+    def _verbosity(self):
+        v = self.verbose
+        if isinstance(v, (bool, np.bool_)):
+            return int(v)
+        if not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"verbose={v!r}: expected an integer >= 0 (0 silent, 1 stages, 2 progress)")
+        return int(v)
+
+    def _init_array(self, n_samples, n_features):
+        """init as the library's starting partition: None for a seeding by name, else int32
+        labels (n_samples,) or float32 centres (n_clusters, n_features), C-contiguous."""
+        init = self.init
+        if isinstance(init, str):
+            return None
+        if init is None or callable(init) or isinstance(init, (numbers.Number, bytes)):
+            raise ValueError(f"init={init!r}: expected 'kmeans++', 'k-means++', 'random', an array of initial "
+                             "centres (n_clusters, n_features) or an array of initial labels (n_samples,)")
+        try:
+            a = np.asarray(init)
+        except Exception as e:  # noqa: BLE001
+            raise ValueError(f"init: cannot read it as an array: {e}") from None
+        k = self.n_clusters if isinstance(self.n_clusters, numbers.Integral) else None
+        if a.ndim == 1:
+            if a.shape[0] != n_samples:
+                raise ValueError(f"init: an array of initial labels has one label per sample (n_samples="
+                                 f"{n_samples}), got {a.shape[0]}")
+            if a.dtype.kind not in "iuf" or a.dtype.kind == "f" and not np.all(np.isfinite(a) & (a == np.round(a))):
+                raise ValueError(f"init: initial labels must be integers, got dtype {a.dtype}"
+                                 + (" with non-integer values" if a.dtype.kind == "f" else ""))
+            if a.size:
+                hi = k if k is not None else np.iinfo(np.int32).max
+                bad = (a < 0) | (a >= hi)
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    raise ValueError(f"init: initial label {a[i]!r} of sample {i} is not in [0, "
+                                     f"{'n_clusters=' + str(k) if k is not None else hi})")
+            return np.ascontiguousarray(a, dtype=np.int32)
+        if a.ndim == 2:
+            if a.dtype.kind not in "biuf":
+                raise ValueError(f"init: initial centres must be real numbers, got dtype {a.dtype}")
+            if k is not None and a.shape != (k, n_features):
+                raise ValueError(f"init: an array of initial centres has shape (n_clusters, n_features) = "
+                                 f"({k}, {n_features}), got {a.shape}")
+            return np.ascontiguousarray(a, dtype=np.float32)
+        raise ValueError(f"init: an array of initial centres has shape (n_clusters, n_features), one of initial "
+                         f"labels shape (n_samples,); got shape {a.shape}")
 
     def _check_X(self, X, reset):
         return self._validate_data(X, reset=reset, accept_sparse=False, dtype=[np.float32, np.float64],
@@ -298,15 +477,17 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         step = max(1, min(_BLOCK_ROWS, _BLOCK_VALUES // X.shape[1]))
         return X, (X[i:i + step].toarray() for i in range(0, X.shape[0], step))
 
-    def _fitted(self, model, graph):
+    def _fitted(self, model, graph, weighted):
         """Swaps in a fitted model and reads its results."""
         self._model = model
         self._graph_fit = graph
         self.labels_ = model.labels()
         self.inertia_ = model.objective()
         self.n_iter_ = model.iterations()
-        self.cluster_sizes_ = model.cluster_sizes()
         self.n_clusters_ = model.k()
+        # Without weights, counts (as KMeans would report them); with weights, their sums.
+        self.cluster_sizes_ = (model.cluster_sizes() if weighted
+                               else np.bincount(self.labels_, minlength=self.n_clusters_).astype(np.int64))
         self.feature_dim_ = model.feature_dim()
         self.gamma_ = self._resolved_gamma(model)
         self.search_ = model.search()
@@ -343,13 +524,13 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                              "sample; pass a number")
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
-        model = self._new_model()
-        with _CancelOnSigint() as cancel:
+        model = self._new_model(n, X.shape[1])
+        with _CancelOnSigint(self._verbosity()) as cancel:
             status = model.fit(X, sample_weight, cancel.callback)
         if cancel.requested:
             raise KeyboardInterrupt
-        _native.check(status, "kkm_fit")
-        return self._fitted(model, graph=False)
+        self._check_fit(status, "kkm_fit")
+        return self._fitted(model, graph=False, weighted=sample_weight is not None)
 
     def _fit_graph(self, A, sample_weight):
         """fit on a scipy.sparse affinity matrix: canonical CSR (int64 offsets and columns, float32
@@ -365,6 +546,9 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         if A.ndim != 2 or A.shape[0] != A.shape[1]:
             raise ValueError(f"X: a graph's affinity matrix is square (n_samples × n_samples), got shape {A.shape} "
                              "(the points of the graph kernels go in as a dense array)")
+        if not isinstance(self.init, str):
+            raise ValueError(f"init: an init array (a starting partition) cannot be used with kernel={self.kernel} "
+                             "(a graph fit seeds on its heat coordinates); pass init='kmeans++' or 'random'")
         A = self._validate_data(A, reset=True, accept_sparse="csr", dtype=None, force_all_finite=False)
         _check_real(A)
         self._check_n_clusters(A.shape[0])
@@ -374,13 +558,26 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
         indices = np.ascontiguousarray(A.indices, dtype=np.int64)
         values = np.ascontiguousarray(A.data, dtype=np.float32)
-        model = self._new_model()
-        with _CancelOnSigint() as cancel:
+        model = self._new_model(A.shape[0], A.shape[1])
+        with _CancelOnSigint(self._verbosity()) as cancel:
             status = model.fit_graph(indptr, indices, values, cancel.callback)
         if cancel.requested:
             raise KeyboardInterrupt
-        _native.check(status, "kkm_fit_graph")
-        return self._fitted(model, graph=True)
+        self._check_fit(status, "kkm_fit_graph")
+        return self._fitted(model, graph=True, weighted=False)
+
+    def _check_fit(self, status, what):
+        """_native.check, with the library's refusal of a starting partition in init's words."""
+        try:
+            _native.check(status, what)
+        except ValueError as e:
+            text = str(e)
+            if isinstance(self.init, str) or "starting partition" not in text:
+                raise
+            text = (text.replace("a starting partition (kkm_set_init_labels / kkm_set_init_centres)",
+                                 "an init array (a starting partition)")
+                    .replace("clear it (NULL)", "pass init='kmeans++' or 'random'"))
+            raise ValueError(f"init: {text}") from None
 
     @staticmethod
     def _resolved_gamma(model):
@@ -407,19 +604,37 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return self.fit(X, sample_weight=sample_weight).labels_
 
     def transform(self, X):
-        """The fitted feature map of X (n_samples, feature_dim_), float32: k-means on these
-        features is what the fit solved. Only for methods and kernels with a feature map
-        (nystrom, sketch, rff; kernel="heat", whose features have unit length by default).
+        """Distance of each row of X to every fitted centre, (n_samples, n_clusters_), as
+        scikit-learn's KMeans.transform: the square roots of ``distances(X)`` (kernel-space
+        distances for exact, minibatch, nystrom and the graph kernels, feature-space ones for
+        sketch and rff), in X's dtype (float32 for scipy.sparse affinity rows). Every method has
+        it; with kernel="precomputed" only sketch and rff (the others need k(x, x)). Each row's
+        first minimum is at predict's label. The feature map itself is ``feature_map``.
         X as for predict."""
+        D = self.distances(X)
+        return np.sqrt(np.maximum(D, 0, out=D), out=D)
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """fit(X, sample_weight=sample_weight).transform(X): the training rows' distances to
+        the fitted centres."""
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def feature_map(self, X):
+        """The fitted explicit feature map of X, (n_samples, feature_dim_) float32: k-means on
+        these features is what the fit solved, and ``cluster_centers_`` are its centres there.
+        Only methods and kernels with a feature map have one: nystrom, sketch, rff, and
+        kernel="heat" (whose features have unit length by default); method="exact",
+        "minibatch" and kernel="knn" raise a ValueError. X as for predict."""
         check_is_fitted(self)
         _, blocks = self._blocks(X)
         if self.feature_dim_ == 0:
             if self._model.get_param("kernel") == "knn":
-                raise ValueError("transform: kernel='knn' has no explicit feature map (its kernel is a sparse matrix "
-                                 "over the training graph); distances gives each row's distance to every centre, "
-                                 "and kernel='heat' has features")
-            raise ValueError(f"transform: method={self._model.get_param('method')!r} has no explicit "
-                             "feature map (nystrom, sketch, rff and kernel='heat' have one)")
+                raise ValueError("feature_map: kernel='knn' has no explicit feature map (its kernel is a sparse matrix "
+                                 "over the training graph); transform and distances give each row's distance to "
+                                 "every centre, and kernel='heat' has features")
+            raise ValueError(f"feature_map: method={self._model.get_param('method')!r} has no explicit feature map "
+                             "(nystrom, sketch, rff and kernel='heat' have one); transform and distances give each "
+                             "row's distance to every centre")
         return self._join([self._model.transform(np.ascontiguousarray(block, dtype=np.float32), self.feature_dim_)
                            for block in blocks])
 
@@ -428,16 +643,25 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         in X's dtype (the library computes in float32; float32 for scipy.sparse affinity rows):
         kernel-space distances for exact, minibatch and nystrom, feature-space ones for sketch
         and rff, as the fit measures inertia_. Each row's first minimum is at predict's label,
-        and its value is that row's term of -score. Unlike transform, this is defined for
-        every method; with kernel="precomputed" only sketch and rff have it (the others need
-        k(x, x)). X as for predict."""
+        and its value is that row's term of -score; ``transform`` is its square root. Defined
+        for every method; with kernel="precomputed" only sketch and rff have it (the others
+        need k(x, x)). X as for predict."""
         check_is_fitted(self)
         _, blocks = self._blocks(X)
         return self._join([self._model.distances(block) for block in blocks])
 
     def score(self, X, y=None, sample_weight=None):
-        """Opposite of the objective of X under the fitted centres (as KMeans.score):
-        -Σ w_i · squared distance of row i to its nearest centre. X as for predict."""
+        """Minus the k-means objective of X under the fitted centres, as KMeans.score:
+        -sum_i w_i * (squared distance of row i to its nearest centre), the distances of
+        ``distances`` (kernel space for exact, minibatch and nystrom, feature space for sketch
+        and rff). Higher is better for the same kernel, and it is what the fit minimised.
+
+        It is NOT comparable across kernels, gammas or methods: each kernel measures distances
+        in its own feature space (an rbf kernel's squared distances lie in [0, 2] and shrink as
+        gamma does), so GridSearchCV with this score always picks the smallest gamma, however
+        poor its clusters. To choose gamma or the kernel, score with ``fastkkm.matr_scorer``
+        (label-free, comparable across gammas and kernels) or use gamma="search". X as for
+        predict."""
         check_is_fitted(self)
         X, blocks = self._blocks(X)
         method = self._model.get_param("method")
@@ -449,6 +673,29 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
             return -float(np.dot(sample_weight, dist.astype(np.float64)))
         return -float(dist.sum(dtype=np.float64))
+
+    @property
+    def cluster_centers_(self):
+        """The fitted centres in the feature space of ``feature_map``, (n_clusters_,
+        feature_dim_) float32 (kkm_get_centres): nystrom, sketch, rff and kernel="heat". Exact,
+        minibatch and kernel="knn" have no explicit centres (AttributeError)."""
+        check_is_fitted(self)
+        kernel, method = self._model.get_param("kernel"), self._model.get_param("method")
+        if self.feature_dim_ == 0:
+            what = f"kernel={kernel!r}" if kernel == "knn" else f"method={method!r}"
+            raise AttributeError(f"cluster_centers_: a fit with {what} has no explicit centres (they are weighted "
+                                 "sums of training rows in the kernel's feature space); transform(X) and "
+                                 "distances(X) give each row's distance to every centre, and method='nystrom', "
+                                 "'sketch', 'rff' and kernel='heat' have cluster_centers_")
+        try:
+            return self._model.centres(self.n_clusters_, self.feature_dim_)
+        except ValueError as e:
+            raise AttributeError(f"cluster_centers_: {e}") from None
+
+    @property
+    def _n_features_out(self):
+        """Columns of transform (get_feature_names_out: kernelkmeans0 .. kernelkmeans{k-1})."""
+        return self.n_clusters_
 
     def resolved_params(self):
         """The fitted model's parameters as the library reports them (gamma, m, isa ... as
@@ -474,8 +721,8 @@ class KernelKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def _more_tags(self):
         return {
-            # transform returns float32 for any input: the library's features are float32.
-            "preserves_dtype": [np.float32],
+            # transform (distances) returns X's dtype.
+            "preserves_dtype": [np.float64, np.float32],
             "_xfail_checks": {
                 # As sklearn's own KMeans: the seeding draws depend on n, so zero weights on
                 # extra rows do not give the fit without them.

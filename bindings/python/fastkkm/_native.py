@@ -10,7 +10,7 @@ import ctypes
 import os
 from pathlib import Path
 
-from ._signatures import PROGRESS_FN, declare
+from ._signatures import MISSING, PROGRESS_FN, declare
 
 LIBRARY_ENV = "FASTKKM_LIBRARY"
 
@@ -45,6 +45,15 @@ def _load():
 
 
 lib = _load()
+
+
+def _fn(name):
+    """lib's function name; a RuntimeError naming the library when it is older than the package
+    (FASTKKM_LIBRARY pointing at a build that predates the function)."""
+    if name in MISSING:
+        raise RuntimeError(f"{name}: the kkmeans library {library_path()} does not have it (it is older than "
+                           f"this fastkkm); rebuild it, or unset {LIBRARY_ENV} to use the package's own copy")
+    return getattr(lib, name)
 
 
 class MemoryBudgetError(MemoryError, RuntimeError):
@@ -133,6 +142,18 @@ class Model:
             lib.kkm_set_progress(self._handle, PROGRESS_FN(), None)
         return status
 
+    def set_init_labels(self, labels):
+        """The next fits' first restart starts from these training labels (C-contiguous int32,
+        one per training row), or, with None, from the seeding again (kkm_set_init_labels)."""
+        n = 0 if labels is None else labels.shape[0]
+        check(_fn("kkm_set_init_labels")(self._handle, _ptr(labels, ctypes.c_int32), n), "init")
+
+    def set_init_centres(self, centres):
+        """The next fits' first restart starts from these centres in input space (C-contiguous
+        float32, k x d), or, with None, from the seeding again (kkm_set_init_centres)."""
+        k, d = (0, 0) if centres is None else centres.shape
+        check(_fn("kkm_set_init_centres")(self._handle, _ptr(centres, ctypes.c_float), k, d), "init")
+
     def fit_graph(self, indptr, indices, values, progress):
         """Fits kernel=knn or heat on a graph (kkm_fit_graph): the n x n affinity matrix in
         compressed sparse rows, indptr C-contiguous int64 (n + 1 offsets), indices int64 and
@@ -219,6 +240,14 @@ class Model:
         out = np.empty(self.k(), dtype=np.float64)
         check(lib.kkm_get_cluster_sizes(self._handle, _ptr(out, ctypes.c_double), out.size),
               "kkm_get_cluster_sizes")
+        return out
+
+    def centres(self, k, dim):
+        """The k fitted centres in the feature space of transform (k x dim float32,
+        kkm_get_centres); a ValueError for a model without explicit centres."""
+        import numpy as np
+        out = np.empty((k, dim), dtype=np.float32)
+        check(_fn("kkm_get_centres")(self._handle, _ptr(out, ctypes.c_float), out.size), "kkm_get_centres")
         return out
 
     def search(self):

@@ -24,6 +24,8 @@ SIGNATURES = {
     "kkm_set_progress": (c.c_int, [_vp, PROGRESS_FN, _vp]),
     "kkm_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),
     "kkm_fit_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _f64p]),
+    "kkm_set_init_labels": (c.c_int, [_vp, _i32p, c.c_int64]),
+    "kkm_set_init_centres": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64]),
     "kkm_fit_graph": (c.c_int, [_vp, c.c_int64, _i64p, _i64p, _f32p]),
     "kkm_assign": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _i32p, _f32p]),
     "kkm_assign_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _i32p, _f64p]),
@@ -38,6 +40,7 @@ SIGNATURES = {
     "kkm_get_iterations": (c.c_int, [_vp, _i32p]),
     "kkm_get_feature_dim": (c.c_int, [_vp, _i64p]),
     "kkm_get_cluster_sizes": (c.c_int, [_vp, _f64p, c.c_int64]),
+    "kkm_get_centres": (c.c_int, [_vp, _f32p, c.c_int64]),
     "kkm_get_timings": (c.c_int, [_vp, c.c_char_p, c.c_size_t, _sizep]),
     "kkm_get_search": (c.c_int, [_vp, _f64p, _i32p, _f64p, _i32p, c.c_int64, _i64p]),
     "kkm_save_buffer": (c.c_int, [_vp, _vp, c.c_int64, _i64p]),
@@ -46,9 +49,18 @@ SIGNATURES = {
 
 
 def declare(lib):
-    """Sets restype and argtypes of every function of SIGNATURES on a loaded library."""
+    """Sets restype and argtypes of every function of SIGNATURES on a loaded library. A
+    function the library lacks (an older libkkmeans.so named by FASTKKM_LIBRARY) is left
+    undeclared and listed in MISSING; calling it raises (missing() says which library)."""
     for name, (restype, argtypes) in SIGNATURES.items():
-        fn = getattr(lib, name)
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            MISSING.add(name)
+            continue
         fn.restype = restype
         fn.argtypes = argtypes
     return lib
+
+
+MISSING = set()

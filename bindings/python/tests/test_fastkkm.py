@@ -1,5 +1,9 @@
 """fastkkm.KernelKMeans: clustering quality, predict/pickle round trips, parameters, errors,
-zero-copy input, Ctrl-C cancellation and scikit-learn's check_estimator."""
+zero-copy input, Ctrl-C cancellation, the graph kernels and scikit-learn's check_estimator.
+The scikit-learn surface of issue 27 has its own files: test_transform.py (transform,
+feature_map, feature names), test_scoring.py (score, matr_scorer), test_sklearn_surface.py
+(init arrays and spellings, n_jobs, verbose, cluster_centers_, cluster_sizes_, the docstring's
+example) and test_install.py (the build backend's message, scripts/install-python.sh)."""
 import inspect
 import os
 import pickle
@@ -106,8 +110,11 @@ def test_pickle_round_trip_predicts_identically(ring_data, method):
     np.testing.assert_array_equal(copy.predict(fresh), km.predict(fresh))
     np.testing.assert_array_equal(copy.labels_, km.labels_)
     assert copy.get_params() == km.get_params()
+    np.testing.assert_array_equal(copy.transform(fresh), km.transform(fresh))
     if km.feature_dim_:
-        np.testing.assert_array_equal(copy.transform(fresh), km.transform(fresh))
+        np.testing.assert_array_equal(copy.feature_map(fresh), km.feature_map(fresh))
+        # a loaded nystrom model recomputes its centres (H K_LL P): equal to float32 rounding
+        np.testing.assert_allclose(copy.cluster_centers_, km.cluster_centers_, rtol=1e-4, atol=1e-5)
     assert b"KMEANS" in pickle.dumps(km)  # the model travels as the library's buffer
 
 
@@ -116,18 +123,18 @@ def test_pickle_of_an_unfitted_estimator():
     assert copy.get_params()["n_clusters"] == 3 and not hasattr(copy, "labels_")
 
 
-def test_transform_is_the_feature_map(ring_data):
+def test_feature_map_is_what_kmeans_ran_on(ring_data):
     X, _ = ring_data
     km = KernelKMeans(**RING_PARAMS, method="nystrom", m=100).fit(X)
-    F = km.transform(X)
+    F = km.feature_map(X)
     assert F.shape == (X.shape[0], km.feature_dim_) and F.dtype == np.float32
     # k-means on the features is what the fit solved: labels are nearest feature centroids
     centroids = np.array([F[km.labels_ == j].mean(axis=0) for j in range(2)])
     nearest = np.argmin(((F[:, None, :] - centroids[None]) ** 2).sum(axis=2), axis=1)
     assert np.mean(nearest == km.labels_) > 0.99
     exact = KernelKMeans(**RING_PARAMS, method="exact").fit(X)
-    with pytest.raises(ValueError, match="method='exact' has no explicit feature map"):
-        exact.transform(X)
+    with pytest.raises(ValueError, match="feature_map: method='exact' has no explicit feature map.*transform"):
+        exact.feature_map(X)
 
 
 @pytest.mark.parametrize("method", ["exact", "minibatch", "nystrom", "sketch", "rff"])
@@ -167,7 +174,7 @@ def test_get_and_set_params():
     km = KernelKMeans(n_clusters=3, method="exact", gamma=0.5)
     params = km.get_params()
     assert params["n_clusters"] == 3 and params["method"] == "exact" and params["gamma"] == 0.5
-    assert set(params) == set(_KEYS)
+    assert set(params) == set(_KEYS) | {"n_jobs", "verbose"}  # the library's table and two of scikit-learn's
     assert km.set_params(n_clusters=4, kernel="laplacian") is km
     assert km.n_clusters == 4 and km.kernel == "laplacian"
     assert clone(km).get_params() == km.get_params()
@@ -540,20 +547,20 @@ def test_graph_kernels_need_only_the_number_of_clusters(kernel, shape):
     np.testing.assert_array_equal(km.predict(X), km.labels_)
 
 
-def test_heat_transform_has_unit_rows_and_knn_has_none():
+def test_heat_feature_map_has_unit_rows_and_knn_has_none():
     A, _ = _cliques([20, 30, 25])
     heat = KernelKMeans(n_clusters=3, kernel="heat", random_state=0).fit(A)
-    F = heat.transform(A)
+    F = heat.feature_map(A)
     assert heat.feature_dim_ > 0 and F.shape == (75, heat.feature_dim_) and F.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(F, axis=1), 1.0, rtol=1e-5)
     X, _ = rings(per_ring=150)
     points = KernelKMeans(n_clusters=2, kernel="heat", random_state=0).fit(X)
-    np.testing.assert_allclose(np.linalg.norm(points.transform(X), axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(points.feature_map(X), axis=1), 1.0, rtol=1e-5)
     for fitted in (KernelKMeans(n_clusters=3, kernel="knn", random_state=0).fit(A),
                    KernelKMeans(n_clusters=2, kernel="knn", random_state=0).fit(X)):
         assert fitted.feature_dim_ == 0
         with pytest.raises(ValueError, match="kernel='knn' has no explicit feature map"):
-            fitted.transform(A if fitted.n_features_in_ == 75 else X)
+            fitted.feature_map(A if fitted.n_features_in_ == 75 else X)
 
 
 @pytest.mark.parametrize("kernel", GRAPH_KERNELS)
