@@ -179,7 +179,8 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  *   largest 2 k(x, c_j) - k(c_j, c_j) (for rbf and laplacian: the nearest centre in input
  *   space); k and d must equal the fit's k and d.
  * Refused at the fit (INVALID_ARGUMENT naming both options): gamma=search or k=auto,
- * method=minibatch, solver=minibatch; centres also with kernel=precomputed, knn or heat.
+ * method=minibatch, solver=minibatch, kernel=knn or heat, kkm_fit_graph, a kkm_fit_mpi over
+ * several ranks; centres also with kernel=precomputed.
  * Errors here: INVALID_ARGUMENT (NULL model; n, k or d <= 0 with data; a label < 0 or a
  * centre value that is not finite, naming the row). */
 KKM_API kkm_status kkm_set_init_labels(kkm_model *model, const int32_t *labels, int64_t n);
@@ -306,11 +307,13 @@ KKM_API kkm_status kkm_get_feature_dim(const kkm_model *model, int64_t *dim);
  * doubles into sizes (capacity len). Errors: NOT_FITTED, INVALID_ARGUMENT (len < k). */
 KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, int64_t len);
 
-/* The k centres in the feature space of kkm_transform (nystrom, sketch, rff): k x feature_dim
- * float32 values, row-major, into centres (capacity len); the fit's assignments are the
- * nearest of them. Errors: NOT_FITTED, INVALID_ARGUMENT (centres NULL; len < k*feature_dim;
- * a model without explicit centres: method=exact, minibatch, kernel=knn or heat, whose
- * centres are weighted sums of training points - use kkm_distances). */
+/* The k centres in the feature space of kkm_transform (nystrom, sketch, rff, kernel=heat):
+ * k x feature_dim float32 values, row-major, into centres (capacity len); the fit's
+ * assignments are the nearest of them. A loaded Nystrom model recomputes them from what the
+ * file keeps (H K_LL P: equal to float32 rounding). Errors: NOT_FITTED, INVALID_ARGUMENT
+ * (centres NULL; len < k*feature_dim; a model without explicit centres: method=exact,
+ * minibatch, kernel=knn, whose centres are weighted sums of training points - use
+ * kkm_distances; a loaded Nystrom model of kernel=precomputed). */
 KKM_API kkm_status kkm_get_centres(const kkm_model *model, float *centres, int64_t len);
 
 /* Wall-clock seconds of the last fit's stages, as "stage=seconds" pairs separated by

@@ -208,8 +208,8 @@ TEST(Rings, AutoParametersResolveAfterFit) {
     char* end = nullptr;
     const double gamma = std::strtod(g.c_str(), &end);
     ASSERT_TRUE(end != g.c_str() && *end == '\0') << "gamma reads \"" << g << "\" after the fit";
-    // Documented: 1 / (2 sigma^2), sigma^2 = mean pairwise squared distance.
-    EXPECT_NEAR(gamma, 1.0 / (2.0 * mean_pairwise_sq_dist(ds)), 0.01 * gamma);
+    // Documented: 1 / (2 sigma^2), sigma^2 = beta^2 * mean pairwise squared distance, beta = 0.4.
+    EXPECT_NEAR(gamma, 1.0 / (2.0 * 0.16 * mean_pairwise_sq_dist(ds)), 0.01 * gamma);
     const std::string m = get_param(r.m.get(), "m");
     const long long landmarks = std::strtoll(m.c_str(), &end, 10);
     ASSERT_TRUE(end != m.c_str() && *end == '\0') << "m reads \"" << m << "\" after the fit";

@@ -50,7 +50,7 @@ struct Params {
     /// Rows of the subsample that gamma=search and k=auto fit on.
     int64_t search_size = 1000;
     /// β of gamma=auto: σ² = β² · mean pairwise squared distance.
-    double bandwidth_scale = 1.0;
+    double bandwidth_scale = 0.4;
     /// Degree of the polynomial kernel.
     int64_t degree = 3;
     /// Constant term of the polynomial kernel.

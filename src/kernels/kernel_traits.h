@@ -34,23 +34,30 @@ struct KernelTraits {
     bool graph;
     /// What method=auto means with this kernel.
     Method method;
-    /// What n_init=auto means with this kernel.
+    /// What n_init=auto means with this kernel: restarts up to kFewRows rows, and beyond.
     int64_t restarts;
+    int64_t restarts_many;
 };
 
+/// Rows up to which n_init=auto restarts the point kernels ten times. Measured (README,
+/// "Defaults"): one k-means++ start splits two rings or two circles in half in about half the
+/// seeds, ten never did; below 10000 rows the ten cost at most a few tenths of a second, while
+/// at Fashion-MNIST's 60000 they would triple the fit (0.99 s -> 3.1 s, 2 cores) for +0.01 NMI.
+inline constexpr int64_t kFewRows = 10000;
+
 inline constexpr std::array<KernelTraits, 8> kKernelTraits{{
-    // type                   precomputed shift  gamma  centred bounded norms  graph  method  restarts
-    {KernelType::rbf, false, true, true, true, true, KernelNorms::squared, false, Method::nystrom, 1},
-    {KernelType::laplacian, false, true, true, true, true, KernelNorms::none, false, Method::nystrom, 1},
-    {KernelType::polynomial, false, false, true, false, false, KernelNorms::none, false, Method::nystrom, 1},
-    {KernelType::linear, false, false, false, true, false, KernelNorms::none, false, Method::nystrom, 1},
-    {KernelType::cosine, false, false, false, false, true, KernelNorms::inverse, false, Method::nystrom, 1},
-    {KernelType::precomputed, true, false, false, false, false, KernelNorms::none, false, Method::nystrom, 1},
+    // type                   precomputed shift  gamma  centred bounded norms  graph  method  restarts (few, many rows)
+    {KernelType::rbf, false, true, true, true, true, KernelNorms::squared, false, Method::nystrom, 10, 1},
+    {KernelType::laplacian, false, true, true, true, true, KernelNorms::none, false, Method::nystrom, 10, 1},
+    {KernelType::polynomial, false, false, true, false, false, KernelNorms::none, false, Method::nystrom, 10, 1},
+    {KernelType::linear, false, false, false, true, false, KernelNorms::none, false, Method::nystrom, 10, 1},
+    {KernelType::cosine, false, false, false, false, true, KernelNorms::inverse, false, Method::nystrom, 10, 1},
+    {KernelType::precomputed, true, false, false, false, false, KernelNorms::none, false, Method::nystrom, 10, 1},
     // The graph kernels cluster r-dimensional features (or sparse rows) seeded from them: ten
     // restarts cost little beside the graph, and k-means++ on heat features is seed-sensitive
     // (Satellite: NMI 0.61-0.64 from single starts, 0.65 from the best of ten).
-    {KernelType::knn, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10},
-    {KernelType::heat, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10},
+    {KernelType::knn, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10},
+    {KernelType::heat, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10},
 }};
 
 /// The row of `type`.
@@ -61,13 +68,19 @@ constexpr const KernelTraits& kernel_traits(KernelType type) {
     return kKernelTraits.back();  // unreachable for a valid enum value
 }
 
-/// Resolves method=auto and n_init=auto to the kernel's defaults (the table above), once: the
-/// flags are cleared, so that code which then sets a method itself (the search's scoring fits)
-/// keeps it. Every Params a fit or a loaded model uses goes through here.
-constexpr void apply_kernel_defaults(Params& p) {
+/// What n_init=auto means for `type` on n rows (over every rank).
+constexpr int64_t auto_restarts(KernelType type, int64_t n) {
+    const KernelTraits& t = kernel_traits(type);
+    return n <= kFewRows ? t.restarts : t.restarts_many;
+}
+
+/// Resolves method=auto and n_init=auto (for n rows) to the kernel's defaults (the table
+/// above), once: the flags are cleared, so that code which then sets a method itself (the
+/// search's scoring fits) keeps it. Every Params a fit or a loaded model uses goes through here.
+constexpr void apply_kernel_defaults(Params& p, int64_t n) {
     const KernelTraits& t = kernel_traits(p.kernel);
     if (p.method_auto) p.method = t.method;
-    if (p.n_init_auto) p.n_init = t.restarts;
+    if (p.n_init_auto) p.n_init = auto_restarts(p.kernel, n);
     p.method_auto = false;
     p.n_init_auto = false;
 }

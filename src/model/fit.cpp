@@ -235,7 +235,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
 MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& params, int64_t n, int64_t d,
                                          bool weighted) {
     Params p = params;
-    apply_kernel_defaults(p);
+    apply_kernel_defaults(p, n);
     MemoryLedger::Charge copy = ledger.charge("input", "the float32 copy of the float64 rows X (n x d)",
                                               memory::matrix(static_cast<double>(n), static_cast<double>(d)));
     validate_combination(p);
@@ -250,7 +250,7 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& par
 
 void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
     Params p = params;
-    apply_kernel_defaults(p);
+    apply_kernel_defaults(p, n);
     if (p.k == 0) p.k = std::min(p.k_max, n);  // k=auto: the largest k it may choose
     require_product(n, "n", d, "d", sizeof(float), "X");
     // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
@@ -274,7 +274,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* outer, const Start* start) {
     Params p = params;
-    apply_kernel_defaults(p);
+    apply_kernel_defaults(p, comm.size() > 1 ? partition_rows(comm, X.rows).global : X.rows);
     const Start* given = start != nullptr && start->given() ? start : nullptr;
     if (search::needed(p)) {
         if (given != nullptr) {
@@ -289,7 +289,7 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
 
 std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A, MemoryLedger* outer) {
     Params p = params;
-    apply_kernel_defaults(p);
+    apply_kernel_defaults(p, A.n);
     if (!graph_kernel(p)) {
         invalid_argument(std::string("a graph is clustered with kernel=knn or kernel=heat, not kernel=") +
                          to_text(p.kernel) + "; set kernel=knn or kernel=heat");

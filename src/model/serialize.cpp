@@ -606,8 +606,10 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         Reader r(check_envelope(bytes, version), kHeaderBytes);
         LoadedModel out{load_params(r), nullptr};
         Params p = out.params.typed();
-        apply_kernel_defaults(p);
+        const bool restarts_auto = p.n_init_auto;
+        apply_kernel_defaults(p, 0);
         Shape shape = load_shape(r, p);
+        if (restarts_auto) p.n_init = auto_restarts(p.kernel, shape.n_train);
         shape.version = version;
         p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);

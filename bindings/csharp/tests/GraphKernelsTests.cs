@@ -138,7 +138,7 @@ namespace FastKKM.Tests
             using (KernelKMeans model = new KernelKMeans().K(2).Gamma(0.5).Seed(1).Fit(small.X))
             {
                 Assert.AreEqual("nystrom", model.GetParam("method"));
-                Assert.AreEqual("1", model.GetParam("n_init"));
+                Assert.AreEqual("10", model.GetParam("n_init"));  // n_init=auto: 10 up to 10000 rows
             }
             using (KernelKMeans model = new KernelKMeans().K(2).Kernel("knn").NInit(3).Seed(1).Fit(small.X))
             {

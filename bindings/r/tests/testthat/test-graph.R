@@ -53,11 +53,11 @@ test_that("heat and knn separate uneven rings with only k given, resolving metho
     }
 })
 
-test_that("method and nstart default to auto: nystrom and one restart for the other kernels", {
+test_that("method and nstart default to auto: nystrom, and ten restarts up to 10000 rows", {
     d <- uneven_rings(60L, 90L, seed = 2L)
     fit <- kkmeans(d$x, 2, gamma = 0.5, seed = 1, progress = FALSE)
     expect_identical(fit$method, "nystrom")
-    expect_identical(fit$params$n_init, 1)
+    expect_identical(fit$params$n_init, 10)
     expect_null(fit$params$neighbors)
     fit <- kkmeans(d$x, 2, kernel = "knn", nstart = 2, seed = 1, progress = FALSE)
     expect_identical(fit$params$n_init, 2)

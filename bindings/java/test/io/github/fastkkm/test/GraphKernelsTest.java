@@ -125,7 +125,7 @@ class GraphKernelsTest {
         UnevenRings small = new UnevenRings(40, 80, 2, 0.1);
         try (KernelKMeans km = new KernelKMeans().k(2).gamma(0.5).seed(1).fit(small.x)) {
             assertEquals("nystrom", km.param("method"));
-            assertEquals("1", km.param("n_init"));
+            assertEquals("10", km.param("n_init"));  // n_init=auto: 10 up to 10000 rows
         }
         try (KernelKMeans km = new KernelKMeans().k(2).kernel("knn").nInit(3).seed(1).fit(small.x)) {
             assertEquals("3", km.param("n_init"));
