@@ -50,7 +50,8 @@ def nuspec(package_id, version, license_expression):
     <id>{escape(package_id)}</id>
     <version>{escape(version)}</version>
     <title>{escape(package_id)}: kernel k-means clustering</title>
-    <authors>kkmeans developers</authors>
+    <authors>The kkmeans authors</authors>
+    <projectUrl>https://github.com/fastkkm/fastkkm</projectUrl>
     <license type="expression">{escape(license_expression)}</license>
     <requireLicenseAcceptance>false</requireLicenseAcceptance>
     <description>{escape(DESCRIPTION)}</description>

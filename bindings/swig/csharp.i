@@ -50,8 +50,11 @@ SWIGEXPORT void SWIGSTDCALL kkm_cs_register_exception_callback(kkm_cs_exception_
 %}
 
 %{
-/* Makes a failed call's status and message the pending C# exception. */
-static void kkm_cs_set_pending(kkm_status status, const char *message) {
+/* Makes a failed call's status and message the pending C# exception. Non-finite numbers in the
+ * message read as C# writes them (NaN, Infinity), not as C's printf ("-nan", "inf"). */
+static void kkm_cs_set_pending(kkm_status status, const char *library_message) {
+  const std::string text = kkm_swig::host_numbers(library_message, "NaN", "Infinity");
+  const char *message = text.c_str();
   if (status == KKM_ERR_INVALID_ARGUMENT) {
     SWIG_CSharpSetPendingExceptionArgument(SWIG_CSharpArgumentException, message, 0);
   } else if (kkm_cs_exception_callback) {
@@ -177,6 +180,9 @@ KKM_CS_ARRAY(int32_t *, ks, int, Out)
 KKM_CS_ARRAY(int32_t *, criteria, int, Out)
 KKM_CS_ARRAY(void *, bytes, byte, Out)
 KKM_CS_ARRAY(float *, out, float, Out)
+KKM_CS_ARRAY(const int32_t *, init_labels, int, In)
+KKM_CS_ARRAY(const float *, init_centres, float, In)
+KKM_CS_ARRAY(float *, centres_out, float, Out)
 
 /* ------------------------------------------------------------------ transform (C# only) */
 

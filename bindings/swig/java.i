@@ -31,8 +31,10 @@ namespace kkm_java {
 
 /// Throws io.github.fastkkm.KKMeansException(status, message) or, for an invalid argument,
 /// IllegalArgumentException(message). Falls back to RuntimeException if the class is missing.
-inline void throw_failure(JNIEnv* jenv, int status, const std::string& message) {
+/// Non-finite numbers in the message read as Java writes them (NaN, Infinity), not as C's printf.
+inline void throw_failure(JNIEnv* jenv, int status, const std::string& library_message) {
     if (jenv->ExceptionCheck()) return;  // a Java exception is already pending
+    const std::string message = kkm_swig::host_numbers(library_message, "NaN", "Infinity");
     if (status == KKM_ERR_INVALID_ARGUMENT) {
         jclass cls = jenv->FindClass("java/lang/IllegalArgumentException");
         if (cls) jenv->ThrowNew(cls, message.c_str());
@@ -235,6 +237,8 @@ KKM_JAVA_ARRAY(const kkm_swig::Index*, jlongArray, long[], LongElements, GetLong
 KKM_JAVA_ARRAY(const int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, JNI_ABORT, a)
 KKM_JAVA_ARRAY(const int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, JNI_ABORT, b)
 KKM_JAVA_ARRAY(const void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, JNI_ABORT, bytes)
+KKM_JAVA_ARRAY(const int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, JNI_ABORT, init_labels)
+KKM_JAVA_ARRAY(const float*, jfloatArray, float[], FloatElements, GetFloatArrayElements, ReleaseFloatArrayElements, JNI_ABORT, init_centres)
 /* Outputs: released with mode 0 (written back, if the JVM handed out a copy). */
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, labels)
 KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayElements, ReleaseDoubleArrayElements, 0, distances)
@@ -245,6 +249,7 @@ KKM_JAVA_ARRAY(double*, jdoubleArray, double[], DoubleElements, GetDoubleArrayEl
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, ks)
 KKM_JAVA_ARRAY(int32_t*, jintArray, int[], IntElements, GetIntArrayElements, ReleaseIntArrayElements, 0, criteria)
 KKM_JAVA_ARRAY(void*, jbyteArray, byte[], ByteElements, GetByteArrayElements, ReleaseByteArrayElements, 0, bytes)
+KKM_JAVA_ARRAY(float*, jfloatArray, float[], FloatElements, GetFloatArrayElements, ReleaseFloatArrayElements, 0, centres_out)
 
 /* Progress listener: one io.github.fastkkm.ProgressListener argument, bound for the call's duration. */
 %typemap(jni) kkm_swig::Listener* listener "jobject"

@@ -92,6 +92,40 @@ inline void require_at_least(const char* what, int64_t len, int64_t need) {
     }
 }
 
+/// The library's message with C's spellings of non-finite numbers (printf's "nan", "-nan",
+/// "inf", "-inf", whole words only) in the host language's: `nan_text` for either NaN and
+/// `inf_text` (with its sign) for an infinity; e.g. "X has a non-finite value (-nan) at row 5"
+/// reads "(NaN)" in Java, C# and R.
+inline std::string host_numbers(const std::string& message, const char* nan_text, const char* inf_text) {
+    auto word_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    };
+    std::string out;
+    out.reserve(message.size());
+    size_t i = 0;
+    while (i < message.size()) {
+        const bool start = i == 0 || !word_char(message[i - 1]);
+        const bool minus = message[i] == '-';
+        const size_t at = i + (minus ? 1 : 0);
+        if (start && at + 3 <= message.size() && (at + 3 == message.size() || !word_char(message[at + 3]))) {
+            const std::string word = message.substr(at, 3);
+            if (word == "nan") {
+                out += nan_text;
+                i = at + 3;
+                continue;
+            }
+            if (word == "inf") {
+                if (minus) out += '-';
+                out += inf_text;
+                i = at + 3;
+                continue;
+            }
+        }
+        out += message[i++];
+    }
+    return out;
+}
+
 inline std::string text_of(kkm_status (*get)(const kkm_model*, const char*, char*, size_t, size_t*),
                            const kkm_model* model, const char* key) {
     size_t need = 0;
@@ -328,6 +362,27 @@ struct kkm_model {};
     void load_buffer(const void* bytes, int64_t bytes_len) {
         kkm_swig::check(kkm_load_buffer($self, bytes, bytes_len));
     }
+    /* Starting partition of the next fits (kkm_set_init_labels / kkm_set_init_centres): their
+     * first restart starts from it instead of a k-means++ seeding. init_labels: one 0-based
+     * cluster per training row; init_centres: k x d row-major values in the input space.
+     * Setting one kind clears the other; clear_init() clears both. The fit checks them
+     * against its data and parameters. */
+    void set_init_labels(const int32_t* init_labels, int64_t init_labels_len) {
+        kkm_swig::check(kkm_set_init_labels($self, init_labels, init_labels_len));
+    }
+    void set_init_centres(const float* init_centres, int64_t init_centres_len, int64_t k, int64_t d) {
+        kkm_swig::require_length("centres", init_centres_len, k, d);
+        kkm_swig::check(kkm_set_init_centres($self, init_centres, k, d));
+    }
+    void clear_init() { kkm_swig::check(kkm_set_init_labels($self, nullptr, 0)); }
+
+    /* The fitted centres in the feature space of kkm_transform (nystrom, sketch, rff, kernel
+     * heat): k() x feature_dim() float32 values, row-major, into centres_out (room for at least
+     * that many). exact, minibatch and knn models have none (INVALID_ARGUMENT). */
+    void centres(float* centres_out, int64_t centres_out_len) const {
+        kkm_swig::check(kkm_get_centres($self, centres_out, centres_out_len));
+    }
+
     void save(const char* path) const { kkm_swig::check(kkm_save($self, path)); }
     void load(const char* path) { kkm_swig::check(kkm_load($self, path)); }
 

@@ -172,7 +172,7 @@ namespace kkm_swig { class Listener; }
         $action
     } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-                   e.message.c_str());
+                   kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
     } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -295,8 +295,13 @@ namespace kkm_swig { class Listener; }
 };
 %apply (const int32_t* IN_ARRAY, int64_t IN_LEN) {
     (const int32_t* a, int64_t a_len),
-    (const int32_t* b, int64_t b_len)
+    (const int32_t* b, int64_t b_len),
+    (const int32_t* init_labels, int64_t init_labels_len)
 };
+%apply (const float* IN_ARRAY, int64_t IN_LEN) { (const float* init_centres, int64_t init_centres_len) };
+/* The feature-space centres (kkm_get_centres): the R layer computes them itself
+ * (object$feature_centers), so R has no float output typemap and no wrapper for them. */
+%ignore kkm_model::centres;
 %apply (const void* IN_ARRAY, int64_t IN_LEN) { (const void* bytes, int64_t bytes_len) };
 
 /* ---------------------------------------------------------------- progress listener */

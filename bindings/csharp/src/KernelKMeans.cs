@@ -85,6 +85,49 @@ namespace FastKKM
             }
         }
 
+        /// <summary>
+        /// One line describing the model, for logs: the method, kernel and k parameters, then for a
+        /// fitted model its number of clusters, training rows and objective, e.g.
+        /// <c>KernelKMeans[method=exact kernel=rbf k=2 n=400 objective=157.3]</c>, else
+        /// <c>KernelKMeans[method=auto kernel=rbf k=8 unfitted]</c>, or
+        /// <c>KernelKMeans[disposed]</c>. Numbers are written in the invariant culture (a NaN
+        /// objective as <c>NaN</c>). Never throws.
+        /// </summary>
+        public override string ToString()
+        {
+            NativeModel m = model;
+            if (m == null) return "KernelKMeans[disposed]";
+            try
+            {
+                string head = "KernelKMeans[method=" + m.get_param("method") + " kernel=" + m.get_param("kernel");
+                long n;
+                try
+                {
+                    n = m.n_train();
+                }
+                catch (KKMeansException e) when (e.Status == Status.NotFitted)
+                {
+                    return head + " k=" + m.get_param("k") + " unfitted]";
+                }
+                return head + string.Format(CultureInfo.InvariantCulture, " k={0} n={1} objective={2}]", m.k(), n,
+                                            FormatNumber(m.objective()));
+            }
+            catch (Exception e) when (e is ArgumentException || e is KKMeansException || e is ObjectDisposedException)
+            {
+                return "KernelKMeans[" + e.Message + "]";
+            }
+        }
+
+        // A double as C# readers expect it, whatever the thread's culture: "R" round-trip digits
+        // with a '.' decimal point; NaN and the infinities as NaN, Infinity, -Infinity.
+        internal static string FormatNumber(double value)
+        {
+            if (double.IsNaN(value)) return "NaN";
+            if (double.IsPositiveInfinity(value)) return "Infinity";
+            if (double.IsNegativeInfinity(value)) return "-Infinity";
+            return value.ToString("R", CultureInfo.InvariantCulture);
+        }
+
         /// <summary>Releases the native model. Calling it again does nothing.</summary>
         public void Dispose()
         {
@@ -262,6 +305,103 @@ namespace FastKKM
         /// true, the normalised kernel K(x,y)/sqrt(K(x,x)K(y,y))); false uses exp(-t L) itself.
         /// </summary>
         public KernelKMeans HeatNormalize(bool normalize) { return Param("heat_normalize", normalize ? "true" : "false"); }
+
+        // ------------------------------------------------------------------ starting partition
+        //
+        // The next fits' first restart starts from a given partition instead of a k-means++
+        // seeding (scikit-learn's init=array, R's centers=matrix); restarts 2.. seed as usual
+        // and the lowest objective wins (NInit(1): the given start only; cluster j is then the
+        // one started at centre j). The values are copied and kept until replaced (either kind replaces the
+        // other), cleared (ClearInit) or the model is loaded. The fit refuses them
+        // (ArgumentException naming both options) with GammaSearch, KAuto, method minibatch,
+        // solver minibatch and the kernels knn and heat, and centres also with precomputed.
+
+        /// <summary>
+        /// Starts the next fits from these k initial centres (k rows × d columns, the fit's k and
+        /// d): each training row starts in the cluster of the nearest centre in the kernel's
+        /// feature space (for rbf and laplacian the nearest in input space).
+        /// </summary>
+        /// <exception cref="ArgumentNullException">centres is null.</exception>
+        /// <exception cref="ArgumentException">centres is empty.</exception>
+        /// <exception cref="KKMeansException">centres holds a non-finite value (<see cref="Status.InvalidData"/>; the message names the row).</exception>
+        public KernelKMeans InitCentres(float[,] centres)
+        {
+            if (centres == null) throw new ArgumentNullException(nameof(centres));
+            var flat = new float[centres.LongLength];
+            Buffer.BlockCopy(centres, 0, flat, 0, flat.Length * sizeof(float));
+            return InitCentres(flat, centres.GetLongLength(0), centres.GetLongLength(1));
+        }
+
+        /// <summary>As <see cref="InitCentres(float[,])"/>; the values are converted to float32, as the fit computes.</summary>
+        public KernelKMeans InitCentres(double[,] centres)
+        {
+            if (centres == null) throw new ArgumentNullException(nameof(centres));
+            long k = centres.GetLongLength(0), d = centres.GetLongLength(1);
+            var flat = new float[centres.LongLength];
+            for (long i = 0; i < k; ++i)
+            {
+                for (long j = 0; j < d; ++j) flat[i * d + j] = (float)centres[i, j];
+            }
+            return InitCentres(flat, k, d);
+        }
+
+        /// <summary>As <see cref="InitCentres(float[,])"/> for one row per centre (rows of equal length).</summary>
+        /// <exception cref="ArgumentNullException">centres or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">centres has no rows, or a row's length differs from row 0's.</exception>
+        public KernelKMeans InitCentres(float[][] centres)
+        {
+            long k, d;
+            float[] flat = Jagged.Flatten(centres, nameof(centres), out k, out d);
+            return InitCentres(flat, k, d);
+        }
+
+        /// <summary>As <see cref="InitCentres(float[][])"/>; the values are converted to float32.</summary>
+        public KernelKMeans InitCentres(double[][] centres)
+        {
+            long k, d;
+            double[] flat = Jagged.Flatten(centres, nameof(centres), out k, out d);
+            var single = new float[flat.LongLength];
+            for (long i = 0; i < flat.LongLength; ++i) single[i] = (float)flat[i];
+            return InitCentres(single, k, d);
+        }
+
+        /// <summary>
+        /// As <see cref="InitCentres(float[,])"/> for k centres of d values, row-major (centre j's
+        /// value i at rowMajor[j * d + i]).
+        /// </summary>
+        /// <exception cref="ArgumentNullException">rowMajor is null.</exception>
+        /// <exception cref="ArgumentException">Its length is not k × d, or k or d is not positive.</exception>
+        /// <exception cref="KKMeansException">A value is not finite (<see cref="Status.InvalidData"/>).</exception>
+        public KernelKMeans InitCentres(float[] rowMajor, long k, long d)
+        {
+            NativeModel m = Model;
+            if (rowMajor == null) throw new ArgumentNullException(nameof(rowMajor));
+            m.set_init_centres(rowMajor, k, d);
+            return this;
+        }
+
+        /// <summary>
+        /// Starts the next fits from this clustering of the training rows: labels[i] in [0, k) is
+        /// row i's initial cluster (a cluster without rows gets the row farthest from its centre,
+        /// as in Lloyd). The fit checks that there is one label per training row and each is
+        /// below k (ArgumentException naming the row). Kernel precomputed accepts labels.
+        /// </summary>
+        /// <exception cref="ArgumentNullException">labels is null.</exception>
+        /// <exception cref="ArgumentException">labels is empty or a label is negative (the message names it).</exception>
+        public KernelKMeans InitLabels(int[] labels)
+        {
+            NativeModel m = Model;
+            if (labels == null) throw new ArgumentNullException(nameof(labels));
+            m.set_init_labels(labels);
+            return this;
+        }
+
+        /// <summary>Forgets the starting partition: the next fits seed with k-means++ (parameter init) again.</summary>
+        public KernelKMeans ClearInit()
+        {
+            Model.clear_init();
+            return this;
+        }
 
         // ------------------------------------------------------------------ fit
         //
@@ -795,6 +935,34 @@ namespace FastKKM
         public long FeatureDim
         {
             get { return Model.feature_dim(); }
+        }
+
+        /// <summary>
+        /// The fitted centres in the explicit feature space of nystrom, sketch, rff and the heat
+        /// kernel (the space their fit runs k-means in, the space of <see cref="Transform(float[,])"/>): a
+        /// <see cref="NumClusters"/> × <see cref="FeatureDim"/> array; each training row's label
+        /// is its nearest centre there.
+        /// </summary>
+        /// <exception cref="ArgumentException">The model has no explicit centres: methods exact and minibatch and the kernel knn, whose centres are weighted sums of training points (use <see cref="Distances(double[,])"/>).</exception>
+        /// <exception cref="KKMeansException">The model is not fitted (<see cref="Status.NotFitted"/>).</exception>
+        public float[,] Centres
+        {
+            get
+            {
+                NativeModel m = Model;
+                int k = m.k();
+                long dim = m.feature_dim();
+                if (dim <= 0)
+                {
+                    m.centres(new float[1]);  // throws: the library says why the model has no explicit centres
+                    throw new ArgumentException("this model has no explicit centres");
+                }
+                var flat = new float[k * dim];
+                m.centres(flat);
+                var centres = new float[k, dim];
+                Buffer.BlockCopy(flat, 0, centres, 0, flat.Length * sizeof(float));
+                return centres;
+            }
         }
 
         /// <summary>

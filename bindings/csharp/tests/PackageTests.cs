@@ -95,6 +95,10 @@ namespace FastKKM.Tests
             Assert.IsNotNull(spec.SelectSingleNode("/n:package/n:metadata/n:dependencies/n:group[@targetFramework='.NETStandard2.0']", ns));
             Assert.That(spec.SelectSingleNode("/n:package/n:metadata/n:description", ns).InnerText, Is.StringContaining("kernel k-means"));
             StringAssert.EndsWith("FastKKM." + version + ".nupkg", Nupkg);
+            // the authors as the other packages name them (pom.xml's developer, R's maintainer)
+            Assert.AreEqual("The kkmeans authors", spec.SelectSingleNode("/n:package/n:metadata/n:authors", ns).InnerText);
+            Assert.AreEqual("https://github.com/fastkkm/fastkkm",
+                            spec.SelectSingleNode("/n:package/n:metadata/n:projectUrl", ns).InnerText);
         }
 
         [Test]

@@ -33,11 +33,62 @@ native_call <- function(expr, call = sys.call(-1L)) {
     })
 }
 
-# The kkmeans_error for an error of the SWIG layer, or NULL for any other error.
+# The kkmeans_error for an error of the SWIG layer, or NULL for any other error. The library's
+# message counts rows, columns, nodes and vector elements from 0; R users count from 1
+# (one_based_message); and it names C functions where R users gave arguments (r_names).
 as_kkmeans_error <- function(e, call) {
     msg <- conditionMessage(e)
     hit <- regmatches(msg, regexec("\\[kkm_status=([0-9]+)\\] (.*)$", msg))[[1L]]
-    if (length(hit) == 3L) kkmeans_error(hit[3L], as.integer(hit[2L]), call) else NULL
+    if (length(hit) == 3L) kkmeans_error(one_based_message(r_names(hit[3L])), as.integer(hit[2L]), call) else NULL
+}
+
+# The library's message with the C functions behind R's arguments named as R's arguments: the
+# starting partition (kkm_set_init_centres: centers = a matrix; kkm_set_init_labels: init =).
+r_names <- function(msg) {
+    msg <- gsub("(kkm_set_init_labels / kkm_set_init_centres)", "(centers = a matrix, or init = a clustering)", msg,
+                fixed = TRUE)
+    msg <- gsub("kkm_set_init_labels", "init =", msg, fixed = TRUE)
+    msg <- gsub("kkm_set_init_centres", "centers = a matrix", msg, fixed = TRUE)
+    msg <- gsub("clear it (NULL)", "drop it", msg, fixed = TRUE)
+    gsub("kkm_fit_graph", "a fit on a sparse graph", msg, fixed = TRUE)
+}
+
+# Where the library's messages name a place by a 0-based index, the same place counted from 1
+# as R does: "row 4, column 1" (of X, K, affinity rows), "(column 2)", "node 3", "weights[0]",
+# "values[7]", "indices[7]=3", "labels[2]=1" (a label is an index too), "A[0,3]", "K[2][5]"
+# (written K[3, 6]), "(entry 0, 3)"; the half-open ranges "[0, k)" and "[0, n=N)" those
+# indices are checked against become "[1, k]" and "[1, n=N]"; the marker " (0-based)" goes.
+# Counts ("3 rows"), sizes ("n=5") and values are left alone.
+.kkm_index_patterns <- paste(c(
+    "\\brow [0-9]+(, column [0-9]+)?",
+    "\\(column [0-9]+\\)",
+    "\\bnode [0-9]+",
+    "\\b(labels|indices)\\[[0-9]+\\]=[0-9]+\\b(?!\\.)",
+    "\\b(weights|labels|values|indices|indptr)\\[[0-9]+\\]",
+    "\\bA\\[[0-9]+,[0-9]+\\]",
+    "\\(entry [0-9]+, [0-9]+\\)"), collapse = "|")
+
+one_based_message <- function(msg) {
+    plus_one <- function(text) {
+        at <- gregexpr("[0-9]+", text)
+        regmatches(text, at) <- list(format(as.numeric(regmatches(text, at)[[1L]]) + 1, scientific = FALSE,
+                                            trim = TRUE))
+        text
+    }
+    shift <- function(msg, pattern, fix) {
+        at <- gregexpr(pattern, msg, perl = TRUE)
+        if (at[[1L]][1L] == -1L) return(msg)
+        regmatches(msg, at) <- list(vapply(regmatches(msg, at)[[1L]], fix, "", USE.NAMES = FALSE))
+        msg
+    }
+    msg <- shift(msg, .kkm_index_patterns, plus_one)
+    msg <- shift(msg, "\\bK\\[[0-9]+\\]\\[[0-9]+\\]", function(text) {
+        ij <- as.numeric(regmatches(text, gregexpr("[0-9]+", text))[[1L]]) + 1
+        sprintf("K[%s, %s]", format(ij[1L], scientific = FALSE), format(ij[2L], scientific = FALSE))
+    })
+    msg <- gsub("[0, k)", "[1, k]", msg, fixed = TRUE)
+    msg <- gsub("\\[0, n=([0-9]+)\\)", "[1, n=\\1]", msg)
+    gsub(" (0-based)", "", msg, fixed = TRUE)
 }
 
 # ------------------------------------------------------------------ progress and interrupts
@@ -256,7 +307,7 @@ release_native <- function(object) {
 # n_init = "auto": 10 restarts for those two kernels, 1 otherwise). A sparse Matrix x with
 # kernel "knn" or "heat" is a graph, fitted through kkm_fit_graph.
 kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = NULL,
-                    data = NULL, na.action = stats::na.omit,
+                    algorithm = NULL, data = NULL, na.action = stats::na.omit,
                     progress = getOption("kkmeans.progress", interactive())) {
     call <- match.call()
     extra <- list(...)
@@ -268,10 +319,32 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
             extra <- extra[-given]
         }
     }
-    if (missing(centers) || !is_centers(centers)) {
-        stop(kkmeans_error(paste("centers must be the number of clusters, a single whole number or \"auto\"",
-                                 "(initial centres are not supported)"), 1L, call))
+    # Starting partitions: centers = a k x d matrix of initial centres (as stats::kmeans; a
+    # 1 x 1 matrix is a number there too), or init = a clustering of the rows (1..k, or a
+    # factor); the library's init = "kmeans++" or "random" (one string) stays its seeding.
+    init_centres <- NULL
+    if (!missing(centers) && (is.matrix(centers) || is.data.frame(centers)) && NROW(centers) * NCOL(centers) > 1L) {
+        init_centres <- centers
+        centers <- nrow(centers)
     }
+    init_labels <- NULL
+    if (!is.null(names(extra)) && "init" %in% names(extra)) {
+        given <- extra[["init"]]
+        if (!(is.character(given) && length(given) == 1L)) {
+            init_labels <- init_label_codes(given, call)
+            extra <- extra[names(extra) != "init"]
+            if (!is.null(init_centres)) {
+                stop(kkmeans_error("give initial centres (centers = a matrix) or an initial clustering (init =), not both",
+                                   1L, call))
+            }
+            if (missing(centers)) centers <- max(init_labels, attr(init_labels, "levels_count"))
+        }
+    }
+    if (missing(centers) || !is_centers(centers)) {
+        stop(kkmeans_error(paste("centers must be the number of clusters (a single whole number or \"auto\") or",
+                                 "a k x d matrix of initial centres"), 1L, call))
+    }
+    refine <- refine_of_algorithm(algorithm, call)
     # The formula interface (kernlab's): the model matrix of a one-sided formula over `data`,
     # rows with missing values handled by na.action. A matrix or data frame gets na.action
     # only when it is given (without it a missing value is an error naming its cell).
@@ -310,9 +383,14 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
         length(weights) == nrow(x) + length(omitted)) {
         weights <- weights[-as.integer(omitted)]
     }
+    if (!is.null(omitted) && !is.null(init_labels) && length(init_labels) == nrow(x) + length(omitted)) {
+        init_labels <- init_labels[-as.integer(omitted)]
+    }
     if (!graph) x <- as_data_matrix(x, "x", call)
     n <- nrow(x)
     d <- ncol(x)
+    if (!is.null(init_centres)) init_centres <- initial_centres(init_centres, x, call)
+    if (!is.null(init_labels)) check_init_labels(init_labels, n, centers, call)
 
     if (length(extra) > 0L) {
         keys <- names(extra)
@@ -329,6 +407,16 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
         }
         names(extra) <- canonical
     }
+    if (!is.null(refine)) {
+        if (!is.null(extra[["refine"]])) {
+            stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
+                               1L, call))
+        }
+        extra[["refine"]] <- refine
+    }
+    # From a given start, one restart unless nstart says otherwise (stats::kmeans ignores
+    # nstart then; here restarts 2.. seed as usual and the lowest objective wins).
+    if ((!is.null(init_centres) || !is.null(init_labels)) && is.null(extra[["n_init"]])) extra[["n_init"]] <- 1L
     # Without a seed, draw one from R's generator so that set.seed() makes fits reproducible,
     # as it does for stats::kmeans; object$params$seed records it.
     if (is.null(extra$seed)) extra$seed <- sample.int(.Machine$integer.max, 1L)
@@ -343,6 +431,11 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
 
     model <- NativeModel()
     native_call(NativeModel_set_params(model, param_string), call)
+    if (!is.null(init_centres)) {
+        native_call(NativeModel_set_init_centres(model, row_major(init_centres), nrow(init_centres),
+                                                 ncol(init_centres)), call)
+    }
+    if (!is.null(init_labels)) native_call(NativeModel_set_init_labels(model, as.integer(init_labels) - 1L), call)
     fit_native(model, x, weights, progress, call)
 
     k <- native_call(NativeModel_k(model), call)
@@ -412,6 +505,93 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
 is_centers <- function(centers) {
     if (identical(centers, "auto")) return(TRUE)
     is.numeric(centers) && length(centers) == 1L && !is.na(centers) && centers == round(centers)
+}
+
+# stats::kmeans' algorithm as the library's refine: NULL (not given: the library's default),
+# "hartigan" for "Hartigan-Wong" (Lloyd, then Hartigan's single-point transfers), "none" for
+# "Lloyd" and "Forgy" (plain Lloyd iterations from a k-means++ or given start). "MacQueen"
+# (centres updated after each point) is an error: the nearest the library has is
+# method = "minibatch".
+refine_of_algorithm <- function(algorithm, call) {
+    if (is.null(algorithm)) return(NULL)
+    choices <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
+    if (!is.character(algorithm) || length(algorithm) != 1L || is.na(algorithm) ||
+        is.na(hit <- pmatch(algorithm, choices))) {
+        stop(kkmeans_error(sprintf("algorithm must be one of %s", paste0("\"", choices, "\"", collapse = ", ")),
+                           1L, call))
+    }
+    switch(choices[hit],
+           "Hartigan-Wong" = "hartigan",
+           "Lloyd" = , "Forgy" = "none",
+           "MacQueen" = stop(kkmeans_error(paste(
+               "algorithm = \"MacQueen\" (centres updated after each point) is not available: use \"Lloyd\"",
+               "(or \"Forgy\": plain Lloyd iterations), \"Hartigan-Wong\" (Lloyd, then Hartigan's transfers),",
+               "or method = \"minibatch\" for online mini-batch updates"), 1L, call)))
+}
+
+# The k x d initial centres of centers = <matrix or data frame>, as a numeric matrix with x's
+# columns (reordered by name when both have the same column names); every value finite, the
+# rows distinct (as stats::kmeans asks). Errors count rows and columns from 1.
+initial_centres <- function(centres, x, call) {
+    if (is_graph_input(x)) {
+        stop(kkmeans_error("initial centres (centers = a matrix) need points, but x is a graph", 1L, call))
+    }
+    centres <- as_data_matrix(centres, "centers", call)
+    if (!is.null(colnames(x)) && !is.null(colnames(centres)) && ncol(centres) == ncol(x) &&
+        setequal(colnames(centres), colnames(x))) {
+        centres <- centres[, colnames(x), drop = FALSE]
+    }
+    if (ncol(centres) != ncol(x)) {
+        stop(kkmeans_error(sprintf("centers has %d columns but x has %d (one initial centre per row, in x's columns)",
+                                   ncol(centres), ncol(x)), 1L, call))
+    }
+    if (nrow(centres) > nrow(x)) {
+        stop(kkmeans_error(sprintf("centers has %d rows (initial centres) but x has only %d rows",
+                                   nrow(centres), nrow(x)), 1L, call))
+    }
+    twin <- anyDuplicated(centres)
+    if (twin > 0L) {
+        earlier <- t(centres[seq_len(twin - 1L), , drop = FALSE]) == centres[twin, ]
+        first <- which(colSums(earlier) == ncol(centres))[1L]
+        stop(kkmeans_error(sprintf("centers: rows %d and %d are the same point (initial centres must be distinct)",
+                                   first, twin), 1L, call))
+    }
+    centres
+}
+
+# An initial clustering (init =) as integer codes 1..k: whole numbers, or a factor / strings
+# (their level numbers; attribute levels_count: the number of levels). No NA.
+init_label_codes <- function(labels, call) {
+    levels_count <- 0L
+    if (is.character(labels)) labels <- factor(labels)
+    if (is.factor(labels)) {
+        levels_count <- nlevels(labels)
+        labels <- as.integer(labels)
+    }
+    if (!(is.numeric(labels) || is.logical(labels)) || length(labels) == 0L) {
+        stop(kkmeans_error(paste("init must be an initial clustering (one cluster 1..k per row, or a factor) or the",
+                                 "seeding \"kmeans++\" / \"random\""), 1L, call))
+    }
+    bad <- which(is.na(labels) | labels != round(labels))
+    if (length(bad) > 0L) {
+        stop(kkmeans_error(sprintf("init[%d] = %s is not a cluster number (whole numbers 1..k, no NA)", bad[1L],
+                                   format(labels[bad[1L]])), 1L, call))
+    }
+    structure(as.integer(labels), levels_count = levels_count)
+}
+
+# init's clusters against the data: one per row, each in 1..k. Errors count from 1.
+check_init_labels <- function(labels, n, centers, call) {
+    if (length(labels) != n) {
+        stop(kkmeans_error(sprintf("init has %d values but x has %d rows (one initial cluster per row)",
+                                   length(labels), n), 1L, call))
+    }
+    k <- if (is.numeric(centers)) centers else Inf
+    bad <- which(labels < 1L | labels > k)
+    if (length(bad) > 0L) {
+        stop(kkmeans_error(sprintf("init[%d] = %d is not a cluster in 1..%s", bad[1L], labels[bad[1L]],
+                                   format(k)), 1L, call))
+    }
 }
 
 # ------------------------------------------------------------------ formula interface

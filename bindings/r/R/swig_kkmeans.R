@@ -928,6 +928,59 @@ attr(`NativeModel_load_buffer`, 'returnType') = 'void'
 attr(`NativeModel_load_buffer`, "inputTypes") = c('_p_kkm_model', '_p_void')
 class(`NativeModel_load_buffer`) = c("SWIGFunction", class('NativeModel_load_buffer'))
 
+# Start of NativeModel_set_init_labels
+
+`NativeModel_set_init_labels` = function(self, init_labels)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (!is.integer(init_labels)) init_labels = as.integer(init_labels); 
+  ;.Call('R_swig_NativeModel_set_init_labels', self, init_labels, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_set_init_labels`, 'returnType') = 'void'
+attr(`NativeModel_set_init_labels`, "inputTypes") = c('_p_kkm_model', 'integer')
+class(`NativeModel_set_init_labels`) = c("SWIGFunction", class('NativeModel_set_init_labels'))
+
+# Start of NativeModel_set_init_centres
+
+`NativeModel_set_init_centres` = function(self, init_centres, k, d)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(init_centres) || is.logical(init_centres)) init_centres = as.double(init_centres); 
+  k = as.integer(k);
+  
+  if(length(k) > 1) {
+    warning("using only the first element of k");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  ;.Call('R_swig_NativeModel_set_init_centres', self, init_centres, k, d, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_set_init_centres`, 'returnType') = 'void'
+attr(`NativeModel_set_init_centres`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer')
+class(`NativeModel_set_init_centres`) = c("SWIGFunction", class('NativeModel_set_init_centres'))
+
+# Start of NativeModel_clear_init
+
+`NativeModel_clear_init` = function(self)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  ;.Call('R_swig_NativeModel_clear_init', self, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_clear_init`, 'returnType') = 'void'
+attr(`NativeModel_clear_init`, "inputTypes") = c('_p_kkm_model')
+class(`NativeModel_clear_init`) = c("SWIGFunction", class('NativeModel_clear_init'))
+
 # Start of NativeModel_save
 
 `NativeModel_save` = function(self, path)
@@ -999,7 +1052,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'fit_graph' = NativeModel_fit_graph, 'fit_graph_progress' = NativeModel_fit_graph_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'fit_graph' = NativeModel_fit_graph, 'fit_graph_progress' = NativeModel_fit_graph_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'set_init_labels' = NativeModel_set_init_labels, 'set_init_centres' = NativeModel_set_init_centres, 'clear_init' = NativeModel_clear_init, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

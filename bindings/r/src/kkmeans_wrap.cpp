@@ -1434,6 +1434,40 @@ inline void require_at_least(const char* what, int64_t len, int64_t need) {
     }
 }
 
+/// The library's message with C's spellings of non-finite numbers (printf's "nan", "-nan",
+/// "inf", "-inf", whole words only) in the host language's: `nan_text` for either NaN and
+/// `inf_text` (with its sign) for an infinity; e.g. "X has a non-finite value (-nan) at row 5"
+/// reads "(NaN)" in Java, C# and R.
+inline std::string host_numbers(const std::string& message, const char* nan_text, const char* inf_text) {
+    auto word_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    };
+    std::string out;
+    out.reserve(message.size());
+    size_t i = 0;
+    while (i < message.size()) {
+        const bool start = i == 0 || !word_char(message[i - 1]);
+        const bool minus = message[i] == '-';
+        const size_t at = i + (minus ? 1 : 0);
+        if (start && at + 3 <= message.size() && (at + 3 == message.size() || !word_char(message[at + 3]))) {
+            const std::string word = message.substr(at, 3);
+            if (word == "nan") {
+                out += nan_text;
+                i = at + 3;
+                continue;
+            }
+            if (word == "inf") {
+                if (minus) out += '-';
+                out += inf_text;
+                i = at + 3;
+                continue;
+            }
+        }
+        out += message[i++];
+    }
+    return out;
+}
+
 inline std::string text_of(kkm_status (*get)(const kkm_model*, const char*, char*, size_t, size_t*),
                            const kkm_model* model, const char* key) {
     size_t need = 0;
@@ -1817,6 +1851,14 @@ SWIGINTERN void kkm_model_save_buffer(kkm_model const *self,void *bytes,int64_t 
 SWIGINTERN void kkm_model_load_buffer(kkm_model *self,void const *bytes,int64_t bytes_len){
         kkm_swig::check(kkm_load_buffer(self, bytes, bytes_len));
     }
+SWIGINTERN void kkm_model_set_init_labels(kkm_model *self,int32_t const *init_labels,int64_t init_labels_len){
+        kkm_swig::check(kkm_set_init_labels(self, init_labels, init_labels_len));
+    }
+SWIGINTERN void kkm_model_set_init_centres(kkm_model *self,float const *init_centres,int64_t init_centres_len,int64_t k,int64_t d){
+        kkm_swig::require_length("centres", init_centres_len, k, d);
+        kkm_swig::check(kkm_set_init_centres(self, init_centres, k, d));
+    }
+SWIGINTERN void kkm_model_clear_init(kkm_model *self){ kkm_swig::check(kkm_set_init_labels(self, nullptr, 0)); }
 SWIGINTERN void kkm_model_save(kkm_model const *self,char const *path){ kkm_swig::check(kkm_save(self, path)); }
 SWIGINTERN void kkm_model_load(kkm_model *self,char const *path){ kkm_swig::check(kkm_load(self, path)); }
 SWIGINTERN std::string kkm_model_version(){ return kkm_version(); }
@@ -1851,7 +1893,7 @@ R_swig_native_unwind_token ( SEXP s_swig_copy)
         result = native_unwind_token();
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -1912,7 +1954,7 @@ R_swig_native_model_is_null ( SEXP model, SEXP s_swig_copy)
         result = (bool)native_model_is_null(SWIG_STD_MOVE(arg1));
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2004,7 +2046,7 @@ R_swig_NativeModel_transform_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP fe
         kkm_model_transform_f64((kkm_model const *)arg1,(double const *)arg2,arg3,arg4,arg5,arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2044,7 +2086,7 @@ R_swig_new_NativeModel ( )
         result = (kkm_model *)new_kkm_model();
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2094,7 +2136,7 @@ R_swig_delete_NativeModel ( SEXP self)
         delete_kkm_model(arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2163,7 +2205,7 @@ R_swig_NativeModel_set_param ( SEXP self, SEXP key, SEXP value)
         kkm_model_set_param(arg1,(char const *)arg2,(char const *)arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2226,7 +2268,7 @@ R_swig_NativeModel_set_params ( SEXP self, SEXP params)
         kkm_model_set_params(arg1,(char const *)arg2);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2288,7 +2330,7 @@ R_swig_NativeModel_get_param ( SEXP self, SEXP key, SEXP s_swig_copy)
         result = kkm_model_get_param((kkm_model const *)arg1,(char const *)arg2);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2371,7 +2413,7 @@ R_swig_NativeModel_fit ( SEXP self, SEXP data, SEXP n, SEXP d)
         kkm_model_fit(arg1,(float const *)arg2,arg3,arg4,arg5);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2467,7 +2509,7 @@ R_swig_NativeModel_fit_weighted ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP wei
         kkm_model_fit_weighted(arg1,(float const *)arg2,arg3,arg4,arg5,(float const *)arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2542,7 +2584,7 @@ R_swig_NativeModel_fit_f64 ( SEXP self, SEXP data, SEXP n, SEXP d)
         kkm_model_fit_f64(arg1,(double const *)arg2,arg3,arg4,arg5);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2626,7 +2668,7 @@ R_swig_NativeModel_fit_weighted_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP
         kkm_model_fit_weighted_f64(arg1,(double const *)arg2,arg3,arg4,arg5,(double const *)arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2720,7 +2762,7 @@ R_swig_NativeModel_fit_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP lis
         result = (int32_t)kkm_model_fit_progress(arg1,(float const *)arg2,arg3,arg4,arg5,arg6);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2829,7 +2871,7 @@ R_swig_NativeModel_fit_weighted_progress ( SEXP self, SEXP data, SEXP n, SEXP d,
         result = (int32_t)kkm_model_fit_weighted_progress(arg1,(float const *)arg2,arg3,arg4,arg5,(float const *)arg6,arg7,arg8);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -2917,7 +2959,7 @@ R_swig_NativeModel_fit_f64_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP
         result = (int32_t)kkm_model_fit_f64_progress(arg1,(double const *)arg2,arg3,arg4,arg5,arg6);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3014,7 +3056,7 @@ R_swig_NativeModel_fit_weighted_f64_progress ( SEXP self, SEXP data, SEXP n, SEX
         result = (int32_t)kkm_model_fit_weighted_f64_progress(arg1,(double const *)arg2,arg3,arg4,arg5,(double const *)arg6,arg7,arg8);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3149,7 +3191,7 @@ R_swig_NativeModel_fit_graph ( SEXP self, SEXP n, SEXP indptr, SEXP indices, SEX
         kkm_model_fit_graph(arg1,arg2,(kkm_swig::Index const *)arg3,arg4,(kkm_swig::Index const *)arg5,arg6,(float const *)arg7,arg8);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3297,7 +3339,7 @@ R_swig_NativeModel_fit_graph_progress ( SEXP self, SEXP n, SEXP indptr, SEXP ind
         result = (int32_t)kkm_model_fit_graph_progress(arg1,arg2,(kkm_swig::Index const *)arg3,arg4,(kkm_swig::Index const *)arg5,arg6,(float const *)arg7,arg8,arg9);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3395,7 +3437,7 @@ R_swig_NativeModel_assign ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP labels)
         kkm_model_assign((kkm_model const *)arg1,(float const *)arg2,arg3,arg4,arg5,arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3491,7 +3533,7 @@ R_swig_NativeModel_assign_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP label
         kkm_model_assign_f64((kkm_model const *)arg1,(double const *)arg2,arg3,arg4,arg5,arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3603,7 +3645,7 @@ R_swig_NativeModel_assign_distances_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, 
         kkm_model_assign_distances_f64((kkm_model const *)arg1,(double const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3713,7 +3755,7 @@ R_swig_NativeModel_distances_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP al
         kkm_model_distances_f64((kkm_model const *)arg1,(double const *)arg2,arg3,arg4,arg5,arg6,arg7);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3768,7 +3810,7 @@ R_swig_NativeModel_n_train ( SEXP self, SEXP s_swig_copy)
         result = (int64_t)kkm_model_n_train((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3819,7 +3861,7 @@ R_swig_NativeModel_n_features ( SEXP self, SEXP s_swig_copy)
         result = (int64_t)kkm_model_n_features((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3870,7 +3912,7 @@ R_swig_NativeModel_k ( SEXP self, SEXP s_swig_copy)
         result = (int32_t)kkm_model_k((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3921,7 +3963,7 @@ R_swig_NativeModel_objective ( SEXP self, SEXP s_swig_copy)
         result = (double)kkm_model_objective((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -3972,7 +4014,7 @@ R_swig_NativeModel_iterations ( SEXP self, SEXP s_swig_copy)
         result = (int32_t)kkm_model_iterations((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4023,7 +4065,7 @@ R_swig_NativeModel_feature_dim ( SEXP self, SEXP s_swig_copy)
         result = (int64_t)kkm_model_feature_dim((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4090,7 +4132,7 @@ R_swig_NativeModel_labels ( SEXP self, SEXP s_labels)
         kkm_model_labels((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4161,7 +4203,7 @@ R_swig_NativeModel_cluster_sizes ( SEXP self, SEXP sizes)
         kkm_model_cluster_sizes((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4216,7 +4258,7 @@ R_swig_NativeModel_search_count ( SEXP self, SEXP s_swig_copy)
         result = (int64_t)kkm_model_search_count((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4283,7 +4325,7 @@ R_swig_NativeModel_search_gammas ( SEXP self, SEXP gammas)
         kkm_model_search_gammas((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4354,7 +4396,7 @@ R_swig_NativeModel_search_ks ( SEXP self, SEXP ks)
         kkm_model_search_ks((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4425,7 +4467,7 @@ R_swig_NativeModel_search_scores ( SEXP self, SEXP scores)
         kkm_model_search_scores((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4496,7 +4538,7 @@ R_swig_NativeModel_search_criteria ( SEXP self, SEXP criteria)
         kkm_model_search_criteria((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4551,7 +4593,7 @@ R_swig_NativeModel_timings ( SEXP self, SEXP s_swig_copy)
         result = kkm_model_timings((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4602,7 +4644,7 @@ R_swig_NativeModel_save_size ( SEXP self, SEXP s_swig_copy)
         result = (int64_t)kkm_model_save_size((kkm_model const *)arg1);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4669,7 +4711,7 @@ R_swig_NativeModel_save_buffer ( SEXP self, SEXP bytes)
         kkm_model_save_buffer((kkm_model const *)arg1,arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4732,7 +4774,197 @@ R_swig_NativeModel_load_buffer ( SEXP self, SEXP bytes)
         kkm_model_load_buffer(arg1,(void const *)arg2,arg3);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_set_init_labels ( SEXP self, SEXP init_labels)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    int32_t *arg2 = (int32_t *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_set_init_labels', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_set_init_labels" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(init_labels) != INTSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_set_init_labels', argument 2 must be an integer vector");
+      }
+      arg2 = reinterpret_cast<int32_t*>(INTEGER(init_labels));
+      arg3 = static_cast<int64_t>(Rf_xlength(init_labels));
+    }
+    {
+      try {
+        kkm_model_set_init_labels(arg1,(int const *)arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_set_init_centres ( SEXP self, SEXP init_centres, SEXP k, SEXP d)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_set_init_centres', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_set_init_centres" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(init_centres) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_set_init_centres', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(init_centres);
+        const double* src_ = REAL(init_centres);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(k, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_set_init_centres" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_set_init_centres" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      try {
+        kkm_model_set_init_centres(arg1,(float const *)arg2,arg3,arg4,arg5);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_clear_init ( SEXP self)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_clear_init', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_clear_init" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      try {
+        kkm_model_clear_init(arg1);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4791,7 +5023,7 @@ R_swig_NativeModel_save ( SEXP self, SEXP path)
         kkm_model_save((kkm_model const *)arg1,(char const *)arg2);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4852,7 +5084,7 @@ R_swig_NativeModel_load ( SEXP self, SEXP path)
         kkm_model_load(arg1,(char const *)arg2);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4890,7 +5122,7 @@ R_swig_NativeModel_version ( SEXP s_swig_copy)
         result = kkm_model_version();
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4944,7 +5176,7 @@ R_swig_NativeModel_adjusted_rand_index ( SEXP a, SEXP b, SEXP s_swig_copy)
         result = (double)kkm_model_adjusted_rand_index((int const *)arg1,arg2,(int const *)arg3,arg4);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -4998,7 +5230,7 @@ R_swig_NativeModel_normalized_mutual_info ( SEXP a, SEXP b, SEXP s_swig_copy)
         result = (double)kkm_model_normalized_mutual_info((int const *)arg1,arg2,(int const *)arg3,arg4);
       } catch (const kkm_swig::Failure& e) {
         SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
-          e.message.c_str());
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
         SWIG_fail;
       } catch (const std::bad_alloc&) {
         SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
@@ -5364,6 +5596,7 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_save_buffer", (DL_FUNC) &R_swig_NativeModel_save_buffer, 2},
    {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
    {"R_swig_NativeModel_fit_weighted_progress", (DL_FUNC) &R_swig_NativeModel_fit_weighted_progress, 7},
+   {"R_swig_NativeModel_clear_init", (DL_FUNC) &R_swig_NativeModel_clear_init, 1},
    {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
    {"R_swig_native_continue_unwind", (DL_FUNC) &R_swig_native_continue_unwind, 1},
    {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
@@ -5377,9 +5610,11 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_get_param", (DL_FUNC) &R_swig_NativeModel_get_param, 3},
    {"R_swig_NativeModel_k", (DL_FUNC) &R_swig_NativeModel_k, 2},
    {"R_swig_NativeModel_fit_progress", (DL_FUNC) &R_swig_NativeModel_fit_progress, 6},
+   {"R_swig_NativeModel_set_init_centres", (DL_FUNC) &R_swig_NativeModel_set_init_centres, 4},
    {"R_swig_NativeModel_normalized_mutual_info", (DL_FUNC) &R_swig_NativeModel_normalized_mutual_info, 3},
    {"R_swig_delete_NativeModel", (DL_FUNC) &R_swig_delete_NativeModel, 1},
    {"R_swig_NativeModel_search_ks", (DL_FUNC) &R_swig_NativeModel_search_ks, 2},
+   {"R_swig_NativeModel_set_init_labels", (DL_FUNC) &R_swig_NativeModel_set_init_labels, 2},
    {NULL, NULL, 0}
 };
 

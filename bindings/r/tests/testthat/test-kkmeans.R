@@ -189,3 +189,9 @@ test_that("adjusted_rand_index and normalized_mutual_info agree with R", {
     expect_equal(normalized_mutual_info(a, a), 1)
     expect_error(adjusted_rand_index(1:3, 1:4), "b has 4 values", class = "kkmeans_invalid_argument")
 })
+
+test_that("the maintainer is the project's, with a real address (no placeholder)", {
+    desc <- utils::packageDescription("fastkkm")
+    expect_identical(desc$Maintainer, "The kkmeans authors <fastkkm@users.noreply.github.com>")
+    expect_false(grepl("\\.example\\b|placeholder|a-seed", desc$Maintainer))
+})

@@ -511,6 +511,96 @@ public final class KernelKMeans implements AutoCloseable {
         return param("heat_normalize", normalize ? "true" : "false");
     }
 
+    // ------------------------------------------------------------------ starting partition
+
+    /**
+     * Starts the next fits from these initial centres (scikit-learn's {@code init=array}, R's
+     * {@code centers=matrix}) instead of a k-means++ seeding: each training row starts in the
+     * cluster of the nearest centre in the kernel's feature space (for rbf and laplacian the
+     * nearest in input space), and cluster j of the fit is the one started at centre j. Only
+     * the first restart starts there: with {@code nInit(r)}, restarts 2 to r seed as usual and
+     * the lowest objective wins, so {@code nInit(1)} runs the given start only (as
+     * scikit-learn's {@code init=array} does). The values are copied and kept until replaced
+     * ({@link #initLabels(int[])} replaces them too), cleared ({@link #clearInit()}) or the
+     * model is loaded. The fit refuses them (IllegalArgumentException naming both) when k or d
+     * differ from the fit's, and with gamma search, k=auto, method minibatch, solver
+     * minibatch, and the kernels precomputed, knn and heat.
+     *
+     * @param centres k rows of d values (all rows of one length)
+     * @return this
+     * @throws IllegalArgumentException if centres or a row is null, or the rows differ in length
+     * @throws KKMeansException with status INVALID_DATA if a value is not finite (the message
+     *     names the row)
+     */
+    public KernelKMeans initCentres(float[][] centres) {
+        Flat<float[]> f = flatten(centres, "centres");
+        return initCentres(f.values, f.n, f.d);
+    }
+
+    /**
+     * As {@link #initCentres(float[][])} for float64 values (converted to float32, as the fit
+     * computes).
+     *
+     * @param centres k rows of d values (all rows of one length)
+     * @return this
+     * @throws IllegalArgumentException if centres or a row is null, or the rows differ in length
+     * @throws KKMeansException with status INVALID_DATA if a value is not finite
+     */
+    public KernelKMeans initCentres(double[][] centres) {
+        Flat<double[]> f = flatten(centres, "centres");
+        float[] single = new float[f.values.length];
+        for (int i = 0; i < single.length; i++) {
+            single[i] = (float) f.values[i];
+        }
+        return initCentres(single, f.n, f.d);
+    }
+
+    /**
+     * As {@link #initCentres(float[][])} for k centres of d values, row-major: centre j's
+     * value i at {@code centres[j * d + i]}.
+     *
+     * @param centres the k * d values, row-major
+     * @param k the number of centres (the fit's k)
+     * @param d the number of features (the fit's d)
+     * @return this
+     * @throws IllegalArgumentException if centres is null, its length is not k * d, or k or d
+     *     is not positive
+     * @throws KKMeansException with status INVALID_DATA if a value is not finite
+     */
+    public KernelKMeans initCentres(float[] centres, long k, long d) {
+        requireNonNull(centres, "centres");
+        return write(m -> m.set_init_centres(centres, k, d));
+    }
+
+    /**
+     * Starts the next fits from this clustering of the training rows instead of a k-means++
+     * seeding: {@code labels[i]} in [0, k) is row i's initial cluster (a cluster without rows
+     * gets the row farthest from its centre, as in Lloyd). As with {@link #initCentres(float[][])},
+     * only the first restart starts there ({@code nInit(1)}: the given start only), the labels
+     * are copied and kept until replaced, cleared or the model is loaded, and the fit refuses
+     * them with gamma search, k=auto, method minibatch, solver minibatch and the kernels knn
+     * and heat (kernel precomputed accepts labels). The fit checks that there is one label per
+     * row and each is below k (IllegalArgumentException naming the row).
+     *
+     * @param labels one 0-based cluster per training row
+     * @return this
+     * @throws IllegalArgumentException if labels is null or empty, or a label is negative
+     */
+    public KernelKMeans initLabels(int[] labels) {
+        requireNonNull(labels, "labels");
+        return write(m -> m.set_init_labels(labels));
+    }
+
+    /**
+     * Forgets the starting partition of {@link #initCentres(float[][])} or
+     * {@link #initLabels(int[])}: the next fits seed with k-means++ (parameter init) again.
+     *
+     * @return this
+     */
+    public KernelKMeans clearInit() {
+        return write(NativeModel::clear_init);
+    }
+
     // ------------------------------------------------------------------ fit
 
     /**
@@ -1069,6 +1159,39 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
+     * The fitted centres in the explicit feature space of nystrom, sketch, rff and the heat
+     * kernel (the space their fit runs k-means in, of dimension {@link #featureDim()}): each
+     * training row's label is its nearest centre there. Methods exact and minibatch and the
+     * kernel knn have no such centres (theirs are weighted sums of training points in the
+     * kernel's space): use {@link #distances(double[][])} for distances to them.
+     *
+     * @return {@link #fittedK()} rows of {@link #featureDim()} values
+     * @throws IllegalArgumentException if the model has no explicit centres
+     * @throws KKMeansException if not fitted
+     */
+    public float[][] centres() {
+        return read(m -> {
+            int k = m.k();
+            long dim = m.feature_dim();
+            if (dim <= 0) {
+                m.centres(new float[1]);  // throws: the library says why the model has no explicit centres
+                throw new IllegalArgumentException("this model has no explicit centres");
+            }
+            if ((long) k * dim > MAX_ARRAY) {
+                throw new IllegalArgumentException("k x featureDim = " + k + " x " + dim
+                        + " centre values are more than a Java array holds");
+            }
+            float[] flat = new float[(int) (k * dim)];
+            m.centres(flat);
+            float[][] out = new float[k][];
+            for (int j = 0; j < k; j++) {
+                out[j] = Arrays.copyOfRange(flat, (int) (j * dim), (int) ((j + 1) * dim));
+            }
+            return out;
+        });
+    }
+
+    /**
      * What the last fit's {@link #gammaSearch()} / {@link #kAuto()} scored, one entry per
      * candidate in the order scanned; empty when the fit did not search. Kept by
      * {@link #toBytes()} and {@link #save(String)}.
@@ -1258,47 +1381,55 @@ public final class KernelKMeans implements AutoCloseable {
         }
     }
 
-    private static int width(Object[] x, int row, int length, int d) {
+    private static int width(String name, int row, int length, int d) {
         if (length != d) {
-            throw new IllegalArgumentException("x[" + row + "] has " + length + " values but x[0] has " + d
-                    + " (rows must have one length)");
+            throw new IllegalArgumentException(name + "[" + row + "] has " + length + " values but " + name + "[0] has "
+                    + d + " (rows must have one length)");
         }
         return d;
     }
 
     private static Flat<double[]> flatten(double[][] x) {
-        requireNonNull(x, "x");
+        return flatten(x, "x");
+    }
+
+    private static Flat<double[]> flatten(double[][] x, String name) {
+        requireNonNull(x, name);
         int n = x.length;
-        int d = n == 0 ? 0 : rowOf(x[0], 0).length;
+        int d = n == 0 ? 0 : rowOf(x[0], 0, name).length;
         if ((long) n * d > MAX_ARRAY) {
             throw new IllegalArgumentException(n + " x " + d + " values are more than a Java array holds");
         }
         double[] flat = new double[n * d];
         for (int i = 0; i < n; i++) {
-            double[] row = rowOf(x[i], i);
-            System.arraycopy(row, 0, flat, i * d, width(x, i, row.length, d));
+            double[] row = rowOf(x[i], i, name);
+            System.arraycopy(row, 0, flat, i * d, width(name, i, row.length, d));
         }
         return new Flat<>(flat, n, d);
     }
 
     private static Flat<float[]> flatten(float[][] x) {
-        requireNonNull(x, "x");
+        return flatten(x, "x");
+    }
+
+    private static Flat<float[]> flatten(float[][] x, String name) {
+        requireNonNull(x, name);
         int n = x.length;
-        int d = n == 0 ? 0 : rowOf(x[0], 0).length;
+        int d = n == 0 ? 0 : rowOf(x[0], 0, name).length;
         if ((long) n * d > MAX_ARRAY) {
             throw new IllegalArgumentException(n + " x " + d + " values are more than a Java array holds");
         }
         float[] flat = new float[n * d];
         for (int i = 0; i < n; i++) {
-            float[] row = rowOf(x[i], i);
-            System.arraycopy(row, 0, flat, i * d, width(x, i, row.length, d));
+            float[] row = rowOf(x[i], i, name);
+            System.arraycopy(row, 0, flat, i * d, width(name, i, row.length, d));
         }
         return new Flat<>(flat, n, d);
     }
 
-    private static <A> A rowOf(A row, int i) {
+    private static <A> A rowOf(A row, int i, String name) {
         if (row == null) {
-            throw new IllegalArgumentException("x[" + i + "] must not be null");
+            throw new IllegalArgumentException(name + "[" + i + "] must not be null");
         }
         return row;
     }
