@@ -167,9 +167,10 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
 
 /* Starting partitions (scikit-learn's init=array, R's centers=matrix). The next fits start
  * their first restart (restart 0) from the given partition instead of a k-means++ seeding;
- * restarts 1 .. n_init-1 seed as usual and the lowest objective wins (n_init=1: the given
- * start only). The values are copied; they stay until replaced, cleared (labels or centres
- * NULL) or the model is loaded. Setting one kind clears the other.
+ * restarts 1 .. n_init-1 seed as usual and the lowest objective wins (n_init=1, and
+ * n_init=auto, the default: the given start only). The values are copied; they stay until
+ * replaced, cleared (labels or centres NULL) or the model is loaded. Setting one kind clears
+ * the other.
  * kkm_set_init_labels: labels[i] in [0, k) is training row i's cluster (n must equal the fit's
  *   row count; with kkm_fit_mpi, this rank's rows); k is the parameter k at the fit (a label
  *   >= k is INVALID_ARGUMENT naming the row then). An empty cluster gets the point farthest
@@ -181,8 +182,8 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * Refused at the fit (INVALID_ARGUMENT naming both options): gamma=search or k=auto,
  * method=minibatch, solver=minibatch, kernel=knn or heat, kkm_fit_graph, a kkm_fit_mpi over
  * several ranks; centres also with kernel=precomputed.
- * Errors here: INVALID_ARGUMENT (NULL model; n, k or d <= 0 with data; a label < 0 or a
- * centre value that is not finite, naming the row). */
+ * Errors here: INVALID_ARGUMENT (NULL model; n, k or d <= 0 with data; a label < 0, naming
+ * it), INVALID_DATA (a centre value that is not finite, naming its row and column). */
 KKM_API kkm_status kkm_set_init_labels(kkm_model *model, const int32_t *labels, int64_t n);
 KKM_API kkm_status kkm_set_init_centres(kkm_model *model, const float *centres, int64_t k, int64_t d);
 

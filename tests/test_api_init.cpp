@@ -252,3 +252,20 @@ TEST(GetCentres, ModelsWithoutExplicitCentresSaySo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(InitLabels, AutoRestartsMeanTheGivenStartOnly) {
+    const auto data = kkm::testdata::blobs(40, 2, 2, 10.0, 4);
+    auto m = make_model("k=2 method=exact gamma=0.05 seed=0");  // n_init=auto: 10 at 80 rows
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), data.X.data(), data.n, data.d, nullptr)));
+    EXPECT_EQ(kkm_test::get_param(m.get(), "n_init"), "10");
+    ASSERT_TRUE(Ok(kkm_set_init_labels(m.get(), data.y.data(), data.n)));
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), data.X.data(), data.n, data.d, nullptr)));
+    EXPECT_EQ(kkm_test::get_param(m.get(), "n_init"), "1");
+    ASSERT_TRUE(Ok(kkm_set_params(m.get(), "n_init=4")));
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), data.X.data(), data.n, data.d, nullptr)));
+    EXPECT_EQ(kkm_test::get_param(m.get(), "n_init"), "4");
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -419,3 +420,22 @@ TEST(FeatureLloydBounds, SkipRowsOnceTheCentresSettle) {
 
 }  // namespace
 }  // namespace kkm
+
+// The progress fraction of a Lloyd stage: log-scale distance of the objective's relative
+// improvement from tol, monotone in the improvement, 1 once Lloyd's rule would stop.
+TEST(LloydProgress, ConvergenceFractionFollowsTheStoppingRule) {
+    const double inf = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(kkm::convergence_fraction(inf, 10.0, 1e-4), 0.0);      // first iteration
+    EXPECT_EQ(kkm::convergence_fraction(30.0, 10.0, 1e-4), 0.0);     // improved by 2x
+    EXPECT_NEAR(kkm::convergence_fraction(10.1, 10.0, 1e-4), 0.5, 1e-9);   // 1e-2 of 1e-4
+    EXPECT_NEAR(kkm::convergence_fraction(10.01, 10.0, 1e-4), 0.75, 1e-9);
+    EXPECT_EQ(kkm::convergence_fraction(10.0005, 10.0, 1e-4), 1.0);  // below tol: Lloyd stops
+    EXPECT_EQ(kkm::convergence_fraction(9.0, 10.0, 1e-4), 1.0);      // rose: stops too
+    EXPECT_EQ(kkm::convergence_fraction(10.1, 10.0, 0.0), 0.0);      // tol=0: no estimate
+    double last = 0;
+    for (double gain = 0.9; gain > 1e-5; gain /= 3) {
+        const double f = kkm::convergence_fraction(10.0 * (1 + gain), 10.0, 1e-4);
+        EXPECT_GE(f, last);
+        last = f;
+    }
+}

@@ -1,6 +1,7 @@
 #include "cluster/lloyd_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -84,6 +85,14 @@ std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(con
     return {std::move(sums), std::move(total)};
 }
 
+double convergence_fraction(double previous, double objective, double tol) {
+    if (!std::isfinite(previous) || !(tol > 0) || !(objective > 0)) return 0;
+    const double gain = (previous - objective) / objective;
+    if (gain <= tol) return 1;
+    if (gain >= 1) return 0;
+    return std::clamp(std::log(gain) / std::log(tol), 0.0, 1.0);
+}
+
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const std::vector<float>& weights,
                       const LloydOptions& options, const Comm& comm, int64_t offset) {
     const size_t n = static_cast<size_t>(problem.size());
@@ -94,10 +103,13 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     fill_empty_clusters(labels, dist, weights, options.k, comm, offset);
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
+    double done = 0;  // the fraction reported: never decreases
     for (int64_t it = 1; it <= options.max_iter; ++it) {
-        progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
+        progress_range(done, std::max(done, static_cast<double>(it) / max_iter));
         const double objective = problem.reassign(labels, next, dist);
-        progress_poll(static_cast<double>(it) / max_iter);
+        done = std::max({done, static_cast<double>(it) / max_iter,
+                         convergence_fraction(previous, objective, options.tol)});
+        progress_poll(done);
         result.iterations = static_cast<int32_t>(it);
         assigned = next;
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k, comm, offset);

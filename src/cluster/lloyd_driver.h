@@ -46,6 +46,12 @@ struct LloydOptions {
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const std::vector<float>& weights,
                       const LloydOptions& options, const Comm& comm = solo_comm(), int64_t offset = 0);
 
+/// How far Lloyd is from its stopping rule, for the progress callback: the relative
+/// improvement (previous − objective) / objective on a log scale, 0 at 1 or more (or before
+/// there is a previous objective) and 1 at tol or less. Lloyd usually stops long before
+/// max_iter, so iterations / max_iter alone left progress bars stalled near 0.
+double convergence_fraction(double previous, double objective, double tol);
+
 /// Total weight per cluster (weights empty = all ones).
 std::vector<double> cluster_weights(const std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k);
 

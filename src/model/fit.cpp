@@ -274,8 +274,10 @@ std::unique_ptr<FittedModel> fit_model(const Params& p, ConstMatrix X, const std
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* outer, const Start* start) {
     Params p = params;
-    apply_kernel_defaults(p, comm.size() > 1 ? partition_rows(comm, X.rows).global : X.rows);
     const Start* given = start != nullptr && start->given() ? start : nullptr;
+    // A given start runs once unless n_init says otherwise (scikit-learn's init=array).
+    if (given != nullptr && p.n_init_auto) p.n_init = 1, p.n_init_auto = false;
+    apply_kernel_defaults(p, comm.size() > 1 ? partition_rows(comm, X.rows).global : X.rows);
     if (search::needed(p)) {
         if (given != nullptr) {
             invalid_argument(
