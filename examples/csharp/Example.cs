@@ -47,7 +47,8 @@ public static class Example
         int[] truth;
         float[,] x = Rings(300, 42, out truth);
 
-        using (var model = new KernelKMeans().K(2).Method("exact").Kernel("rbf").Gamma(0.5).NInit(3).Seed(1))
+        // Gamma and NInit: the library's defaults (gamma=auto, n_init=auto), nothing hand-picked.
+        using (var model = new KernelKMeans().K(2).Method("exact").Kernel("rbf").Seed(1))
         {
             model.Fit(x);
             double ari = Metrics.AdjustedRandIndex(model.Labels, truth);

@@ -26,8 +26,8 @@ public class Example {
             }
         }
 
-        try (KernelKMeans km = new KernelKMeans().k(2).method("exact").kernel("rbf").gamma(0.3)
-                .nInit(5).seed(1)) {
+        // gamma and n_init: the library's defaults (gamma=auto, n_init=auto), nothing hand-picked.
+        try (KernelKMeans km = new KernelKMeans().k(2).method("exact").kernel("rbf").seed(1)) {
             km.fit(x);
             double ari = KernelKMeans.adjustedRandIndex(km.labels(), truth);
             System.out.println("fastkkm " + KernelKMeans.version());

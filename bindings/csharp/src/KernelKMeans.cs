@@ -257,11 +257,11 @@ namespace FastKKM
 
         /// <summary>
         /// Restarts from independent seedings; the lowest objective wins (n_init; default auto:
-        /// 10 for kernel knn and heat, 1 otherwise).
+        /// 10 up to 10000 rows and always for kernel knn and heat, 1 beyond; 1 with a given start).
         /// </summary>
         public KernelKMeans NInit(int restarts) { return Param("n_init", restarts); }
 
-        /// <summary>Restarts chosen by the kernel (n_init=auto, the default): 10 for knn and heat, 1 otherwise.</summary>
+        /// <summary>Restarts chosen by the library (n_init=auto, the default): 10 up to 10000 rows and always for knn and heat, 1 beyond.</summary>
         public KernelKMeans NInitAuto() { return Param("n_init", "auto"); }
 
         /// <summary>Maximum Lloyd iterations per restart (max_iter).</summary>

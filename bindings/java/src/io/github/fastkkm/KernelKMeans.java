@@ -28,7 +28,8 @@ import java.util.function.Function;
  * {@link #param(String, String)} or {@link #params(String)} ("k=2 method=nystrom m=100"), and read
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
  * They take effect at the next fit. {@code method} and {@code n_init} default to "auto": exact
- * and 10 restarts for the graph kernels "knn" and "heat", nystrom and 1 restart otherwise.
+ * for the graph kernels "knn" and "heat", nystrom otherwise; 10 restarts up to 10000 rows (and
+ * always for the graph kernels), 1 beyond.
  *
  * <p>Graph kernels: {@code kernel("knn")} (normalized cut: weighted kernel k-means with
  * K = &sigma;D<sup>-1</sup> + D<sup>-1</sup>AD<sup>-1</sup> and degree weights on the
@@ -364,7 +365,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Restarts from independent seedings; the lowest objective wins (parameter n_init, default
-     * "auto": 10 for kernel "knn" and "heat", 1 otherwise; see {@link #nInitAuto()}).
+     * "auto": 10 up to 10000 rows and always for kernel "knn" and "heat", 1 beyond; see
+     * {@link #nInitAuto()}).
      *
      * @param nInit the number of restarts, at least 1
      * @return this
@@ -375,8 +377,9 @@ public final class KernelKMeans implements AutoCloseable {
     }
 
     /**
-     * Restarts chosen by the kernel (parameter n_init=auto, the default): 10 for "knn" and
-     * "heat", 1 otherwise. After a fit {@code param("n_init")} reads as the number used.
+     * Restarts chosen by the library (parameter n_init=auto, the default): 10 up to 10000 rows
+     * and always for "knn" and "heat", 1 beyond (1 with a given start). After a fit
+     * {@code param("n_init")} reads as the number used.
      *
      * @return this
      */
