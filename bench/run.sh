@@ -7,7 +7,7 @@
 #   bench/run.sh                 # everything: about 60-75 min on 2 cores, needs ~16 GiB RAM
 #   bench/run.sh --quick         # every script at small sizes (a smoke test, ~3 min);
 #                                # writes to bench/out/quick/, never to bench/results/
-#   bench/run.sh targets peers   # a subset, by name (targets peers calandriello yin wang minibatch graph)
+#   bench/run.sh targets peers   # a subset, by name (targets peers calandriello yin wang minibatch graph defaults)
 #
 # Needs: scripts/install-deps.sh --bench (adds scikit-learn, scipy, matplotlib, threadpoolctl,
 # R's mlbench and kernlab to the build's packages).
@@ -24,11 +24,11 @@ parts=""
 for arg in "$@"; do
     case $arg in
         --quick) quick="--quick" ;;
-        targets|peers|calandriello|yin|wang|minibatch|graph) parts="$parts $arg" ;;
-        *) echo "bench/run.sh: unknown argument '$arg' (--quick, targets, peers, calandriello, yin, wang, minibatch, graph)" >&2; exit 2 ;;
+        targets|peers|calandriello|yin|wang|minibatch|graph|defaults) parts="$parts $arg" ;;
+        *) echo "bench/run.sh: unknown argument '$arg' (--quick, targets, peers, calandriello, yin, wang, minibatch, graph, defaults)" >&2; exit 2 ;;
     esac
 done
-[ -n "$parts" ] || parts="targets peers calandriello yin wang minibatch graph"
+[ -n "$parts" ] || parts="targets peers calandriello yin wang minibatch graph defaults"
 
 if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$root" --buildtype=release -Dtests=false -Djava=disabled -Dcsharp=disabled -Dr=disabled >&2
@@ -50,6 +50,7 @@ for part in $parts; do
         wang) $py "$root/bench/repro_wang.py" $common || status=1 ;;
         minibatch) $py "$root/bench/minibatch.py" $common --seeds 3 || status=1 ;;
         graph) $py "$root/bench/graph.py" $common || status=1 ;;
+        defaults) $py "$root/bench/defaults.py" --lib "$lib" $quick || status=1 ;;
     esac
     echo "=== bench/run.sh: $part took $(( $(date +%s) - start )) s" >&2
 done
