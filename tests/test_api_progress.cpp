@@ -236,6 +236,58 @@ TEST(Progress, FitsOnTwoHostThreadsSeeOnlyTheirOwnCallback) {
     EXPECT_TRUE(Ok(kkm_get_k(finished.get(), &k)));
 }
 
+// Issue 27: the m x m eigen-decomposition of the landmark kernel (LAPACK dsyevd, 1.3 s at
+// m = 2000) could not be interrupted; now it polls between its pieces (core/linalg_lapack.cpp).
+// The callback sleeps past the poll interval at the stage's start, so the next poll calls it
+// at once: with threads=1 that is the decomposition's first poll (it runs before the kernel
+// rows; its polls report the stage's fraction as it stands, 0), with threads=2 it runs on the
+// calling thread beside the rows. The cancel there returns CANCELLED naming the stage, with no
+// call after it and the model as it was. (How long a cancel takes is measured in
+// bench/cancel_latency.py, not asserted here.)
+struct CancelInTheEigenDecomposition {
+    std::vector<Call> calls;
+    Clock::time_point start = Clock::now();
+    int stage_calls = 0;
+    static int callback(const char* stage, double fraction, void* user) {
+        auto* r = static_cast<CancelInTheEigenDecomposition*>(user);
+        const double t = std::chrono::duration<double>(Clock::now() - r->start).count();
+        r->calls.push_back({stage, fraction, t, 0.0, std::this_thread::get_id()});
+        if (std::string(stage) != "kernel+eigen") return 0;
+        if (++r->stage_calls == 1) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            return 0;
+        }
+        return 1;
+    }
+};
+
+TEST(Progress, ACancelDuringTheEigenDecompositionAtLargeMReturnsCancelledAndLeavesTheModelUnchanged) {
+    const Dataset ds = uniform(2400, 10, 4);
+    for (const char* threads : {"threads=1", "threads=2"}) {
+        SCOPED_TRACE(threads);
+        Model m = make_model("k=3 method=exact gamma=0.5");
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        std::vector<int32_t> before(static_cast<size_t>(ds.n)), after(static_cast<size_t>(ds.n));
+        ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, before.data(), nullptr)));
+        const std::string params = std::string("k=4 method=nystrom m=2000 gamma=2 seed=1 ") + threads;
+        ASSERT_TRUE(Ok(kkm_set_params(m.get(), params.c_str())));
+        CancelInTheEigenDecomposition r;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &CancelInTheEigenDecomposition::callback, &r)));
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED,
+                          {"cancelled", W("kernel+eigen"), "unchanged"}));
+        ASSERT_EQ(r.stage_calls, 2);
+        EXPECT_EQ(r.calls.back().stage, "kernel+eigen");  // no call after the cancel
+        if (std::string(threads) == "threads=1") {
+            EXPECT_EQ(r.calls.back().fraction, 0.0);  // the decomposition's poll, before any kernel row
+        }
+        int32_t k = 0;
+        ASSERT_TRUE(Ok(kkm_get_k(m.get(), &k)));
+        EXPECT_EQ(k, 3);
+        ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), ds.n, ds.d, after.data(), nullptr)));
+        EXPECT_EQ(before, after);
+    }
+}
+
 // A C++ host's callback that throws (issue 26): the exception crossed a noexcept frame and
 // called std::terminate. Now it is caught where the callback is called, on the fitting
 // thread (at a stage start or inside a parallel loop), and the fit ends CANCELLED, naming it.

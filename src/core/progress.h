@@ -33,6 +33,10 @@ public:
     /// report (or force). Throws Error(KKM_ERR_CANCELLED) if the callback asks to stop.
     /// Fitting thread only.
     void poll(double fraction, bool force = false);
+    /// As poll with the stage's fraction as it stands: for long steps that cannot tell how
+    /// much of their stage they have done (the eigen-decomposition, beside the kernel rows).
+    /// Fitting thread only.
+    void check() { poll(fraction_); }
     /// As poll(lo + (hi − lo) · done / total) with [lo, hi] from range(), but never throws:
     /// a cancel is recorded for cancelled() (for use inside parallel regions).
     void poll_loop(int64_t done, int64_t total) noexcept;
@@ -77,6 +81,12 @@ inline void progress_begin(const char* stage) {
 }
 inline void progress_poll(double fraction) {
     if (Progress* p = Progress::current()) p->poll(fraction);
+}
+/// Progress::check() if a Progress is installed for the calling thread: throws
+/// Error(KKM_ERR_CANCELLED) once the callback has cancelled. Cheap (a clock read): call it
+/// between pieces of work of a few milliseconds.
+inline void progress_check() {
+    if (Progress* p = Progress::current()) p->check();
 }
 inline void progress_range(double lo, double hi) {
     if (Progress* p = Progress::current()) p->range(lo, hi);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
+#include "core/progress.h"
 
 namespace kkm {
 
@@ -16,10 +17,18 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
     const int64_t m = A.rows;
     vectors.assign(static_cast<size_t>(m * m), 0.0);
     values.assign(static_cast<size_t>(m), 0.0);
-    for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < m; ++j) {
-            vectors[static_cast<size_t>(i * m + j)] = 0.5 * (static_cast<double>(A.row(i)[j]) + A.row(j)[i]);
+    // (A + Aᵀ) / 2 in tiles (A.row(j)[i] down a column missed the cache at every step: 0.08 s
+    // at m = 4000), with a cancellation poll after each row of tiles.
+    constexpr int64_t kTile = 64;
+    for (int64_t i0 = 0; i0 < m; i0 += kTile) {
+        for (int64_t j0 = 0; j0 < m; j0 += kTile) {
+            for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i) {
+                for (int64_t j = j0; j < std::min(m, j0 + kTile); ++j) {
+                    vectors[static_cast<size_t>(i * m + j)] = 0.5 * (static_cast<double>(A.row(i)[j]) + A.row(j)[i]);
+                }
+            }
         }
+        progress_check();
     }
     linalg::dsyevd_rows(m, vectors.data(), values.data());
 }
