@@ -144,6 +144,7 @@ void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) 
     std::exception_ptr error;
     std::mutex error_mutex;
     std::atomic<int64_t> next{0};
+    std::atomic<int64_t> finished{0};  // what the side's polls report (Progress::share_loop)
     auto guarded = [&](auto&& work) {
         try {
             work();
@@ -152,12 +153,17 @@ void parallel_blocks_beside(int threads, Side&& side, int64_t nblocks, Fn&& fn) 
             if (!error) error = std::current_exception();
         }
     };
+    if (progress != nullptr) progress->share_loop(&finished, nblocks);
 #pragma omp parallel num_threads(threads)
     {
-        if (omp_get_thread_num() == 0) guarded(side);
+        if (omp_get_thread_num() == 0) {
+            guarded(side);
+            if (progress != nullptr) progress->share_loop(nullptr, 0);
+        }
         for (int64_t b = next++; b < nblocks; b = next++) {
             if (progress != nullptr && progress->cancelled()) continue;
             guarded([&] { fn(b); });
+            finished.fetch_add(1, std::memory_order_relaxed);
             if (progress != nullptr && omp_get_thread_num() == 0) progress->poll_loop(b + 1, nblocks);
         }
     }

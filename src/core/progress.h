@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "kkmeans.h"
@@ -35,8 +36,16 @@ public:
     void poll(double fraction, bool force = false);
     /// As poll with the stage's fraction as it stands: for long steps that cannot tell how
     /// much of their stage they have done (the eigen-decomposition, beside the kernel rows).
+    /// While other threads run a loop beside the step (share_loop), the fraction is theirs.
     /// Fitting thread only.
-    void check() { poll(fraction_); }
+    void check() { poll(shared_fraction()); }
+    /// Blocks other threads have finished (`done`, of `total`) while the fitting thread runs
+    /// a long step beside them (parallel_blocks_beside): check() reports lo + (hi − lo) ·
+    /// done / total meanwhile. NULL stops it. Fitting thread only.
+    void share_loop(const std::atomic<int64_t>* done, int64_t total) noexcept {
+        shared_done_ = done;
+        shared_total_ = total;
+    }
     /// As poll(lo + (hi − lo) · done / total) with [lo, hi] from range(), but never throws:
     /// a cancel is recorded for cancelled() (for use inside parallel regions).
     void poll_loop(int64_t done, int64_t total) noexcept;
@@ -57,7 +66,14 @@ private:
     kkm_progress_fn callback_;
     void* user_;
     const char* stage_ = "start";
+    double shared_fraction() const noexcept {
+        if (shared_done_ == nullptr || shared_total_ <= 0) return fraction_;
+        const auto done = static_cast<double>(shared_done_->load(std::memory_order_relaxed));
+        return lo_ + (hi_ - lo_) * done / static_cast<double>(shared_total_);
+    }
     double lo_ = 0, hi_ = 1, fraction_ = 0;
+    const std::atomic<int64_t>* shared_done_ = nullptr;
+    int64_t shared_total_ = 0;
     Clock::time_point last_ = Clock::now();
     std::atomic<bool> cancelled_{false};
     std::atomic<bool> threw_{false};  ///< the callback threw (caught in call(); cancels the fit)

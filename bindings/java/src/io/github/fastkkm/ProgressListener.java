@@ -5,8 +5,8 @@ package io.github.fastkkm;
  * and the other fit overloads taking a listener).
  *
  * <p>It is called on the thread that runs the fit, at the start of each stage and then about
- * every 0.1 s (a single eigen-decomposition in the "kernel+eigen" stage is not interrupted:
- * about 0.25 s at m = 1000, 10 s at m = 4000). It must not call the model being fitted.
+ * every 0.1 s, also during the eigen-decomposition of the "kernel+eigen" stage (a cancel
+ * there returns within about 0.1 s at m = 1000 to 4000). It must not call the model being fitted.
  */
 @FunctionalInterface
 public interface ProgressListener {
