@@ -21,6 +21,9 @@ struct kkm_model {
 
 namespace kkm {
 
+/// The model's fitted state; throws INVALID_ARGUMENT for a NULL model, NOT_FITTED before a fit.
+const FittedModel& fitted_of(const kkm_model* model);
+
 /// A fit of the model's current parameters (throws kkm::Error).
 using FitFn = std::function<std::unique_ptr<FittedModel>(const Params&)>;
 
