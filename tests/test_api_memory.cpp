@@ -145,7 +145,12 @@ class Budget : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Budget, AcceptedFitStaysWithinItAndOneMiBLessIsRefusedFirst) {
     const Case& c = GetParam();
-    const std::string params = std::string(c.params) + " threads=" + std::to_string(c.threads) + " ";
+    // One restart for the point kernels (the graph kernels keep their ten): restarts reuse
+    // the same buffers, so they change the time of these fits, not their peak.
+    const std::string given = c.params;
+    const bool graph = given.find("kernel=knn") != std::string::npos || given.find("kernel=heat") != std::string::npos;
+    const std::string params = given + (given.find("n_init") != std::string::npos || graph ? "" : " n_init=1") +
+                               " threads=" + std::to_string(c.threads) + " ";
     // The least accepted budget, from the refusals: each names the estimate (or the running
     // total when the float64 copy alone is over), which the next try gives.
     int64_t least = 1, stored = -1;
