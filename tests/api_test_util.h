@@ -29,6 +29,14 @@ struct ModelDeleter {
 };
 using Model = std::unique_ptr<kkm_model, ModelDeleter>;
 
+// `params` with n_init=1 added unless they set n_init or a graph kernel (knn, heat: ten restarts
+// are their own default): for tests about a method's arithmetic or memory, which n_init=auto's
+// ten restarts below 10000 rows would only slow down.
+inline std::string one_restart_unless_given(const std::string& params) {
+    const bool graph = params.find("kernel=knn") != std::string::npos || params.find("kernel=heat") != std::string::npos;
+    return params.find("n_init") != std::string::npos || graph ? params : params + " n_init=1";
+}
+
 // Creates a model and applies `params` (fails the test if either step fails).
 // True when this CPU runs engine path `isa` (a two-point fit with isa=<isa> succeeds).
 inline bool isa_runs_here(const std::string& isa) {

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "api_test_util.h"
 #include "kkmeans.h"
 
 // Sanitizers keep shadow memory and quarantined blocks: the statuses and messages are still
@@ -147,10 +148,8 @@ TEST_P(Budget, AcceptedFitStaysWithinItAndOneMiBLessIsRefusedFirst) {
     const Case& c = GetParam();
     // One restart for the point kernels (the graph kernels keep their ten): restarts reuse
     // the same buffers, so they change the time of these fits, not their peak.
-    const std::string given = c.params;
-    const bool graph = given.find("kernel=knn") != std::string::npos || given.find("kernel=heat") != std::string::npos;
-    const std::string params = given + (given.find("n_init") != std::string::npos || graph ? "" : " n_init=1") +
-                               " threads=" + std::to_string(c.threads) + " ";
+    const std::string params =
+        kkm_test::one_restart_unless_given(c.params) + " threads=" + std::to_string(c.threads) + " ";
     // The least accepted budget, from the refusals: each names the estimate (or the running
     // total when the float64 copy alone is over), which the next try gives.
     int64_t least = 1, stored = -1;

@@ -26,15 +26,8 @@ struct Fitted {
     double objective = 0;
 };
 
-// One restart unless the test asks for more: these tests are about each method's arithmetic,
-// and n_init=auto (ten restarts below 10000 rows) would only multiply their time.
-std::string one_restart_unless_given(const std::string& params) {
-    const bool graph = params.find("kernel=knn") != std::string::npos || params.find("kernel=heat") != std::string::npos;
-    return params.find("n_init") != std::string::npos || graph ? params : params + " n_init=1";
-}
-
 Fitted fit(const Dataset& ds, const std::string& given, const float* w = nullptr) {
-    const std::string params = one_restart_unless_given(given);
+    const std::string params = kkm_test::one_restart_unless_given(given);  // about arithmetic, not restarts
     Fitted f{make_model(params.c_str()), std::vector<int32_t>(static_cast<size_t>(ds.n)), 0};
     EXPECT_TRUE(Ok(kkm_fit(f.m.get(), ds.X.data(), ds.n, ds.d, w))) << params;
     EXPECT_TRUE(Ok(kkm_get_labels(f.m.get(), f.labels.data(), ds.n)));

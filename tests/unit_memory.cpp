@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/memory_ledger.h"
 #include "core/params.h"
+#include "kernels/kernel_traits.h"
 #include "model/model.h"
 #include "unit_data.h"
 
@@ -31,8 +32,7 @@ Params params_of(const std::string& text) {
     ParamSet set;
     set.set_many(text);
     Params p = set.typed();
-    if (p.n_init_auto && text.find("kernel=knn") == std::string::npos &&
-        text.find("kernel=heat") == std::string::npos) {
+    if (p.n_init_auto && !kernel_traits(p.kernel).graph) {
         p.n_init = 1;
         p.n_init_auto = false;
     }
