@@ -165,6 +165,42 @@ KKM_API kkm_status kkm_fit(kkm_model *model, const float *X, int64_t n, int64_t 
  * (n x d floats, charged to max_memory_mb with the fit's own estimate before it is made). */
 KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int64_t d, const double *weights);
 
+/* As kkm_fit on a file of raw little-endian float32 rows of d values (n = its size / 4d):
+ * the file is mapped read-only (MADV_SEQUENTIAL) and read in place, never copied, so a file
+ * larger than the memory can be fitted (its pages come and go through the page cache; they
+ * are not charged to max_memory_mb). For bindings that cannot map memory themselves (R,
+ * Java, C#). weights: n_weights = n values, or NULL (n_weights ignored). The file must not
+ * be truncated while the fit runs (reads past the new end fault, as with any mapping).
+ * Errors: as kkm_fit, and INVALID_ARGUMENT (NULL path, d <= 0, a size that is not a
+ * multiple of 4d, n_weights != n, a big-endian machine), IO (the file cannot be opened or
+ * mapped, is empty, or is not a regular file: a FIFO or device must be read and passed to
+ * kkm_fit). */
+KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, const float *weights,
+                                int64_t n_weights);
+
+/* Streaming (scikit-learn's partial_fit): fits one batch of n rows, going on from the
+ * model's fitted state when it was fitted (by kkm_fit or kkm_partial_fit) with the current
+ * parameters, else starting a new stream. For the feature methods only (method=nystrom,
+ * sketch, rff; method=auto resolves to one of them for rbf, laplacian, linear, cosine,
+ * polynomial), whose fitted state needs no past rows. What differs from one kkm_fit of all
+ * the rows:
+ *  - the first batch is fitted as kkm_fit fits it, and its landmarks (nystrom, sketch: the
+ *    first batch must hold at least m rows; m=auto is resolved for its size), random
+ *    features, gamma=auto and centring shift stay for the whole stream;
+ *  - every later batch moves the centres by Sculley's mini-batch update in that feature
+ *    space: each centre becomes the running mean of every point assigned to it so far
+ *    (weighted), starting from the first fit's cluster masses; no restarts, no Lloyd passes;
+ *  - afterwards the model holds the last batch: kkm_get_labels gives its labels (assigned
+ *    after the update), kkm_get_objective its objective, kkm_get_cluster_sizes the weight
+ *    each centre has received over the stream, kkm_get_iterations the first fit's
+ *    iterations plus one per later batch. kkm_assign labels any rows with the current
+ *    centres (label the whole data after the stream that way).
+ * Setting a parameter (kkm_set_param) starts a new stream at the next call. Errors: as
+ * kkm_fit; INVALID_ARGUMENT for method=exact or minibatch, kernel=knn, heat or precomputed,
+ * refine=hartigan, a first batch of fewer than m rows, a batch whose d differs from the
+ * stream's, a starting partition set (kkm_set_init_labels / kkm_set_init_centres). */
+KKM_API kkm_status kkm_partial_fit(kkm_model *model, const float *X, int64_t n, int64_t d, const float *weights);
+
 /* Starting partitions (scikit-learn's init=array, R's centers=matrix). The next fits start
  * their first restart (restart 0) from the given partition instead of a k-means++ seeding;
  * restarts 1 .. n_init-1 seed as usual and the lowest objective wins (n_init=1, and

@@ -57,16 +57,16 @@ int assign(const AssignRequest& request) {
                                 ", d=" + std::to_string(model.n_features()));
     progress.begin("reading " + request.input);
     std::string format;
-    const Matrix data = read_matrix(request.input, request.dims, format, model.max_input_bytes());
+    const InputMatrix data = open_matrix(request.input, request.dims, format, model.max_input_bytes());
     progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols) + " (" + format + ")");
     // Every input is read before the labels file is replaced: a bad --truth file must not
     // leave new labels behind an error (and the labels file itself is replaced only whole).
     std::optional<std::vector<int32_t>> truth;
     if (request.truth_path) truth = read_truth(*request.truth_path, data.rows, model.max_input_bytes());
     progress.begin("assigning");
-    const std::vector<int32_t> labels = model.assign(data);
+    const std::vector<int32_t> labels = model.assign(data.view());
     progress.end("assigning");
-    write_labels_csv(request.labels_path, labels);
+    write_labels(request.labels_path, labels);
     if (truth) {
         print_field(std::cerr, "ARI", fixed(adjusted_rand_index(labels, *truth), 4));
         print_field(std::cerr, "NMI", fixed(normalized_mutual_info(labels, *truth), 4));

@@ -105,15 +105,37 @@ std::string separator_name(char separator) {
 
 }  // namespace
 
-Matrix read_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes) {
+Rows InputMatrix::view() const {
+    if (mapped) return {reinterpret_cast<const float*>(mapped->data() + first_byte), rows, cols};
+    return read.view();
+}
+
+InputMatrix open_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes) {
+    InputMatrix in;
+    if (dims > 0 && kkm::io::mappable(path)) {
+        raw_row_bytes(dims);  // a bad --dims is a usage error before the file is mapped
+        try {
+            in.mapped.emplace(path);
+        } catch (const kkm::io::FileError& e) {
+            throw ToolError(e.what());
+        }
+        in.rows = raw_row_count(path, in.mapped->size(), dims);
+        in.cols = dims;
+        format = "raw float32, mapped";
+        return in;
+    }
     if (dims > 0) {
         format = "raw float32";
-        return read_raw_f32(path, dims, max_bytes);
+        in.read = read_raw_f32(path, dims, max_bytes);
+    } else {
+        CsvTable table = read_csv(path, max_bytes);
+        format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
+                 separator_name(table.separator);
+        in.read = std::move(table.matrix);
     }
-    CsvTable table = read_csv(path, max_bytes);
-    format = std::string("csv, ") + (table.has_header ? "header" : "no header") + ", separator " +
-             separator_name(table.separator);
-    return std::move(table.matrix);
+    in.rows = in.read.rows;
+    in.cols = in.read.cols;
+    return in;
 }
 
 namespace {
@@ -200,9 +222,19 @@ std::string labels_csv(const std::vector<int32_t>& labels) {
     return text;
 }
 
-void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels) {
+std::string labels_text(const std::string& path, const std::vector<int32_t>& labels) {
+    if (!path.ends_with(".i32")) return labels_csv(labels);
+    std::string bytes(labels.size() * 4, '\0');
+    for (size_t i = 0; i < labels.size(); ++i) {
+        const auto v = static_cast<uint32_t>(labels[i]);
+        for (int b = 0; b < 4; ++b) bytes[4 * i + static_cast<size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
+    }
+    return bytes;
+}
+
+void write_labels(const std::string& path, const std::vector<int32_t>& labels) {
     StagedOutput out(path);
-    out.write(labels_csv(labels));
+    out.write(labels_text(path, labels));
     out.commit();
 }
 

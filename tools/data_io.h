@@ -7,15 +7,37 @@
 #include <string>
 #include <vector>
 
+#include "io/mapped_file.h"
 #include "io/output_file.h"
 
 namespace kkm_tool {
+
+/// Rows the programs pass to the library: rows x cols float32 values, row-major, not owned.
+struct Rows {
+    const float* data = nullptr;
+    int64_t rows = 0;
+    int64_t cols = 0;
+};
 
 /// A dense row-major float32 matrix: element (i, j) is values[i * cols + j].
 struct Matrix {
     std::vector<float> values;
     int64_t rows = 0;
     int64_t cols = 0;
+    Rows view() const { return {values.data(), rows, cols}; }
+};
+
+/// An input matrix as the programs hold it: raw float32 in a regular, uncompressed file is
+/// mapped read-only (kkm::io::MappedFile: never copied, read from the page cache as the fit
+/// goes, so a file larger than memory can be clustered and it does not count against
+/// max_memory_mb); a CSV, a gzip file, standard input or a FIFO is read into memory.
+struct InputMatrix {
+    Matrix read;                                ///< the values, when read
+    std::optional<kkm::io::MappedFile> mapped;  ///< the file, when mapped
+    uint64_t first_byte = 0;                    ///< where the rows start in the mapping
+    int64_t rows = 0;
+    int64_t cols = 0;
+    Rows view() const;
 };
 
 /// Whole file content, decompressed if it is gzip. "-" reads standard input. Content beyond
@@ -52,9 +74,10 @@ int64_t raw_row_count(const std::string& path, uint64_t bytes, int64_t dims);
 /// count little-endian float32 values from bytes into out.
 void floats_from_little_endian(const char* bytes, size_t count, float* out);
 
-/// A data matrix: raw float32 with `dims` columns when dims > 0, else a CSV. `format`
-/// receives a short description ("csv, header, separator ','" / "raw float32").
-Matrix read_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes);
+/// A data matrix: raw float32 with `dims` columns when dims > 0 (mapped where InputMatrix
+/// says), else a CSV. `format` receives a short description ("csv, header, separator ','" /
+/// "raw float32" / "raw float32, mapped").
+InputMatrix open_matrix(const std::string& path, int64_t dims, std::string& format, uint64_t max_bytes);
 
 /// IDX images (magic 0x00000803: n, rows, cols, then n*rows*cols uint8), each image one row
 /// of rows*cols pixels scaled by 1/255.
@@ -104,7 +127,11 @@ private:
 /// Labels as CSV text: header "label", then one label per line.
 std::string labels_csv(const std::vector<int32_t>& labels);
 
-/// Writes labels_csv(labels) to path through a StagedOutput. "-" writes standard output.
-void write_labels_csv(const std::string& path, const std::vector<int32_t>& labels);
+/// Labels as a path asks for them: raw little-endian int32 (4 bytes a row, no header) when
+/// the path ends in ".i32", else labels_csv.
+std::string labels_text(const std::string& path, const std::vector<int32_t>& labels);
+
+/// Writes labels_text(path, labels) to path through a StagedOutput. "-" writes standard output.
+void write_labels(const std::string& path, const std::vector<int32_t>& labels);
 
 }  // namespace kkm_tool

@@ -63,7 +63,7 @@ void run_test_split(std::ostream& out, const Model& model, const std::string& di
     const Split test = read_split(dir, "t10k", model.max_input_bytes());
     const double read_seconds = progress.end("reading test split");
     progress.begin("assigning " + std::to_string(test.images.rows) + " test images");
-    const std::vector<int32_t> labels = model.assign(test.images);
+    const std::vector<int32_t> labels = model.assign(test.images.view());
     const double assign_seconds = progress.end("assigning");
     print_field(out, "n test", std::to_string(test.images.rows));
     print_scores(out, " test", labels, test.classes);
@@ -90,7 +90,7 @@ int demo(const ParsedArgs& parsed) {
     const double read_seconds =
         progress.end("reading", std::to_string(train.images.rows) + " x " + std::to_string(train.images.cols));
     progress.begin("fitting (" + params + ")");
-    model.fit(train.images);
+    model.fit(train.images.view());
     const double fit_seconds = progress.end("fitting");
     const std::vector<int32_t> labels = model.labels();
 

@@ -52,7 +52,7 @@ FitRequest make_request(const ParsedArgs& parsed) {
 
 /// The input as read, with what the summary says about it.
 struct LoadedInput {
-    Matrix data;
+    InputMatrix data;
     std::string format;
     std::optional<std::vector<int32_t>> truth;
     double seconds = 0;
@@ -69,16 +69,16 @@ std::vector<CommandFile> command_files(const FitRequest& request) {
 LoadedInput load(const FitRequest& request, uint64_t max_bytes, Progress& progress) {
     progress.begin("reading " + request.input);
     LoadedInput in;
-    in.data = read_matrix(request.input, request.dims, in.format, max_bytes);
+    in.data = open_matrix(request.input, request.dims, in.format, max_bytes);
     if (request.truth_path) in.truth = read_truth(*request.truth_path, in.data.rows, max_bytes);
     in.seconds = progress.end("reading", std::to_string(in.data.rows) + " x " + std::to_string(in.data.cols));
     return in;
 }
 
-double fit_model(Model& model, const Matrix& data, Progress& progress) {
+double fit_model(Model& model, const InputMatrix& data, Progress& progress) {
     progress.begin("fitting (method=" + model.param("method") + ", n=" + std::to_string(data.rows) +
                    ", d=" + std::to_string(data.cols) + ", k=" + model.param("k") + ", m=" + model.param("m") + ")");
-    model.fit(data);
+    model.fit(data.view());
     return progress.end("fitting");
 }
 
@@ -100,7 +100,7 @@ int fit(const FitRequest& request) {
     if (request.labels_path) {
         progress.begin("writing labels to " + *request.labels_path);
         labels_out.emplace(*request.labels_path);
-        labels_out->write(labels_csv(labels));
+        labels_out->write(labels_text(*request.labels_path, labels));
         write_seconds = progress.end("writing labels");
     }
     if (request.model_path) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "core/system_memory.h"
 #include "data_io.h"
 
 namespace kkm_tool {
@@ -71,13 +72,13 @@ void Model::set_params(const std::string& params) {
     check(kkm_set_params(handle_.get(), params.c_str()));
 }
 
-void Model::fit(const Matrix& data) {
-    check(kkm_fit(handle_.get(), data.values.data(), data.rows, data.cols, nullptr));
+void Model::fit(const Rows& data) {
+    check(kkm_fit(handle_.get(), data.data, data.rows, data.cols, nullptr));
 }
 
-std::vector<int32_t> Model::assign(const Matrix& data) const {
+std::vector<int32_t> Model::assign(const Rows& data) const {
     std::vector<int32_t> out(static_cast<size_t>(data.rows));
-    check(kkm_assign(handle_.get(), data.values.data(), data.rows, data.cols, out.data(), nullptr));
+    check(kkm_assign(handle_.get(), data.data, data.rows, data.cols, out.data(), nullptr));
     return out;
 }
 
@@ -101,7 +102,10 @@ std::string Model::param(const char* key) const {
     });
 }
 
-uint64_t Model::max_input_bytes() const { return std::stoull(param("max_memory_mb")) << 20; }
+uint64_t Model::max_input_bytes() const {
+    const std::string budget = param("max_memory_mb");
+    return static_cast<uint64_t>(budget == "auto" ? kkm::auto_memory_mb() : std::stoll(budget)) << 20;
+}
 
 std::string Model::timings() const {
     return read_text(

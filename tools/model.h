@@ -13,7 +13,7 @@
 
 namespace kkm_tool {
 
-struct Matrix;
+struct Rows;
 
 /// One candidate that gamma=search / k=auto scored (kkm_get_search).
 struct SearchEntry {
@@ -39,8 +39,8 @@ public:
     void set_params(const std::string& params);
     /// Draws a progress bar on stderr during fit (only when stderr is a terminal).
     void show_progress_bar();
-    void fit(const Matrix& data);
-    std::vector<int32_t> assign(const Matrix& data) const;
+    void fit(const Rows& data);
+    std::vector<int32_t> assign(const Rows& data) const;
     void save(const std::string& path) const;  ///< kkm_save
     void load(const std::string& path);        ///< kkm_load
     int64_t n_features() const;

@@ -1,6 +1,7 @@
 // The ABI boundary: every entry point checks its pointers, then runs inside
 // KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
 // message. No exception crosses this file.
+#include <bit>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "api/api_guard.h"
+#include "io/mapped_file.h"
+#include "model/partial_fit.h"
 #include "api/model_handle.h"
 #include "core/enum_text.h"
 #include "core/error.h"
@@ -74,6 +77,7 @@ std::string displayed_param(const kkm_model* model, const char* key) {
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);
     if (name == "method") return kkm::to_text(model->fitted->params().method);
     if (name == "n_init") return std::to_string(model->fitted->params().n_init);
+    if (name == "max_memory_mb") return std::to_string(model->fitted->params().max_memory_mb);
     if (name == "neighbors" && r.neighbors > 0) return std::to_string(r.neighbors);
     if (name == "heat_rank" && r.heat_rank > 0) return std::to_string(r.heat_rank);
     if (name == "graph" && r.graph != kkm::GraphChoice::automatic) return kkm::to_text(r.graph);
@@ -87,11 +91,19 @@ void check_fit_shape(const kkm_model* model, int64_t n, int64_t d, size_t elemen
     kkm::require_fit_sizes(model->params.typed(), n, d);
 }
 
+/// A raw input file mapped read-only (kkm_fit_file); IO naming the path when it cannot be.
+kkm::io::MappedFile map_input(const char* path) {
+    try {
+        return kkm::io::MappedFile(path);
+    } catch (const kkm::io::FileError& e) {
+        kkm::fail(KKM_ERR_IO, e.what());
+    }
+}
+
 kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> weights,
                        kkm::MemoryLedger* ledger = nullptr) {
     KKM_API_BEGIN
-    kkm::require_finite(X, "X", 0,
-                        kkm::resolve_threads(model->params.typed().threads, static_cast<double>(X.rows) * X.cols));
+    // X's finiteness is checked in the fit's one pass over it (scan_rows), after the budget.
     kkm::fit_into(*model, model->progress, model->progress_user,
                   [&](const kkm::Params& params) { return kkm::fit_model(params, X, weights, ledger, &model->start); });
     KKM_API_END
@@ -261,6 +273,55 @@ kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d, 
     const kkm::MemoryLedger::Charge copy = kkm::charge_float32_copy(ledger, params, n, d, weights != nullptr);
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     return fit_checked(model, converted.view(), kkm::checked_weights(weights, n), &ledger);
+    KKM_API_END
+}
+
+kkm_status kkm_fit_file(kkm_model* model, const char* path, int64_t d, const float* weights, int64_t n_weights) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(path, "path");
+    if (d <= 0) kkm::invalid_argument("d (number of columns) must be > 0, got " + std::to_string(d));
+    kkm::require_product(1, "one row", d, "d", sizeof(float), "a row of X");
+    if (std::endian::native != std::endian::little) {
+        kkm::invalid_argument("kkm_fit_file reads little-endian float32, and this machine is big-endian; read the "
+                              "file, convert it and call kkm_fit");
+    }
+    const kkm::io::MappedFile file = map_input(path);
+    const uint64_t row_bytes = static_cast<uint64_t>(d) * sizeof(float);
+    if (file.size() % row_bytes != 0) {
+        kkm::invalid_argument(std::string("'") + path + "' holds " + std::to_string(file.size()) +
+                              " bytes, not a multiple of 4*d = " + std::to_string(row_bytes) +
+                              " (raw float32 rows of d values): check d");
+    }
+    const auto n = static_cast<int64_t>(file.size() / row_bytes);
+    if (weights != nullptr && n_weights != n) {
+        kkm::invalid_argument("n_weights=" + std::to_string(n_weights) + " but '" + path + "' holds n=" +
+                              std::to_string(n) + " rows of d=" + std::to_string(d) + "; give one weight per row");
+    }
+    check_fit_shape(model, n, d, sizeof(float));
+    // The mapping is 4-byte aligned (page-aligned): its floats are read in place, never copied.
+    const kkm::ConstMatrix X{reinterpret_cast<const float*>(file.data()), n, d};
+    return fit_checked(model, X, kkm::checked_weights(weights, n));
+    KKM_API_END
+}
+
+kkm_status kkm_partial_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const float* weights) {
+    KKM_API_BEGIN
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(X, "X");
+    check_fit_shape(model, n, d, sizeof(float));
+    if (model->start.given()) {
+        kkm::invalid_argument(
+            "kkm_partial_fit does not start from a given partition (kkm_set_init_labels / kkm_set_init_centres); "
+            "clear it (NULL) first");
+    }
+    const std::vector<float> w = kkm::checked_weights(weights, n);
+    // Same parameters as the fitted model: go on from it; else this batch starts a new stream.
+    const std::shared_ptr<const kkm::FittedModel> previous =
+        model->fitted && model->params == model->fitted_params ? model->fitted : nullptr;
+    kkm::fit_into(*model, model->progress, model->progress_user, [&](const kkm::Params& params) {
+        return kkm::partial_fit(params, previous.get(), kkm::ConstMatrix{X, n, d}, w);
+    });
     KKM_API_END
 }
 

@@ -1,4 +1,5 @@
 #include "core/params.h"
+#include "core/system_memory.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -169,10 +170,11 @@ std::vector<ParamSpec> build_table() {
          "values lie in [-1, 1]); auto: f16 for those kernels, f32 otherwise. kkm_get_param "
          "reports what a fit used",
          0, 0, false, false, choices_text<RowsChoice>().c_str()},
-        {"max_memory_mb", "", "int", "4096", "[1, 1073741824]",
+        {"max_memory_mb", "", "int|auto", "auto", "[1, 1073741824] or auto",
          "bound in MiB on what a fit allocates (kernel rows, features, sampling blocks, batches, the float32 "
          "copy of float64 input, per-thread scratch): a fit whose estimate is over is refused before it "
-         "starts; exact stores K when it fits, else recomputes rows in blocks as large as fit",
+         "reads X; exact stores K when it fits, else recomputes rows in blocks as large as fit; auto: 3/4 of "
+         "the smaller of the physical memory and the process's cgroup limit (kkm_get_param reports the MiB)",
          1, 1073741824.0, false, false, nullptr},
     };
 }
@@ -425,7 +427,7 @@ Params ParamSet::typed() const {
     p.tol = num("tol");
     p.seed = static_cast<uint64_t>(integer("seed"));
     p.threads = integer("threads");
-    p.max_memory_mb = integer("max_memory_mb");
+    p.max_memory_mb = is_auto("max_memory_mb") ? auto_memory_mb() : integer("max_memory_mb");
     choice("isa", p.isa);
     choice("kernel_rows", p.kernel_rows);
     p.neighbors = is_auto("neighbors") ? 0 : integer("neighbors");

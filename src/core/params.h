@@ -96,7 +96,7 @@ struct Params {
     /// Threads (0 = all cores).
     int64_t threads = 0;
     /// Memory budget in MiB for the fit's working set.
-    int64_t max_memory_mb = 4096;
+    int64_t max_memory_mb = 4096;  ///< resolved: auto is auto_memory_mb()
     /// Instruction-set path of the kernel-block engine (automatic: the widest the CPU has).
     IsaChoice isa = IsaChoice::automatic;
     /// Storage of Nyström kernel rows (automatic: half for kernels bounded by 1).

@@ -17,30 +17,6 @@ double weight_of(const std::vector<float>& w, int64_t i) {
     return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
 }
 
-/// Weighted mean pairwise squared distance, (1/W²) Σ_ij w_i w_j ‖x_i − x_j‖²
-/// = 2 Σ_i w_i ‖x_i − μ‖² / W, computed in two passes (no cancellation).
-double mean_pairwise_sq_distance(ConstMatrix X, const std::vector<float>& w, const Comm& comm) {
-    std::vector<double> mean(static_cast<size_t>(X.cols) + 1, 0.0);  // sums, then the weight
-    double& total = mean.back();
-    for (int64_t i = 0; i < X.rows; ++i) {
-        const double wi = weight_of(w, i);
-        total += wi;
-        for (int64_t j = 0; j < X.cols; ++j) mean[static_cast<size_t>(j)] += wi * X.row(i)[j];
-    }
-    sum_over_ranks(comm, mean.data(), mean.size());
-    for (int64_t j = 0; j < X.cols; ++j) mean[static_cast<size_t>(j)] /= total;
-    double spread = 0;
-    for (int64_t i = 0; i < X.rows; ++i) {
-        double s = 0;
-        for (int64_t j = 0; j < X.cols; ++j) {
-            const double diff = X.row(i)[j] - mean[static_cast<size_t>(j)];
-            s += diff * diff;
-        }
-        spread += weight_of(w, i) * s;
-    }
-    return 2.0 * sum_over_ranks(comm, spread) / total;
-}
-
 /// Weighted mean pairwise L1 distance, per column from the sorted values:
 /// Σ_{i<j} w_i w_j (a_j − a_i) = Σ_j w_j a_j (W_<j) − Σ_i w_i a_i (W_>i).
 double mean_pairwise_l1_distance(ConstMatrix X, const std::vector<float>& w, int threads) {
@@ -105,12 +81,14 @@ double representable(double gamma, const char* spread_name, double spread) {
 }  // namespace
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta, int threads,
-                  const Comm& comm) {
+                  const Comm& comm, const RowMoments* moments) {
     const bool spread_kernel = kernel_traits(type).shift_invariant;
     if (spread_kernel && weighted_rows_identical(X, weights, comm)) zero_spread();
     switch (type) {
         case KernelType::rbf: {
-            const double sigma2 = mean_pairwise_sq_distance(X, weights, comm);
+            // One read of X (scan_rows), unless the fit's own pass already gave the moments.
+            const double sigma2 = pairwise_sq_distance(
+                moments != nullptr ? *moments : scan_rows(X, weights, true, 0, threads), comm);
             if (!(sigma2 > 0)) zero_spread();
             return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance", sigma2);
         }

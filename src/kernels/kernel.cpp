@@ -216,29 +216,16 @@ bool rows_identical(ConstMatrix X, const Comm& comm) {
 }  // namespace
 
 std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads,
-                                  const Comm& comm) {
+                                  const Comm& comm, const RowMoments* moments) {
     if (!kernel_traits(type).centred) return {};
     // Identical rows need no centring, and centred they would all be 0: a linear kernel
     // without a single nonzero value has no landmark span to project onto.
     if (rows_identical(X, comm)) return {};
-    constexpr int64_t kChunks = 32;  // fixed summation order, whatever the thread count
-    const int64_t d = X.cols, per_chunk = block_count(X.rows, kChunks);
-    std::vector<double> partial(static_cast<size_t>(kChunks * (d + 1)), 0.0);  // sums, then the weight
-    parallel_blocks(threads, kChunks, [&](int64_t c) {
-        double* sum = partial.data() + c * (d + 1);
-        const int64_t end = std::min(X.rows, (c + 1) * per_chunk);
-        for (int64_t i = c * per_chunk; i < end; ++i) {
-            const double w = weights.empty() ? 1.0 : static_cast<double>(weights[static_cast<size_t>(i)]);
-            const float* x = X.row(i);
-#pragma omp simd
-            for (int64_t t = 0; t < d; ++t) sum[t] += w * x[t];
-            sum[d] += w;
-        }
-    });
-    std::vector<double> total(static_cast<size_t>(d + 1), 0.0);
-    for (int64_t c = 0; c < kChunks; ++c) {
-        for (int64_t t = 0; t <= d; ++t) total[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * (d + 1) + t)];
-    }
+    const RowMoments own = moments != nullptr ? RowMoments{} : scan_rows(X, weights, true, 0, threads);
+    const RowMoments& m = moments != nullptr ? *moments : own;
+    const int64_t d = X.cols;
+    std::vector<double> total(m.sums);  // sums, then the weight: one collective
+    total.push_back(m.weight);
     sum_over_ranks(comm, total.data(), total.size());
     std::vector<float> shift(static_cast<size_t>(d));
     for (int64_t t = 0; t < d; ++t)

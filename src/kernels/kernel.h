@@ -10,6 +10,7 @@
 #include "core/params.h"
 #include "engine/engine.h"
 #include "kernels/kernel_traits.h"
+#include "kernels/row_scan.h"
 
 namespace kkm {
 
@@ -71,8 +72,9 @@ private:
 /// origin cancels to noise (three blobs 3 apart at an offset of 1e5 clustered at random);
 /// centred rows keep the digits that tell points apart.
 /// (identical rows: empty).
+/// moments: scan_rows' moments of X with the same weights (NULL: one pass here).
 std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vector<float>& weights, int threads,
-                                  const Comm& comm = solo_comm());
+                                  const Comm& comm = solo_comm(), const RowMoments* moments = nullptr);
 
 /// The engine path an `isa` parameter names (automatic → the widest this CPU supports),
 /// whether or not this CPU has it.
@@ -86,7 +88,8 @@ engine::Isa resolve_isa(IsaChoice choice);
 /// 1/(2β²σ²) with σ² the (weighted) mean pairwise squared distance (Wang, Gittens & Mahoney
 /// 2019, eq. 5), laplacian 1/(β · mean pairwise L1 distance), polynomial 1/d; other kernels
 /// do not use gamma (returns 0). Throws INVALID_DATA when the data have zero spread.
+/// moments: scan_rows' moments of X with the same weights (NULL: rbf makes one pass here).
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta, int threads,
-                  const Comm& comm = solo_comm());
+                  const Comm& comm = solo_comm(), const RowMoments* moments = nullptr);
 
 }  // namespace kkm

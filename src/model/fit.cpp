@@ -15,6 +15,7 @@
 #include "kernels/kernel.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/precomputed.h"
+#include "kernels/row_scan.h"
 #include "model/fit_common.h"
 #include "model/fit_graph.h"
 #include "model/fit_memory.h"
@@ -195,6 +196,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     int threads = 1;
     collectively(comm, [&] {
         if (comm.size() > 1) require_distributable(p, X, weights, !weights.empty());
+        scan_rows(X, {}, false, 0, resolve_threads(p.threads));  // finite (the search is one process)
         validate_combination(p);
         Params smallest = p;
         smallest.k = p.k == 0 ? p.k_min : p.k;
@@ -316,6 +318,30 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
 
 namespace {
 
+/// The one read of X before the kernel stage (scan_rows): its finiteness, and the moments
+/// gamma=auto (rbf) and the centring shift take, into the report.
+void scale_and_shift(FitSession& session, int threads) {
+    const Params& p = session.p;
+    const ConstMatrix X = session.X;
+    const Comm& comm = *session.comm;
+    const MemoryLedger::Charge stage =
+        session.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
+                       memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+    const KernelTraits& traits = kernel_traits(p.kernel);
+    const bool auto_scale = traits.uses_gamma && p.gamma <= 0;
+    if (auto_scale) session.begin_stage("gamma");
+    const bool moments = traits.centred || (auto_scale && p.kernel == KernelType::rbf);
+    RowMoments scanned;
+    collectively(comm, [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads); });
+    FitReport& report = session.report();
+    if (traits.uses_gamma) {
+        report.gamma =
+            auto_scale ? auto_gamma(p.kernel, X, session.w, p.bandwidth_scale, threads, comm, &scanned) : p.gamma;
+    }
+    report.shift = centring_shift(p.kernel, X, session.w, threads, comm, moments ? &scanned : nullptr);
+    session.end_stage("gamma");
+}
+
 std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
                                       const Comm& comm, MemoryLedger* outer, const std::vector<int32_t>* start,
                                       const Start* given) {
@@ -335,7 +361,10 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         if (graph_kernel(p)) validate_graph_data(p, part.global, weighted);
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
-        if (kernel_traits(p.kernel).precomputed) check_precomputed_kernel(X, threads);
+        if (kernel_traits(p.kernel).precomputed) {
+            scan_rows(X, {}, false, part.offset, threads);  // finite before its symmetry is checked
+            check_precomputed_kernel(X, threads);
+        }
         isa = resolve_isa(p.isa);
         if (given != nullptr) check_start(p, *given, X, comm);
     });
@@ -349,18 +378,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     session.part = part;
     session.start = start;
     collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
-    {
-        const MemoryLedger::Charge stage =
-            session.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
-                           memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
-        FitReport& report = session.report();
-        if (kernel_traits(p.kernel).uses_gamma) {
-            if (p.gamma <= 0) session.begin_stage("gamma");
-            report.gamma = p.gamma > 0 ? p.gamma : auto_gamma(p.kernel, X, w, p.bandwidth_scale, threads, comm);
-        }
-        report.shift = centring_shift(p.kernel, X, w, threads, comm);
-    }
-    session.end_stage("gamma");
+    scale_and_shift(session, threads);
     std::vector<int32_t> from_centres;
     if (given != nullptr && !given->labels.empty()) session.start = &given->labels;
     if (given != nullptr && !given->centres.empty()) {

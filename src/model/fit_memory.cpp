@@ -1,11 +1,14 @@
 #include "model/fit_memory.h"
 
+#include "kernels/row_scan.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "cluster/hamerly.h"
 #include "core/blocking.h"
 #include "kernels/kernel_traits.h"
+#include "kernels/row_scan.h"
 
 namespace kkm::memory {
 namespace {
@@ -180,7 +183,7 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
 
 double gamma_stage(const Params& p, double n, double d, int threads) {
     const double sort = p.kernel == KernelType::laplacian && p.gamma <= 0 ? threads * 8 * n : 0.0;
-    return sort + 8 * (kChunks + 1) * (d + 1) + 4 * d;
+    return sort + scan_footprint(static_cast<int64_t>(d), threads) + 4 * d;  // + the float32 shift
 }
 
 // ---------------------------------------------------------------- exact

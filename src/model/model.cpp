@@ -141,7 +141,7 @@ void DualModel::transform(ConstMatrix, float*, int) const {
 }
 
 NystromModel::NystromModel(Params params, int64_t n_train, int64_t d, FitReport report,
-                           std::unique_ptr<LandmarkMap> map, LandmarkCentres centres)
+                           std::shared_ptr<const LandmarkMap> map, LandmarkCentres centres)
     : FittedModel(std::move(params), n_train, d, std::move(report)),
       map_(std::move(map)),
       centres_(std::move(centres)) {}
@@ -185,7 +185,7 @@ void NystromModel::transform(ConstMatrix X, float* out, int threads) const {
     transform_rows(*map_, X, out, threads);
 }
 
-FeatureModel::FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
+FeatureModel::FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::shared_ptr<const FeatureMap> map,
                            Matrix centroids, bool kernel_distances, std::vector<char> alive)
     : FittedModel(std::move(params), n_train, d, std::move(report)),
       map_(std::move(map)),

@@ -176,19 +176,21 @@ private:
 class NystromModel final : public FittedModel {
 public:
     /// map: landmarks with a DenseProjection P (Pᵀ K_LL P = I).
-    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<LandmarkMap> map,
+    NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, std::shared_ptr<const LandmarkMap> map,
                  LandmarkCentres centres);
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
     const LandmarkMap& map() const { return *map_; }
+    /// The map, shared (kkm_partial_fit's models go on with it).
+    const std::shared_ptr<const LandmarkMap>& shared_map() const { return map_; }
     const LandmarkCentres& centres() const { return centres_; }
     /// The fit's C, or (a loaded model) C = H K_LL P, since Pᵀ K_LL P = I and H = C Pᵀ.
     Matrix feature_centres() const override;
 
 private:
-    std::unique_ptr<LandmarkMap> map_;
+    std::shared_ptr<const LandmarkMap> map_;
     LandmarkCentres centres_;
 };
 
@@ -200,13 +202,15 @@ class FeatureModel final : public FittedModel {
 public:
     /// alive: which centroids take points (1) or lost every point (0); empty: those whose
     /// cluster has a positive mass in the report (a fit's, or a file before format 5).
-    FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::unique_ptr<FeatureMap> map,
+    FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::shared_ptr<const FeatureMap> map,
                  Matrix centroids, bool kernel_distances, std::vector<char> alive = {});
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
     void transform(ConstMatrix X, float* out, int threads) const override;
     const FeatureMap& map() const { return *map_; }
+    /// The map, shared (kkm_partial_fit's models go on with it).
+    const std::shared_ptr<const FeatureMap>& shared_map() const { return map_; }
     const Matrix& centroids() const { return centroids_; }
     Matrix feature_centres() const override { return copy_of(centroids_.view()); }
     bool kernel_distances() const { return kernel_distances_; }
@@ -217,7 +221,7 @@ private:
     /// every centre's distance into each (X.rows × k) for distances (labels, dist NULL).
     void pass(ConstMatrix X, int32_t* labels, float* dist, float* each, int threads) const;
 
-    std::unique_ptr<FeatureMap> map_;
+    std::shared_ptr<const FeatureMap> map_;
     Matrix centroids_;
     std::vector<float> cnorms_;
     std::vector<char> alive_;

@@ -1,8 +1,8 @@
 // kkmeans-mpi: the fit of the kkmeans command over the ranks of MPI_COMM_WORLD.
 //   mpirun -np P kkmeans-mpi fit --dims D data.f32 [key=value ...] -l labels.i32 -o model.kkm
-// Each rank reads only its slice of the rows (pread) and fits with kkm_fit_mpi; the labels go
-// into one int32 file, each rank writing its rows' at their offset; rank 0 saves the model and
-// prints the summary. A failure on any rank is a failure on every rank (same exit status);
+// Each rank reads only its slice of the rows (mapped read-only; pread where it cannot be) and
+// fits with kkm_fit_mpi; the labels go into one int32 file, each rank writing its rows' at
+// their offset; rank 0 saves the model and prints the summary. A failure on any rank is a failure on every rank (same exit status);
 // rank 0 prints its message.
 #include <mpi.h>
 
@@ -116,20 +116,20 @@ double max_over_ranks(MPI_Comm comm, double v) {
 /// This rank's rows, with the split they come from.
 struct LocalRows {
     RowSlice slice;
-    Matrix data;
+    InputMatrix data;
 };
 
 LocalRows read_rows(MPI_Comm comm, const FitRequest& request) {
     LocalRows rows;
     together(comm, [&] {
         rows.slice = slice_rows(raw_file_rows(request.input, request.dims), rank_of(comm), size_of(comm));
-        rows.data = read_raw_slice(request.input, request.dims, rows.slice);
+        rows.data = open_raw_slice(request.input, request.dims, rows.slice);
     });
     return rows;
 }
 
 void fit_rows(MPI_Comm comm, Model& model, const LocalRows& rows) {
-    const float* X = rows.slice.count > 0 ? rows.data.values.data() : nullptr;
+    const float* X = rows.slice.count > 0 ? rows.data.view().data : nullptr;
     check(kkm_fit_mpi(model.handle(), comm, X, rows.slice.count, rows.data.cols, nullptr));  // collective errors
 }
 

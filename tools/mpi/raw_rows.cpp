@@ -67,15 +67,29 @@ int64_t raw_file_rows(const std::string& path, int64_t dims) {
     return raw_row_count(path, ReadOnlyFile(path).size(), dims);
 }
 
-Matrix read_raw_slice(const std::string& path, int64_t dims, const RowSlice& slice) {
+InputMatrix open_raw_slice(const std::string& path, int64_t dims, const RowSlice& slice) {
     const size_t row_bytes = raw_row_bytes(dims);
-    Matrix out;
+    InputMatrix out;
     out.rows = slice.count;
     out.cols = dims;
+    if (kkm::io::mappable(path)) {
+        try {
+            out.mapped.emplace(path);
+        } catch (const kkm::io::FileError& e) {
+            throw ToolError(e.what());
+        }
+        out.first_byte = static_cast<uint64_t>(slice.first) * row_bytes;
+        if (out.first_byte + static_cast<uint64_t>(slice.count) * row_bytes > out.mapped->size()) {
+            throw ToolError("cannot read '" + path + "': it ended early (changed while being read?)");
+        }
+        return out;
+    }
     std::vector<char> bytes(static_cast<size_t>(slice.count) * row_bytes);
     ReadOnlyFile(path).read_at(static_cast<uint64_t>(slice.first) * row_bytes, bytes.data(), bytes.size());
-    out.values.resize(bytes.size() / 4);
-    floats_from_little_endian(bytes.data(), out.values.size(), out.values.data());
+    out.read.rows = slice.count;
+    out.read.cols = dims;
+    out.read.values.resize(bytes.size() / 4);
+    floats_from_little_endian(bytes.data(), out.read.values.size(), out.read.values.data());
     return out;
 }
 

@@ -154,6 +154,25 @@ class _CancelOnSigint:
         return False
 
 
+def _same_params(a, b):
+    """Whether two get_params() dicts hold the same values (arrays compared by content)."""
+    if a is None or a.keys() != b.keys():
+        return False
+    for key, va in a.items():
+        vb = b[key]
+        if va is vb:
+            continue
+        try:
+            if isinstance(va, np.ndarray) or isinstance(vb, np.ndarray):
+                if not np.array_equal(va, vb):
+                    return False
+            elif va != vb:
+                return False
+        except Exception:  # noqa: BLE001 - values that cannot be compared count as changed
+            return False
+    return True
+
+
 class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """Kernel k-means (libkkmeans): exact, Nyström, sketched, random-Fourier-feature and
     mini-batch kernel k-means, and the graph kernels (normalized cut, heat kernel) behind
@@ -319,7 +338,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
                  heat_normalize=True, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
                  sampling="uniform", rls_lambda="auto", sketch="subgaussian", solver="lloyd",
                  refine="none", batch_size=1024, tau=200, epsilon=1e-3, learning_rate="beta",
-                 isa="auto", kernel_rows="auto", max_memory_mb=4096):
+                 isa="auto", kernel_rows="auto", max_memory_mb="auto"):
         self.n_clusters = n_clusters
         self.method = method
         self.kernel = kernel
@@ -477,17 +496,23 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
         step = max(1, min(_BLOCK_ROWS, _BLOCK_VALUES // X.shape[1]))
         return X, (X[i:i + step].toarray() for i in range(0, X.shape[0], step))
 
-    def _fitted(self, model, graph, weighted):
-        """Swaps in a fitted model and reads its results."""
+    def _fitted(self, model, graph, weighted, stream=False):
+        """Swaps in a fitted model and reads its results (stream: partial_fit's, whose labels
+        are the last batch's and cluster sizes what each centre received over the stream)."""
         self._model = model
         self._graph_fit = graph
+        self._fitted_params = self.get_params(deep=False)
         self.labels_ = model.labels()
         self.inertia_ = model.objective()
         self.n_iter_ = model.iterations()
         self.n_clusters_ = model.k()
         # Without weights, counts (as KMeans would report them); with weights, their sums.
-        self.cluster_sizes_ = (model.cluster_sizes() if weighted
-                               else np.bincount(self.labels_, minlength=self.n_clusters_).astype(np.int64))
+        if stream:
+            sizes = model.cluster_sizes()
+            self.cluster_sizes_ = sizes if weighted else np.rint(sizes).astype(np.int64)
+        else:
+            self.cluster_sizes_ = (model.cluster_sizes() if weighted
+                                   else np.bincount(self.labels_, minlength=self.n_clusters_).astype(np.int64))
         self.feature_dim_ = model.feature_dim()
         self.gamma_ = self._resolved_gamma(model)
         self.search_ = model.search()
@@ -531,6 +556,46 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
             raise KeyboardInterrupt
         self._check_fit(status, "kkm_fit")
         return self._fitted(model, graph=False, weighted=sample_weight is not None)
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Clusters one batch of a stream (the library's kkm_partial_fit). Returns self.
+
+        For the feature methods (method "nystrom", "sketch", "rff", or "auto" with a kernel
+        that resolves to one). The first call (or the first after fit with other parameters)
+        fits its batch as fit does: the landmarks (at least m rows in that batch), random
+        features, gamma="auto" and the centring come from it and stay. Each later call moves
+        the centres by Sculley's mini-batch update in that feature space (each centre the
+        running mean of every sample assigned to it), as MiniBatchKMeans.partial_fit does in
+        input space. A partial_fit after fit goes on from the fitted centres.
+
+        Afterwards labels_ and inertia_ are the batch's (assigned after the update),
+        cluster_sizes_ the weight each centre has received over the stream, n_iter_ the
+        first fit's iterations plus one per later batch. predict labels any samples with the
+        current centres. X may be an np.memmap: a C-contiguous float32 one is not copied.
+        """
+        previous = getattr(self, "_model", None)
+        # A stream goes on only under the parameters it was fitted with (set_params starts anew).
+        first = (previous is None or getattr(self, "_graph_fit", False)
+                 or not _same_params(getattr(self, "_fitted_params", None), self.get_params(deep=False)))
+        X = self._check_X(X, reset=first)
+        n, d = X.shape
+        if first:
+            self._check_n_clusters(n)
+            if not isinstance(self.init, str):
+                raise ValueError("partial_fit does not start from an init array (it seeds its first batch); "
+                                 "use init='k-means++' or 'random'")
+            model = self._new_model(n, d)
+        else:
+            model = previous
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float32)
+        with _CancelOnSigint(self._verbosity()) as cancel:
+            status = model.partial_fit(X, sample_weight, cancel.callback)
+        if cancel.requested:
+            raise KeyboardInterrupt
+        self._check_fit(status, "kkm_partial_fit")
+        return self._fitted(model, graph=False, weighted=sample_weight is not None, stream=True)
 
     def _fit_graph(self, A, sample_weight):
         """fit on a scipy.sparse affinity matrix: canonical CSR (int64 offsets and columns, float32

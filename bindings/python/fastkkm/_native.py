@@ -142,6 +142,16 @@ class Model:
             lib.kkm_set_progress(self._handle, PROGRESS_FN(), None)
         return status
 
+    def partial_fit(self, X, weights, progress):
+        """One batch of a stream (kkm_partial_fit): X C-contiguous float32 (n, d); weights None
+        or n float32; progress as for fit. Releases the GIL."""
+        n, d = X.shape
+        check(lib.kkm_set_progress(self._handle, progress or PROGRESS_FN(), None), "kkm_set_progress")
+        try:
+            return _fn("kkm_partial_fit")(self._handle, _ptr(X, ctypes.c_float), n, d, _ptr(weights, ctypes.c_float))
+        finally:
+            lib.kkm_set_progress(self._handle, PROGRESS_FN(), None)
+
     def set_init_labels(self, labels):
         """The next fits' first restart starts from these training labels (C-contiguous int32,
         one per training row), or, with None, from the seeding again (kkm_set_init_labels)."""

@@ -23,6 +23,8 @@ SIGNATURES = {
     "kkm_param_info": (c.c_int, [c.c_int32, _cstr, _cstr, _cstr, _cstr, _cstr]),
     "kkm_set_progress": (c.c_int, [_vp, PROGRESS_FN, _vp]),
     "kkm_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),
+    "kkm_partial_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),
+    "kkm_fit_file": (c.c_int, [_vp, c.c_char_p, c.c_int64, _f32p, c.c_int64]),
     "kkm_fit_f64": (c.c_int, [_vp, _f64p, c.c_int64, c.c_int64, _f64p]),
     "kkm_set_init_labels": (c.c_int, [_vp, _i32p, c.c_int64]),
     "kkm_set_init_centres": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64]),

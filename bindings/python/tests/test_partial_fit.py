@@ -1,0 +1,92 @@
+"""partial_fit (the library's kkm_partial_fit) and inputs that are not in memory: np.memmap."""
+import gzip
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import normalized_mutual_info_score as nmi
+
+from fastkkm import KernelKMeans
+from conftest import rings
+
+FASHION = Path(os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist"))
+
+
+def _fashion_train():
+    images, labels = FASHION / "train-images-idx3-ubyte.gz", FASHION / "train-labels-idx1-ubyte.gz"
+    if not images.exists():
+        pytest.skip("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)")
+    with gzip.open(images) as f:
+        X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784).astype(np.float32) / np.float32(255)
+    with gzip.open(labels) as f:
+        y = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int32)
+    return X, y
+
+
+def test_stream_of_fashion_mnist_reaches_the_one_shot_fit():
+    """The 60000 training images in six batches of 10000 (shuffled): the stream's centres label
+    every image within 0.01 NMI of one fit of all of them (both with the defaults)."""
+    X, y = _fashion_train()
+    order = np.random.default_rng(0).permutation(len(X))
+    X, y = X[order], y[order]
+    once = KernelKMeans(n_clusters=10, random_state=0).fit(X)
+    stream = KernelKMeans(n_clusters=10, random_state=0)
+    for start in range(0, len(X), 10000):
+        stream.partial_fit(X[start:start + 10000])
+        assert stream.labels_.shape == (min(10000, len(X) - start),)
+    assert stream.cluster_sizes_.sum() == len(X)
+    one_shot, streamed = nmi(y, once.predict(X)), nmi(y, stream.predict(X))
+    assert one_shot > 0.45
+    assert streamed >= one_shot - 0.01, (streamed, one_shot)
+
+
+def test_partial_fit_goes_on_and_restarts_on_new_parameters():
+    X, _ = rings(per_ring=300)
+    est = KernelKMeans(n_clusters=2, method="nystrom", m=100, random_state=0)
+    est.partial_fit(X[:400])
+    iterations = est.n_iter_
+    est.partial_fit(X[400:])
+    assert est.n_iter_ == iterations + 1
+    assert est.cluster_sizes_.sum() == len(X)
+    est.set_params(random_state=1)
+    est.partial_fit(X[:400])  # new parameters: a new stream
+    assert est.cluster_sizes_.sum() == 400
+    est.fit(X)
+    est.partial_fit(X[:100])  # goes on from fit
+    assert est.cluster_sizes_.sum() == len(X) + 100
+
+
+def test_partial_fit_refuses_what_cannot_stream():
+    X, _ = rings(per_ring=100)
+    with pytest.raises(ValueError, match="kkm_partial_fit"):
+        KernelKMeans(n_clusters=2, method="exact").partial_fit(X)
+    with pytest.raises(ValueError, match="first"):
+        KernelKMeans(n_clusters=2, method="nystrom", m=150).partial_fit(X[:100])
+    est = KernelKMeans(n_clusters=2, method="nystrom", m=50).partial_fit(X)
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[:, :1])
+    with pytest.raises(ValueError, match="init"):
+        KernelKMeans(n_clusters=2, init=X[:2]).partial_fit(X)
+
+
+def test_memmap_goes_through_without_a_copy(tmp_path):
+    """A C-contiguous float32 np.memmap reaches the library as it is (no copy of the file), and
+    the fit equals the fit of the same rows in memory."""
+    X, _ = rings(per_ring=500)
+    path = tmp_path / "x.f32"
+    mm = np.memmap(path, dtype=np.float32, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    ro = np.memmap(path, dtype=np.float32, mode="r", shape=X.shape)
+    est = KernelKMeans(n_clusters=2, random_state=0)
+    checked = est._check_X(ro, reset=True)
+    assert np.shares_memory(checked, ro)  # what fit passes to kkm_fit is the mapping itself
+    a = KernelKMeans(n_clusters=2, random_state=0).fit(ro)
+    b = KernelKMeans(n_clusters=2, random_state=0).fit(np.array(ro))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.inertia_ == b.inertia_
+    s = KernelKMeans(n_clusters=2, method="nystrom", m=100, random_state=0)
+    for start in range(0, len(ro), 250):
+        s.partial_fit(ro[start:start + 250])  # slices of a mapping: views, no copy either
+    assert s.cluster_sizes_.sum() == len(ro)

@@ -1,0 +1,44 @@
+// The one pass over the training rows before the kernel stage: finiteness, and the moments
+// gamma=auto and the centring shift are derived from.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/matrix.h"
+
+namespace kkm {
+
+/// The fixed chunks of rows scan_rows sums in (their order fixes the rounding for any thread
+/// count).
+inline constexpr int64_t kScanChunks = 32;
+
+/// What one pass over a rank's rows gives (weights empty: all 1).
+struct RowMoments {
+    /// Σ w_i x_i per column, accumulated row by row in 32 fixed chunks of rows and summed in
+    /// chunk order: the same sums, in the same order, as centring_shift's own pass.
+    std::vector<double> sums;
+    double weight = 0;  ///< Σ w_i
+        /// Σ w_i ‖x_i − μ‖² about this rank's weighted mean μ, from in-cache blocks merged with
+    /// Chan, Golub & LeVeque's pairwise update (no cancellation, one read of X).
+    double spread = 0;
+    std::vector<double> mean;  ///< μ = sums / weight; empty when weight is 0
+};
+
+/// One pass over X on `threads` threads: throws INVALID_DATA naming the first row and column
+/// holding NaN or ±Inf (require_finite's message, rows numbered from row_offset), and, when
+/// `moments` is true, returns the moments (else an empty RowMoments). The result does not
+/// depend on the thread count.
+RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool moments, int64_t row_offset = 0,
+                     int threads = 1);
+
+/// Bytes scan_rows allocates with moments for d columns on `threads` threads: the chunks'
+/// sums, a block mean per running thread, the totals and the mean.
+double scan_footprint(int64_t d, int threads);
+
+/// The weighted mean pairwise squared distance over all ranks' rows, (1/W²) Σ_ij w_i w_j
+/// ‖x_i − x_j‖² = 2 Σ_i w_i ‖x_i − μ‖² / W, from each rank's moments (one collective).
+double pairwise_sq_distance(const RowMoments& local, const Comm& comm);
+
+}  // namespace kkm

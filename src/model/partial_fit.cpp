@@ -1,0 +1,144 @@
+#include "model/partial_fit.h"
+
+#include <chrono>
+#include <limits>
+#include <string>
+
+#include "core/enum_text.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/validate.h"
+#include "features/feature_map.h"
+#include "kernels/kernel_traits.h"
+#include "kernels/row_scan.h"
+
+namespace kkm {
+namespace {
+
+/// What a stream goes on with: the feature map, the centres in its space, the weight each
+/// centre has received, and whether distances are kernel distances (Nystrom maps).
+struct StreamState {
+    std::shared_ptr<const FeatureMap> map;
+    Matrix centres;
+    bool kernel_distances = false;
+};
+
+StreamState state_of(const FittedModel& model) {
+    if (const auto* f = dynamic_cast<const FeatureModel*>(&model)) {
+        return {f->shared_map(), copy_of(f->centroids().view()), f->kernel_distances()};
+    }
+    const auto& nystrom = dynamic_cast<const NystromModel&>(model);
+    return {nystrom.shared_map(), nystrom.feature_centres(), true};
+}
+
+void require_streamable(const Params& p) {
+    const KernelTraits& traits = kernel_traits(p.kernel);
+    const auto refuse = [](const std::string& what) {
+        invalid_argument("kkm_partial_fit streams the feature methods (method=nystrom, sketch or rff), whose fitted "
+                         "state needs no past rows; " + what + " needs every row at once: use kkm_fit");
+    };
+    if (traits.graph) refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph)");
+    if (traits.precomputed) refuse("kernel=precomputed (its n x n kernel matrix)");
+    if (p.method == Method::exact || p.method == Method::minibatch) {
+        refuse(std::string("method=") + to_text(p.method) + " (its centres are sums over training rows)");
+    }
+    if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run over all rows)");
+}
+
+/// Nearest centre of each feature row (squared feature distance; ties to the lower index).
+std::vector<int32_t> nearest(const Matrix& F, const Matrix& C, int threads) {
+    std::vector<int32_t> labels(static_cast<size_t>(F.rows));
+    parallel_blocks(threads, block_count(F.rows, 1024), [&](int64_t b) {
+        for (int64_t i = b * 1024; i < std::min(F.rows, (b + 1) * 1024); ++i) {
+            double best = std::numeric_limits<double>::infinity();
+            for (int64_t j = 0; j < C.rows; ++j) {
+                double s = 0;
+                for (int64_t t = 0; t < F.cols; ++t) {
+                    const double diff = static_cast<double>(F.row(i)[t]) - C.row(j)[t];
+                    s += diff * diff;
+                }
+                if (s < best) best = s, labels[static_cast<size_t>(i)] = static_cast<int32_t>(j);
+            }
+        }
+    });
+    return labels;
+}
+
+/// Sculley's update of every centre with the batch's rows nearest to it: the running mean.
+void move_centres(const Matrix& F, const std::vector<float>& w, const std::vector<int32_t>& labels, Matrix& C,
+                  std::vector<double>& mass) {
+    const int64_t k = C.rows, r = C.cols;
+    std::vector<double> sums(static_cast<size_t>(k * r), 0.0), got(static_cast<size_t>(k), 0.0);
+    for (int64_t i = 0; i < F.rows; ++i) {
+        const double wi = w.empty() ? 1.0 : w[static_cast<size_t>(i)];
+        const auto j = static_cast<size_t>(labels[static_cast<size_t>(i)]);
+        got[j] += wi;
+        for (int64_t t = 0; t < r; ++t) sums[j * static_cast<size_t>(r) + static_cast<size_t>(t)] += wi * F.row(i)[t];
+    }
+    for (int64_t j = 0; j < k; ++j) {
+        const double v = mass[static_cast<size_t>(j)], b = got[static_cast<size_t>(j)];
+        if (!(b > 0)) continue;
+        for (int64_t t = 0; t < r; ++t) {
+            const double sum = sums[static_cast<size_t>(j * r + t)];
+            C.row(j)[t] = static_cast<float>((v * C.row(j)[t] + sum) / (v + b));
+        }
+        mass[static_cast<size_t>(j)] = v + b;
+    }
+}
+
+std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix X, const std::vector<float>& w) {
+    const auto start = std::chrono::steady_clock::now();
+    const Params& p = previous.params();
+    if (X.cols != previous.input_dim()) {
+        invalid_argument("X has d=" + std::to_string(X.cols) + " columns but the stream's earlier batches had d=" +
+                         std::to_string(previous.input_dim()));
+    }
+    const int threads = resolve_threads(p.threads);
+    scan_rows(X, {}, false, 0, threads);
+    StreamState s = state_of(previous);
+    const Matrix F = transform_all(*s.map, X, threads);
+    std::vector<double> mass = previous.report().mass;
+    move_centres(F, w, nearest(F, s.centres, threads), s.centres, mass);
+    std::vector<char> alive(mass.size());
+    for (size_t j = 0; j < mass.size(); ++j) alive[j] = mass[j] > 0 ? 1 : 0;
+    FitReport report = previous.report();
+    report.labels.clear();
+    report.search.clear();
+    report.timings.clear();
+    report.iterations = previous.report().iterations + 1;
+    auto model = std::make_unique<FeatureModel>(p, X.rows, X.cols, report, s.map, std::move(s.centres),
+                                                s.kernel_distances, std::move(alive));
+    std::vector<int32_t> labels(static_cast<size_t>(X.rows));
+    std::vector<float> dist(static_cast<size_t>(X.rows));
+    model->assign(X, labels.data(), dist.data(), threads);
+    double objective = 0;
+    for (int64_t i = 0; i < X.rows; ++i) objective += (w.empty() ? 1.0 : w[static_cast<size_t>(i)]) * dist[static_cast<size_t>(i)];
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    model->record_assignment(std::move(labels), objective, std::move(mass), seconds);
+    return model;
+}
+
+}  // namespace
+
+bool continues_stream(const FittedModel& previous) {
+    return dynamic_cast<const FeatureModel*>(&previous) != nullptr ||
+           dynamic_cast<const NystromModel*>(&previous) != nullptr;
+}
+
+std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel* previous, ConstMatrix X,
+                                         const std::vector<float>& weights) {
+    Params p = params;
+    apply_kernel_defaults(p, X.rows);
+    require_streamable(p);
+    if (previous != nullptr && continues_stream(*previous)) return next_batch(*previous, X, weights);
+    if (p.method != Method::rff && p.m > X.rows) {
+        invalid_argument("the first kkm_partial_fit batch has n=" + std::to_string(X.rows) + " rows but the m=" +
+                         std::to_string(p.m) + " landmarks are drawn from it; give a first batch of at least m rows, "
+                         "or lower m");
+    }
+    std::unique_ptr<FittedModel> first = fit_model(params, X, weights);
+    if (!continues_stream(*first)) fail(KKM_ERR_INTERNAL, "a feature method's fit gave no feature model");
+    return first;
+}
+
+}  // namespace kkm
