@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/comm.h"
+#include "core/input_pages.h"
 #include "core/matrix.h"
 
 namespace kkm {
@@ -30,8 +31,10 @@ struct RowMoments {
 /// holding NaN or ±Inf (require_finite's message, rows numbered from row_offset), and, when
 /// `moments` is true, returns the moments (else an empty RowMoments). The result does not
 /// depend on the thread count.
+/// pages: where X lives (NULL: the caller's memory): rows in a file mapping are read ahead of
+/// each chunk and, for a file larger than the memory, dropped behind it (InputPages).
 RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool moments, int64_t row_offset = 0,
-                     int threads = 1);
+                     int threads = 1, const InputPages* pages = nullptr);
 
 /// Bytes scan_rows allocates with moments for d columns on `threads` threads: the chunks'
 /// sums, a block mean per running thread, the totals and the mean.

@@ -332,7 +332,8 @@ void scale_and_shift(FitSession& session, int threads) {
     if (auto_scale) session.begin_stage("gamma");
     const bool moments = traits.centred || (auto_scale && p.kernel == KernelType::rbf);
     RowMoments scanned;
-    collectively(comm, [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads); });
+    collectively(comm,
+                 [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads, &session.pages); });
     FitReport& report = session.report();
     if (traits.uses_gamma) {
         report.gamma =
@@ -377,6 +378,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     session.comm = &comm;
     session.part = part;
     session.start = start;
+    session.pages = InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float));
     collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
     scale_and_shift(session, threads);
     std::vector<int32_t> from_centres;

@@ -12,6 +12,7 @@
 #include "cluster/minibatch_kernel.h"
 #include "cluster/seeding.h"
 #include "core/comm.h"
+#include "core/input_pages.h"
 #include "core/matrix.h"
 #include "core/memory_ledger.h"
 #include "core/params.h"
@@ -63,6 +64,8 @@ public:
     /// rows X sit among all of them.
     const Comm* comm = &solo_comm();
     RowPartition part = {};
+    /// Where X lives: read-ahead and drop-behind for the passes over a mapped file.
+    InputPages pages;
     /// Labels of every row the first restart starts from instead of a seeding (NULL: seed):
     /// what the gamma=search / k=auto search's clustering assigns them.
     const std::vector<int32_t>* start = nullptr;
