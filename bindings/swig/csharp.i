@@ -241,6 +241,24 @@ KKM_CS_ARRAY(float *, centres_out, float, Out)
       [global::System.Runtime.InteropServices.In] double[,] data, long data_len, long n, long d,
       [global::System.Runtime.InteropServices.In] double[] weights, long weights_len, NativeProgress listener);
 
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_partial_fit")]
+  internal static extern void NativeModel_partial_fit_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_partial_fit_weighted")]
+  internal static extern void NativeModel_partial_fit_weighted_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] float[] weights, long weights_len);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_partial_fit_progress")]
+  internal static extern int NativeModel_partial_fit_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d, NativeProgress listener);
+
+  [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_partial_fit_weighted_progress")]
+  internal static extern int NativeModel_partial_fit_weighted_progress_2d(global::System.Runtime.InteropServices.HandleRef self,
+      [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
+      [global::System.Runtime.InteropServices.In] float[] weights, long weights_len, NativeProgress listener);
+
   [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint = "CSharp_FastKKM_NativeModel_assign")]
   internal static extern void NativeModel_assign_2d(global::System.Runtime.InteropServices.HandleRef self,
       [global::System.Runtime.InteropServices.In] float[,] data, long data_len, long n, long d,
@@ -342,6 +360,43 @@ KKM_CS_ARRAY(float *, centres_out, float, Out)
     int status = kkmeansPINVOKE.NativeModel_fit_weighted_f64_progress_2d(swigCPtr, data, data.LongLength,
                                                                          data.GetLongLength(0), data.GetLongLength(1),
                                                                          weights, weights.LongLength, listener);
+    ThrowPending();
+    return status;
+  }
+
+  internal void partial_fit(float[,] data) {
+    NotNull(data, "data");
+    kkmeansPINVOKE.NativeModel_partial_fit_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                              data.GetLongLength(1));
+    ThrowPending();
+  }
+
+  internal void partial_fit_weighted(float[,] data, float[] weights) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    kkmeansPINVOKE.NativeModel_partial_fit_weighted_2d(swigCPtr, data, data.LongLength, data.GetLongLength(0),
+                                                       data.GetLongLength(1), weights, weights.LongLength);
+    ThrowPending();
+  }
+
+  internal int partial_fit_progress(float[,] data, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_partial_fit_progress_2d(swigCPtr, data, data.LongLength,
+                                                                    data.GetLongLength(0), data.GetLongLength(1),
+                                                                    listener);
+    ThrowPending();
+    return status;
+  }
+
+  internal int partial_fit_weighted_progress(float[,] data, float[] weights, NativeProgress listener) {
+    NotNull(data, "data");
+    NotNull(weights, "weights");
+    NotNull(listener, "listener");
+    int status = kkmeansPINVOKE.NativeModel_partial_fit_weighted_progress_2d(swigCPtr, data, data.LongLength,
+                                                                             data.GetLongLength(0),
+                                                                             data.GetLongLength(1), weights,
+                                                                             weights.LongLength, listener);
     ThrowPending();
     return status;
   }

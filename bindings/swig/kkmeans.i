@@ -272,6 +272,52 @@ struct kkm_model {};
         return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_graph($self, n, indptr, indices, values); });
     }
 
+    /* Streaming (kkm_partial_fit): one batch of n × d row-major float32 values, going on from
+     * the model's stream (or starting one: the first batch is fitted as fit fits it, later
+     * batches move the centres by Sculley's mini-batch update). Feature methods only
+     * (nystrom, sketch, rff); the library refuses the others naming kkm_partial_fit. The
+     * _progress forms report to `listener` as fit_progress does. */
+    void partial_fit(const float* data, int64_t data_len, int64_t n, int64_t d) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_partial_fit($self, data, n, d, nullptr));
+    }
+    void partial_fit_weighted(const float* data, int64_t data_len, int64_t n, int64_t d,
+                              const float* weights, int64_t weights_len) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        kkm_swig::check(kkm_partial_fit($self, data, n, d, weights));
+    }
+    int32_t partial_fit_progress(const float* data, int64_t data_len, int64_t n, int64_t d,
+                                 kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_partial_fit($self, data, n, d, nullptr); });
+    }
+    int32_t partial_fit_weighted_progress(const float* data, int64_t data_len, int64_t n, int64_t d,
+                                          const float* weights, int64_t weights_len, kkm_swig::Listener* listener) {
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_partial_fit($self, data, n, d, weights); });
+    }
+
+    /* Fit on a file of raw little-endian float32 rows of d values (kkm_fit_file): the library
+     * maps it read-only and reads it in place, so the rows never cross the language boundary.
+     * weights: one per row of the file (the library checks the count against the file's n).
+     * A missing or unreadable file is KKM_ERR_IO naming the path. */
+    void fit_file(const char* path, int64_t d) {
+        kkm_swig::check(kkm_fit_file($self, path, d, nullptr, 0));
+    }
+    void fit_file_weighted(const char* path, int64_t d, const float* weights, int64_t weights_len) {
+        kkm_swig::check(kkm_fit_file($self, path, d, weights, weights_len));
+    }
+    int32_t fit_file_progress(const char* path, int64_t d, kkm_swig::Listener* listener) {
+        return kkm_swig::fit_listened($self, *listener, [&] { return kkm_fit_file($self, path, d, nullptr, 0); });
+    }
+    int32_t fit_file_weighted_progress(const char* path, int64_t d, const float* weights, int64_t weights_len,
+                                       kkm_swig::Listener* listener) {
+        return kkm_swig::fit_listened($self, *listener,
+                                      [&] { return kkm_fit_file($self, path, d, weights, weights_len); });
+    }
+
     /* Nearest centre of each of n rows into labels (room for at least n; 0-based). Safe to
      * call from many threads on one fitted model. */
     void assign(const float* data, int64_t data_len, int64_t n, int64_t d,

@@ -299,8 +299,8 @@ namespace kkm_swig { class Listener; }
     (const int32_t* init_labels, int64_t init_labels_len)
 };
 %apply (const float* IN_ARRAY, int64_t IN_LEN) { (const float* init_centres, int64_t init_centres_len) };
-/* The feature-space centres (kkm_get_centres): the R layer computes them itself
- * (object$feature_centers), so R has no float output typemap and no wrapper for them. */
+/* The feature-space centres (kkm_get_centres): R has no float output typemap, so R reads
+ * them through centres_f64 below (widened to doubles). */
 %ignore kkm_model::centres;
 %apply (const void* IN_ARRAY, int64_t IN_LEN) { (const void* bytes, int64_t bytes_len) };
 
@@ -426,5 +426,18 @@ bool native_model_is_null(SEXP model) { return kkm_swig::r_null_model(model); }
         std::vector<float> out(static_cast<size_t>(features_len > 0 ? features_len : 1));
         kkm_swig::check(kkm_transform($self, rows.data(), n, d, out.data(), features_len));
         std::copy(out.begin(), out.begin() + features_len, features);
+    }
+}
+
+/* The fitted centres in the feature space (kkm_get_centres; nystrom, sketch, rff, heat): k() x
+ * feature_dim() values, row-major, widened to doubles (the R argument `centre_values` is their
+ * number). The R layer reads them where it cannot compute the clusters' means itself: after a
+ * streamed fit (kkm_partial_fit), whose centres are running means over every batch. */
+%apply (double* OUT_ARRAY, int64_t OUT_LEN) { (double* centre_values, int64_t centre_values_len) };
+%extend kkm_model {
+    void centres_f64(double* centre_values, int64_t centre_values_len) const {
+        std::vector<float> out(static_cast<size_t>(centre_values_len > 0 ? centre_values_len : 1));
+        kkm_swig::check(kkm_get_centres($self, out.data(), centre_values_len));
+        std::copy(out.begin(), out.begin() + centre_values_len, centre_values);
     }
 }

@@ -48,6 +48,11 @@ namespace FastKKM
     /// given, and take no sample weights. <see cref="FitGraph"/> fits them on a graph of your
     /// own (a sparse affinity matrix); such a model predicts affinity rows.
     /// </para>
+    /// <para>
+    /// <see cref="PartialFit(float[,], CancellationToken, IProgress{FitProgress})"/> fits data that
+    /// arrive in batches (methods nystrom, sketch and rff), and <see cref="FitFile(string, long, CancellationToken, IProgress{FitProgress})"/>
+    /// a raw float32 file that the library maps and reads in place.
+    /// </para>
     /// </remarks>
     public sealed class KernelKMeans : IDisposable
     {
@@ -646,6 +651,199 @@ namespace FastKKM
             var reporter = new FitReporter(cancellationToken, progress);
             reporter.Finish(m.fit_graph_progress(n, indptr, indices, values, reporter.Callback));
             return this;
+        }
+
+        // ------------------------------------------------------------------ streams and files
+        //
+        // PartialFit fits data that arrive in batches (scikit-learn's partial_fit; the library's
+        // kkm_partial_fit), for the feature methods nystrom, sketch and rff. The first batch (or
+        // the first after a parameter was set) is fitted as Fit fits it: its landmarks, random
+        // features and gamma stay for the whole stream (nystrom and sketch need at least m rows
+        // in it). Every later batch moves the centres by Sculley's mini-batch update, so that
+        // each centre is the running mean of every row assigned to it so far; no past batch is
+        // kept. Afterwards Labels and Objective describe the last batch, ClusterSizes the weight
+        // each centre has received over the stream, Iterations the first fit's iterations plus
+        // one per later batch; Predict labels any rows with the current centres. Methods that
+        // need every row at once (exact, minibatch, kernels knn, heat, precomputed, refine
+        // hartigan) are refused with an ArgumentException naming kkm_partial_fit, as is a batch
+        // of another width, a first batch of fewer than m rows and a starting partition
+        // (InitCentres, InitLabels). A failed or cancelled batch leaves the stream as it was; a
+        // later batch (one pass over its rows) reports no progress before "done", so a token
+        // cancels it only before it starts.
+
+        /// <summary>Fits one batch of a stream: the rows of x (n × d). See the section comment above.</summary>
+        /// <param name="x">n rows × d columns (d: the stream's, after its first batch).</param>
+        /// <param name="cancellationToken">Cancels the batch: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the batch.</param>
+        /// <exception cref="ArgumentException">The method needs every row at once (the message names kkm_partial_fit), d differs from the stream's, or the first batch has fewer than m rows.</exception>
+        /// <exception cref="KKMeansException">x holds NaN/Inf (<see cref="Status.InvalidData"/>).</exception>
+        public KernelKMeans PartialFit(float[,] x, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.partial_fit(x);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.partial_fit_progress(x, reporter.Callback));
+            return this;
+        }
+
+        /// <summary>
+        /// As <see cref="PartialFit(float[,], CancellationToken, IProgress{FitProgress})"/> with n non-negative
+        /// sample weights (a centre's running mean weighs each row by its weight; ClusterSizes sums them).
+        /// </summary>
+        public KernelKMeans PartialFit(float[,] x, float[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.partial_fit_weighted(x, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.partial_fit_weighted_progress(x, weights, reporter.Callback));
+            return this;
+        }
+
+        /// <summary>As <see cref="PartialFit(float[,], CancellationToken, IProgress{FitProgress})"/>; x is converted to float32 (one copy).</summary>
+        public KernelKMeans PartialFit(double[,] x, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            return PartialFit(Single(x), cancellationToken, progress);
+        }
+
+        /// <summary>As <see cref="PartialFit(float[,], float[], CancellationToken, IProgress{FitProgress})"/>; x and weights are converted to float32.</summary>
+        public KernelKMeans PartialFit(double[,] x, double[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            if (weights == null) throw new ArgumentNullException(nameof(weights));
+            return PartialFit(Single(x), Single(weights), cancellationToken, progress);
+        }
+
+        /// <summary>One batch of n rows of d values stored row-major in rowMajor (length n·d).</summary>
+        public KernelKMeans PartialFit(float[] rowMajor, long n, long d, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.partial_fit(rowMajor, n, d);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.partial_fit_progress(rowMajor, n, d, reporter.Callback));
+            return this;
+        }
+
+        /// <summary>As <see cref="PartialFit(float[], long, long, CancellationToken, IProgress{FitProgress})"/> with n sample weights.</summary>
+        public KernelKMeans PartialFit(float[] rowMajor, long n, long d, float[] weights,
+                                       CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.partial_fit_weighted(rowMajor, n, d, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.partial_fit_weighted_progress(rowMajor, n, d, weights, reporter.Callback));
+            return this;
+        }
+
+        /// <summary>One batch of the rows of a jagged array (n rows of d values each; copied once into one row-major array).</summary>
+        /// <exception cref="ArgumentNullException">x or one of its rows is null (the message names the row).</exception>
+        /// <exception cref="ArgumentException">x has no rows, or a row's length differs from row 0's (the message names the row).</exception>
+        public KernelKMeans PartialFit(float[][] x, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            float[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return PartialFit(flat, n, d, cancellationToken, progress);
+        }
+
+        /// <summary>As <see cref="PartialFit(float[][], CancellationToken, IProgress{FitProgress})"/>; the values are converted to float32.</summary>
+        public KernelKMeans PartialFit(double[][] x, CancellationToken cancellationToken = default(CancellationToken),
+                                       IProgress<FitProgress> progress = null)
+        {
+            long n, d;
+            double[] flat = Jagged.Flatten(x, nameof(x), out n, out d);
+            return PartialFit(Single(flat), n, d, cancellationToken, progress);
+        }
+
+        /// <summary>
+        /// Fits the rows of a file of raw little-endian float32 values, d per row (the library's
+        /// kkm_fit_file): the library maps the file read-only and reads it in place, so the rows
+        /// never enter managed memory and a file larger than the memory can be fitted (its pages
+        /// come and go through the page cache). The result equals Fit on the same values. The
+        /// file must not be truncated while the fit runs.
+        /// </summary>
+        /// <param name="path">The file.</param>
+        /// <param name="d">The number of values per row.</param>
+        /// <param name="cancellationToken">Cancels the fit: <see cref="OperationCanceledException"/>, model unchanged.</param>
+        /// <param name="progress">Receives (stage, fraction) reports during the fit.</param>
+        /// <exception cref="ArgumentNullException">path is null.</exception>
+        /// <exception cref="ArgumentException">d &lt;= 0, the file's size is not a multiple of 4·d, or the parameters do not fit the data.</exception>
+        /// <exception cref="KKMeansException">The file cannot be opened or mapped, is empty or is not a regular file (<see cref="Status.IO"/>; the message names it), or holds NaN/Inf (<see cref="Status.InvalidData"/>).</exception>
+        public KernelKMeans FitFile(string path, long d, CancellationToken cancellationToken = default(CancellationToken),
+                                    IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_file(path, d);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_file_progress(path, d, reporter.Callback));
+            return this;
+        }
+
+        /// <summary>As <see cref="FitFile(string, long, CancellationToken, IProgress{FitProgress})"/> with one non-negative weight per row of the file.</summary>
+        /// <exception cref="ArgumentException">Also when weights does not hold one value per row of the file.</exception>
+        public KernelKMeans FitFile(string path, long d, float[] weights, CancellationToken cancellationToken = default(CancellationToken),
+                                    IProgress<FitProgress> progress = null)
+        {
+            NativeModel m = Model;
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            if (weights == null) throw new ArgumentNullException(nameof(weights));
+            if (!cancellationToken.CanBeCanceled && progress == null)
+            {
+                m.fit_file_weighted(path, d, weights);
+                return this;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            var reporter = new FitReporter(cancellationToken, progress);
+            reporter.Finish(m.fit_file_weighted_progress(path, d, weights, reporter.Callback));
+            return this;
+        }
+
+        private static float[,] Single(double[,] x)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            var single = new float[x.GetLength(0), x.GetLength(1)];
+            for (int i = 0; i < x.GetLength(0); ++i)
+            {
+                for (int j = 0; j < x.GetLength(1); ++j) single[i, j] = (float)x[i, j];
+            }
+            return single;
+        }
+
+        private static float[] Single(double[] values)
+        {
+            var single = new float[values.LongLength];
+            for (long i = 0; i < values.LongLength; ++i) single[i] = (float)values[i];
+            return single;
         }
 
         // ------------------------------------------------------------------ predict

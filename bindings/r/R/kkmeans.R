@@ -43,13 +43,15 @@ as_kkmeans_error <- function(e, call) {
 }
 
 # The library's message with the C functions behind R's arguments named as R's arguments: the
-# starting partition (kkm_set_init_centres: centers = a matrix; kkm_set_init_labels: init =).
+# starting partition (kkm_set_init_centres: centers = a matrix; kkm_set_init_labels: init =),
+# kkm_fit (kkmeans()). kkm_partial_fit keeps its name (kkmeans_partial_fit() calls it).
 r_names <- function(msg) {
     msg <- gsub("(kkm_set_init_labels / kkm_set_init_centres)", "(centers = a matrix, or init = a clustering)", msg,
                 fixed = TRUE)
     msg <- gsub("kkm_set_init_labels", "init =", msg, fixed = TRUE)
     msg <- gsub("kkm_set_init_centres", "centers = a matrix", msg, fixed = TRUE)
     msg <- gsub("clear it (NULL)", "drop it", msg, fixed = TRUE)
+    msg <- gsub("\\bkkm_fit\\b", "kkmeans()", msg, perl = TRUE)
     gsub("kkm_fit_graph", "a fit on a sparse graph", msg, fixed = TRUE)
 }
 
@@ -115,21 +117,9 @@ progress_function <- function(progress, state, call) {
 }
 
 # Fits the native model with progress reports and interrupt checks. x is a numeric matrix of
-# points, or a graph (a dgCMatrix from as_graph()) fitted through kkm_fit_graph. The native
-# callback runs R code (the interrupt check, the progress function) under R_UnwindProtect: an
-# R jump out of it (Ctrl-C, an error in the progress function) cancels the fit, and once the
-# library has returned (no C++ frame is live) native_continue_unwind() resumes that jump here:
-# an interrupt reaches tryCatch(interrupt = ) or the top level, an error its handlers, as if
-# raised here. The model is unchanged.
+# points, or a graph (a dgCMatrix from as_graph()) fitted through kkm_fit_graph.
 fit_native <- function(model, x, weights, progress, call) {
-    state <- new.env(parent = emptyenv())
-    state$shown <- FALSE
-    listener <- list(progress_function(progress, state, call), native_unwind_token())
-    on.exit(if (state$shown) message(""))
-    # Not native_call(): its tryCatch would be the target of a jump stopped in the callback
-    # (an error in the progress function) and would be gone when the jump is resumed. A
-    # calling handler is no jump target; it converts only the library's own errors.
-    code <- withCallingHandlers(
+    listened_fit(progress, call, function(listener) {
         if (is_graph_input(x)) {
             # A symmetric matrix's compressed columns are its compressed rows (CSR of A^T = A).
             NativeModel_fit_graph_progress(model, nrow(x), x@p, x@i, x@x, listener)
@@ -137,11 +127,28 @@ fit_native <- function(model, x, weights, progress, call) {
             NativeModel_fit_f64_progress(model, row_major(x), nrow(x), ncol(x), listener)
         } else {
             NativeModel_fit_weighted_f64_progress(model, row_major(x), nrow(x), ncol(x), as.double(weights), listener)
-        },
-        error = function(e) {
-            converted <- as_kkmeans_error(e, call)
-            if (!is.null(converted)) stop(converted)
-        })
+        }
+    })
+}
+
+# Runs fit(listener), a call of one of the native _progress fits, with progress reports and
+# interrupt checks. The native callback runs R code (the interrupt check, the progress function)
+# under R_UnwindProtect: an R jump out of it (Ctrl-C, an error in the progress function) cancels
+# the fit, and once the library has returned (no C++ frame is live) native_continue_unwind()
+# resumes that jump here: an interrupt reaches tryCatch(interrupt = ) or the top level, an error
+# its handlers, as if raised here. The model is unchanged.
+listened_fit <- function(progress, call, fit) {
+    state <- new.env(parent = emptyenv())
+    state$shown <- FALSE
+    listener <- list(progress_function(progress, state, call), native_unwind_token())
+    on.exit(if (state$shown) message(""))
+    # Not native_call(): its tryCatch would be the target of a jump stopped in the callback
+    # (an error in the progress function) and would be gone when the jump is resumed. A
+    # calling handler is no jump target; it converts only the library's own errors.
+    code <- withCallingHandlers(fit(listener), error = function(e) {
+        converted <- as_kkmeans_error(e, call)
+        if (!is.null(converted)) stop(converted)
+    })
     if (code == -1L) native_continue_unwind(listener[[2L]])
     if (code == 7L) stop(kkmeans_error("the fit was cancelled: the progress function returned FALSE", 7L, call))
     invisible(code)
@@ -392,21 +399,7 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
     if (!is.null(init_centres)) init_centres <- initial_centres(init_centres, x, call)
     if (!is.null(init_labels)) check_init_labels(init_labels, n, centers, call)
 
-    if (length(extra) > 0L) {
-        keys <- names(extra)
-        if (is.null(keys) || any(keys == "")) {
-            stop(kkmeans_error(paste("arguments after centers must be named, e.g.",
-                                     "kkmeans(x, 2, method = \"exact\", gamma = 0.5)"), 1L, call))
-        }
-        canonical <- ifelse(keys %in% names(.kkm_aliases), .kkm_aliases[keys], keys)
-        if (any(canonical %in% c("k", "method", "kernel"))) {
-            stop(kkmeans_error("give k as centers, and method and kernel as their own arguments", 1L, call))
-        }
-        if (anyDuplicated(canonical)) {
-            stop(kkmeans_error(sprintf("parameter '%s' is given twice", canonical[anyDuplicated(canonical)]), 1L, call))
-        }
-        names(extra) <- canonical
-    }
+    extra <- canonical_extra(extra, call)
     if (!is.null(refine)) {
         if (!is.null(extra[["refine"]])) {
             stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
@@ -417,13 +410,8 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
     # From a given start, one restart unless nstart says otherwise (stats::kmeans ignores
     # nstart then; here restarts 2.. seed as usual and the lowest objective wins).
     if ((!is.null(init_centres) || !is.null(init_labels)) && is.null(extra[["n_init"]])) extra[["n_init"]] <- 1L
-    # Without a seed, draw one from R's generator so that set.seed() makes fits reproducible,
-    # as it does for stats::kmeans; object$params$seed records it.
-    if (is.null(extra$seed)) extra$seed <- sample.int(.Machine$integer.max, 1L)
-    params <- c(list(k = if (is.numeric(centers)) as.integer(centers) else "auto", method = method, kernel = kernel),
-                extra)
-    param_string <- tryCatch(format_params(params),
-                             error = function(e) stop(kkmeans_error(conditionMessage(e), 1L, call)))
+    extra <- with_seed(extra)
+    param_string <- param_string_of(centers, method, kernel, extra, call)
 
     if (!is.null(weights) && (!is.numeric(weights) || length(weights) != n)) {
         stop(kkmeans_error(sprintf("weights must be a numeric vector of length nrow(x) = %d", n), 1L, call))
@@ -438,10 +426,73 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
     if (!is.null(init_labels)) native_call(NativeModel_set_init_labels(model, as.integer(init_labels) - 1L), call)
     fit_native(model, x, weights, progress, call)
 
+    fitted_object(model, x, n, d, weights, extra, centers, call, graph = graph, design = design, omitted = omitted)
+}
+
+# The library parameters given as named arguments (`...`), under their canonical keys (aliases
+# such as nstart and iter.max mapped); k, method and kernel have arguments of their own.
+canonical_extra <- function(extra, call) {
+    if (length(extra) == 0L) return(extra)
+    keys <- names(extra)
+    if (is.null(keys) || any(keys == "")) {
+        stop(kkmeans_error(paste("arguments after centers must be named, e.g.",
+                                 "kkmeans(x, 2, method = \"exact\", gamma = 0.5)"), 1L, call))
+    }
+    canonical <- ifelse(keys %in% names(.kkm_aliases), .kkm_aliases[keys], keys)
+    if (any(canonical %in% c("k", "method", "kernel"))) {
+        stop(kkmeans_error("give k as centers, and method and kernel as their own arguments", 1L, call))
+    }
+    if (anyDuplicated(canonical)) {
+        stop(kkmeans_error(sprintf("parameter '%s' is given twice", canonical[anyDuplicated(canonical)]), 1L, call))
+    }
+    names(extra) <- canonical
+    extra
+}
+
+# Without a seed, one drawn from R's generator so that set.seed() makes fits reproducible, as it
+# does for stats::kmeans; object$params$seed records it.
+with_seed <- function(extra) {
+    if (is.null(extra$seed)) extra$seed <- sample.int(.Machine$integer.max, 1L)
+    extra
+}
+
+# "k=... method=... kernel=... key=value ..." for the library (kkm_set_params).
+param_string_of <- function(centers, method, kernel, extra, call) {
+    params <- c(list(k = if (is.numeric(centers)) as.integer(centers) else "auto", method = method, kernel = kernel),
+                extra)
+    tryCatch(format_params(params), error = function(e) stop(kkmeans_error(conditionMessage(e), 1L, call)))
+}
+
+# centers given as k = (or one of its aliases) among the named arguments, e.g. kkmeans(x, k = "auto"):
+# list(centers, extra without it); centers stays missing (NULL) otherwise.
+centers_in_extra <- function(extra) {
+    if (length(extra) > 0L && !is.null(names(extra))) {
+        given <- which(names(extra) %in% c("k", names(.kkm_aliases)[.kkm_aliases == "k"]))
+        if (length(given) == 1L) return(list(centers = extra[[given]], extra = extra[-given]))
+    }
+    list(centers = NULL, extra = extra)
+}
+
+# The fitted centres of a feature model (kkm_get_centres: nystrom, sketch, rff, heat) as a k x dim
+# matrix, or NULL for a model without explicit centres.
+model_centres <- function(model, k, dim, call) {
+    if (dim <= 0) return(NULL)
+    values <- tryCatch(native_call(NativeModel_centres_f64(model, k * dim), call),
+                       kkmeans_invalid_argument = function(e) NULL)
+    if (is.null(values)) return(NULL)
+    matrix(values, nrow = k, ncol = dim, byrow = TRUE, dimnames = list(seq_len(k), NULL))
+}
+
+# The "kkmeans" object of a fitted native model. x: the n x d rows it was fitted on (for a stream,
+# the last batch), or NULL when they are not in R (kkmeans_file): the sums of squares are then NA
+# and feature_centers the model's centres. stream: NULL, or list(batches, rows, weighted) for
+# kkmeans_partial_fit (its sizes count every batch; its feature_centers are the stream's centres).
+fitted_object <- function(model, x, n, d, weights, extra, centers, call, graph = FALSE, design = NULL,
+                          omitted = NULL, stream = NULL, ifault = NULL) {
     k <- native_call(NativeModel_k(model), call)
     labels <- native_call(NativeModel_labels(model, n), call) + 1L
     sizes <- native_call(NativeModel_cluster_sizes(model, k), call)
-    if (is.null(weights)) sizes <- as.integer(round(sizes))
+    if (if (is.null(stream)) is.null(weights) else !stream$weighted) sizes <- as.integer(round(sizes))
 
     # The parameters that shaped this fit, as it resolved them (method = "auto", n_init = "auto",
     # gamma = "auto", neighbors = "auto", ... report what the fit used).
@@ -467,10 +518,20 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
 
     native <- new.env(parent = emptyenv())
     native$model <- model
-    ss <- sums_of_squares(model, x, labels, weights, k, resolved$method, resolved$kernel, extra, call)
+    if (is.null(x)) {
+        ss <- list(withinss = rep(NA_real_, k), totss = NA_real_,
+                   centers = model_centres(model, k, native_call(NativeModel_feature_dim(model), call), call))
+    } else if (is.null(stream)) {
+        ss <- sums_of_squares(model, x, labels, weights, k, resolved$method, resolved$kernel, extra, call)
+    } else {
+        own <- model_centres(model, k, native_call(NativeModel_feature_dim(model), call), call)
+        ss <- sums_of_squares(model, x, labels, weights, k, resolved$method, resolved$kernel, extra, call,
+                              model_centers = own)
+        ss$centers <- own
+    }
     iter <- native_call(NativeModel_iterations(model), call)
     max_iter <- parse_param_value(native_call(NativeModel_get_param(model, "max_iter"), call))
-    if (!is.null(rownames(x))) names(labels) <- rownames(x)
+    if (!is.null(x) && !is.null(rownames(x))) names(labels) <- rownames(x)
     object <- structure(list(
         cluster = labels,
         totss = ss$totss,
@@ -479,13 +540,13 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
         betweenss = ss$totss - sum(ss$withinss),
         size = sizes,
         iter = iter,
-        ifault = if (iter >= max_iter) 2L else 0L,
+        ifault = if (!is.null(ifault)) ifault else if (iter >= max_iter) 2L else 0L,
         method = resolved$method,
         kernel = resolved$kernel,
         params = resolved,
         n = n,
         d = d,
-        colnames = colnames(x),
+        colnames = if (is.null(x)) NULL else colnames(x),
         input = if (graph) "graph" else "points",
         timings = native_call(NativeModel_timings(model), call),
         search = search_table(model, searched, call),
@@ -497,8 +558,146 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
         model_buffer = buffer,
         native = native
     ), class = "kkmeans")
+    if (!is.null(stream)) object$stream <- stream
     attr(object, "model_buffer_error") <- buffer_error
     object
+}
+
+# ------------------------------------------------------------------ streams and files
+
+# Clustering in batches (kkm_partial_fit; documented in man/kkmeans_partial_fit.Rd). object: NULL
+# to start a stream (centers and the parameters as for kkmeans()), or the object of the previous
+# batch (of kkmeans_partial_fit(), or of kkmeans() with method nystrom, sketch or rff), whose
+# parameters the stream keeps. The native model moves to the new object; the previous object
+# rebuilds its own from its model buffer if it is used again, so it still predicts with the
+# centres it had.
+kkmeans_partial_fit <- function(object, x, centers, ..., method = "auto", kernel = "rbf", weights = NULL,
+                                progress = getOption("kkmeans.progress", interactive())) {
+    call <- match.call()
+    extra <- list(...)
+    if (is.null(object)) {
+        if (missing(centers)) {
+            given <- centers_in_extra(extra)
+            centers <- given$centers
+            extra <- given$extra
+        }
+        if (is.null(centers) || !is_centers(centers)) {
+            stop(kkmeans_error(paste("centers must be the number of clusters (a single whole number or \"auto\");",
+                                     "a stream seeds its centres on its first batch"), 1L, call))
+        }
+        extra <- with_seed(canonical_extra(extra, call))
+        x <- as_data_matrix(x, "x", call)
+        model <- NativeModel()
+        native_call(NativeModel_set_params(model, param_string_of(centers, method, kernel, extra, call)), call)
+        stream <- list(batches = 0L, rows = 0, weighted = FALSE)
+        restore <- function() NULL
+    } else {
+        if (!inherits(object, "kkmeans")) {
+            stop(kkmeans_error(sprintf("object must be NULL (a new stream) or a \"kkmeans\" object, not %s",
+                                       class(object)[1L]), 1L, call))
+        }
+        if (!missing(centers) || length(extra) > 0L || !missing(method) || !missing(kernel)) {
+            stop(kkmeans_error(paste("a stream keeps the parameters of its first batch: give object and x (and",
+                                     "weights) only, or start a new stream with kkmeans_partial_fit(NULL, x,",
+                                     "centers, ...)"), 1L, call))
+        }
+        if (identical(object$input, "graph")) {
+            stop(kkmeans_error("a fit on a sparse graph cannot take more batches", 1L, call))
+        }
+        x <- design_matrix(object, x, "x", call)
+        centers <- object$params$k
+        extra <- object$params[setdiff(names(object$params), c("k", "method", "kernel"))]
+        stream <- if (is.null(object$stream)) list(batches = 1L, rows = as.double(object$n), weighted = NA) else object$stream
+        if (is.na(stream$weighted)) stream$weighted <- !is.integer(object$size)
+        model <- native_model(object, call)
+        # The model moves to the new object (on success): the previous one rebuilds its own
+        # from its buffer when used again.
+        env <- object$native
+        env$model <- NULL
+        restore <- function() env$model <- model
+    }
+    if (!is.null(weights) && (!is.numeric(weights) || length(weights) != nrow(x))) {
+        restore()
+        stop(kkmeans_error(sprintf("weights must be a numeric vector of length nrow(x) = %d", nrow(x)), 1L, call))
+    }
+    done <- FALSE
+    on.exit(if (!done) restore())
+    listened_fit(progress, call, function(listener) {
+        if (is.null(weights)) {
+            NativeModel_partial_fit_progress(model, row_major(x), nrow(x), ncol(x), listener)
+        } else {
+            NativeModel_partial_fit_weighted_progress(model, row_major(x), nrow(x), ncol(x), as.double(weights),
+                                                      listener)
+        }
+    })
+    done <- TRUE
+    stream <- list(batches = stream$batches + 1L, rows = stream$rows + nrow(x),
+                   weighted = stream$weighted || !is.null(weights))
+    design <- if (is.null(object)) NULL else list(terms = object$terms, xlevels = object$xlevels)
+    fitted_object(model, x, nrow(x), ncol(x), weights, extra, centers, call, design = design,
+                  stream = stream, ifault = if (stream$batches > 1L) object$ifault else NULL)
+}
+
+# Fits the rows of a raw float32 file (kkm_fit_file; documented in man/kkmeans_file.Rd): the
+# library maps the file and reads it in place, so the rows never enter R.
+kkmeans_file <- function(path, dims, centers, ..., method = "auto", kernel = "rbf", weights = NULL,
+                         algorithm = NULL, progress = getOption("kkmeans.progress", interactive())) {
+    call <- match.call()
+    extra <- list(...)
+    if (!is.character(path) || length(path) != 1L || is.na(path)) {
+        stop(kkmeans_error("path must be a single file name", 1L, call))
+    }
+    if (!is.numeric(dims) || length(dims) != 1L || is.na(dims) || dims < 1 || dims != round(dims)) {
+        stop(kkmeans_error("dims must be the number of columns of the file's rows (a whole number >= 1)", 1L, call))
+    }
+    if (missing(centers)) {
+        given <- centers_in_extra(extra)
+        centers <- given$centers
+        extra <- given$extra
+    }
+    init_centres <- NULL
+    if (!is.null(centers) && (is.matrix(centers) || is.data.frame(centers)) && NROW(centers) * NCOL(centers) > 1L) {
+        init_centres <- as_data_matrix(centers, "centers", call)
+        if (ncol(init_centres) != dims) {
+            stop(kkmeans_error(sprintf("centers has %d columns but the file's rows have dims = %s",
+                                       ncol(init_centres), format(dims)), 1L, call))
+        }
+        centers <- nrow(init_centres)
+    }
+    if (is.null(centers) || !is_centers(centers)) {
+        stop(kkmeans_error(paste("centers must be the number of clusters (a single whole number or \"auto\") or",
+                                 "a k x dims matrix of initial centres"), 1L, call))
+    }
+    refine <- refine_of_algorithm(algorithm, call)
+    extra <- canonical_extra(extra, call)
+    if (!is.null(refine)) {
+        if (!is.null(extra[["refine"]])) {
+            stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
+                               1L, call))
+        }
+        extra[["refine"]] <- refine
+    }
+    if (!is.null(init_centres) && is.null(extra[["n_init"]])) extra[["n_init"]] <- 1L
+    extra <- with_seed(extra)
+    if (!is.null(weights) && !is.numeric(weights)) {
+        stop(kkmeans_error("weights must be a numeric vector, one weight per row of the file", 1L, call))
+    }
+    model <- NativeModel()
+    native_call(NativeModel_set_params(model, param_string_of(centers, method, kernel, extra, call)), call)
+    if (!is.null(init_centres)) {
+        native_call(NativeModel_set_init_centres(model, row_major(init_centres), nrow(init_centres),
+                                                 ncol(init_centres)), call)
+    }
+    file <- path.expand(path)
+    listened_fit(progress, call, function(listener) {
+        if (is.null(weights)) {
+            NativeModel_fit_file_progress(model, file, dims, listener)
+        } else {
+            NativeModel_fit_file_weighted_progress(model, file, dims, as.double(weights), listener)
+        }
+    })
+    n <- native_call(NativeModel_n_train(model), call)
+    fitted_object(model, NULL, n, as.integer(dims), weights, extra, centers, call)
 }
 
 # TRUE for a valid centers argument: a single whole number or "auto".
@@ -674,10 +873,12 @@ features_of <- function(model, x, rows, dim, call) {
 # exact with the other kernels: the objective of one-cluster exact fits with the fit's kernel
 # (gamma as resolved): on each cluster's rows (its withinss) and on all rows (totss), i.e. the
 # squared kernel-space distances to the kernel means, sum_i w_i K_ii - sum_ij w_i w_j K_ij / W.
+# model_centers: the model's own centres when they are not the clusters' means (a stream's running
+# means), for nystrom's residual below.
 # minibatch (no feature map; an exact pass would cost the n^2 kernel the method avoids) and
 # kernel = "knn" (no feature map; its kernel is defined by the graph of all rows, so a fit on
 # a cluster's rows would measure another kernel): NA.
-sums_of_squares <- function(model, x, labels, weights, k, method, kernel, extra, call) {
+sums_of_squares <- function(model, x, labels, weights, k, method, kernel, extra, call, model_centers = NULL) {
     n <- nrow(x)
     w <- if (is.null(weights)) rep(1, n) else as.double(weights)
     if (method == "exact" && !(kernel %in% .kkm_graph_kernels)) {
@@ -705,7 +906,11 @@ sums_of_squares <- function(model, x, labels, weights, k, method, kernel, extra,
     totss <- 0
     for (rows in blocks) {
         f <- if (is.null(cached)) features_of(model, x, rows, dim, call) else cached
-        residual <- if (method == "nystrom") nystrom_residual(model, x, rows, f, centers, call) else 0
+        residual <- if (method == "nystrom") {
+            nystrom_residual(model, x, rows, f, if (is.null(model_centers)) centers else model_centers, call)
+        } else {
+            0
+        }
         own <- rowSums((f - centers[labels[rows], , drop = FALSE])^2) + residual
         withinss <- withinss + vapply(seq_len(k), function(j) sum((w[rows] * own)[labels[rows] == j]), 0)
         totss <- totss + sum(w[rows] * (rowSums(sweep(f, 2L, grand)^2) + residual))

@@ -257,6 +257,20 @@ attr(`NativeModel_transform_f64`, 'returnType') = 'void'
 attr(`NativeModel_transform_f64`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric')
 class(`NativeModel_transform_f64`) = c("SWIGFunction", class('NativeModel_transform_f64'))
 
+# Start of NativeModel_centres_f64
+
+`NativeModel_centres_f64` = function(self, centre_values)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  
+  ;.Call('R_swig_NativeModel_centres_f64', self, centre_values, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_centres_f64`, 'returnType') = 'void'
+attr(`NativeModel_centres_f64`, "inputTypes") = c('_p_kkm_model', 'numeric')
+class(`NativeModel_centres_f64`) = c("SWIGFunction", class('NativeModel_centres_f64'))
+
 # Start of new_NativeModel
 
 `NativeModel` = function()
@@ -589,6 +603,198 @@ class(`NativeModel_fit_graph`) = c("SWIGFunction", class('NativeModel_fit_graph'
 attr(`NativeModel_fit_graph_progress`, 'returnType') = 'integer'
 attr(`NativeModel_fit_graph_progress`, "inputTypes") = c('_p_kkm_model', 'integer', 'numeric', 'numeric', 'numeric', 'list')
 class(`NativeModel_fit_graph_progress`) = c("SWIGFunction", class('NativeModel_fit_graph_progress'))
+
+# Start of NativeModel_partial_fit
+
+`NativeModel_partial_fit` = function(self, data, n, d)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  ;.Call('R_swig_NativeModel_partial_fit', self, data, n, d, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_partial_fit`, 'returnType') = 'void'
+attr(`NativeModel_partial_fit`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer')
+class(`NativeModel_partial_fit`) = c("SWIGFunction", class('NativeModel_partial_fit'))
+
+# Start of NativeModel_partial_fit_weighted
+
+`NativeModel_partial_fit_weighted` = function(self, data, n, d, weights)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  ;.Call('R_swig_NativeModel_partial_fit_weighted', self, data, n, d, weights, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_partial_fit_weighted`, 'returnType') = 'void'
+attr(`NativeModel_partial_fit_weighted`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric')
+class(`NativeModel_partial_fit_weighted`) = c("SWIGFunction", class('NativeModel_partial_fit_weighted'))
+
+# Start of NativeModel_partial_fit_progress
+
+`NativeModel_partial_fit_progress` = function(self, data, n, d, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  
+  ;.Call('R_swig_NativeModel_partial_fit_progress', self, data, n, d, listener, as.logical(.copy), PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_partial_fit_progress`, 'returnType') = 'integer'
+attr(`NativeModel_partial_fit_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'list')
+class(`NativeModel_partial_fit_progress`) = c("SWIGFunction", class('NativeModel_partial_fit_progress'))
+
+# Start of NativeModel_partial_fit_weighted_progress
+
+`NativeModel_partial_fit_weighted_progress` = function(self, data, n, d, weights, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  if (is.integer(data) || is.logical(data)) data = as.double(data); 
+  n = as.integer(n);
+  
+  if(length(n) > 1) {
+    warning("using only the first element of n");
+  };
+  
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  
+  ;.Call('R_swig_NativeModel_partial_fit_weighted_progress', self, data, n, d, weights, listener, as.logical(.copy), PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_partial_fit_weighted_progress`, 'returnType') = 'integer'
+attr(`NativeModel_partial_fit_weighted_progress`, "inputTypes") = c('_p_kkm_model', 'numeric', 'integer', 'integer', 'numeric', 'list')
+class(`NativeModel_partial_fit_weighted_progress`) = c("SWIGFunction", class('NativeModel_partial_fit_weighted_progress'))
+
+# Start of NativeModel_fit_file
+
+`NativeModel_fit_file` = function(self, path, d)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  path = as(path, "character"); 
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  ;.Call('R_swig_NativeModel_fit_file', self, path, d, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_file`, 'returnType') = 'void'
+attr(`NativeModel_fit_file`, "inputTypes") = c('_p_kkm_model', 'character', 'integer')
+class(`NativeModel_fit_file`) = c("SWIGFunction", class('NativeModel_fit_file'))
+
+# Start of NativeModel_fit_file_weighted
+
+`NativeModel_fit_file_weighted` = function(self, path, d, weights)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  path = as(path, "character"); 
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  ;.Call('R_swig_NativeModel_fit_file_weighted', self, path, d, weights, PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_file_weighted`, 'returnType') = 'void'
+attr(`NativeModel_fit_file_weighted`, "inputTypes") = c('_p_kkm_model', 'character', 'integer', 'numeric')
+class(`NativeModel_fit_file_weighted`) = c("SWIGFunction", class('NativeModel_fit_file_weighted'))
+
+# Start of NativeModel_fit_file_progress
+
+`NativeModel_fit_file_progress` = function(self, path, d, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  path = as(path, "character"); 
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  
+  ;.Call('R_swig_NativeModel_fit_file_progress', self, path, d, listener, as.logical(.copy), PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_file_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_file_progress`, "inputTypes") = c('_p_kkm_model', 'character', 'integer', 'list')
+class(`NativeModel_fit_file_progress`) = c("SWIGFunction", class('NativeModel_fit_file_progress'))
+
+# Start of NativeModel_fit_file_weighted_progress
+
+`NativeModel_fit_file_weighted_progress` = function(self, path, d, weights, listener, .copy = FALSE)
+{
+  if (inherits(self, "ExternalReference")) self = slot(self,"ref"); 
+  path = as(path, "character"); 
+  d = as.integer(d);
+  
+  if(length(d) > 1) {
+    warning("using only the first element of d");
+  };
+  
+  if (is.integer(weights) || is.logical(weights)) weights = as.double(weights); 
+  
+  ;.Call('R_swig_NativeModel_fit_file_weighted_progress', self, path, d, weights, listener, as.logical(.copy), PACKAGE='fastkkm');
+  
+}
+
+attr(`NativeModel_fit_file_weighted_progress`, 'returnType') = 'integer'
+attr(`NativeModel_fit_file_weighted_progress`, "inputTypes") = c('_p_kkm_model', 'character', 'integer', 'numeric', 'list')
+class(`NativeModel_fit_file_weighted_progress`) = c("SWIGFunction", class('NativeModel_fit_file_weighted_progress'))
 
 # Start of NativeModel_assign
 
@@ -1052,7 +1258,7 @@ class(`NativeModel_normalized_mutual_info`) = c("SWIGFunction", class('NativeMod
 setMethod('$', '_p_kkm_model', function(x, name)
 
 {
-  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'fit_graph' = NativeModel_fit_graph, 'fit_graph_progress' = NativeModel_fit_graph_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'set_init_labels' = NativeModel_set_init_labels, 'set_init_centres' = NativeModel_set_init_centres, 'clear_init' = NativeModel_clear_init, 'save' = NativeModel_save, 'load' = NativeModel_load);
+  accessorFuns = list('transform_f64' = NativeModel_transform_f64, 'centres_f64' = NativeModel_centres_f64, 'set_param' = NativeModel_set_param, 'set_params' = NativeModel_set_params, 'get_param' = NativeModel_get_param, 'fit' = NativeModel_fit, 'fit_weighted' = NativeModel_fit_weighted, 'fit_f64' = NativeModel_fit_f64, 'fit_weighted_f64' = NativeModel_fit_weighted_f64, 'fit_progress' = NativeModel_fit_progress, 'fit_weighted_progress' = NativeModel_fit_weighted_progress, 'fit_f64_progress' = NativeModel_fit_f64_progress, 'fit_weighted_f64_progress' = NativeModel_fit_weighted_f64_progress, 'fit_graph' = NativeModel_fit_graph, 'fit_graph_progress' = NativeModel_fit_graph_progress, 'partial_fit' = NativeModel_partial_fit, 'partial_fit_weighted' = NativeModel_partial_fit_weighted, 'partial_fit_progress' = NativeModel_partial_fit_progress, 'partial_fit_weighted_progress' = NativeModel_partial_fit_weighted_progress, 'fit_file' = NativeModel_fit_file, 'fit_file_weighted' = NativeModel_fit_file_weighted, 'fit_file_progress' = NativeModel_fit_file_progress, 'fit_file_weighted_progress' = NativeModel_fit_file_weighted_progress, 'assign' = NativeModel_assign, 'assign_f64' = NativeModel_assign_f64, 'assign_distances_f64' = NativeModel_assign_distances_f64, 'distances_f64' = NativeModel_distances_f64, 'n_train' = NativeModel_n_train, 'n_features' = NativeModel_n_features, 'k' = NativeModel_k, 'objective' = NativeModel_objective, 'iterations' = NativeModel_iterations, 'feature_dim' = NativeModel_feature_dim, 'labels' = NativeModel_labels, 'cluster_sizes' = NativeModel_cluster_sizes, 'search_count' = NativeModel_search_count, 'search_gammas' = NativeModel_search_gammas, 'search_ks' = NativeModel_search_ks, 'search_scores' = NativeModel_search_scores, 'search_criteria' = NativeModel_search_criteria, 'timings' = NativeModel_timings, 'save_size' = NativeModel_save_size, 'save_buffer' = NativeModel_save_buffer, 'load_buffer' = NativeModel_load_buffer, 'set_init_labels' = NativeModel_set_init_labels, 'set_init_centres' = NativeModel_set_init_centres, 'clear_init' = NativeModel_clear_init, 'save' = NativeModel_save, 'load' = NativeModel_load);
   ;        idx = pmatch(name, names(accessorFuns));
   if(is.na(idx)) 
   return(callNextMethod(x, name));

@@ -1658,6 +1658,11 @@ SWIGINTERN void kkm_model_transform_f64(kkm_model const *self,double const *data
         kkm_swig::check(kkm_transform(self, rows.data(), n, d, out.data(), features_len));
         std::copy(out.begin(), out.begin() + features_len, features);
     }
+SWIGINTERN void kkm_model_centres_f64(kkm_model const *self,double *centre_values,int64_t centre_values_len){
+        std::vector<float> out(static_cast<size_t>(centre_values_len > 0 ? centre_values_len : 1));
+        kkm_swig::check(kkm_get_centres(self, out.data(), centre_values_len));
+        std::copy(out.begin(), out.begin() + centre_values_len, centre_values);
+    }
 SWIGINTERN kkm_model *new_kkm_model(){
         kkm_model* model = nullptr;
         kkm_swig::check(kkm_create(&model));
@@ -1770,6 +1775,37 @@ SWIGINTERN void kkm_model_fit_graph(kkm_model *self,int64_t n,kkm_swig::Index co
 SWIGINTERN int32_t kkm_model_fit_graph_progress(kkm_model *self,int64_t n,kkm_swig::Index const *indptr,int64_t indptr_len,kkm_swig::Index const *indices,int64_t indices_len,float const *values,int64_t values_len,kkm_swig::Listener *listener){
         kkm_swig::require_csr(n, indptr, indptr_len, indices_len, values_len);
         return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_graph(self, n, indptr, indices, values); });
+    }
+SWIGINTERN void kkm_model_partial_fit(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::check(kkm_partial_fit(self, data, n, d, nullptr));
+    }
+SWIGINTERN void kkm_model_partial_fit_weighted(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d,float const *weights,int64_t weights_len){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        kkm_swig::check(kkm_partial_fit(self, data, n, d, weights));
+    }
+SWIGINTERN int32_t kkm_model_partial_fit_progress(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_partial_fit(self, data, n, d, nullptr); });
+    }
+SWIGINTERN int32_t kkm_model_partial_fit_weighted_progress(kkm_model *self,float const *data,int64_t data_len,int64_t n,int64_t d,float const *weights,int64_t weights_len,kkm_swig::Listener *listener){
+        kkm_swig::require_length("data", data_len, n, d);
+        kkm_swig::require_length("weights", weights_len, n, 1);
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_partial_fit(self, data, n, d, weights); });
+    }
+SWIGINTERN void kkm_model_fit_file(kkm_model *self,char const *path,int64_t d){
+        kkm_swig::check(kkm_fit_file(self, path, d, nullptr, 0));
+    }
+SWIGINTERN void kkm_model_fit_file_weighted(kkm_model *self,char const *path,int64_t d,float const *weights,int64_t weights_len){
+        kkm_swig::check(kkm_fit_file(self, path, d, weights, weights_len));
+    }
+SWIGINTERN int32_t kkm_model_fit_file_progress(kkm_model *self,char const *path,int64_t d,kkm_swig::Listener *listener){
+        return kkm_swig::fit_listened(self, *listener, [&] { return kkm_fit_file(self, path, d, nullptr, 0); });
+    }
+SWIGINTERN int32_t kkm_model_fit_file_weighted_progress(kkm_model *self,char const *path,int64_t d,float const *weights,int64_t weights_len,kkm_swig::Listener *listener){
+        return kkm_swig::fit_listened(self, *listener,
+                                      [&] { return kkm_fit_file(self, path, d, weights, weights_len); });
     }
 SWIGINTERN void kkm_model_assign(kkm_model const *self,float const *data,int64_t data_len,int64_t n,int64_t d,int32_t *labels,int64_t labels_len){
         kkm_swig::require_length("data", data_len, n, d);
@@ -2061,6 +2097,77 @@ R_swig_NativeModel_transform_f64 ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP fe
     r_nprotect += 1;
     r_ans = R_OutputValues;
     r_ans = out_vec6; 
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_centres_f64 ( SEXP self, SEXP centre_values)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    double *arg2 = (double *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    SEXP out_vec2 = R_NilValue ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    SEXP R_OutputValues;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_centres_f64', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_centres_f64" "', argument " "1"" of type '" "kkm_model const *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      {
+        int64_t len_ = 0;
+        if (!kkm_swig::r_length(centre_values, &len_)) {
+          SWIG_exception_fail(SWIG_ValueError,
+            "in method 'NativeModel_centres_f64', argument 2 must be a non-negative whole number (the output's length)");
+        }
+        out_vec2 = Rf_protect(Rf_allocVector(REALSXP, static_cast<R_xlen_t>(len_)));
+        r_nprotect++;
+        arg2 = reinterpret_cast<double*>(REAL(out_vec2));
+        arg3 = len_;
+      }
+    }
+    {
+      try {
+        kkm_model_centres_f64((kkm_model const *)arg1,arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    Rf_protect(R_OutputValues = Rf_allocVector(VECSXP,0));
+    r_nprotect += 1;
+    r_ans = R_OutputValues;
+    r_ans = out_vec2; 
     vmaxset(r_vmax);
     if(r_nprotect)  Rf_unprotect(r_nprotect);
     
@@ -3355,6 +3462,718 @@ R_swig_NativeModel_fit_graph_progress ( SEXP self, SEXP n, SEXP indptr, SEXP ind
     
     return r_ans;
     fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_partial_fit ( SEXP self, SEXP data, SEXP n, SEXP d)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_partial_fit" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_partial_fit" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_partial_fit" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      try {
+        kkm_model_partial_fit(arg1,(float const *)arg2,arg3,arg4,arg5);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_partial_fit_weighted ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP weights)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    float *arg6 = (float *) 0 ;
+    int64_t arg7 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_partial_fit_weighted" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_partial_fit_weighted" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_partial_fit_weighted" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted', argument 6 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(weights);
+        const double* src_ = REAL(weights);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg6 = dst_;
+        arg7 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      try {
+        kkm_model_partial_fit_weighted(arg1,(float const *)arg2,arg3,arg4,arg5,(float const *)arg6,arg7);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_partial_fit_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    kkm_swig::Listener *arg6 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound6 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_partial_fit_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_progress', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_partial_fit_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_partial_fit_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_partial_fit_progress', argument 6 must be list(function or NULL, native_unwind_token())");
+      }
+      bound6.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg6 = &bound6;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_partial_fit_progress(arg1,(float const *)arg2,arg3,arg4,arg5,arg6);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_partial_fit_weighted_progress ( SEXP self, SEXP data, SEXP n, SEXP d, SEXP weights, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    float *arg2 = (float *) 0 ;
+    int64_t arg3 ;
+    int64_t arg4 ;
+    int64_t arg5 ;
+    float *arg6 = (float *) 0 ;
+    int64_t arg7 ;
+    kkm_swig::Listener *arg8 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    long val4 ;
+    int ecode4 = 0 ;
+    long val5 ;
+    int ecode5 = 0 ;
+    kkm_swig::Listener bound8 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_partial_fit_weighted_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    {
+      if (TYPEOF(data) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted_progress', argument 2 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(data);
+        const double* src_ = REAL(data);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg2 = dst_;
+        arg3 = static_cast<int64_t>(len_);
+      }
+    }
+    ecode4 = SWIG_AsVal_long(n, &val4);
+    if (!SWIG_IsOK(ecode4)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode4), "in method '" "NativeModel_partial_fit_weighted_progress" "', argument " "4"" of type '" "int64_t""'");
+    } 
+    arg4 = static_cast< int64_t >(val4);
+    ecode5 = SWIG_AsVal_long(d, &val5);
+    if (!SWIG_IsOK(ecode5)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode5), "in method '" "NativeModel_partial_fit_weighted_progress" "', argument " "5"" of type '" "int64_t""'");
+    } 
+    arg5 = static_cast< int64_t >(val5);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_partial_fit_weighted_progress', argument 6 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(weights);
+        const double* src_ = REAL(weights);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg6 = dst_;
+        arg7 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_partial_fit_weighted_progress', argument 8 must be list(function or NULL, native_unwind_token())");
+      }
+      bound8.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg8 = &bound8;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_partial_fit_weighted_progress(arg1,(float const *)arg2,arg3,arg4,arg5,(float const *)arg6,arg7,arg8);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_file ( SEXP self, SEXP path, SEXP d)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    char *arg2 = (char *) 0 ;
+    int64_t arg3 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    int res2 ;
+    char *buf2 = 0 ;
+    int alloc2 = 0 ;
+    long val3 ;
+    int ecode3 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_file" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    res2 = SWIG_AsCharPtrAndSize(path, &buf2, NULL, &alloc2);
+    if (!SWIG_IsOK(res2)) {
+      SWIG_exception_fail(SWIG_ArgError(res2), "in method '" "NativeModel_fit_file" "', argument " "2"" of type '" "char const *""'");
+    }
+    arg2 = reinterpret_cast< char * >(buf2);
+    ecode3 = SWIG_AsVal_long(d, &val3);
+    if (!SWIG_IsOK(ecode3)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode3), "in method '" "NativeModel_fit_file" "', argument " "3"" of type '" "int64_t""'");
+    } 
+    arg3 = static_cast< int64_t >(val3);
+    {
+      try {
+        kkm_model_fit_file(arg1,(char const *)arg2,arg3);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_file_weighted ( SEXP self, SEXP path, SEXP d, SEXP weights)
+{
+  {
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    char *arg2 = (char *) 0 ;
+    int64_t arg3 ;
+    float *arg4 = (float *) 0 ;
+    int64_t arg5 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    int res2 ;
+    char *buf2 = 0 ;
+    int alloc2 = 0 ;
+    long val3 ;
+    int ecode3 = 0 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file_weighted', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_file_weighted" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    res2 = SWIG_AsCharPtrAndSize(path, &buf2, NULL, &alloc2);
+    if (!SWIG_IsOK(res2)) {
+      SWIG_exception_fail(SWIG_ArgError(res2), "in method '" "NativeModel_fit_file_weighted" "', argument " "2"" of type '" "char const *""'");
+    }
+    arg2 = reinterpret_cast< char * >(buf2);
+    ecode3 = SWIG_AsVal_long(d, &val3);
+    if (!SWIG_IsOK(ecode3)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode3), "in method '" "NativeModel_fit_file_weighted" "', argument " "3"" of type '" "int64_t""'");
+    } 
+    arg3 = static_cast< int64_t >(val3);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file_weighted', argument 4 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(weights);
+        const double* src_ = REAL(weights);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg4 = dst_;
+        arg5 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      try {
+        kkm_model_fit_file_weighted(arg1,(char const *)arg2,arg3,(float const *)arg4,arg5);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = R_NilValue;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_file_progress ( SEXP self, SEXP path, SEXP d, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    char *arg2 = (char *) 0 ;
+    int64_t arg3 ;
+    kkm_swig::Listener *arg4 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    int res2 ;
+    char *buf2 = 0 ;
+    int alloc2 = 0 ;
+    long val3 ;
+    int ecode3 = 0 ;
+    kkm_swig::Listener bound4 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_file_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    res2 = SWIG_AsCharPtrAndSize(path, &buf2, NULL, &alloc2);
+    if (!SWIG_IsOK(res2)) {
+      SWIG_exception_fail(SWIG_ArgError(res2), "in method '" "NativeModel_fit_file_progress" "', argument " "2"" of type '" "char const *""'");
+    }
+    arg2 = reinterpret_cast< char * >(buf2);
+    ecode3 = SWIG_AsVal_long(d, &val3);
+    if (!SWIG_IsOK(ecode3)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode3), "in method '" "NativeModel_fit_file_progress" "', argument " "3"" of type '" "int64_t""'");
+    } 
+    arg3 = static_cast< int64_t >(val3);
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_file_progress', argument 4 must be list(function or NULL, native_unwind_token())");
+      }
+      bound4.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg4 = &bound4;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_file_progress(arg1,(char const *)arg2,arg3,arg4);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+  }
+  Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
+  return R_NilValue;
+}
+
+
+SWIGEXPORT SEXP
+R_swig_NativeModel_fit_file_weighted_progress ( SEXP self, SEXP path, SEXP d, SEXP weights, SEXP listener, SEXP s_swig_copy)
+{
+  {
+    int32_t result;
+    kkm_model *arg1 = (kkm_model *) 0 ;
+    char *arg2 = (char *) 0 ;
+    int64_t arg3 ;
+    float *arg4 = (float *) 0 ;
+    int64_t arg5 ;
+    kkm_swig::Listener *arg6 = (kkm_swig::Listener *) 0 ;
+    void *argp1 = 0 ;
+    int res1 = 0 ;
+    int res2 ;
+    char *buf2 = 0 ;
+    int alloc2 = 0 ;
+    long val3 ;
+    int ecode3 = 0 ;
+    kkm_swig::Listener bound6 ;
+    unsigned int r_nprotect = 0;
+    SEXP r_ans = R_NilValue ;
+    VMAXTYPE r_vmax = vmaxget() ;
+    
+    if (kkm_swig::r_null_model(self)) {
+      arg1 = nullptr;
+    } else {
+      if (TYPEOF(self) != EXTPTRSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file_weighted_progress', argument 1 must be a NativeModel");
+      }
+      res1 = SWIG_R_ConvertPtr(self, &argp1, SWIGTYPE_p_kkm_model, 0 |  0 );
+      if (!SWIG_IsOK(res1)) {
+        SWIG_exception_fail(SWIG_ArgError(res1), "in method '" "NativeModel_fit_file_weighted_progress" "', argument " "1"" of type '" "kkm_model *""'");
+      }
+      arg1 = reinterpret_cast< kkm_model * >(argp1);
+    }
+    res2 = SWIG_AsCharPtrAndSize(path, &buf2, NULL, &alloc2);
+    if (!SWIG_IsOK(res2)) {
+      SWIG_exception_fail(SWIG_ArgError(res2), "in method '" "NativeModel_fit_file_weighted_progress" "', argument " "2"" of type '" "char const *""'");
+    }
+    arg2 = reinterpret_cast< char * >(buf2);
+    ecode3 = SWIG_AsVal_long(d, &val3);
+    if (!SWIG_IsOK(ecode3)) {
+      SWIG_exception_fail(SWIG_ArgError(ecode3), "in method '" "NativeModel_fit_file_weighted_progress" "', argument " "3"" of type '" "int64_t""'");
+    } 
+    arg3 = static_cast< int64_t >(val3);
+    {
+      if (TYPEOF(weights) != REALSXP) {
+        SWIG_exception_fail(SWIG_TypeError, "in method 'NativeModel_fit_file_weighted_progress', argument 4 must be a numeric vector");
+      }
+      {
+        const R_xlen_t len_ = Rf_xlength(weights);
+        const double* src_ = REAL(weights);
+        float* dst_ = reinterpret_cast<float*>(R_alloc(static_cast<size_t>(len_ > 0 ? len_ : 1), sizeof(float)));
+        for (R_xlen_t i_ = 0; i_ < len_; ++i_) dst_[i_] = static_cast<float>(src_[i_]);
+        arg4 = dst_;
+        arg5 = static_cast<int64_t>(len_);
+      }
+    }
+    {
+      if (TYPEOF(listener) != VECSXP || Rf_xlength(listener) != 2 ||
+        (VECTOR_ELT(listener, 0) != R_NilValue && !Rf_isFunction(VECTOR_ELT(listener, 0))) ||
+        TYPEOF(VECTOR_ELT(listener, 1)) != LISTSXP) {
+        SWIG_exception_fail(SWIG_TypeError,
+          "in method 'NativeModel_fit_file_weighted_progress', argument 6 must be list(function or NULL, native_unwind_token())");
+      }
+      bound6.bind(VECTOR_ELT(listener, 0), VECTOR_ELT(listener, 1));
+      arg6 = &bound6;
+    }
+    {
+      try {
+        result = (int32_t)kkm_model_fit_file_weighted_progress(arg1,(char const *)arg2,arg3,(float const *)arg4,arg5,arg6);
+      } catch (const kkm_swig::Failure& e) {
+        SWIG_Error(kkm_swig::r_error_code(e.status), "[kkm_status=%d] %s", static_cast<int>(e.status),
+          kkm_swig::host_numbers(e.message, "NaN", "Inf").c_str());
+        SWIG_fail;
+      } catch (const std::bad_alloc&) {
+        SWIG_Error(SWIG_MemoryError, "[kkm_status=%d] out of memory", static_cast<int>(KKM_ERR_OUT_OF_MEMORY));
+        SWIG_fail;
+      } catch (const std::exception& e) {
+        SWIG_Error(SWIG_RuntimeError, "[kkm_status=%d] %s", static_cast<int>(KKM_ERR_INTERNAL), e.what());
+        SWIG_fail;
+      }
+    }
+    r_ans = Rf_ScalarInteger(result);
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
+    vmaxset(r_vmax);
+    if(r_nprotect)  Rf_unprotect(r_nprotect);
+    
+    return r_ans;
+    fail: SWIGUNUSED;
+    if (alloc2 == SWIG_NEWOBJ) delete[] buf2;
   }
   Rf_error("%s %s", SWIG_ErrorType(SWIG_lasterror_code), SWIG_lasterror_msg);
   return R_NilValue;
@@ -5571,18 +6390,23 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_labels", (DL_FUNC) &R_swig_NativeModel_labels, 2},
    {"R_swig_NativeModel_adjusted_rand_index", (DL_FUNC) &R_swig_NativeModel_adjusted_rand_index, 3},
    {"R_swig_NativeModel_distances_f64", (DL_FUNC) &R_swig_NativeModel_distances_f64, 5},
+   {"R_swig_NativeModel_centres_f64", (DL_FUNC) &R_swig_NativeModel_centres_f64, 2},
+   {"R_swig_NativeModel_fit_file_progress", (DL_FUNC) &R_swig_NativeModel_fit_file_progress, 5},
    {"R_swig_NativeModel_fit_f64", (DL_FUNC) &R_swig_NativeModel_fit_f64, 4},
    {"R_swig_NativeModel_transform_f64", (DL_FUNC) &R_swig_NativeModel_transform_f64, 5},
    {"R_swig_NativeModel_load_buffer", (DL_FUNC) &R_swig_NativeModel_load_buffer, 2},
    {"R_swig_NativeModel_load", (DL_FUNC) &R_swig_NativeModel_load, 2},
    {"R_swig_NativeModel_fit_weighted", (DL_FUNC) &R_swig_NativeModel_fit_weighted, 5},
    {"R_swig_NativeModel_save_size", (DL_FUNC) &R_swig_NativeModel_save_size, 2},
+   {"R_swig_NativeModel_partial_fit", (DL_FUNC) &R_swig_NativeModel_partial_fit, 4},
    {"R_swig_NativeModel_assign_f64", (DL_FUNC) &R_swig_NativeModel_assign_f64, 5},
+   {"R_swig_NativeModel_fit_file_weighted", (DL_FUNC) &R_swig_NativeModel_fit_file_weighted, 4},
    {"R_swig_NativeModel_fit_weighted_f64", (DL_FUNC) &R_swig_NativeModel_fit_weighted_f64, 5},
    {"R_swig_NativeModel_set_params", (DL_FUNC) &R_swig_NativeModel_set_params, 2},
    {"R_swig_NativeModel_version", (DL_FUNC) &R_swig_NativeModel_version, 1},
    {"R_swig_NativeModel_fit_graph", (DL_FUNC) &R_swig_NativeModel_fit_graph, 5},
    {"R_swig_NativeModel_search_count", (DL_FUNC) &R_swig_NativeModel_search_count, 2},
+   {"R_swig_NativeModel_partial_fit_progress", (DL_FUNC) &R_swig_NativeModel_partial_fit_progress, 6},
    {"R_swig_native_unwind_token", (DL_FUNC) &R_swig_native_unwind_token, 1},
    {"R_swig_NativeModel_fit_graph_progress", (DL_FUNC) &R_swig_NativeModel_fit_graph_progress, 7},
    {"R_swig_NativeModel_search_criteria", (DL_FUNC) &R_swig_NativeModel_search_criteria, 2},
@@ -5592,6 +6416,7 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_n_train", (DL_FUNC) &R_swig_NativeModel_n_train, 2},
    {"R_swig_NativeModel_n_features", (DL_FUNC) &R_swig_NativeModel_n_features, 2},
    {"R_swig_NativeModel_feature_dim", (DL_FUNC) &R_swig_NativeModel_feature_dim, 2},
+   {"R_swig_NativeModel_fit_file_weighted_progress", (DL_FUNC) &R_swig_NativeModel_fit_file_weighted_progress, 6},
    {"R_swig_NativeModel_assign_distances_f64", (DL_FUNC) &R_swig_NativeModel_assign_distances_f64, 6},
    {"R_swig_NativeModel_save_buffer", (DL_FUNC) &R_swig_NativeModel_save_buffer, 2},
    {"R_swig_NativeModel_fit", (DL_FUNC) &R_swig_NativeModel_fit, 4},
@@ -5599,10 +6424,13 @@ SWIGINTERN R_CallMethodDef CallEntries[] = {
    {"R_swig_NativeModel_clear_init", (DL_FUNC) &R_swig_NativeModel_clear_init, 1},
    {"R_swig_NativeModel_save", (DL_FUNC) &R_swig_NativeModel_save, 2},
    {"R_swig_native_continue_unwind", (DL_FUNC) &R_swig_native_continue_unwind, 1},
+   {"R_swig_NativeModel_partial_fit_weighted", (DL_FUNC) &R_swig_NativeModel_partial_fit_weighted, 5},
    {"R_swig_NativeModel_timings", (DL_FUNC) &R_swig_NativeModel_timings, 2},
    {"R_swig_NativeModel_assign", (DL_FUNC) &R_swig_NativeModel_assign, 5},
-   {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
+   {"R_swig_NativeModel_partial_fit_weighted_progress", (DL_FUNC) &R_swig_NativeModel_partial_fit_weighted_progress, 7},
+   {"R_swig_NativeModel_fit_file", (DL_FUNC) &R_swig_NativeModel_fit_file, 3},
    {"R_swig_NativeModel_fit_f64_progress", (DL_FUNC) &R_swig_NativeModel_fit_f64_progress, 6},
+   {"R_swig_NativeModel_cluster_sizes", (DL_FUNC) &R_swig_NativeModel_cluster_sizes, 2},
    {"R_swig_NativeModel_search_gammas", (DL_FUNC) &R_swig_NativeModel_search_gammas, 2},
    {"R_swig_NativeModel_search_scores", (DL_FUNC) &R_swig_NativeModel_search_scores, 2},
    {"R_swig_new_NativeModel", (DL_FUNC) &R_swig_new_NativeModel, 0},

@@ -39,6 +39,12 @@ import java.util.function.Function;
  * they take no sample weights. {@link #fitGraph(long, long[], long[], float[])} fits them on a
  * graph of your own (a sparse affinity matrix); such a model predicts affinity rows.
  *
+ * <p>Streams and files: {@link #partialFit(float[], long, long)} fits data that arrive in
+ * batches (the feature methods nystrom, sketch and rff: the first batch is fitted as
+ * {@code fit} fits it, later batches move the centres by Sculley's mini-batch update), and
+ * {@link #fitFile(String, long)} fits a raw float32 file that the library maps and reads in
+ * place, so that its rows never enter the JVM.
+ *
  * <p>The number of clusters: {@link #k(int)}, {@link #kAuto()} and {@link #kRange(int, int)}
  * set what the next fit is asked for (the parameter {@code k}); {@link #fittedK()} is what the
  * fitted model has (the chosen k after a {@code k=auto} fit).
@@ -859,6 +865,223 @@ public final class KernelKMeans implements AutoCloseable {
         return write(m -> r.check(m.fit_graph_progress(n, indptr, indices, w, r)));
     }
 
+    // ------------------------------------------------------------------ streams and files
+
+    /**
+     * Fits one batch of a stream (scikit-learn's {@code partial_fit}; the library's
+     * {@code kkm_partial_fit}): n rows of d features, row-major. The first batch, or the first
+     * after a parameter was set, is fitted as {@link #fit(float[], long, long)} fits it (its
+     * landmarks, random features and gamma stay for the whole stream; nystrom and sketch need
+     * at least m rows in it); every later batch moves the centres by Sculley's mini-batch
+     * update, so that each centre is the running mean of every row assigned to it so far. No
+     * past batch is kept. Afterwards {@link #labels()} and {@link #objective()} describe the
+     * last batch, {@link #clusterSizes()} the weight each centre has received over the stream,
+     * {@link #iterations()} the first fit's iterations plus one per later batch; label all the
+     * data with {@link #predict(float[], long, long)}.
+     *
+     * <p>For the feature methods only ({@code method} nystrom, sketch or rff; "auto" resolves
+     * to nystrom). A first batch stops when its thread is interrupted, as every fit does; a
+     * later batch (one pass over its rows) reports no progress before "done" and runs to its end.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features (the stream's d after its first batch)
+     * @return this
+     * @throws IllegalArgumentException if x is null, its length is not n * d, d differs from
+     *     the stream's, the first batch has fewer than m rows, a starting partition is set
+     *     ({@link #initCentres(float[][])}), or the method needs every row at once (method
+     *     exact or minibatch, kernel knn, heat or precomputed, refine hartigan: the message
+     *     names kkm_partial_fit)
+     * @throws KKMeansException for invalid data (NaN/Inf)
+     * @throws FitCancelledException if the thread was interrupted; the model is unchanged
+     */
+    public KernelKMeans partialFit(float[] x, long n, long d) {
+        return partialFit(x, n, d, (ProgressListener) null);
+    }
+
+    /**
+     * As {@link #partialFit(float[], long, long)}, reporting progress to {@code listener},
+     * which may cancel the batch by returning false (the model is then unchanged).
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     * @throws FitCancelledException if the listener returned false or the thread was interrupted
+     */
+    public KernelKMeans partialFit(float[] x, long n, long d, ProgressListener listener) {
+        requireNonNull(x, "x");
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.partial_fit_progress(x, n, d, r)));
+    }
+
+    /**
+     * As {@link #partialFit(float[], long, long)} with n non-negative sample weights: a
+     * centre's running mean weighs each row by its weight, and {@link #clusterSizes()} sums
+     * them.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @return this
+     */
+    public KernelKMeans partialFit(float[] x, long n, long d, float[] weights) {
+        return partialFit(x, n, d, weights, null);
+    }
+
+    /**
+     * As {@link #partialFit(float[], long, long, float[])}, reporting progress to {@code listener}.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
+    public KernelKMeans partialFit(float[] x, long n, long d, float[] weights, ProgressListener listener) {
+        requireNonNull(x, "x");
+        requireNonNull(weights, "weights");
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.partial_fit_weighted_progress(x, n, d, weights, r)));
+    }
+
+    /**
+     * As {@link #partialFit(float[], long, long)} for float64 data, converted to float32 (one
+     * copy; the stream computes in float32).
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @return this
+     */
+    public KernelKMeans partialFit(double[] x, long n, long d) {
+        requireNonNull(x, "x");
+        return partialFit(toFloat(x), n, d);
+    }
+
+    /**
+     * As {@link #partialFit(double[], long, long)} with n non-negative sample weights.
+     *
+     * @param x the n * d values, row-major
+     * @param n the number of rows
+     * @param d the number of features
+     * @param weights one non-negative weight per row
+     * @return this
+     */
+    public KernelKMeans partialFit(double[] x, long n, long d, double[] weights) {
+        requireNonNull(x, "x");
+        requireNonNull(weights, "weights");
+        return partialFit(toFloat(x), n, d, toFloat(weights));
+    }
+
+    /**
+     * One batch of rows {@code x[i]} (all of one length d; one row-major float32 copy): as
+     * {@link #partialFit(float[], long, long)}.
+     *
+     * @param x the rows
+     * @return this
+     * @throws IllegalArgumentException if x or a row is null or the rows differ in length
+     */
+    public KernelKMeans partialFit(double[][] x) {
+        Flat<double[]> f = flatten(x);
+        return partialFit(toFloat(f.values), f.n, f.d);
+    }
+
+    /**
+     * As {@link #partialFit(double[][])} with one non-negative weight per row.
+     *
+     * @param x the rows
+     * @param weights one non-negative weight per row
+     * @return this
+     */
+    public KernelKMeans partialFit(double[][] x, double[] weights) {
+        requireNonNull(weights, "weights");
+        Flat<double[]> f = flatten(x);
+        return partialFit(toFloat(f.values), f.n, f.d, toFloat(weights));
+    }
+
+    /**
+     * One batch of rows {@code x[i]} (all of one length d; one row-major copy): as
+     * {@link #partialFit(float[], long, long)}.
+     *
+     * @param x the rows
+     * @return this
+     * @throws IllegalArgumentException if x or a row is null or the rows differ in length
+     */
+    public KernelKMeans partialFit(float[][] x) {
+        Flat<float[]> f = flatten(x);
+        return partialFit(f.values, f.n, f.d);
+    }
+
+    /**
+     * Fits the rows of a file of raw little-endian float32 values, d per row (the library's
+     * {@code kkm_fit_file}): the library maps the file read-only and reads it in place, so the
+     * rows never enter the JVM and a file larger than the memory can be fitted (its pages come
+     * and go through the page cache). The result equals {@link #fit(float[], long, long)} on
+     * the same values. The file must not be truncated while the fit runs. Like every fit it
+     * stops when its thread is interrupted.
+     *
+     * @param path the file
+     * @param d the number of values per row
+     * @return this
+     * @throws IllegalArgumentException if path is null, d &lt;= 0, the file's size is not a
+     *     multiple of 4 * d, or the parameters do not fit the data
+     * @throws KKMeansException with status IO if the file cannot be opened or mapped, is empty
+     *     or is not a regular file (the message names it); INVALID_DATA for NaN/Inf in it
+     * @throws FitCancelledException if the thread was interrupted; the model is unchanged
+     */
+    public KernelKMeans fitFile(String path, long d) {
+        return fitFile(path, d, (ProgressListener) null);
+    }
+
+    /**
+     * As {@link #fitFile(String, long)}, reporting progress to {@code listener}, which may
+     * cancel the fit by returning false.
+     *
+     * @param path the file
+     * @param d the number of values per row
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     * @throws FitCancelledException if the listener returned false or the thread was interrupted
+     */
+    public KernelKMeans fitFile(String path, long d, ProgressListener listener) {
+        requireNonNull(path, "path");
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_file_progress(path, d, r)));
+    }
+
+    /**
+     * As {@link #fitFile(String, long)} with one non-negative weight per row of the file.
+     *
+     * @param path the file
+     * @param d the number of values per row
+     * @param weights one non-negative weight per row of the file
+     * @return this
+     * @throws IllegalArgumentException also if weights does not hold one value per row
+     */
+    public KernelKMeans fitFile(String path, long d, float[] weights) {
+        return fitFile(path, d, weights, null);
+    }
+
+    /**
+     * As {@link #fitFile(String, long, float[])}, reporting progress to {@code listener}.
+     *
+     * @param path the file
+     * @param d the number of values per row
+     * @param weights one non-negative weight per row of the file
+     * @param listener called on this thread during the fit; may be null
+     * @return this
+     */
+    public KernelKMeans fitFile(String path, long d, float[] weights, ProgressListener listener) {
+        requireNonNull(path, "path");
+        requireNonNull(weights, "weights");
+        Reporter r = new Reporter(listener);
+        return write(m -> r.check(m.fit_file_weighted_progress(path, d, weights, r)));
+    }
+
     /**
      * The listener the native fit calls (on the fitting thread): it cancels when the thread
      * is interrupted (the flag is only read, never cleared) or the user's listener returns
@@ -1362,6 +1585,14 @@ public final class KernelKMeans implements AutoCloseable {
         if (value == null) {
             throw new IllegalArgumentException(name + " must not be null");
         }
+    }
+
+    private static float[] toFloat(double[] values) {
+        float[] single = new float[values.length];
+        for (int i = 0; i < single.length; i++) {
+            single[i] = (float) values[i];
+        }
+        return single;
     }
 
     private static int rows(long n) {
