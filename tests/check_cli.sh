@@ -184,5 +184,26 @@ awk 'BEGIN { for (i = 0; i < 120000; i++) print i % 7 "," i % 11 }' >"$dir/two_m
 check "a CSV larger than max_memory_mb is refused naming the limit; within it, read" sh -c \
     "! '$kkm' fit -q '$dir/two_mib.csv' k=2 max_memory_mb=1 2>'$dir/e' && grep -q 'max_memory_mb' '$dir/e' &&
      '$kkm' fit -q '$dir/two_mib.csv' k=2 method=rff m=16 max_memory_mb=64 >/dev/null"
+# Raw float32 in a regular file is mapped, not read: the summary says so, the labels are those
+# of the same rows read from a CSV, and -l *.i32 writes them as raw int32 (4 bytes a row).
+awk -F, 'NR > 1 { print $1 "," $2 }' "$dir/rings.csv" >"$dir/plain.csv"
+python3 -c '
+import struct, sys
+rows = [line.split(",") for line in open(sys.argv[1])]
+open(sys.argv[2], "wb").write(b"".join(struct.pack("<ff", float(x), float(y)) for x, y in rows))
+' "$dir/plain.csv" "$dir/rings.f32"
+check "raw float32 input is mapped and fits as the CSV" sh -c \
+    "'$kkm' fit '$dir/rings.f32' --dims 2 k=2 gamma=0.5 n_init=5 -l '$dir/mapped.csv' > '$dir/m.out' &&
+     grep -q 'raw float32, mapped' '$dir/m.out' &&
+     '$kkm' fit -q '$dir/plain.csv' k=2 gamma=0.5 n_init=5 -l '$dir/csv.csv' && cmp '$dir/mapped.csv' '$dir/csv.csv'"
+check "-l x.i32 writes raw int32 labels" sh -c \
+    "'$kkm' fit -q '$dir/rings.f32' --dims 2 k=2 gamma=0.5 n_init=5 -l '$dir/labels.i32' &&
+     test \$(wc -c <'$dir/labels.i32') -eq 1200 &&
+     python3 -c 'import struct,sys; v=[x for (x,) in struct.iter_unpack(\"<i\", open(sys.argv[1],\"rb\").read())];
+l=[int(x) for x in open(sys.argv[2]).read().split()[1:]]; sys.exit(v != l)' '$dir/labels.i32' '$dir/mapped.csv'"
+check "assign maps raw input too" sh -c \
+    "'$kkm' fit -q '$dir/rings.f32' --dims 2 k=2 gamma=0.5 n_init=5 -o '$dir/r.kkm' &&
+     '$kkm' assign '$dir/r.kkm' '$dir/rings.f32' --dims 2 -l '$dir/a.csv' 2>'$dir/e' && grep -q 'mapped' '$dir/e' &&
+     cmp '$dir/a.csv' '$dir/mapped.csv'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,138 @@
+// The input side of larger-than-memory fits: scan_rows (the one pass over X) against a
+// float64 reference and across thread counts, InputPages' view of where rows live, the
+// cgroup limit reader and max_memory_mb=auto.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "core/error.h"
+#include "core/input_pages.h"
+#include "core/system_memory.h"
+#include "io/mapped_file.h"
+#include "kernels/kernel.h"
+#include "kernels/row_scan.h"
+
+namespace {
+
+kkm::Matrix random_rows(int64_t n, int64_t d, double offset, uint32_t seed) {
+    kkm::Matrix X(n, d);
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> N(0.0, 1.0);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < d; ++j) X.row(i)[j] = static_cast<float>(offset + (j % 3 + 1) * N(gen));
+    }
+    return X;
+}
+
+TEST(ScanRows, MomentsMatchAFloat64TwoPassReferenceForAnyThreadCount) {
+    for (const int64_t n : {1, 7, 31, 33, 1000, 5003}) {
+        const kkm::Matrix X = random_rows(n, 5, 1e3, static_cast<uint32_t>(n));
+        std::vector<float> w(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = 0.25f + static_cast<float>(i % 4);
+        for (const bool weighted : {false, true}) {
+            const std::vector<float> ws = weighted ? w : std::vector<float>{};
+            double total = 0;
+            std::vector<double> mean(5, 0.0);
+            for (int64_t i = 0; i < n; ++i) {
+                const double wi = weighted ? w[static_cast<size_t>(i)] : 1.0;
+                total += wi;
+                for (int64_t t = 0; t < 5; ++t) mean[static_cast<size_t>(t)] += wi * X.row(i)[t];
+            }
+            for (double& v : mean) v /= total;
+            double spread = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                for (int64_t t = 0; t < 5; ++t) {
+                    const double diff = X.row(i)[t] - mean[static_cast<size_t>(t)];
+                    spread += (weighted ? w[static_cast<size_t>(i)] : 1.0) * diff * diff;
+                }
+            }
+            const kkm::RowMoments one = kkm::scan_rows(X.view(), ws, true, 0, 1);
+            const kkm::RowMoments two = kkm::scan_rows(X.view(), ws, true, 0, 2);
+            EXPECT_NEAR(one.weight, total, 1e-12 * total);
+            EXPECT_NEAR(one.spread, spread, 1e-10 * spread + 1e-9) << "n=" << n;
+            for (int64_t t = 0; t < 5; ++t) EXPECT_NEAR(one.mean[static_cast<size_t>(t)], mean[static_cast<size_t>(t)], 1e-9);
+            EXPECT_EQ(one.spread, two.spread);  // bit for bit
+            EXPECT_EQ(one.sums, two.sums);
+        }
+    }
+}
+
+TEST(ScanRows, TheShiftIsTheChunkedSumsOfTheOldPass) {
+    // centring_shift's own pass summed 32 fixed chunks row by row: the fused pass keeps those
+    // sums, so the shift is the same float for the same rows whether or not moments are passed.
+    const kkm::Matrix X = random_rows(4001, 7, 50.0, 3);
+    const kkm::RowMoments m = kkm::scan_rows(X.view(), {}, true, 0, 2);
+    std::vector<double> sums(8, 0.0);
+    const int64_t per = (X.rows + 31) / 32;
+    for (int64_t c = 0; c < 32; ++c) {
+        std::vector<double> chunk(8, 0.0);
+        for (int64_t i = c * per; i < std::min(X.rows, (c + 1) * per); ++i) {
+            for (int64_t t = 0; t < 7; ++t) chunk[static_cast<size_t>(t)] += 1.0 * X.row(i)[t];
+            chunk[7] += 1.0;
+        }
+        for (size_t t = 0; t < 8; ++t) sums[t] += chunk[t];
+    }
+    for (size_t t = 0; t < 7; ++t) EXPECT_EQ(m.sums[t], sums[t]);
+    const std::vector<float> shift = kkm::centring_shift(kkm::KernelType::rbf, X.view(), {}, 1, kkm::solo_comm(), &m);
+    for (size_t t = 0; t < 7; ++t) EXPECT_EQ(shift[t], static_cast<float>(sums[t] / sums[7]));
+}
+
+TEST(ScanRows, NamesTheFirstNonFiniteValueWithTheRowOffset) {
+    kkm::Matrix X = random_rows(3000, 4, 0.0, 9);
+    X.row(2999)[3] = NAN;
+    X.row(1500)[2] = INFINITY;
+    try {
+        kkm::scan_rows(X.view(), {}, false, 100, 2);
+        FAIL() << "no error";
+    } catch (const kkm::Error& e) {
+        EXPECT_EQ(e.status(), KKM_ERR_INVALID_DATA);
+        EXPECT_NE(std::string(e.what()).find("row 1600, column 2"), std::string::npos) << e.what();
+    }
+}
+
+TEST(InputPages, OnlyReadOnlyFileMappingsGetAdvice) {
+    std::vector<float> own(1 << 16, 1.0f);
+    EXPECT_FALSE(kkm::InputPages(own.data(), own.size() * 4).file());  // the caller's memory: no advice
+    const std::string path = ::testing::TempDir() + "kkm_input_pages_" + std::to_string(::getpid());
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(own.data()), static_cast<std::streamsize>(own.size() * 4));
+    }
+    {
+        const kkm::io::MappedFile file(path);
+        const kkm::InputPages pages(file.data(), file.size());
+        EXPECT_TRUE(pages.file());
+        EXPECT_FALSE(pages.drops());  // 256 KiB: far below half the memory, kept for the next pass
+        pages.ahead(file.data() + 100, 5000);  // any alignment
+        pages.behind(file.data() + 100, 5000);
+        EXPECT_EQ(reinterpret_cast<const float*>(file.data())[1000], 1.0f);
+    }
+    std::filesystem::remove(path);
+}
+
+TEST(SystemMemory, CgroupLimitFilesAndTheAutoBudget) {
+    const std::string path = ::testing::TempDir() + "kkm_cgroup_" + std::to_string(::getpid());
+    const auto value_of = [&](const char* text) {
+        std::ofstream(path) << text;
+        return kkm::cgroup_limit(path);
+    };
+    EXPECT_EQ(value_of("1073741824\n"), std::optional<uint64_t>(1073741824));
+    EXPECT_FALSE(value_of("max\n").has_value());  // v2: no limit
+    EXPECT_FALSE(value_of("").has_value());
+    EXPECT_FALSE(value_of("-5").has_value());
+    EXPECT_FALSE(kkm::cgroup_limit("/nonexistent/memory.max").has_value());
+    std::filesystem::remove(path);
+    const double physical = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+    EXPECT_LE(static_cast<double>(kkm::memory_limit_bytes()), physical);
+    EXPECT_EQ(kkm::auto_memory_mb(),
+              static_cast<int64_t>(std::floor(0.75 * static_cast<double>(kkm::memory_limit_bytes()) / 1048576.0)));
+}
+
+}  // namespace
