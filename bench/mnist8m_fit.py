@@ -69,10 +69,12 @@ def cli_fit(kkmeans, data, truth, labels, extra=()):
     return proc.returncode, out, err, seconds, peak.stop()
 
 
-def field(text, name):
+def field(text, name, stage=False):
+    """A summary line's value: `name  value`, or a stage's time (`  name  12.3 s`)."""
+    prefix = ("  " if stage else "") + name + " "
     for line in text.splitlines():
-        if line.startswith(name + " ") or line.startswith("  " + name + " "):
-            return line.split(None, len(name.split()))[-1].strip()
+        if line.startswith(prefix):
+            return line[len(prefix):].strip()
     return "?"
 
 
@@ -123,7 +125,8 @@ def main():
     code, out, err, seconds, peak = cli_fit(kkmeans, args.data, truth, labels)
     if code != 0:
         raise SystemExit(f"kkmeans fit failed ({code}): {err}")
-    stages = " ".join(f"{s}={field(out, s)}" for s in ("gamma", "kernel+eigen", "rank", "features", "lloyd"))
+    stages = ", ".join(f"{s} {field(out, s, stage=True)}"
+                       for s in ("gamma", "landmarks", "kernel+eigen", "rank", "features", "seeding", "lloyd"))
     rows.append(f"| CLI `kkmeans fit --dims 784 ... {' '.join(PARAMS)} -l labels.i32` (no budget: "
                 f"max_memory_mb=auto) | {seconds:.1f} | {field(out, 'NMI')} | {peak:.0f} MiB | {stages} |")
     if not args.skip_python:

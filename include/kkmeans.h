@@ -195,7 +195,10 @@ KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, c
  *    each centre has received over the stream, kkm_get_iterations the first fit's
  *    iterations plus one per later batch. kkm_assign labels any rows with the current
  *    centres (label the whole data after the stream that way).
- * Setting a parameter (kkm_set_param) starts a new stream at the next call. Errors: as
+ * Changing a parameter's value (kkm_set_param) starts a new stream at the next call; setting
+ * the value it has goes on. The progress callback sees the first batch's stages; a later
+ * batch (one transform of its rows, then one update) reports "features" while its rows are
+ * transformed, where a cancel stops it (the stream stays as it was), then "done". Errors: as
  * kkm_fit; INVALID_ARGUMENT for method=exact or minibatch, kernel=knn, heat or precomputed,
  * refine=hartigan, a first batch of fewer than m rows, a batch whose d differs from the
  * stream's, a starting partition set (kkm_set_init_labels / kkm_set_init_centres). */

@@ -285,6 +285,26 @@ TEST(PartialFit, RefusesWhatCannotStream) {
     EXPECT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 20, ds.d, nullptr)));
 }
 
+int cancel_on_features(const char* stage, double, void* seen) {
+    *static_cast<int*>(seen) += std::string(stage) == "features" ? 1 : 0;
+    return std::string(stage) == "features" ? 1 : 0;
+}
+
+TEST(PartialFit, ALaterBatchCanBeCancelledAndTheStreamStaysAsItWas) {
+    const Dataset ds = shuffled(blobs(300, 4, 3, 6), 4);
+    auto m = make_model("k=3 method=rff m=64 n_init=1");
+    ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 300, ds.d, nullptr)));
+    int seen = 0;
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_on_features, &seen)));
+    EXPECT_EQ(kkm_partial_fit(m.get(), ds.X.data() + 300 * ds.d, 300, ds.d, nullptr), KKM_ERR_CANCELLED);
+    EXPECT_EQ(seen, 1);
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), nullptr, nullptr)));
+    double sizes[3] = {};
+    ASSERT_TRUE(Ok(kkm_get_cluster_sizes(m.get(), sizes, 3)));
+    EXPECT_DOUBLE_EQ(sizes[0] + sizes[1] + sizes[2], 300.0);  // the first batch only
+    EXPECT_EQ(labels_of(m.get(), 300).size(), 300U);
+}
+
 TEST(PartialFit, GoesOnFromKkmFitAndRestartsWhenAParameterChanges) {
     const Dataset ds = shuffled(blobs(200, 4, 3, 8), 3);
     auto m = make_model("k=3 method=nystrom m=60 n_init=1");

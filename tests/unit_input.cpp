@@ -110,8 +110,8 @@ TEST(InputPages, OnlyReadOnlyFileMappingsGetAdvice) {
         const kkm::InputPages pages(file.data(), file.size());
         EXPECT_TRUE(pages.file());
         EXPECT_FALSE(pages.drops());  // 256 KiB: far below half the memory, kept for the next pass
-        pages.ahead(file.data() + 100, 5000);  // any alignment
-        pages.behind(file.data() + 100, 5000);
+        pages.passed(file.data(), file.size(), 0, 5000);  // advice per region: a small file is one
+        pages.passed(file.data(), file.size(), 5000, file.size());
         EXPECT_EQ(reinterpret_cast<const float*>(file.data())[1000], 1.0f);
     }
     std::filesystem::remove(path);

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -46,14 +47,30 @@ InputPages::InputPages(const void* begin, size_t bytes) {
     drop_ = file_ && static_cast<double>(bytes) > 0.5 * static_cast<double>(memory_limit_bytes());
 }
 
-void InputPages::ahead(const void* p, size_t bytes) const {
+void InputPages::passed(const void* base, size_t total, size_t begin, size_t end) const {
+    if (!file_ || end <= begin) return;
+    const char* b = static_cast<const char*>(base);
+    const size_t first = begin / kRegionBytes, last = (end - 1) / kRegionBytes;
+    const auto request = [&](size_t r) {  // region r, if the range reaches it
+        if (r * kRegionBytes < total) ahead(b + r * kRegionBytes, std::min(kRegionBytes, total - r * kRegionBytes));
+    };
+    if (begin == 0) {
+        for (size_t r = 1; r <= kAheadRegions; ++r) request(r);
+    }
+    for (size_t r = first + 1; r <= last; ++r) {  // each region boundary the block crossed
+        request(r + kAheadRegions);
+        if (r >= kBehindRegions) behind(b + (r - kBehindRegions) * kRegionBytes, kRegionBytes);
+    }
+}
+
+void InputPages::ahead(const char* p, size_t bytes) const {
     if (!file_ || bytes == 0) return;
     const uintptr_t page = page_size(), a = reinterpret_cast<uintptr_t>(p);
     const uintptr_t start = a & ~(page - 1);
     ::madvise(reinterpret_cast<void*>(start), a + bytes - start, MADV_WILLNEED);  // advice: errors change nothing
 }
 
-void InputPages::behind(const void* p, size_t bytes) const {
+void InputPages::behind(const char* p, size_t bytes) const {
 #ifdef MADV_PAGEOUT
     if (!drop_) return;
     const uintptr_t page = page_size(), a = reinterpret_cast<uintptr_t>(p);

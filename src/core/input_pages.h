@@ -23,12 +23,22 @@ public:
 
     bool file() const { return file_; }
     bool drops() const { return drop_; }
-    /// The pass will read [p, p + bytes) soon: start reading it (file mappings only).
-    void ahead(const void* p, size_t bytes) const;
-    /// The pass is done with [p, p + bytes): drop its whole pages (large file mappings only).
-    void behind(const void* p, size_t bytes) const;
+    /// A pass over the `total` bytes from `base`, in order (or in blocks handed out in order to
+    /// several threads), finished its block [begin, end). Advice comes in regions of
+    /// kRegionBytes, once per region, from the block that crosses into a new region: the
+    /// regions up to kAheadRegions ahead are requested (MADV_WILLNEED; at the pass's first
+    /// block too), the region kBehindRegions behind is dropped (MADV_PAGEOUT, large files
+    /// only). Few, large calls: each is a system call and each drop a TLB shootdown.
+    void passed(const void* base, size_t total, size_t begin, size_t end) const;
+
+    static constexpr size_t kRegionBytes = size_t{32} << 20;
+    static constexpr size_t kAheadRegions = 2;
+    static constexpr size_t kBehindRegions = 2;
 
 private:
+    void ahead(const char* p, size_t bytes) const;
+    void behind(const char* p, size_t bytes) const;
+
     bool file_ = false;
     bool drop_ = false;
 };

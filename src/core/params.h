@@ -96,7 +96,9 @@ struct Params {
     /// Threads (0 = all cores).
     int64_t threads = 0;
     /// Memory budget in MiB for the fit's working set.
-    int64_t max_memory_mb = 4096;  ///< resolved: auto is auto_memory_mb()
+    /// Resolved: the table's default, auto, is auto_memory_mb(); 4096 only for a Params built
+    /// without the table (tests).
+    int64_t max_memory_mb = 4096;
     /// Instruction-set path of the kernel-block engine (automatic: the widest the CPU has).
     IsaChoice isa = IsaChoice::automatic;
     /// Storage of Nyström kernel rows (automatic: half for kernels bounded by 1).

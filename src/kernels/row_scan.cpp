@@ -92,34 +92,23 @@ void add_block(ConstMatrix X, const std::vector<float>& w, int64_t begin, int64_
     }
 }
 
-/// Rows of a chunk read ahead of the block in use (a mapped file's pages are requested this
-/// far ahead, in steps of a quarter of it).
-constexpr size_t kAheadBytes = size_t{64} << 20;
-
 void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_t begin, int64_t end, Chunk& c,
                 const std::atomic<int64_t>& first_bad, const InputPages* pages) {
     std::vector<double> mean(moments ? static_cast<size_t>(X.cols) : 0);
     const size_t row_bytes = static_cast<size_t>(X.cols) * sizeof(float);
-    const int64_t step = std::max<int64_t>(kBlockRows, static_cast<int64_t>(kAheadBytes / 4 / row_bytes));
-    int64_t requested = begin;  // rows [begin, requested) have been asked for
+    const size_t chunk_bytes = static_cast<size_t>(end - begin) * row_bytes;
     for (int64_t b = begin; b < end; b += kBlockRows) {
         if (first_bad.load(std::memory_order_relaxed) < b) return;  // an earlier row is already bad
         const int64_t e = std::min(end, b + kBlockRows);
-        if (pages != nullptr && requested < end && requested - b < 4 * step) {
-            const int64_t until = std::min(end, requested + step);
-            pages->ahead(X.row(requested), static_cast<size_t>(until - requested) * row_bytes);
-            requested = until;
+        if (pages != nullptr) {  // the chunk is one pass in order: advice per region of it
+            pages->passed(X.row(begin), chunk_bytes, static_cast<size_t>(b - begin) * row_bytes,
+                          static_cast<size_t>(e - begin) * row_bytes);
         }
-        if (pages != nullptr && b > begin) pages->behind(X.row(b - kBlockRows), kBlockRows * row_bytes);
         if (!block_finite(X, b, e)) {
             c.bad_block = b;
             return;
         }
         if (moments) add_block(X, w, b, e, c, mean);
-    }
-    if (pages != nullptr && end > begin) {
-        const int64_t last = begin + (end - 1 - begin) / kBlockRows * kBlockRows;
-        pages->behind(X.row(last), static_cast<size_t>(end - last) * row_bytes);
     }
 }
 

@@ -76,17 +76,6 @@ RowPrecision kernel_row_precision(const Params& p) {
     return RowPrecision::f16;
 }
 
-/// A mapped file's rows a block pass is about to read: block b asks for the block about 64 MB
-/// ahead of it (the blocks run in order over the threads).
-void read_ahead(const FitSession& c, int64_t b) {
-    if (!c.pages.file()) return;
-    const size_t row_bytes = static_cast<size_t>(c.X.cols) * sizeof(float);
-    const int64_t ahead = std::max<int64_t>(1, static_cast<int64_t>((size_t{64} << 20) / (row_bytes * kRowBlock)));
-    const int64_t begin = (b + ahead) * kRowBlock;
-    if (begin < c.X.rows) c.pages.ahead(c.X.row(begin), static_cast<size_t>(std::min(kRowBlock, c.X.rows - begin)) * row_bytes);
-    if (b == 0) c.pages.ahead(c.X.row(0), static_cast<size_t>(std::min(c.X.rows, ahead * kRowBlock)) * row_bytes);
-}
-
 /// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
 /// a half store gets each block through a float32 scratch. (The engine reads the caller's
 /// rows in place: it packs them itself, and no BLAS call reads past them.)
@@ -95,7 +84,6 @@ void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& 
     const int64_t n = G.rows(), m = G.cols();
     const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
     const ConstMatrix rows = c.X.slice(begin, count);
-    read_ahead(c, b);
     if (float* out = G.writable(begin)) {
         basis.evaluate(rows, out, m);
     } else {
@@ -104,7 +92,9 @@ void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& 
         basis.evaluate(rows, scratch[t].data(), m);
         G.put(begin, count, scratch[t].data());
     }
-    c.pages.behind(rows.data, static_cast<size_t>(count * rows.cols) * sizeof(float));
+    const size_t row_bytes = static_cast<size_t>(c.X.cols) * sizeof(float);
+    c.pages.passed(c.X.data, static_cast<size_t>(n) * row_bytes, static_cast<size_t>(begin) * row_bytes,
+                   static_cast<size_t>(begin + count) * row_bytes);
 }
 
 /// The sizes of a Nyström fit (validated: m ≤ n, rank ≤ ℓ ≤ m, half rows for bounded kernels).

@@ -7,6 +7,7 @@
 #include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/progress.h"
 #include "core/validate.h"
 #include "features/feature_map.h"
 #include "kernels/kernel_traits.h"
@@ -96,6 +97,7 @@ std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix
     const int threads = resolve_threads(p.threads);
     scan_rows(X, {}, false, 0, threads);
     StreamState s = state_of(previous);
+    progress_begin("features");  // the batch's transform polls: a cancel stops it there
     const Matrix F = transform_all(*s.map, X, threads);
     std::vector<double> mass = previous.report().mass;
     move_centres(F, w, nearest(F, s.centres, threads), s.centres, mass);
