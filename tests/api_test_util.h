@@ -184,6 +184,13 @@ inline ::testing::AssertionResult Ok(kkm_status got) {
                                          << "): \"" << kkm_last_error() << "\"";
 }
 
+// The fitted model's n training labels (kkm_get_labels).
+inline std::vector<int32_t> labels_of(const kkm_model* m, int64_t n) {
+    std::vector<int32_t> out(static_cast<size_t>(n));
+    EXPECT_TRUE(Ok(kkm_get_labels(m, out.data(), n)));
+    return out;
+}
+
 // ------------------------------------------------------------------ model buffers
 
 // The model's serialised bytes (kkm_save_buffer: a size query, then the copy).

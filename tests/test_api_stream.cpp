@@ -24,15 +24,10 @@ namespace {
 using kkm_test::blobs;
 using kkm_test::Dataset;
 using kkm_test::Fails;
+using kkm_test::labels_of;
 using kkm_test::make_model;
 using kkm_test::Ok;
 using kkm_test::W;
-
-std::vector<int32_t> labels_of(const kkm_model* m, int64_t n) {
-    std::vector<int32_t> out(static_cast<size_t>(n));
-    EXPECT_TRUE(Ok(kkm_get_labels(m, out.data(), n)));
-    return out;
-}
 
 double objective_of(const kkm_model* m) {
     double out = -1;

@@ -70,10 +70,6 @@ void require_product(int64_t a, const char* a_name, int64_t b, const char* b_nam
                      " bytes; check " + a_name + " and " + b_name);
 }
 
-namespace {
-
-/// No NaN or ±Inf in rows [begin, end): the exponent bits of none are all ones (integer
-/// operations, which vectorise where isfinite's branches do not).
 bool rows_finite(ConstMatrix X, int64_t begin, int64_t end) {
     uint32_t special = 0;
     for (int64_t i = begin; i < end && special == 0; ++i) {
@@ -87,8 +83,6 @@ bool rows_finite(ConstMatrix X, int64_t begin, int64_t end) {
     }
     return special == 0;
 }
-
-}  // namespace
 
 void require_finite(ConstMatrix X, const char* name, int64_t row_offset, int threads) {
     // Blocks checked over the threads; the first bad value (lowest row, then column) named.

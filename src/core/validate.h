@@ -24,6 +24,10 @@ void require_shape(int64_t n, int64_t d, size_t element_bytes = sizeof(float));
 void require_product(int64_t a, const char* a_name, int64_t b, const char* b_name, size_t element_bytes,
                      const char* what);
 
+/// No NaN or ±Inf in rows [begin, end) of X (integer tests of the exponent bits, which
+/// vectorise where isfinite's branches do not).
+bool rows_finite(ConstMatrix X, int64_t begin, int64_t end);
+
 /// Throws INVALID_DATA naming the first row and column holding NaN or ±Inf. Rows are numbered
 /// from row_offset (a distributed fit names the global row: this rank's offset + local row).
 /// Row blocks are scanned on `threads` threads; the message is the same for any count.

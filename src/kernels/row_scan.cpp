@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 
 #include "core/parallel.h"
 #include "core/validate.h"
@@ -23,20 +22,6 @@ struct Chunk {
 
 double weight_of(const std::vector<float>& w, int64_t i) {
     return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
-}
-
-bool block_finite(ConstMatrix X, int64_t begin, int64_t end) {
-    uint32_t special = 0;
-    for (int64_t i = begin; i < end; ++i) {
-        const float* r = X.row(i);
-#pragma omp simd reduction(| : special)
-        for (int64_t j = 0; j < X.cols; ++j) {
-            uint32_t bits = 0;
-            std::memcpy(&bits, r + j, sizeof bits);
-            special |= (bits & 0x7F800000u) == 0x7F800000u ? 1u : 0u;
-        }
-    }
-    return special == 0;
 }
 
 /// The block's weighted mean into `mean` (d values), its weight returned.
@@ -104,7 +89,7 @@ void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_
             pages->passed(X.row(begin), chunk_bytes, static_cast<size_t>(b - begin) * row_bytes,
                           static_cast<size_t>(e - begin) * row_bytes);
         }
-        if (!block_finite(X, b, e)) {
+        if (!rows_finite(X, b, e)) {
             c.bad_block = b;
             return;
         }
