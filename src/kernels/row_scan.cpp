@@ -55,8 +55,9 @@ void add_block(ConstMatrix X, const std::vector<float>& w, int64_t begin, int64_
         for (int64_t i = begin; i < end; ++i) {
             const float* x = X.row(i);
             const double* m = mean.data();
+            // In order, not a simd reduction: a vectorised sum's split can follow the row's
+            // alignment, and a mapped file and a heap copy of it must give the same bits.
             double s = 0;
-#pragma omp simd reduction(+ : s)
             for (int64_t t = 0; t < d; ++t) s += (x[t] - m[t]) * (x[t] - m[t]);
             m2 += weight_of(w, i) * s;
         }
