@@ -1,8 +1,8 @@
 // The ABI boundary: every entry point checks its pointers, then runs inside
 // KKM_API_BEGIN/KKM_API_END, which turn any exception into a status plus a thread-local
 // message. No exception crosses this file.
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <locale>
@@ -13,8 +13,6 @@
 #include <vector>
 
 #include "api/api_guard.h"
-#include "io/mapped_file.h"
-#include "model/partial_fit.h"
 #include "api/model_handle.h"
 #include "core/enum_text.h"
 #include "core/error.h"
@@ -23,9 +21,11 @@
 #include "core/validate.h"
 #include "eval/metrics.h"
 #include "graph/sparse_graph.h"
+#include "io/mapped_file.h"
 #include "kernels/kernel_traits.h"
 #include "kkmeans.h"
 #include "model/model.h"
+#include "model/partial_fit.h"
 #include "model/serialize.h"
 
 namespace {

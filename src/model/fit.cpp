@@ -332,8 +332,12 @@ void scale_and_shift(FitSession& session, int threads) {
     if (auto_scale) session.begin_stage("gamma");
     const bool moments = traits.centred || (auto_scale && p.kernel == KernelType::rbf);
     RowMoments scanned;
-    collectively(comm,
-                 [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads, &session.pages); });
+    // A precomputed kernel was scanned for finiteness before its symmetry check (fit_with),
+    // and needs no moments.
+    if (moments || !traits.precomputed) {
+        collectively(comm,
+                     [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads, &session.pages); });
+    }
     FitReport& report = session.report();
     if (traits.uses_gamma) {
         report.gamma =

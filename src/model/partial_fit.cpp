@@ -1,9 +1,11 @@
 #include "model/partial_fit.h"
 
+#include <algorithm>
 #include <chrono>
-#include <limits>
 #include <string>
 
+#include "cluster/lloyd.h"
+#include "core/blocking.h"
 #include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -46,21 +48,18 @@ void require_streamable(const Params& p) {
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run over all rows)");
 }
 
-/// Nearest centre of each feature row (squared feature distance; ties to the lower index).
-std::vector<int32_t> nearest(const Matrix& F, const Matrix& C, int threads) {
+/// Nearest centre of each feature row (lloyd.h's nearest_centroid, in parallel row blocks):
+/// every centre may take rows, those that no row reached so far too.
+std::vector<int32_t> nearest(const Matrix& F, const Matrix& C, engine::Isa isa, int threads) {
     std::vector<int32_t> labels(static_cast<size_t>(F.rows));
-    parallel_blocks(threads, block_count(F.rows, 1024), [&](int64_t b) {
-        for (int64_t i = b * 1024; i < std::min(F.rows, (b + 1) * 1024); ++i) {
-            double best = std::numeric_limits<double>::infinity();
-            for (int64_t j = 0; j < C.rows; ++j) {
-                double s = 0;
-                for (int64_t t = 0; t < F.cols; ++t) {
-                    const double diff = static_cast<double>(F.row(i)[t]) - C.row(j)[t];
-                    s += diff * diff;
-                }
-                if (s < best) best = s, labels[static_cast<size_t>(i)] = static_cast<int32_t>(j);
-            }
-        }
+    const std::vector<float> cnorms = row_squared_norms(C.view());
+    const std::vector<char> every(static_cast<size_t>(C.rows), 1);
+    parallel_blocks(threads, block_count(F.rows, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, F.rows - begin);
+        const ConstMatrix rows = F.view().slice(begin, count);
+        const std::vector<float> fnorms = row_squared_norms(rows);
+        std::vector<float> dist(static_cast<size_t>(count));
+        nearest_centroid(rows, fnorms.data(), C, cnorms, every, labels.data() + begin, dist.data(), isa);
     });
     return labels;
 }
@@ -100,7 +99,7 @@ std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix
     progress_begin("features");  // the batch's transform polls: a cancel stops it there
     const Matrix F = transform_all(*s.map, X, threads);
     std::vector<double> mass = previous.report().mass;
-    move_centres(F, w, nearest(F, s.centres, threads), s.centres, mass);
+    move_centres(F, w, nearest(F, s.centres, previous.report().isa, threads), s.centres, mass);
     std::vector<char> alive(mass.size());
     for (size_t j = 0; j < mass.size(); ++j) alive[j] = mass[j] > 0 ? 1 : 0;
     FitReport report = previous.report();
