@@ -399,14 +399,7 @@ kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = 
     if (!is.null(init_centres)) init_centres <- initial_centres(init_centres, x, call)
     if (!is.null(init_labels)) check_init_labels(init_labels, n, centers, call)
 
-    extra <- canonical_extra(extra, call)
-    if (!is.null(refine)) {
-        if (!is.null(extra[["refine"]])) {
-            stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
-                               1L, call))
-        }
-        extra[["refine"]] <- refine
-    }
+    extra <- with_refine(canonical_extra(extra, call), refine, call)
     # From a given start, one restart unless nstart says otherwise (stats::kmeans ignores
     # nstart then; here restarts 2.. seed as usual and the lowest objective wins).
     if ((!is.null(init_centres) || !is.null(init_labels)) && is.null(extra[["n_init"]])) extra[["n_init"]] <- 1L
@@ -669,14 +662,7 @@ kkmeans_file <- function(path, dims, centers, ..., method = "auto", kernel = "rb
                                  "a k x dims matrix of initial centres"), 1L, call))
     }
     refine <- refine_of_algorithm(algorithm, call)
-    extra <- canonical_extra(extra, call)
-    if (!is.null(refine)) {
-        if (!is.null(extra[["refine"]])) {
-            stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
-                               1L, call))
-        }
-        extra[["refine"]] <- refine
-    }
+    extra <- with_refine(canonical_extra(extra, call), refine, call)
     if (!is.null(init_centres) && is.null(extra[["n_init"]])) extra[["n_init"]] <- 1L
     extra <- with_seed(extra)
     if (!is.null(weights) && !is.numeric(weights)) {
@@ -704,6 +690,17 @@ kkmeans_file <- function(path, dims, centers, ..., method = "auto", kernel = "rb
 is_centers <- function(centers) {
     if (identical(centers, "auto")) return(TRUE)
     is.numeric(centers) && length(centers) == 1L && !is.na(centers) && centers == round(centers)
+}
+
+# extra with the refine that algorithm asked for; refine given there too is an error.
+with_refine <- function(extra, refine, call) {
+    if (is.null(refine)) return(extra)
+    if (!is.null(extra[["refine"]])) {
+        stop(kkmeans_error("give algorithm or refine, not both (algorithm = \"Hartigan-Wong\" is refine = \"hartigan\")",
+                           1L, call))
+    }
+    extra[["refine"]] <- refine
+    extra
 }
 
 # stats::kmeans' algorithm as the library's refine: NULL (not given: the library's default),
