@@ -222,14 +222,17 @@ std::string labels_csv(const std::vector<int32_t>& labels) {
     return text;
 }
 
-std::string labels_text(const std::string& path, const std::vector<int32_t>& labels) {
-    if (!path.ends_with(".i32")) return labels_csv(labels);
+std::string labels_i32(const std::vector<int32_t>& labels) {
     std::string bytes(labels.size() * 4, '\0');
     for (size_t i = 0; i < labels.size(); ++i) {
         const auto v = static_cast<uint32_t>(labels[i]);
         for (int b = 0; b < 4; ++b) bytes[4 * i + static_cast<size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
     }
     return bytes;
+}
+
+std::string labels_text(const std::string& path, const std::vector<int32_t>& labels) {
+    return path.ends_with(".i32") ? labels_i32(labels) : labels_csv(labels);
 }
 
 void write_labels(const std::string& path, const std::vector<int32_t>& labels) {

@@ -127,8 +127,10 @@ private:
 /// Labels as CSV text: header "label", then one label per line.
 std::string labels_csv(const std::vector<int32_t>& labels);
 
-/// Labels as a path asks for them: raw little-endian int32 (4 bytes a row, no header) when
-/// the path ends in ".i32", else labels_csv.
+/// Labels as raw little-endian int32, 4 bytes a row, no header (kkmeans-mpi's -l, and -l x.i32).
+std::string labels_i32(const std::vector<int32_t>& labels);
+
+/// Labels as a path asks for them: labels_i32 when the path ends in ".i32", else labels_csv.
 std::string labels_text(const std::string& path, const std::vector<int32_t>& labels);
 
 /// Writes labels_text(path, labels) to path through a StagedOutput. "-" writes standard output.

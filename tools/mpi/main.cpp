@@ -97,16 +97,6 @@ FitRequest make_request(const ParsedArgs& parsed) {
     return request;
 }
 
-/// Labels as little-endian int32 bytes.
-std::vector<char> little_endian(const std::vector<int32_t>& labels) {
-    std::vector<char> bytes(labels.size() * 4);
-    for (size_t i = 0; i < labels.size(); ++i) {
-        const auto v = static_cast<uint32_t>(labels[i]);
-        for (int b = 0; b < 4; ++b) bytes[4 * i + static_cast<size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
-    }
-    return bytes;
-}
-
 double max_over_ranks(MPI_Comm comm, double v) {
     double out = v;
     MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -177,8 +167,8 @@ int fit(MPI_Comm comm, const FitRequest& request) {
     std::optional<SharedOutput> labels_out;
     if (request.labels_path) {
         labels_out.emplace(comm, *request.labels_path, static_cast<uint64_t>(rows.slice.total) * 4);
-        std::vector<char> bytes;
-        together(comm, [&] { bytes = little_endian(model.labels()); });
+        std::string bytes;
+        together(comm, [&] { bytes = labels_i32(model.labels()); });
         labels_out->write_at(static_cast<uint64_t>(rows.slice.first) * 4, bytes.data(), bytes.size());
     }
     if (request.model_path) {
