@@ -1,11 +1,14 @@
 // The input side of larger-than-memory fits: scan_rows (the one pass over X) against a
 // float64 reference and across thread counts, InputPages' view of where rows live, the
-// cgroup limit reader and max_memory_mb=auto.
+// cgroup limit reader and max_memory_mb=auto, RowStream's direct reads and the moments' sample.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/input_pages.h"
+#include "core/row_stream.h"
 #include "core/system_memory.h"
 #include "io/mapped_file.h"
 #include "kernels/kernel.h"
@@ -115,6 +119,99 @@ TEST(InputPages, OnlyReadOnlyFileMappingsGetAdvice) {
         EXPECT_EQ(reinterpret_cast<const float*>(file.data())[1000], 1.0f);
     }
     std::filesystem::remove(path);
+}
+
+/// X written to a file in the test directory (a disk, where O_DIRECT works), removed after.
+class RowFile {
+public:
+    explicit RowFile(const kkm::Matrix& X)
+        : path_(::testing::TempDir() + "kkm_rows_" + std::to_string(::getpid()) + "_" + std::to_string(X.rows)) {
+        std::ofstream out(path_, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(X.data()), static_cast<std::streamsize>(X.rows * X.cols * 4));
+    }
+    ~RowFile() { std::filesystem::remove(path_); }
+    const std::string& path() const { return path_; }
+    /// Whether the file system takes O_DIRECT (tmpfs does not: the mapping is read then).
+    bool direct_possible() const {
+        const int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECT);
+        if (fd >= 0) ::close(fd);
+        return fd >= 0;
+    }
+
+private:
+    std::string path_;
+};
+
+TEST(RowStream, DirectReadsHandOutTheMappedRowsAtTheSameAlignment) {
+    const kkm::Matrix X = random_rows(5003, 7, 0.0, 11);  // 28-byte rows: segments straddle pages
+    const RowFile file(X);
+    if (!file.direct_possible()) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT";
+    const kkm::io::MappedFile mapped(file.path());
+    const kkm::ConstMatrix M{reinterpret_cast<const float*>(mapped.data()), X.rows, X.cols};
+    const kkm::InputPages direct(M.data, mapped.size(), kkm::DirectReads::always);
+    ASSERT_NE(direct.direct(), nullptr);
+    EXPECT_EQ(kkm::InputPages(M.data, mapped.size(), kkm::DirectReads::never).direct(), nullptr);
+    for (const auto& [begin, end, segment] : std::vector<std::array<int64_t, 3>>{
+             {0, 5003, 256}, {1, 5002, 97}, {4000, 5003, 1}, {17, 18, 5}, {0, 5003, 100000}, {300, 300, 8}}) {
+        kkm::RowStream stream(&direct, M, begin, end, segment);
+        kkm::ConstMatrix rows;
+        int64_t first = 0, expect = begin;
+        while (stream.next(rows, first)) {
+            ASSERT_EQ(first, expect);
+            ASSERT_EQ(rows.rows, std::min(segment, end - first));
+            EXPECT_NE(rows.data, M.row(first));  // from a buffer, not the mapping
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(rows.data) % 4096, reinterpret_cast<uintptr_t>(M.row(first)) % 4096);
+            ASSERT_EQ(std::memcmp(rows.data, M.row(first), static_cast<size_t>(rows.rows * X.cols) * 4), 0);
+            expect += rows.rows;
+        }
+        EXPECT_EQ(expect, end);
+    }
+    {  // a pass that ends early joins its reader
+        kkm::RowStream stream(&direct, M, 0, 5003, 10);
+        kkm::ConstMatrix rows;
+        int64_t first = 0;
+        ASSERT_TRUE(stream.next(rows, first));
+    }
+}
+
+TEST(ScanRows, DirectReadsAndTheSampleGiveTheSameBitsAsMemory) {
+    const kkm::Matrix X = random_rows(100000, 9, 50.0, 5);
+    const RowFile file(X);
+    const kkm::io::MappedFile mapped(file.path());
+    const kkm::ConstMatrix M{reinterpret_cast<const float*>(mapped.data()), X.rows, X.cols};
+    const kkm::InputPages direct(M.data, mapped.size(), kkm::DirectReads::always);
+    // The sample: every 4th block of 256 rows of each of the 32 chunks (3125 rows: 3 blocks).
+    const int64_t per_chunk = (100000 + 31) / 32;
+    std::vector<int64_t> idx;
+    for (int64_t c = 0; c < 32; ++c) {
+        for (int64_t b = c * per_chunk; b < (c + 1) * per_chunk; b += 4 * 256) {
+            for (int64_t i = b; i < std::min((c + 1) * per_chunk, b + 256); ++i) idx.push_back(i);
+        }
+    }
+    for (const int64_t every : {int64_t{0}, int64_t{4}}) {
+        const kkm::RowMoments own = kkm::scan_rows(X.view(), {}, true, 0, 2, nullptr, every);
+        const kkm::RowMoments read = kkm::scan_rows(M, {}, true, 0, 2, &direct, every);
+        EXPECT_EQ(own.spread, read.spread);
+        EXPECT_EQ(own.sums, read.sums);
+        EXPECT_EQ(own.weight, every == 0 ? 100000.0 : static_cast<double>(idx.size()));
+    }
+    const kkm::Matrix S = kkm::gather_rows(X.view(), idx);
+    const kkm::RowMoments sample = kkm::scan_rows(X.view(), {}, true, 0, 1, nullptr, 4);
+    const kkm::RowMoments whole = kkm::scan_rows(S.view(), {}, true, 0, 1);
+    EXPECT_NEAR(sample.spread, whole.spread, 1e-9 * whole.spread);
+    // A bad row outside the sample is not seen by it; inside it, it is named.
+    kkm::Matrix Y = copy_of(X.view());
+    Y.row(300)[3] = NAN;
+    EXPECT_NO_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 4));
+    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 0), kkm::Error);
+    Y.row(per_chunk + 1024 + 9)[0] = NAN;
+    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 4), kkm::Error);
+    EXPECT_EQ(kkm::moments_sample(2000, 2000), 0);
+    EXPECT_EQ(kkm::moments_sample(kkm::kSampledMomentsAbove, kkm::kSampledMomentsAbove), 0);
+    // 2^21 + 32·256 rows: 257 blocks per chunk, 64 wanted: every 5th.
+    const int64_t n = kkm::kSampledMomentsAbove + 32 * 256;
+    EXPECT_EQ(kkm::moments_sample(n, n), 5);
+    EXPECT_EQ(kkm::moments_sample(n / 2, n), 5);  // half the rows on this rank, half the sample
 }
 
 TEST(SystemMemory, CgroupLimitFilesAndTheAutoBudget) {

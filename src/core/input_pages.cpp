@@ -1,11 +1,16 @@
 #include "core/input_pages.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -19,32 +24,75 @@ uintptr_t page_size() {
     return page > 0 ? static_cast<uintptr_t>(page) : 4096;
 }
 
-/// Whether `address` lies in a file mapping without write permission (/proc/self/maps:
-/// "start-end perms offset dev inode path", inode 0 for anonymous memory).
-bool read_only_file_mapping(uintptr_t address) {
+/// The /proc/self/maps line of the mapping holding an address ("start-end perms offset
+/// major:minor inode path"; inode 0 for anonymous memory).
+struct Mapping {
+    uintptr_t start = 0, end = 0;
+    bool writable = false;
+    unsigned long long offset = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    std::string path;
+};
+
+bool mapping_of(uintptr_t address, Mapping& out) {
     std::ifstream maps("/proc/self/maps");
     std::string line;
     while (std::getline(maps, line)) {
-        uintptr_t start = 0, end = 0;
+        Mapping m;
         char perms[5] = {};
-        unsigned long long offset = 0, inode = 0;
-        char dev[32] = {};
-        if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s %llx %31s %llu", &start, &end, perms, &offset, dev,
-                        &inode) != 6) {
+        int path_at = 0;
+        if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s %llx %x:%x %llu %n", &m.start, &m.end, perms,
+                        &m.offset, &m.major, &m.minor, &m.inode, &path_at) != 7) {
             continue;
         }
-        if (address < start || address >= end) continue;
-        return inode != 0 && perms[1] != 'w';
+        if (address < m.start || address >= m.end) continue;
+        m.writable = perms[1] == 'w';
+        if (path_at > 0 && static_cast<size_t>(path_at) <= line.size()) m.path = line.substr(static_cast<size_t>(path_at));
+        out = std::move(m);
+        return true;
     }
     return false;
 }
 
+DirectReads mode_from_environment(DirectReads mode) {
+    const char* v = std::getenv("KKMEANS_DIRECT_READS");
+    if (v == nullptr) return mode;
+    if (std::strcmp(v, "never") == 0 || std::strcmp(v, "0") == 0) return DirectReads::never;
+    if (std::strcmp(v, "always") == 0 || std::strcmp(v, "1") == 0) return DirectReads::always;
+    return DirectReads::automatic;
+}
+
+/// The mapped file opened again with O_DIRECT, if it is the same file (device and inode) and
+/// the file system allows direct reads; else NULL.
+std::shared_ptr<const DirectFile> open_direct(const Mapping& m, uintptr_t begin) {
+    if (m.path.empty() || m.path[0] != '/') return nullptr;  // "(deleted)" or a pseudo file
+    const int fd = ::open(m.path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return nullptr;
+    auto file = std::make_shared<const DirectFile>(fd, m.offset + (begin - m.start));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != m.inode ||
+        st.st_dev != makedev(m.major, m.minor)) {
+        return nullptr;
+    }
+    return file;
+}
+
 }  // namespace
 
-InputPages::InputPages(const void* begin, size_t bytes) {
+DirectFile::~DirectFile() {
+    ::close(fd);
+}
+
+InputPages::InputPages(const void* begin, size_t bytes, DirectReads mode) {
     if (begin == nullptr || bytes == 0) return;
-    file_ = read_only_file_mapping(reinterpret_cast<uintptr_t>(begin));
-    drop_ = file_ && static_cast<double>(bytes) > 0.5 * static_cast<double>(memory_limit_bytes());
+    const auto address = reinterpret_cast<uintptr_t>(begin);
+    Mapping m;
+    if (!mapping_of(address, m) || m.inode == 0 || m.writable) return;
+    file_ = true;
+    drop_ = static_cast<double>(bytes) > 0.5 * static_cast<double>(memory_limit_bytes());
+    mode = mode_from_environment(mode);
+    const bool wanted = mode == DirectReads::always || (mode == DirectReads::automatic && drop_);
+    if (wanted && bytes <= m.end - address) direct_ = open_direct(m, address);  // the rows in one mapping
 }
 
 void InputPages::passed(const void* base, size_t total, size_t begin, size_t end) const {

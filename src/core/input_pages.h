@@ -7,8 +7,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace kkm {
+
+/// The file under a read-only mapping, opened again with O_DIRECT: reads that bypass the page
+/// cache (row_stream.h). `offset` is the file offset of the first byte of the rows.
+struct DirectFile {
+    DirectFile(int descriptor, uint64_t file_offset) : fd(descriptor), offset(file_offset) {}
+    DirectFile(const DirectFile&) = delete;
+    DirectFile& operator=(const DirectFile&) = delete;
+    ~DirectFile();
+    const int fd;
+    const uint64_t offset;
+};
+
+/// When the passes read a mapped file with O_DIRECT instead of through the mapping: `automatic`
+/// for files larger than half the memory (whose pages would not survive from one pass to the
+/// next); the environment variable KKMEANS_DIRECT_READS=never|always|auto overrides it.
+enum class DirectReads { automatic, never, always };
 
 class InputPages {
 public:
@@ -19,10 +36,15 @@ public:
     /// process may use (memory_limit_bytes), the pages behind a pass are dropped (they would
     /// not survive until the next pass anyway). Anonymous memory gets no advice: nothing here
     /// ever moves a caller's own data to swap.
-    InputPages(const void* begin, size_t bytes);
+    /// Direct reads (`direct()`) where `mode` (or KKMEANS_DIRECT_READS, which wins) asks for
+    /// them, the rows lie in one read-only mapping of a regular file and the file opens with
+    /// O_DIRECT (tmpfs and some network file systems refuse it: the mapping is read then).
+    InputPages(const void* begin, size_t bytes, DirectReads mode = DirectReads::automatic);
 
     bool file() const { return file_; }
     bool drops() const { return drop_; }
+    /// The file opened for direct reads, or NULL (read the mapping).
+    const DirectFile* direct() const { return direct_.get(); }
     /// A pass over the `total` bytes from `base`, in order (or in blocks handed out in order to
     /// several threads), finished its block [begin, end). Advice comes in regions of
     /// kRegionBytes, once per region, from the block that crosses into a new region: the
@@ -41,6 +63,7 @@ private:
 
     bool file_ = false;
     bool drop_ = false;
+    std::shared_ptr<const DirectFile> direct_;
 };
 
 }  // namespace kkm

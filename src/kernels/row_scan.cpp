@@ -3,14 +3,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 #include "core/parallel.h"
+#include "core/row_stream.h"
 #include "core/validate.h"
 
 namespace kkm {
 namespace {
 
-constexpr int64_t kBlockRows = 256;  // 256 rows of 784 floats: 800 KB, read again from cache
+constexpr int64_t kBlockRows = kScanBlockRows;  // 256 rows of 784 floats: 800 KB, read again from cache
 
 /// One chunk's running state: its column sums (centring_shift's, then the weight) and the
 /// squared deviations about its running mean (sums / weight), merged block by block.
@@ -20,20 +22,20 @@ struct Chunk {
     int64_t bad_block = -1;  ///< first row of the first block holding NaN or ±Inf
 };
 
-double weight_of(const std::vector<float>& w, int64_t i) {
-    return w.empty() ? 1.0 : static_cast<double>(w[static_cast<size_t>(i)]);
+double weight_of(const float* w, int64_t i) {
+    return w == nullptr ? 1.0 : static_cast<double>(w[i]);
 }
 
 /// The block's weighted mean into `mean` (d values), its weight returned.
-double block_mean(ConstMatrix X, const std::vector<float>& w, int64_t begin, int64_t end, std::vector<double>& mean) {
+double block_mean(ConstMatrix B, const float* w, std::vector<double>& mean) {
     std::fill(mean.begin(), mean.end(), 0.0);
     double bw = 0;
-    for (int64_t i = begin; i < end; ++i) {
+    for (int64_t i = 0; i < B.rows; ++i) {
         const double wi = weight_of(w, i);
-        const float* x = X.row(i);
+        const float* x = B.row(i);
         double* m = mean.data();
 #pragma omp simd
-        for (int64_t t = 0; t < X.cols; ++t) m[t] += wi * x[t];
+        for (int64_t t = 0; t < B.cols; ++t) m[t] += wi * x[t];
         bw += wi;
     }
     if (bw > 0) {
@@ -42,18 +44,18 @@ double block_mean(ConstMatrix X, const std::vector<float>& w, int64_t begin, int
     return bw;
 }
 
-/// Adds rows [begin, end) to the chunk: the block's squared deviations about its own mean
-/// (reads from cache) merged with Chan, Golub & LeVeque's update against the chunk's running
-/// mean, then the rows to the chunk's sums one by one (centring_shift's order).
-void add_block(ConstMatrix X, const std::vector<float>& w, int64_t begin, int64_t end, Chunk& c,
-               std::vector<double>& mean) {
-    const int64_t d = X.cols;
+/// Adds the block B (weights w, NULL: all 1) to the chunk: the block's squared deviations
+/// about its own mean (reads from cache) merged with Chan, Golub & LeVeque's update against
+/// the chunk's running mean, then the rows to the chunk's sums one by one (centring_shift's
+/// order).
+void add_block(ConstMatrix B, const float* w, Chunk& c, std::vector<double>& mean) {
+    const int64_t d = B.cols;
     double* sums = c.sums.data();
-    const double bw = block_mean(X, w, begin, end, mean);
+    const double bw = block_mean(B, w, mean);
     if (bw > 0) {
         double m2 = 0;
-        for (int64_t i = begin; i < end; ++i) {
-            const float* x = X.row(i);
+        for (int64_t i = 0; i < B.rows; ++i) {
+            const float* x = B.row(i);
             const double* m = mean.data();
             // In order, not a simd reduction: a vectorised sum's split can follow the row's
             // alignment, and a mapped file and a heap copy of it must give the same bits.
@@ -69,47 +71,51 @@ void add_block(ConstMatrix X, const std::vector<float>& w, int64_t begin, int64_
         }
         c.m2 += m2 + (cw > 0 ? between * cw * bw / (cw + bw) : 0.0);
     }
-    for (int64_t i = begin; i < end; ++i) {
+    for (int64_t i = 0; i < B.rows; ++i) {
         const double wi = weight_of(w, i);
-        const float* x = X.row(i);
+        const float* x = B.row(i);
 #pragma omp simd
         for (int64_t t = 0; t < d; ++t) sums[t] += wi * x[t];
         sums[d] += wi;
     }
 }
 
-void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_t begin, int64_t end, Chunk& c,
-                const std::atomic<int64_t>& first_bad, const InputPages* pages) {
+/// Rows [begin, end) in blocks of kBlockRows from `begin` (every `every`-th block when
+/// sampling), streamed (RowStream: read ahead, directly from the file where InputPages opened
+/// it so).
+void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_t begin, int64_t end, int64_t every,
+                Chunk& c, const std::atomic<int64_t>& first_bad, const InputPages* pages) {
     std::vector<double> mean(moments ? static_cast<size_t>(X.cols) : 0);
-    const size_t row_bytes = static_cast<size_t>(X.cols) * sizeof(float);
-    const size_t chunk_bytes = static_cast<size_t>(end - begin) * row_bytes;
-    for (int64_t b = begin; b < end; b += kBlockRows) {
-        if (first_bad.load(std::memory_order_relaxed) < b) return;  // an earlier row is already bad
-        const int64_t e = std::min(end, b + kBlockRows);
-        if (pages != nullptr) {  // the chunk is one pass in order: advice per region of it
-            pages->passed(X.row(begin), chunk_bytes, static_cast<size_t>(b - begin) * row_bytes,
-                          static_cast<size_t>(e - begin) * row_bytes);
+    const bool sampled = every > 1;
+    RowStream stream(pages, X, begin, end, sampled ? kBlockRows : RowStream::segment_rows(X.cols, kBlockRows),
+                     sampled ? every * kBlockRows : 0);
+    ConstMatrix rows;
+    int64_t first = 0;
+    while (stream.next(rows, first)) {
+        for (int64_t b = 0; b < rows.rows; b += kBlockRows) {
+            if (first_bad.load(std::memory_order_relaxed) < first + b) return;  // an earlier row is already bad
+            const ConstMatrix block = rows.slice(b, std::min(kBlockRows, rows.rows - b));
+            if (!rows_finite(block, 0, block.rows)) {
+                c.bad_block = first + b;
+                return;
+            }
+            if (moments) add_block(block, w.empty() ? nullptr : w.data() + first + b, c, mean);
         }
-        if (!rows_finite(X, b, e)) {
-            c.bad_block = b;
-            return;
-        }
-        if (moments) add_block(X, w, b, e, c, mean);
     }
 }
 
 }  // namespace
 
 RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool moments, int64_t row_offset,
-                     int threads, const InputPages* pages) {
+                     int threads, const InputPages* pages, int64_t sample_every) {
     const int64_t d = X.cols, per_chunk = block_count(X.rows, kScanChunks);
     std::vector<Chunk> chunks(static_cast<size_t>(kScanChunks));
     for (Chunk& c : chunks) c.sums.assign(moments ? static_cast<size_t>(d + 1) : 0, 0.0);
     std::atomic<int64_t> first_bad{INT64_MAX};
     parallel_blocks(threads, kScanChunks, [&](int64_t c) {
         Chunk& chunk = chunks[static_cast<size_t>(c)];
-        scan_chunk(X, weights, moments, c * per_chunk, std::min(X.rows, (c + 1) * per_chunk), chunk, first_bad,
-                   pages);
+        scan_chunk(X, weights, moments, c * per_chunk, std::min(X.rows, (c + 1) * per_chunk), sample_every, chunk,
+                   first_bad, pages);
         if (chunk.bad_block < 0) return;
         int64_t seen = first_bad.load();
         while (chunk.bad_block < seen && !first_bad.compare_exchange_weak(seen, chunk.bad_block)) {
@@ -142,6 +148,14 @@ RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool mome
         out.spread += c.m2 + cw * between;
     }
     return out;
+}
+
+int64_t moments_sample(int64_t rows, int64_t global) {
+    if (global <= kSampledMomentsAbove || rows <= 0) return 0;
+    const double blocks = std::ceil(static_cast<double>(block_count(rows, kScanChunks)) / kBlockRows);
+    const double wanted = std::ceil(static_cast<double>(kMomentSampleRows) * static_cast<double>(rows) /
+                                    static_cast<double>(global) / static_cast<double>(kScanChunks * kBlockRows));
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(blocks / std::max(wanted, 1.0))));
 }
 
 double scan_footprint(int64_t d, int threads) {

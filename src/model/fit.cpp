@@ -319,25 +319,40 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
 namespace {
 
 /// The one read of X before the kernel stage (scan_rows): its finiteness, and the moments
-/// gamma=auto (rbf) and the centring shift take, into the report.
-void scale_and_shift(FitSession& session, int threads) {
+/// gamma=auto (rbf) and the centring shift take, into the report. Above kSampledMomentsAbove
+/// rows the moments come from a sample of evenly spaced runs, and the rest of X is checked by
+/// a pass of its own only if the method's kernel pass does not check it (nystrom_checks_rows;
+/// `reads_first`: something else reads every row before the method, e.g. given centres).
+void scale_and_shift(FitSession& session, int threads, bool reads_first) {
     const Params& p = session.p;
     const ConstMatrix X = session.X;
     const Comm& comm = *session.comm;
     const MemoryLedger::Charge stage =
         session.charge("gamma", "the automatic gamma's per-thread sort orders and the centring sums",
                        memory::gamma_stage(p, static_cast<double>(X.rows), static_cast<double>(X.cols), threads));
+    const MemoryLedger::Charge reads =
+        session.charge("gamma", "the direct reads' buffers (RowStream)", direct_read_buffers(session));
     const KernelTraits& traits = kernel_traits(p.kernel);
     const bool auto_scale = traits.uses_gamma && p.gamma <= 0;
     if (auto_scale) session.begin_stage("gamma");
     const bool moments = traits.centred || (auto_scale && p.kernel == KernelType::rbf);
+    const bool sampled = session.n_global() > kSampledMomentsAbove;
+    session.rows_checked = !sampled || reads_first || !nystrom_checks_rows(session);
     RowMoments scanned;
-    // A precomputed kernel was scanned for finiteness before its symmetry check (fit_with),
-    // and needs no moments.
-    if (moments || !traits.precomputed) {
-        collectively(comm,
-                     [&] { scanned = scan_rows(X, session.w, moments, session.part.offset, threads, &session.pages); });
-    }
+    collectively(comm, [&] {
+        if (moments) {
+            try {
+                scanned = scan_rows(X, session.w, true, session.part.offset, threads, &session.pages,
+                                    moments_sample(X.rows, session.n_global()));
+            } catch (const Error&) {  // a bad row in the sample: name the first of all rows
+                if (sampled) scan_rows(X, {}, false, session.part.offset, threads, &session.pages);
+                throw;
+            }
+        }
+        // A precomputed kernel was scanned for finiteness before its symmetry check (fit_with).
+        const bool checked = (moments && !sampled) || traits.precomputed || !session.rows_checked;
+        if (!checked) scan_rows(X, {}, false, session.part.offset, threads, &session.pages);
+    });
     FitReport& report = session.report();
     if (traits.uses_gamma) {
         report.gamma =
@@ -384,7 +399,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     session.start = start;
     session.pages = InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float));
     collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
-    scale_and_shift(session, threads);
+    scale_and_shift(session, threads, given != nullptr && !given->centres.empty());
     std::vector<int32_t> from_centres;
     if (given != nullptr && !given->labels.empty()) session.start = &given->labels;
     if (given != nullptr && !given->centres.empty()) {

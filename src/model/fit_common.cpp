@@ -10,8 +10,10 @@
 #include "core/blocking.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/row_stream.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_traits.h"
+#include "kernels/row_scan.h"
 #include "model/fit_memory.h"
 
 namespace kkm {
@@ -29,11 +31,19 @@ void StageTimer::stage(const char* name) {
     report_.timings.emplace_back(name, seconds);
 }
 
+double direct_read_buffers(const FitSession& c) {
+    if (c.pages.direct() == nullptr) return 0.0;
+    const int64_t block = std::max(kRowBlock, kScanBlockRows);
+    return c.threads * RowStream::footprint(c.X.cols, RowStream::segment_rows(c.X.cols, block));
+}
+
 void require_budget(FitSession& c, const char* method, double peak, const std::string& detail) {
     // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
-    // the method's first stage.
-    const double need = std::max(
-        peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols), c.threads));
+    // the method's first stage; the direct reads' buffers live through either.
+    const double need =
+        std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols),
+                                           c.threads)) +
+        direct_read_buffers(c);
     c.report().memory_estimate = c.ledger().total() + need;
     const std::string name(method);
     std::string advice = "use fewer rows";

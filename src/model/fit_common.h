@@ -64,8 +64,13 @@ public:
     /// rows X sit among all of them.
     const Comm* comm = &solo_comm();
     RowPartition part = {};
-    /// Where X lives: read-ahead and drop-behind for the passes over a mapped file.
+    /// Where X lives: read-ahead and drop-behind (or direct reads) for the passes over a
+    /// mapped file.
     InputPages pages;
+    /// False when only the moments' sample of X has been checked for NaN and ±Inf so far (a
+    /// fit of more than kSampledMomentsAbove rows whose method checks the rest in its own
+    /// pass: nystrom_checks_rows).
+    bool rows_checked = true;
     /// Labels of every row the first restart starts from instead of a seeding (NULL: seed):
     /// what the gamma=search / k=auto search's clustering assigns them.
     const std::vector<int32_t>* start = nullptr;
@@ -99,6 +104,10 @@ private:
 /// (the method's footprint, model/fit_memory.h) and the gamma stage exceeds the budget.
 /// Records the estimate in the report.
 void require_budget(FitSession& c, const char* method, double peak, const std::string& detail);
+
+/// Bytes of the read-ahead buffers of the passes that read X directly from its file (every
+/// thread streams: RowStream), 0 when X is read in place.
+double direct_read_buffers(const FitSession& c);
 
 /// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's
 /// (computed in row blocks: no copy of X).
@@ -196,6 +205,11 @@ void check_nystrom_budget(FitSession& c);
 void check_sketch_budget(FitSession& c);
 void check_rff_budget(FitSession& c);
 void check_minibatch_budget(FitSession& c);
+
+/// Whether fit_nystrom reads every row in one kernel pass before anything else reads more than
+/// its landmarks (one process, uniform landmarks, the kernel rows kept): it then checks their
+/// finiteness itself, and a fit of many rows needs no pass of its own for it (rows_checked).
+bool nystrom_checks_rows(const FitSession& c);
 
 std::unique_ptr<FittedModel> fit_exact(FitSession& c);
 std::unique_ptr<FittedModel> fit_nystrom(FitSession& c);

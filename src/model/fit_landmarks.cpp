@@ -2,6 +2,8 @@
 // m landmarks (uniform, ridge leverage scores or D² sampling) and map a row x to a projection
 // of its kernel row k_L(x).
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cmath>
 
 #include "cluster/landmark_lloyd.h"
@@ -11,11 +13,14 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
+#include "core/row_stream.h"
+#include "core/validate.h"
 #include "features/landmarks.h"
 #include "features/nystrom.h"
 #include "features/sketch.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_traits.h"
+#include "kernels/row_scan.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
 
@@ -76,25 +81,91 @@ RowPrecision kernel_row_precision(const Params& p) {
     return RowPrecision::f16;
 }
 
-/// G = K(X, L) into `G`, in row blocks on the threads parallel_blocks_beside leaves to it;
-/// a half store gets each block through a float32 scratch. (The engine reads the caller's
-/// rows in place: it packs them itself, and no BLAS call reads past them.)
-void kernel_rows_block(const FitSession& c, const KernelBasis& basis, RowStore& G, int64_t b,
+/// G = K(X, L) for the block of rows starting at row `begin`; a half store gets it through a
+/// float32 scratch. (The engine reads the caller's rows in place: it packs them itself, and
+/// no BLAS call reads past them.)
+void kernel_rows_block(const KernelBasis& basis, RowStore& G, ConstMatrix rows, int64_t begin,
                        std::vector<Matrix>& scratch) {
-    const int64_t n = G.rows(), m = G.cols();
-    const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-    const ConstMatrix rows = c.X.slice(begin, count);
+    const int64_t m = G.cols();
     if (float* out = G.writable(begin)) {
         basis.evaluate(rows, out, m);
     } else {
         const size_t t = thread_slot(scratch.size());
-        scratch[t].reshape(count, m);
+        scratch[t].reshape(rows.rows, m);
         basis.evaluate(rows, scratch[t].data(), m);
-        G.put(begin, count, scratch[t].data());
+        G.put(begin, rows.rows, scratch[t].data());
     }
-    const size_t row_bytes = static_cast<size_t>(c.X.cols) * sizeof(float);
-    c.pages.passed(c.X.data, static_cast<size_t>(n) * row_bytes, static_cast<size_t>(begin) * row_bytes,
-                   static_cast<size_t>(begin + count) * row_bytes);
+}
+
+/// Rows each thread streams in one go when X is read directly (RowStream): whole segments,
+/// about 32 chunks per thread so that the last ones even out.
+int64_t stream_chunk_rows(int64_t n, int64_t segment, int threads) {
+    const int64_t wanted = block_count(n, 32 * static_cast<int64_t>(std::max(threads, 1)));
+    return block_count(wanted, segment) * segment;
+}
+
+/// Calls block(rows, first) for every block of kRowBlock rows of X on the threads beside
+/// `side`: block by block from X, or, when X is a file opened for direct reads, in chunks of
+/// rows each thread streams in order (the same blocks, so the same bits).
+template <class Side, class Block>
+void row_blocks_beside(const FitSession& c, Side&& side, Block&& block) {
+    const int64_t n = c.X.rows;
+    if (c.pages.direct() == nullptr) {
+        const size_t row_bytes = static_cast<size_t>(c.X.cols) * sizeof(float);
+        parallel_blocks_beside(c.threads, side, block_count(n, kRowBlock), [&](int64_t b) {
+            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
+            block(c.X.slice(begin, count), begin);
+            c.pages.passed(c.X.data, static_cast<size_t>(n) * row_bytes, static_cast<size_t>(begin) * row_bytes,
+                           static_cast<size_t>(begin + count) * row_bytes);
+        });
+        return;
+    }
+    const int64_t segment = RowStream::segment_rows(c.X.cols, kRowBlock);
+    const int64_t chunk = stream_chunk_rows(n, segment, c.threads);
+    const Progress* progress = Progress::current();
+    parallel_blocks_beside(c.threads, side, block_count(n, chunk), [&](int64_t q) {
+        RowStream stream(&c.pages, c.X, q * chunk, std::min(n, (q + 1) * chunk), segment);
+        ConstMatrix rows;
+        int64_t first = 0;
+        while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
+            for (int64_t b = 0; b < rows.rows; b += kRowBlock) {
+                block(rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
+            }
+        }
+    });
+}
+
+/// G = K(X, L) in row blocks beside `side` (the eigen-decomposition). Rows whose finiteness
+/// the fit has not checked yet (FitSession::rows_checked) are checked block by block first;
+/// the first row holding NaN or ±Inf is named after the pass, as scan_rows names it.
+template <class Side>
+void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Side&& side) {
+    std::vector<Matrix> scratch(static_cast<size_t>(c.threads));
+    std::atomic<int64_t> first_bad{INT64_MAX};
+    row_blocks_beside(c, side, [&](ConstMatrix rows, int64_t begin) {
+        if (!c.rows_checked) {
+            if (first_bad.load(std::memory_order_relaxed) < begin) return;  // an earlier row is already bad
+            if (!rows_finite(rows, 0, rows.rows)) {
+                int64_t seen = first_bad.load();
+                while (begin < seen && !first_bad.compare_exchange_weak(seen, begin)) {
+                }
+                return;
+            }
+        }
+        kernel_rows_block(basis, G, rows, begin, scratch);
+    });
+    const int64_t bad = first_bad.load();
+    if (bad != INT64_MAX) require_finite(c.X.slice(bad, std::min(kRowBlock, c.X.rows - bad)), "X", c.part.offset + bad);
+}
+
+/// Landmarks picked from rows not checked yet (FitSession::rows_checked): a landmark holding
+/// NaN or ±Inf would spoil K_LL before the kernel pass names it, so then every row is checked
+/// now and the first bad one named.
+void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
+    if (c.rows_checked) return;
+    for (const int64_t i : idx) {
+        if (!rows_finite(c.X, i, i + 1)) scan_rows(c.X, {}, false, c.part.offset, c.threads, &c.pages);
+    }
 }
 
 /// The sizes of a Nyström fit (validated: m ≤ n, rank ≤ ℓ ≤ m, half rows for bounded kernels).
@@ -154,6 +225,12 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
 
 }  // namespace
 
+bool nystrom_checks_rows(const FitSession& c) {
+    const KernelTraits& t = kernel_traits(c.p.kernel);
+    return c.p.method == Method::nystrom && !t.graph && !t.precomputed && c.p.sampling == Sampling::uniform &&
+           !c.distributed() && !nystrom_memory(c, nystrom_shape(c)).direct;
+}
+
 void check_nystrom_budget(FitSession& c) {
     const memory::NystromFootprint f = nystrom_memory(c, nystrom_shape(c));
     require_budget(c, "nystrom", f.peak(),
@@ -171,6 +248,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     if (!f.direct) c.report().kernel_rows = shape.precision;
     c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
+    check_landmark_rows(c, idx);
     MemoryLedger::Charge building = c.charge("landmarks", "packing the landmarks", f.basis_build);
     const MemoryLedger::Charge landmarks = c.charge("landmarks", "the m landmarks and their packed panels", f.basis);
     MemoryLedger::Charge rows_of_landmarks =
@@ -220,10 +298,9 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         const MemoryLedger::Charge scratch =
             c.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
         const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
-        std::vector<Matrix> scratch_rows(static_cast<size_t>(c.threads));
-        parallel_blocks_beside(
-            c.threads, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); }, block_count(n, kRowBlock),
-            [&](int64_t b) { kernel_rows_block(c, basis, G, b, scratch_rows); });
+        const MemoryLedger::Charge reads =
+            c.charge("kernel+eigen", "the direct reads' buffers (RowStream)", direct_read_buffers(c));
+        kernel_rows(c, basis, G, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); });
     }
     landmark_rows = Matrix();
     rows_of_landmarks.release();
