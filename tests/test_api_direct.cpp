@@ -100,6 +100,38 @@ TEST_F(Direct, ReadingTheFileDirectlyGivesTheInMemoryFitBitForBit) {
     }
 }
 
+// The rank restriction runs inside the kernel pass (R = G P_l kept instead of G, R'R summed in
+// fixed chunks): the same bits for any thread count, read from memory or directly from a file,
+// and the clustering of the two-pass restriction (solver=lloyd on G when features are dearer).
+TEST_F(Direct, RankRestrictionInTheKernelPassIsTheSameForAnyThreadCount) {
+    const Dataset ds = blobs(30000, 6, 5, 31, 1.5);
+    const std::string path = write("rank.f32", ds.X);
+    std::vector<std::vector<int32_t>> labels;
+    std::vector<double> objectives;
+    for (const char* params : {"k=5 method=nystrom m=80 rank=5 threads=1", "k=5 method=nystrom m=80 rank=5 threads=2"}) {
+        auto m = make_model(params);
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        labels.push_back(labels_of(m.get(), ds.n));
+        objectives.push_back(objective_of(m.get()));
+    }
+    EXPECT_EQ(labels[0], labels[1]);
+    EXPECT_EQ(objectives[0], objectives[1]);
+    {
+        const DirectReads always("always");
+        expect_same_fit("k=5 method=nystrom m=80 rank=5", ds, path);
+    }
+    // rank=40 with max_iter=3: features are dearer than Lloyd on G with P, the two-pass path.
+    auto wide = make_model("k=5 method=nystrom m=80 rank=40 reg_rank=40 max_iter=3");
+    ASSERT_TRUE(Ok(kkm_fit(wide.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    double score = 0;
+    const std::vector<int32_t> got = labels_of(wide.get(), ds.n);
+    ASSERT_TRUE(Ok(kkm_normalized_mutual_info(got.data(), ds.truth.data(), ds.n, &score)));
+    double fused = 0;
+    ASSERT_TRUE(Ok(kkm_normalized_mutual_info(labels[0].data(), ds.truth.data(), ds.n, &fused)));
+    EXPECT_GT(fused, 0.9);
+    EXPECT_GT(score, 0.9);
+}
+
 // Above kSampledMomentsAbove rows gamma=auto comes from 32 evenly spaced runs: close to every
 // row's, the same bits from a file read directly as from memory.
 TEST_F(Direct, ManyRowsTakeGammaFromASampleCloseToEveryRows) {

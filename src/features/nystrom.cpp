@@ -65,31 +65,29 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     return P;
 }
 
-Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads, const Comm& comm) {
-    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows();
-    const int64_t per_chunk = block_count(n, kChunks);
-    std::vector<double> partial(static_cast<size_t>(kChunks * l * l), 0.0);
-    parallel_blocks(threads, kChunks, [&](int64_t c) {
-        const int64_t end = std::min(n, (c + 1) * per_chunk);
-        Matrix R, RtR(l, l), scratch;
-        for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
-            const int64_t count = std::min(kRowBlock, end - begin);
-            R.reshape(count, l);
-            const ConstMatrix rows = G.block(begin, count, scratch);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m, P_l.data(), l, 0.0f,
-                          R.data(), l, 1);
-            linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, count, 1.0f, R.data(), l, R.data(), l, 0.0f,
-                          RtR.data(), l, 1);
-            double* acc = partial.data() + c * l * l;
-            for (int64_t t = 0; t < l * l; ++t) acc[t] += RtR.data()[t];
-        }
-    });
+RankGram::RankGram(int64_t l, int64_t chunks) : l_(l), partial_(static_cast<size_t>(chunks * l * l), 0.0) {}
+
+double RankGram::footprint(int64_t l, int64_t chunks) {
+    return 8.0 * static_cast<double>(chunks) * static_cast<double>(l) * static_cast<double>(l);
+}
+
+void RankGram::add(int64_t chunk, ConstMatrix R_b, Matrix& scratch) {
+    const int64_t l = l_;
+    scratch.reshape(l, l);
+    linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, R_b.rows, 1.0f, R_b.data, l, R_b.data, l, 0.0f,
+                  scratch.data(), l, 1);
+    double* acc = partial_.data() + chunk * l * l;
+    for (int64_t t = 0; t < l * l; ++t) acc[t] += scratch.data()[t];
+}
+
+Matrix RankGram::restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix* Vs) {
+    const int64_t l = l_, m = P_l.rows, chunks = static_cast<int64_t>(partial_.size()) / std::max<int64_t>(1, l * l);
     std::vector<double> V(static_cast<size_t>(l * l), 0.0), w(static_cast<size_t>(l));
-    for (int64_t c = 0; c < kChunks; ++c) {
-        for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial[static_cast<size_t>(c * l * l + t)];
+    for (int64_t c = 0; c < chunks; ++c) {
+        for (int64_t t = 0; t < l * l; ++t) V[static_cast<size_t>(t)] += partial_[static_cast<size_t>(c * l * l + t)];
     }
     sum_over_ranks(comm, V.data(), V.size());
-    std::vector<double>().swap(partial);         // 32 l² doubles: not held through the decomposition
+    std::vector<double>().swap(partial_);        // not held through the decomposition
     linalg::dsyevd_rows(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are the rows of V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);
@@ -102,7 +100,32 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
             P.row(i)[c] = static_cast<float>(acc);
         }
     }
+    if (Vs != nullptr) {
+        *Vs = Matrix(l, s);
+        for (int64_t q = 0; q < l; ++q) {
+            for (int64_t c = 0; c < s; ++c) Vs->row(q)[c] = static_cast<float>(V[static_cast<size_t>((l - 1 - c) * l + q)]);
+        }
+    }
     return P;
+}
+
+Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads, const Comm& comm) {
+    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows();
+    const int64_t per_chunk = block_count(n, kChunks);
+    RankGram gram(l, kChunks);
+    parallel_blocks(threads, kChunks, [&](int64_t c) {
+        const int64_t end = std::min(n, (c + 1) * per_chunk);
+        Matrix R, RtR, scratch;
+        for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
+            const int64_t count = std::min(kRowBlock, end - begin);
+            R.reshape(count, l);
+            const ConstMatrix rows = G.block(begin, count, scratch);
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m, P_l.data(), l, 0.0f,
+                          R.data(), l, 1);
+            gram.add(c, R.view(), RtR);
+        }
+    });
+    return gram.restrict(P_l, s, comm);
 }
 
 Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,

@@ -37,6 +37,30 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
 Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
                         std::vector<float>& residual, int threads);
 
+/// Chunks of rows the fused rank restriction sums RᵀR in (model/fit_landmarks.cpp; fewer for
+/// few rows).
+inline constexpr int64_t kRankChunks = 64;
+
+/// RᵀR of rows R = G P_ℓ arriving in blocks, in float64 in a fixed order whatever the thread
+/// count: one accumulator per chunk of rows (a chunk's blocks are added in row order by one
+/// thread at a time), summed in chunk order at the end.
+class RankGram {
+public:
+    RankGram(int64_t l, int64_t chunks);
+    /// Adds R_bᵀ R_b (a float32 GEMM) of the block R_b (rows × ℓ) to chunk `chunk`'s sum.
+    /// `scratch` is the calling thread's (ℓ × ℓ).
+    void add(int64_t chunk, ConstMatrix R_b, Matrix& scratch);
+    /// P = P_ℓ V_s, V_s the top-s eigenvectors of RᵀR summed over the chunks and the ranks
+    /// (collective), into Vs (ℓ × s) too when given.
+    Matrix restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix* Vs = nullptr);
+    /// Bytes of the chunks' sums.
+    static double footprint(int64_t l, int64_t chunks);
+
+private:
+    int64_t l_;
+    std::vector<double> partial_;  ///< chunks × ℓ × ℓ
+};
+
 /// Rank restriction of a whitening projection P_ℓ (m×ℓ) to s columns: P_ℓ V_s, with V_s the
 /// top-s eigenvectors of RᵀR = Σ_blocks (G_b P_ℓ)ᵀ (G_b P_ℓ), accumulated over row blocks of
 /// the kernel rows G (n×m) in float64 in a fixed block order (no n×ℓ copy is kept).

@@ -2,6 +2,7 @@
 // m landmarks (uniform, ridge leverage scores or D² sampling) and map a row x to a projection
 // of its kernel row k_L(x).
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 #include <cmath>
@@ -58,13 +59,6 @@ int64_t regularised_rank(const Params& p, int64_t m) {
     return l;
 }
 
-/// Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k:
-/// worth it when r(m + I k) < I k m, with I = 20 expected iterations.
-bool features_cheaper(const Params& p, int64_t m, int64_t r) {
-    const double iters = static_cast<double>(std::min<int64_t>(p.max_iter, 20));
-    const double k = static_cast<double>(p.k);
-    return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
-}
 
 /// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
 /// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
@@ -168,6 +162,64 @@ void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
     }
 }
 
+/// Fixed chunks of whole kRowBlock blocks (kRankChunks of them, fewer for few rows): what a
+/// reduction over the rows sums per chunk, in the same order for any thread count.
+int64_t rank_chunk_rows(int64_t n) {
+    return std::max<int64_t>(1, block_count(block_count(n, kRankChunks), kRowBlock)) * kRowBlock;
+}
+
+/// Calls block(chunk, rows, first) for every block of kRowBlock rows of X, each chunk of
+/// `chunk_rows` rows (a multiple of kRowBlock) in row order on one thread, streamed (RowStream:
+/// read ahead, directly from the file where InputPages opened it so).
+template <class Block>
+void row_chunks(const FitSession& c, int64_t chunk_rows, Block&& block) {
+    const int64_t n = c.X.rows;
+    const int64_t segment = RowStream::segment_rows(c.X.cols, kRowBlock);
+    const Progress* progress = Progress::current();
+    parallel_blocks(c.threads, block_count(n, chunk_rows), [&](int64_t q) {
+        RowStream stream(&c.pages, c.X, q * chunk_rows, std::min(n, (q + 1) * chunk_rows), segment);
+        ConstMatrix rows;
+        int64_t first = 0;
+        while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
+            for (int64_t b = 0; b < rows.rows; b += kRowBlock) {
+                block(q, rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
+            }
+        }
+    });
+}
+
+/// The rank restriction fused into the kernel pass (Wang, Gittens & Mahoney 2019, Algorithm
+/// 2): with P_ℓ known, each block of kernel rows G_b = K(X_b, L) goes straight to
+/// R_b = G_b P_ℓ, kept (n×ℓ, in the kernel rows' precision) instead of G (n×m), and into
+/// RᵀR. Nothing reads X or G again: P = P_ℓ V_s and the features F = R V_s follow from R.
+/// Rows not checked yet are checked block by block, the first bad one named after the pass.
+RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& P_l, RowPrecision precision,
+                   RankGram& gram) {
+    const int64_t n = c.X.rows, m = basis.size(), l = P_l.cols;
+    RowStore R(n, l, precision, c.report().isa);
+    PerThread<std::array<Matrix, 3>> scratch(c.threads);  // G_b, R_b, R_bᵀR_b
+    std::atomic<int64_t> first_bad{INT64_MAX};
+    row_chunks(c, rank_chunk_rows(n), [&](int64_t q, ConstMatrix rows, int64_t begin) {
+        if (!c.rows_checked && !rows_finite(rows, 0, rows.rows)) {
+            int64_t seen = first_bad.load();
+            while (begin < seen && !first_bad.compare_exchange_weak(seen, begin)) {
+            }
+        }
+        if (first_bad.load(std::memory_order_relaxed) <= begin) return;  // this block or an earlier one is bad
+        auto& [G_b, R_b, RtR] = scratch.local();
+        G_b.reshape(rows.rows, m);
+        basis.evaluate(rows, G_b.data(), m);
+        R_b.reshape(rows.rows, l);
+        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, rows.rows, l, m, 1.0f, G_b.data(), m, P_l.data(), l, 0.0f,
+                      R_b.data(), l, 1);
+        R.put(begin, rows.rows, R_b.data());
+        gram.add(q, R_b.view(), RtR);
+    });
+    const int64_t bad = first_bad.load();
+    if (bad != INT64_MAX) require_finite(c.X.slice(bad, std::min(kRowBlock, n - bad)), "X", c.part.offset + bad);
+    return R;
+}
+
 /// The sizes of a Nyström fit (validated: m ≤ n, rank ≤ ℓ ≤ m, half rows for bounded kernels).
 struct NystromShape {
     int64_t m;
@@ -221,6 +273,46 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
     features.hartigan(best.labels, c.p.max_iter);
     best.objective = problem.objective(best.labels);
     c.end_stage("refine");
+}
+
+/// Rank-restricted Nyström whose features are taken, in one pass over X (rank_rows), then
+/// P = P_ℓ V_s (stage "rank"), F = R V_s and Lloyd on F. `projection` holds P_ℓ's charge.
+std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Matrix P_l, RowPrecision precision,
+                                           MemoryLedger::Charge& projection) {
+    const int64_t n = c.X.rows, l = P_l.cols, s = std::min(c.p.rank, l), chunks = block_count(n, rank_chunk_rows(n));
+    const memory::NystromFootprint f = nystrom_memory(c, {basis.size(), l, precision}, s);
+    MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x l rows R = G P_l", f.kernel_rows);
+    MemoryLedger::Charge restricted =
+        c.charge("kernel+eigen", "R'R's chunk sums, their eigen-decomposition and the new P", f.rank);
+    RankGram gram(l, chunks);
+    RowStore R;
+    {
+        const MemoryLedger::Charge scratch =
+            c.charge("kernel+eigen", "every thread's block of kernel rows, R and R'R", f.row_scratch);
+        const MemoryLedger::Charge reads =
+            c.charge("kernel+eigen", "the direct reads' buffers (RowStream)", direct_read_buffers(c));
+        R = rank_rows(c, basis, P_l, precision, gram);
+    }
+    c.end_stage("kernel+eigen");
+    c.begin_stage("rank");
+    Matrix Vs;
+    Matrix P = gram.restrict(P_l, s, *c.comm, &Vs);
+    restricted.release();
+    projection.release();
+    projection = c.charge("rank", "the projection P (m x r)", f.final_projection);
+    c.end_stage("rank");
+    c.begin_stage("features");
+    MemoryLedger::Charge diag_charge = c.charge("features", "the kernel diagonal", f.diag);
+    std::vector<float> diag = training_diagonal(c), residual;
+    const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", f.features);
+    Matrix F = nystrom_features(R, Vs, diag, residual, c.threads);
+    R = RowStore();
+    rows_charge.release();
+    std::vector<float>().swap(diag);
+    diag_charge.release();
+    c.end_stage("features");
+    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+    return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
 }
 
 }  // namespace
@@ -289,9 +381,24 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         c.end_stage("features");
         return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
     }
+    if (l > 0) {
+        // The rank restriction: P_ℓ first (K_LL is small), then one pass when the features
+        // are taken (fused_nystrom), else G as below.
+        c.begin_stage("kernel+eigen");
+        {
+            const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
+            P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l);
+        }
+        landmark_rows = Matrix();
+        rows_of_landmarks.release();
+        const int64_t s = std::min(c.p.rank, P.cols);
+        if (memory::nystrom_fused(c.p, m, s)) {
+            return fused_nystrom(c, std::move(basis), std::move(P), shape.precision, projection);
+        }
+    }
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
-    c.begin_stage("kernel+eigen");
+    if (l == 0) c.begin_stage("kernel+eigen");
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x m kernel rows G", f.kernel_rows);
     RowStore G(n, m, shape.precision, c.report().isa);
     {
@@ -300,7 +407,9 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         const MemoryLedger::Charge eigen = c.charge("kernel+eigen", "K_LL and its eigen-decomposition", f.eigen);
         const MemoryLedger::Charge reads =
             c.charge("kernel+eigen", "the direct reads' buffers (RowStream)", direct_read_buffers(c));
-        kernel_rows(c, basis, G, [&] { P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l); });
+        kernel_rows(c, basis, G, [&] {
+            if (l == 0) P = nystrom_projection(basis, lrows, c.p.nystrom_rcond, l);
+        });
     }
     landmark_rows = Matrix();
     rows_of_landmarks.release();
@@ -325,7 +434,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     // (else Lloyd runs on G itself: the same clustering).
     const bool features =
         c.p.solver == Solver::minibatch ||
-        (features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger().fits(fa.features_beside_rows())));
+        (memory::features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger().fits(fa.features_beside_rows())));
     if (features) {
         std::vector<float> residual;
         c.begin_stage("features");

@@ -1,12 +1,11 @@
 #include "model/fit_memory.h"
 
-#include "kernels/row_scan.h"
-
 #include <algorithm>
 #include <cmath>
 
 #include "cluster/hamerly.h"
 #include "core/blocking.h"
+#include "features/nystrom.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
 
@@ -246,8 +245,24 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
 
 // ---------------------------------------------------------------- nystrom
 
+bool features_cheaper(const Params& p, int64_t m, int64_t r) {
+    const double iters = static_cast<double>(std::min<int64_t>(p.max_iter, 20));
+    const double k = static_cast<double>(p.k);
+    return static_cast<double>(r) * (static_cast<double>(m) + iters * k) < iters * k * static_cast<double>(m);
+}
+
+bool nystrom_fused(const Params& p, int64_t m, int64_t s) {
+    return p.rank > 0 && (p.solver == Solver::minibatch || features_cheaper(p, m, s));
+}
+
 double NystromFootprint::peak() const {
     const double setup = std::max(sampling, basis + basis_build);
+    if (fused) {
+        return std::max({setup, basis + landmark_rows + projection + eigen,
+                         basis + projection + kernel_rows + row_scratch + rank,
+                         basis + final_projection + kernel_rows + diag + features + feature_scratch,
+                         basis + final_projection + features + feature_cluster});
+    }
     if (direct) {
         return std::max({setup, basis + landmark_rows + projection + eigen,
                          basis + final_projection + diag + features + feature_scratch,
@@ -293,11 +308,19 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
         const double sums = 8 * kChunks * l * l + b.workers * per_thread;
         f.rank = std::max(sums, eigen(l) + 8 * l) + f.final_projection;
     }
+    f.fused = l > 0 && nystrom_fused(p, m_, static_cast<int64_t>(r));
+    if (f.fused) {  // R (n×ℓ) instead of G; each thread's G_b, R_b and R_bᵀR_b; the chunk sums
+        f.kernel_rows = half ? 2 * n * l : matrix(n, l);
+        f.row_scratch = b.workers * (matrix(b.rows, d) + kernel_block(p, b.rows, d) + matrix(b.rows, m) +
+                                     matrix(b.rows, l) + matrix(l, l) + gemm(b.rows, m, l) + gemm(l, b.rows, l));
+        f.rank = 8 * kRankChunks * l * l + 8 * l * l + eigen(l) + 8 * l + f.final_projection;
+    }
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
-    f.feature_scratch = b.workers * (gemm(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + matrix(b.rows, r)
-                                                           : half   ? matrix(b.rows, m)
-                                                                    : 0.0));
+    f.feature_scratch = f.fused ? b.workers * (gemm(b.rows, l, r) + (half ? matrix(b.rows, l) : 0.0))
+                                : b.workers * (gemm(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + matrix(b.rows, r)
+                                                                     : half   ? matrix(b.rows, m)
+                                                                              : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
     return f;

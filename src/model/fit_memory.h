@@ -84,6 +84,8 @@ ExactFootprint exact_footprint(const Params& p, int64_t n, int64_t d, int thread
 /// method=nystrom. The feature columns r are those of P: r_actual when known (after the
 /// eigen-decomposition), else at most m, or min(rank, ℓ) with a rank restriction.
 struct NystromFootprint {
+    bool fused = false;              ///< a rank restriction whose features are taken: R = G P_ℓ
+                                     ///< kept instead of G (nystrom_fused)
     bool direct = false;             ///< solver=minibatch without a rank restriction: features
                                      ///< straight from blocks of kernel rows, no G kept
     bool features_required = false;  ///< solver=minibatch: features, beside G when it is kept
@@ -93,8 +95,8 @@ struct NystromFootprint {
     double landmark_rows = 0;        ///< a precomputed kernel's m×n landmark rows, until K_LL is decomposed
     double projection = 0;           ///< P from K_LL (m × r, or m × ℓ before the rank restriction)
     double eigen = 0;                ///< K_LL and its eigen-decomposition (besides P)
-    double kernel_rows = 0;          ///< G, n×m (float32 or half)
-    double row_scratch = 0;          ///< every thread's block of kernel rows
+    double kernel_rows = 0;          ///< G, n×m (float32 or half); fused: R, n×ℓ
+    double row_scratch = 0;          ///< every thread's block of kernel rows (fused: and of R, RᵀR)
     double rank = 0;                 ///< the rank restriction's chunk sums, eigen-decomposition, new P
     double final_projection = 0;     ///< P after the rank restriction (m × r)
     double diag = 0;                 ///< K_ii of the training rows
@@ -108,6 +110,13 @@ struct NystromFootprint {
     /// What a features path needs beyond G, P, the landmarks and the diagonal.
     double features_beside_rows() const;
 };
+/// Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k:
+/// worth it when r(m + I k) < I k m, with I = 20 expected iterations.
+bool features_cheaper(const Params& p, int64_t m, int64_t r);
+/// Whether a rank-restricted Nyström fit (s feature columns) takes its features, and so runs
+/// the rank restriction fused into the kernel pass (solver=minibatch, or features cheaper).
+bool nystrom_fused(const Params& p, int64_t m, int64_t s);
+
 NystromFootprint nystrom_footprint(const Params& p, int64_t n, int64_t d, int64_t m, int64_t l, RowPrecision precision,
                                    int threads, bool weighted, int64_t r_actual = -1);
 
