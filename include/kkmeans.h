@@ -180,28 +180,41 @@ KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, c
 
 /* Streaming (scikit-learn's partial_fit): fits one batch of n rows, going on from the
  * model's fitted state when it was fitted (by kkm_fit or kkm_partial_fit) with the current
- * parameters, else starting a new stream. For the feature methods only (method=nystrom,
- * sketch, rff; method=auto resolves to one of them for rbf, laplacian, linear, cosine,
- * polynomial), whose fitted state needs no past rows. What differs from one kkm_fit of all
- * the rows:
+ * parameters, else starting a new stream. For the methods whose fitted state needs no past
+ * rows: the feature methods (method=nystrom, sketch, rff; method=auto resolves to one of them
+ * for rbf, laplacian, linear, cosine, polynomial) and the truncated mini-batch kernel k-means
+ * (method=minibatch with tau > 0, the default). What differs from one kkm_fit of all the rows:
  *  - the first batch is fitted as kkm_fit fits it, and its landmarks (nystrom, sketch: the
  *    first batch must hold at least m rows; m=auto is resolved for its size), random
  *    features, gamma=auto and centring shift stay for the whole stream;
- *  - every later batch moves the centres by Sculley's mini-batch update in that feature
- *    space: each centre becomes the running mean of every point assigned to it so far
- *    (weighted), starting from the first fit's cluster masses; no restarts, no Lloyd passes;
+ *  - feature methods: every later batch moves the centres by Sculley's mini-batch update in
+ *    that feature space: each centre becomes the running mean of every point assigned to it
+ *    so far (weighted), starting from the first fit's cluster masses; no restarts, no Lloyd
+ *    passes;
+ *  - method=minibatch: every later batch runs min(max_iter, ceil(n / batch_size)) more
+ *    iterations of the truncated algorithm (one pass over the batch in expectation; no early
+ *    stopping, no restarts) from the model's centres, their batch histories and the learning
+ *    rate's counts, drawing its mini-batches (of batch_size rows, with replacement, in
+ *    proportion to weight) from this batch's rows alone. Truncation keeps at most tau +
+ *    batch_size points per centre: the model holds copies of at most k (tau + batch_size)
+ *    rows, however long the stream. Its centres are those of the newest rows, as in a kkm_fit
+ *    (whose centres are its last iterations' too), not the running mean of the stream;
  *  - afterwards the model holds the last batch: kkm_get_labels gives its labels (assigned
  *    after the update), kkm_get_objective its objective, kkm_get_cluster_sizes the weight
- *    each centre has received over the stream, kkm_get_iterations the first fit's
- *    iterations plus one per later batch. kkm_assign labels any rows with the current
- *    centres (label the whole data after the stream that way).
+ *    each centre has received over the stream (the first fit's cluster sizes plus each later
+ *    row's weight), kkm_get_iterations the first fit's iterations plus one per later batch
+ *    (feature methods) or plus the iterations each later batch ran (minibatch). kkm_assign
+ *    labels any rows with the current centres (label the whole data after the stream that
+ *    way). A saved model (format 6) goes on identically after kkm_load_*; a minibatch model
+ *    saved before format 6 assigns but cannot go on (INVALID_ARGUMENT).
  * Changing a parameter's value (kkm_set_param) starts a new stream at the next call; setting
  * the value it has goes on. The progress callback sees the first batch's stages; a later
- * batch (one transform of its rows, then one update) reports "features" while its rows are
- * transformed, where a cancel stops it (the stream stays as it was), then "done". Errors: as
- * kkm_fit; INVALID_ARGUMENT for method=exact or minibatch, kernel=knn, heat or precomputed,
- * refine=hartigan, a first batch of fewer than m rows, a batch whose d differs from the
- * stream's, a starting partition set (kkm_set_init_labels / kkm_set_init_centres). */
+ * batch reports "features" while its rows are transformed (feature methods) or "minibatch"
+ * while it iterates, where a cancel stops it (the stream stays as it was), then "done".
+ * Errors: as kkm_fit; INVALID_ARGUMENT for method=exact, method=minibatch with tau=0,
+ * kernel=knn, heat or precomputed, refine=hartigan, a first batch of fewer than m rows
+ * (nystrom, sketch) or k rows, a batch whose d differs from the stream's, a starting
+ * partition set (kkm_set_init_labels / kkm_set_init_centres). */
 KKM_API kkm_status kkm_partial_fit(kkm_model *model, const float *X, int64_t n, int64_t d, const float *weights);
 
 /* Starting partitions (scikit-learn's init=array, R's centers=matrix). The next fits start

@@ -551,21 +551,33 @@ std::vector<unsigned char> with_version(std::vector<unsigned char> b, uint32_t v
     return b;
 }
 
-/// A version-5 buffer turned into the version-4 file it stands for: a feature body (sketch,
-/// rff, nystrom solver=minibatch) without its live-centroid flags (FEAA, the last section of
-/// BODY), which version 4 derived from the report's cluster sizes.
-std::vector<unsigned char> as_version_four(std::vector<unsigned char> b) {
+/// Removes the section `tag`, the last of BODY, when the buffer holds one (BODY's size adjusted).
+void drop_last_body_section(std::vector<unsigned char>& b, const char* tag) {
     const size_t body = find_tag(b, "BODY");
-    if (std::string(reinterpret_cast<const char*>(b.data()), b.size()).find("FEAA") != std::string::npos) {
-        const size_t at = find_tag(b, "FEAA");
-        uint64_t size = 0, body_size = 0;
-        std::memcpy(&size, b.data() + at + 4, 8);
-        std::memcpy(&body_size, b.data() + body + 4, 8);
-        EXPECT_EQ(at + 12 + size, body + 12 + body_size) << "FEAA is not the last section of BODY";
-        b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
-        body_size -= 12 + size;
-        std::memcpy(b.data() + body + 4, &body_size, 8);
-    }
+    if (std::string(reinterpret_cast<const char*>(b.data()), b.size()).find(tag) == std::string::npos) return;
+    const size_t at = find_tag(b, tag);
+    uint64_t size = 0, body_size = 0;
+    std::memcpy(&size, b.data() + at + 4, 8);
+    std::memcpy(&body_size, b.data() + body + 4, 8);
+    EXPECT_EQ(at + 12 + size, body + 12 + body_size) << tag << " is not the last section of BODY";
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + 12 + size));
+    body_size -= 12 + size;
+    std::memcpy(b.data() + body + 4, &body_size, 8);
+}
+
+/// A version-6 buffer turned into the version-5 file it stands for: a truncated minibatch
+/// body without its centres' batch histories (MBST, the last section of BODY).
+std::vector<unsigned char> as_version_five(std::vector<unsigned char> b) {
+    drop_last_body_section(b, "MBST");
+    return with_version(std::move(b), 5);
+}
+
+/// ... into the version-4 file: a feature body (sketch, rff, nystrom solver=minibatch) without
+/// its live-centroid flags (FEAA, the last section of BODY), which version 4 derived from the
+/// report's cluster sizes.
+std::vector<unsigned char> as_version_four(std::vector<unsigned char> b) {
+    b = as_version_five(std::move(b));
+    drop_last_body_section(b, "FEAA");
     return with_version(std::move(b), 4);
 }
 
@@ -603,6 +615,17 @@ std::vector<unsigned char> as_version_one(std::vector<unsigned char> b) {
     return with_version(std::move(b), 1);
 }
 
+/// Loads `old` (an older file of `fitted`) and checks that it labels ds as `fitted` does.
+Model loaded_assigns_alike(const kkm_model* fitted, const std::vector<unsigned char>& old, const Dataset& ds) {
+    Model loaded = make_model("");
+    EXPECT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
+    std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());
+    EXPECT_TRUE(Ok(kkm_assign(fitted, ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
+    EXPECT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
+    EXPECT_EQ(got, want);
+    return loaded;
+}
+
 }  // namespace
 
 TEST(FormatVersion, VersionOneToFourFilesStillLoad) {
@@ -620,12 +643,37 @@ TEST(FormatVersion, VersionOneToFourFilesStillLoad) {
                                                    : version == 2 ? as_version_two(now)
                                                    : version == 3 ? as_version_three(now)
                                                                   : as_version_four(now);
-            Model loaded = make_model("");
-            ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), old.data(), static_cast<int64_t>(old.size()))));
-            std::vector<int32_t> want(static_cast<size_t>(ds.n)), got(want.size());
-            ASSERT_TRUE(Ok(kkm_assign(fitted.get(), ds.X.data(), ds.n, ds.d, want.data(), nullptr)));
-            ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, got.data(), nullptr)));
-            EXPECT_EQ(got, want);
+            loaded_assigns_alike(fitted.get(), old, ds);
         }
     }
+}
+
+TEST(FormatVersion, AVersionFiveMinibatchFileAssignsButDoesNotStream) {
+    // Format 6 added the centres' batch histories that kkm_partial_fit goes on from: a
+    // version-5 minibatch file assigns as before, and a stream cannot go on from it.
+    const Dataset ds = blobs(40, 3, 3, 5);
+    Model fitted = make_model("k=3 method=minibatch batch_size=32 tau=16");
+    ASSERT_TRUE(Ok(kkm_fit(fitted.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const std::vector<unsigned char> now = save(fitted.get()), old = as_version_five(now);
+    ASSERT_LT(old.size(), now.size());
+    const Model loaded = loaded_assigns_alike(fitted.get(), old, ds);
+    EXPECT_TRUE(Fails(kkm_partial_fit(loaded.get(), ds.X.data(), 20, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"format 6", "histories"}));
+    EXPECT_TRUE(Ok(kkm_partial_fit(fitted.get(), ds.X.data(), 20, ds.d, nullptr)));
+}
+
+TEST(CraftedModel, MinibatchHistoriesAreValidated) {
+    // The arrays of MBST: count (8 bytes), then the values.
+    const Dataset ds = blobs(40, 3, 3, 5);
+    const Fitted f = fitted("k=3 method=minibatch batch_size=32 tau=16", ds);
+    Model m = make_model("");
+    EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTA", 8, 2.0)), KKM_ERR_FORMAT,
+                      {"mini-batch history", "(0, 1]"}));
+    EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTP", 8, int64_t{1} << 40)), KKM_ERR_FORMAT,
+                      {"mini-batch history", "outside its basis"}));
+    EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBSN", 8, 0.5)), KKM_ERR_FORMAT,
+                      {"mini-batch history", "count below 1"}));
+    EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTS", 8, int64_t{0})), KKM_ERR_FORMAT,
+                      {"mini-batch history", "counts"}));
+    EXPECT_TRUE(Ok(load_into(m.get(), f.bytes)));
 }

@@ -26,6 +26,7 @@ using kkm_test::Dataset;
 using kkm_test::Fails;
 using kkm_test::labels_of;
 using kkm_test::make_model;
+using kkm_test::save;
 using kkm_test::Ok;
 using kkm_test::W;
 
@@ -280,9 +281,135 @@ TEST(PartialFit, LaterBatchesMoveTheCentresToTheRunningMean) {
     EXPECT_EQ(after, iterations + 1);
 }
 
+// ------------------------------------------------------------------ kkm_partial_fit, method=minibatch
+
+// Streams ds in batches of `batch` rows into m (kkm_partial_fit each).
+void stream_into(kkm_model* m, const Dataset& ds, int64_t batch, int64_t begin = 0, int64_t end = -1) {
+    end = end < 0 ? ds.n : end;
+    for (; begin < end; begin += batch) {
+        const int64_t rows = std::min(batch, end - begin);
+        ASSERT_TRUE(Ok(kkm_partial_fit(m, ds.X.data() + begin * ds.d, rows, ds.d, nullptr)));
+    }
+}
+
+std::vector<int32_t> assigned(const kkm_model* m, const Dataset& ds, std::vector<float>* dist = nullptr) {
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    if (dist != nullptr) dist->resize(static_cast<size_t>(ds.n));
+    EXPECT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, labels.data(), dist != nullptr ? dist->data() : nullptr)));
+    return labels;
+}
+
+int32_t iterations_of(const kkm_model* m) {
+    int32_t out = -1;
+    EXPECT_TRUE(Ok(kkm_get_iterations(m, &out)));
+    return out;
+}
+
+TEST(PartialFit, MinibatchStreamReachesTheOneShotFit) {
+    // Blobs and two rings (rbf separates them): the stream's assignment of all rows is as good
+    // as one kkm_fit of them; each later batch runs ceil(500 / 128) = 4 iterations.
+    const Dataset sets[] = {shuffled(blobs(400, 6, 5, 21, 2.0), 2), shuffled(kkm_test::rings(1000, 5), 3)};
+    const char* params[] = {"k=5 method=minibatch batch_size=128 tau=100 seed=3",
+                            "k=2 method=minibatch batch_size=128 tau=100 gamma=auto bandwidth_scale=0.4 n_init=5 "
+                            "seed=1"};
+    for (int c = 0; c < 2; ++c) {
+        SCOPED_TRACE(params[c]);
+        const Dataset& ds = sets[c];
+        auto once = make_model(params[c]);
+        ASSERT_TRUE(Ok(kkm_fit(once.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+        auto stream = make_model(params[c]);
+        stream_into(stream.get(), ds, 500, 0, 500);
+        const int32_t first = iterations_of(stream.get());
+        stream_into(stream.get(), ds, 500, 500);
+        EXPECT_EQ(iterations_of(stream.get()), first + 4 * ((ds.n - 500 + 499) / 500));
+        EXPECT_EQ(labels_of(stream.get(), 500).size(), 500U);  // the last batch's labels
+        const double one = nmi(assigned(once.get(), ds), ds.truth);
+        EXPECT_GT(one, 0.95);
+        EXPECT_GE(nmi(assigned(stream.get(), ds), ds.truth), one - 0.01);
+        std::vector<double> sizes(static_cast<size_t>(c == 0 ? 5 : 2));
+        ASSERT_TRUE(Ok(kkm_get_cluster_sizes(stream.get(), sizes.data(), static_cast<int64_t>(sizes.size()))));
+        EXPECT_DOUBLE_EQ(std::accumulate(sizes.begin(), sizes.end(), 0.0), static_cast<double>(ds.n));
+    }
+}
+
+TEST(PartialFit, MinibatchStreamGoesOnIdenticallyAfterSaveAndLoad) {
+    const Dataset ds = shuffled(blobs(300, 4, 3, 9, 1.5), 5);
+    for (const char* params : {"k=3 method=minibatch batch_size=64 tau=40", "k=3 method=minibatch batch_size=64 "
+                                                                             "tau=40 learning_rate=sklearn"}) {
+        SCOPED_TRACE(params);
+        auto live = make_model(params);
+        stream_into(live.get(), ds, 300, 0, 600);
+        const std::vector<unsigned char> bytes = save(live.get());
+        auto loaded = make_model();
+        ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+        stream_into(live.get(), ds, 150, 600);
+        stream_into(loaded.get(), ds, 150, 600);
+        EXPECT_EQ(labels_of(live.get(), 150), labels_of(loaded.get(), 150));
+        EXPECT_EQ(objective_of(live.get()), objective_of(loaded.get()));
+        EXPECT_EQ(iterations_of(live.get()), iterations_of(loaded.get()));
+        std::vector<float> a, b;
+        EXPECT_EQ(assigned(live.get(), ds, &a), assigned(loaded.get(), ds, &b));
+        EXPECT_EQ(a, b);
+    }
+}
+
+TEST(PartialFit, MinibatchModelStaysBoundedAndOwnsItsRows) {
+    // 40 batches: the saved model does not grow with the stream (at most k(tau + b) support
+    // rows), and it holds copies of them: the batches' memory is overwritten after each call.
+    const Dataset ds = shuffled(blobs(400, 8, 4, 13, 1.5), 6);
+    auto m = make_model("k=4 method=minibatch batch_size=64 tau=32");
+    std::vector<float> batch(static_cast<size_t>(40 * ds.d));
+    size_t after_two = 0, largest = 0;
+    for (int64_t b = 0; b < 40; ++b) {
+        std::copy_n(ds.X.begin() + b * 40 * ds.d, 40 * ds.d, batch.begin());
+        ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), batch.data(), 40, ds.d, nullptr)));
+        std::fill(batch.begin(), batch.end(), std::numeric_limits<float>::quiet_NaN());
+        const size_t size = save(m.get()).size();
+        if (b == 1) after_two = size;
+        largest = std::max(largest, size);
+    }
+    // Support rows: 8 floats; history: an int64 point per term point, a base point and
+    // coefficient each: at most k(tau + b) of each, plus the labels of 40 rows.
+    const size_t bound = 4 * (32 + 64) * (8 * sizeof(float) + 3 * sizeof(int64_t) + sizeof(float));
+    EXPECT_LE(largest, after_two + bound);  // keeping the rows would add 38 x 40 x 32 bytes of rows alone
+    EXPECT_GT(nmi(assigned(m.get(), ds), ds.truth), 0.9);
+}
+
+TEST(PartialFit, MinibatchHonoursWeightsAndRefusesWhatItCannotStream) {
+    const Dataset ds = shuffled(blobs(200, 3, 2, 4), 7);
+    std::vector<float> w(static_cast<size_t>(ds.n), 1.0f);
+    auto m = make_model("k=2 method=minibatch batch_size=32 tau=16");
+    EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), ds.X.data(), 1, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("k"), "n=1"}));  // the first batch is a fit: at least k rows
+    ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 100, ds.d, w.data())));
+    const int32_t first = iterations_of(m.get());
+    // Batches are drawn in proportion to weight: a weight-0 row never moves a centre.
+    std::vector<float> half(100, 1.0f);
+    std::fill(half.begin(), half.begin() + 50, 0.0f);
+    ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data() + 100 * ds.d, 100, ds.d, half.data())));
+    EXPECT_EQ(iterations_of(m.get()), first + 4);  // ceil(100 / 32)
+    double sizes[2] = {};
+    ASSERT_TRUE(Ok(kkm_get_cluster_sizes(m.get(), sizes, 2)));
+    EXPECT_DOUBLE_EQ(sizes[0] + sizes[1], 150.0);
+    std::vector<float> zero(50, 0.0f);  // as for every method and kkm_fit
+    EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), ds.X.data(), 50, ds.d, zero.data()), KKM_ERR_INVALID_DATA,
+                      {"weights", "zero"}));
+    EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), ds.X.data(), 10, 6, nullptr), KKM_ERR_INVALID_ARGUMENT, {"d=6", "d=3"}));
+    std::vector<float> bad(ds.X.begin(), ds.X.begin() + 30);
+    bad[16] = std::numeric_limits<float>::infinity();
+    EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), bad.data(), 10, 3, nullptr), KKM_ERR_INVALID_DATA, {"row 5", "column 1"}));
+    w[3] = -1.0f;
+    EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), ds.X.data(), 10, 3, w.data()), KKM_ERR_INVALID_DATA, {"weights[3]"}));
+    EXPECT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 20, ds.d, nullptr)));  // the stream goes on
+    auto untruncated = make_model("k=2 method=minibatch tau=0");
+    EXPECT_TRUE(Fails(kkm_partial_fit(untruncated.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"tau=0", "kkm_fit"}));
+}
+
 TEST(PartialFit, RefusesWhatCannotStream) {
     const Dataset ds = blobs(100, 3, 2, 4);
-    for (const char* params : {"k=2 method=exact", "k=2 method=minibatch", "k=2 kernel=knn", "k=2 refine=hartigan"}) {
+    for (const char* params : {"k=2 method=exact", "k=2 method=minibatch tau=0", "k=2 kernel=knn",
+                               "k=2 refine=hartigan"}) {
         auto m = make_model(params);
         EXPECT_TRUE(Fails(kkm_partial_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
                           {"kkm_partial_fit", "kkm_fit"}))

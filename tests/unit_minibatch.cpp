@@ -3,7 +3,8 @@
 // bookkeeping worked by hand; truncation beyond every sampled point is the recursive
 // Algorithm 1; truncated centres stay within τ + b points; early stopping, and how equation
 // (1) as printed defeats it; rings separated with both learning rates; thread-count
-// invariance; weights as multiplicities.
+// invariance; weights as multiplicities; resuming a run (kkm_partial_fit) and the bounded
+// support of a stream.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "core/parallel.h"
 #include "eval/metrics.h"
 #include "kernels/kernel.h"
+#include "model/partial_fit.h"
 #include "unit_data.h"
 
 namespace kkm {
@@ -364,6 +366,90 @@ TEST(MinibatchCentres, FoldingKeepsTheCentre) {
     EXPECT_EQ(folded.term_points(), 4);
     const SparseCentre a = folded.coefficients(), b = plain.coefficients();
     expect_coefficients(a, b.points, b.coef);
+}
+
+// A saved centre (base and terms) comes back the same, and renumbering onto a gathered
+// support keeps its coefficients on the renumbered points.
+TEST(MinibatchCentres, RebuiltAndRenumberedHistoriesKeepTheCentre) {
+    CentreHistory h(40);
+    h.add(1, {52, 41, 41}, 0.5);
+    h.add(2, {60}, 0.25);
+    CentreHistory rebuilt(h.base(), h.terms());
+    EXPECT_EQ(rebuilt.term_points(), h.term_points());
+    const SparseCentre before = h.coefficients(true);
+    expect_coefficients(rebuilt.coefficients(true), before.points, before.coef);
+    rebuilt.renumber({7, 40, 41, 52, 60});
+    expect_coefficients(rebuilt.coefficients(true), {1, 2, 3, 4}, before.coef);
+    EXPECT_TRUE(rebuilt.truncate(1));  // the terms still truncate by their own counts
+    expect_coefficients(rebuilt.coefficients(true), {4}, {1.0});
+}
+
+/// ⟨C, C⟩ of a sparse centre from K.
+double self_dot_of(const PointKernel& K, const SparseCentre& c) {
+    Matrix block;
+    K.block(c.points, c.points, block, 1);
+    double sum = 0;
+    for (size_t a = 0; a < c.points.size(); ++a) {
+        for (size_t b = 0; b < c.points.size(); ++b) sum += c.coef[a] * c.coef[b] * block.row(static_cast<int64_t>(a))[b];
+    }
+    return sum;
+}
+
+// kkm_partial_fit's continuation: a truncated run stopped after 6 iterations and resumed from
+// its state (histories, rate counts, ⟨C, C⟩ from its centres) for 8 more, drawing from the same
+// points, is the uninterrupted 14-iteration run (⟨C, C⟩ recomputed once instead of carried by
+// the recursion: 1e-9).
+TEST(Minibatch, AResumedRunGoesOnAsTheUninterruptedRun) {
+    const auto data = testdata::blobs(60, 3, 2, 2.0, 5);
+    const PairwiseKernel K(data, 0.5);
+    for (LearningRate rate : {LearningRate::beta, LearningRate::sklearn}) {
+        MinibatchOptions o;
+        o.k = 3;
+        o.batch_size = 16;
+        o.tau = 12;
+        o.rate = rate;
+        o.normalise = true;
+        o.epsilon = kNever;
+        o.max_iter = 14;
+        const MinibatchResult whole = minibatch_kernel_kmeans(K, {}, o, 9);
+        o.max_iter = 6;
+        MinibatchResult part = minibatch_kernel_kmeans(K, {}, o, 9);
+        MinibatchResume resume{std::move(part.state), {}, 0, 6};
+        for (const SparseCentre& c : part.centres) resume.self_dot.push_back(self_dot_of(K, c));
+        o.max_iter = 8;
+        const MinibatchResult rest = resume_minibatch(K, {}, o, 9, std::move(resume));
+        EXPECT_EQ(rest.iterations, 8);
+        ASSERT_EQ(rest.centres.size(), 3u);
+        for (size_t j = 0; j < 3; ++j) {
+            EXPECT_EQ(rest.centres[j].points, whole.centres[j].points) << "centre " << j;
+            for (size_t q = 0; q < rest.centres[j].coef.size() && q < whole.centres[j].coef.size(); ++q)
+                EXPECT_NEAR(rest.centres[j].coef[q], whole.centres[j].coef[q], 1e-9) << "centre " << j;
+            EXPECT_DOUBLE_EQ(rest.state.seen[j], whole.state.seen[j]);
+        }
+        for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(rest.history[i].after, whole.history[i + 6].after, 1e-9) << i;
+    }
+}
+
+// A stream of 30 later batches: the model's support rows stay within k(τ + b), every centre
+// within τ + b points (its batch terms, C_1 long dropped), whatever the stream has seen.
+TEST(MinibatchStream, TheModelsSupportStaysWithinKTauPlusB) {
+    const auto data = testdata::blobs(400, 3, 2, 2.0, 4);
+    ParamSet set;
+    set.set_many("k=3 method=minibatch batch_size=32 tau=16 n_init=1");
+    const Params p = set.typed();
+    std::unique_ptr<FittedModel> model = partial_fit(p, nullptr, ConstMatrix{data.X.data(), 200, data.d}, {});
+    for (int64_t b = 0; b < 30; ++b) {
+        const int64_t begin = 200 + (b * 50) % 1000;
+        model = partial_fit(p, model.get(), ConstMatrix{data.X.data() + begin * data.d, 50, data.d}, {});
+        const auto& dual = dynamic_cast<const DualModel&>(*model);
+        EXPECT_LE(dual.basis().size(), 3 * (16 + 32)) << "batch " << b;
+        ASSERT_EQ(dual.stream_state().centres.size(), 3u);
+        for (const CentreHistory& h : dual.stream_state().centres) {
+            EXPECT_TRUE(h.base().points.empty());
+            EXPECT_LE(h.term_points(), 16 + 32) << "batch " << b;
+            EXPECT_LE(h.coefficients(true).points.back(), dual.basis().size() - 1);
+        }
+    }
 }
 
 /// Nearest final centre and squared distance of every point.

@@ -7,6 +7,19 @@ namespace kkm {
 
 CentreHistory::CentreHistory(int64_t seed) : base_{{seed}, {1.0}} {}
 
+CentreHistory::CentreHistory(SparseCentre base, std::deque<BatchTerm> terms)
+    : base_(std::move(base)), terms_(std::move(terms)) {
+    for (const BatchTerm& t : terms_) term_points_ += static_cast<int64_t>(t.points.size());
+}
+
+void CentreHistory::renumber(const std::vector<int64_t>& support) {
+    const auto position = [&](int64_t& p) { p = std::lower_bound(support.begin(), support.end(), p) - support.begin(); };
+    for (int64_t& p : base_.points) position(p);
+    for (BatchTerm& t : terms_) {
+        for (int64_t& p : t.points) position(p);
+    }
+}
+
 void CentreHistory::add(int64_t iteration, std::vector<int64_t> points, double alpha) {
     if (alpha >= 1.0) {  // (1 − α) = 0: the older terms and C_1 no longer count
         terms_.clear();

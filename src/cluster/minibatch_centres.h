@@ -10,9 +10,13 @@
 #include <deque>
 #include <vector>
 
-#include "cluster/minibatch_kernel.h"
-
 namespace kkm {
+
+/// Σ_s coef[s] · φ(x_{points[s]}), points distinct.
+struct SparseCentre {
+    std::vector<int64_t> points;
+    std::vector<double> coef;
+};
 
 /// One batch's term α_ℓ cm(B_ℓ^j) of a centre.
 struct BatchTerm {
@@ -25,6 +29,9 @@ class CentreHistory {
 public:
     /// C_1 = φ(x_seed).
     explicit CentreHistory(int64_t seed);
+    /// A centre as base() and terms() gave it (a saved model's): base empty once dropped;
+    /// terms newest first, each with sorted points.
+    CentreHistory(SparseCentre base, std::deque<BatchTerm> terms);
 
     /// C ← (1 − α) C + α cm(points), points non-empty, 0 < α ≤ 1. With α = 1 every older
     /// term has coefficient 0 and is forgotten at once (the recursion still holds exactly).
@@ -41,6 +48,15 @@ public:
     /// untruncated centre holds at most n points plus the terms added since. Never call it
     /// on a truncated run: truncation must be able to drop individual terms.
     void fold();
+
+    /// Every point index p (in the base and the terms) becomes its position in `support`,
+    /// which is sorted, distinct and holds them all: the centre over a gathered support.
+    void renumber(const std::vector<int64_t>& support);
+
+    /// C_1 (or the folded history); empty once dropped.
+    const SparseCentre& base() const { return base_; }
+    /// The batch terms, newest first.
+    const std::deque<BatchTerm>& terms() const { return terms_; }
 
     /// Points held by the terms, with multiplicity.
     int64_t term_points() const { return term_points_; }

@@ -386,6 +386,52 @@ void check_options(const PointKernel& K, const MinibatchOptions& o) {
     }
 }
 
+/// How a run's batches are numbered and where they are drawn from.
+struct Numbering {
+    int64_t drawn_from = 0;  ///< drawn indices are offset by this
+    int64_t done = 0;        ///< iterations before the run: its batch i is batch done + i
+};
+
+/// The run's options.max_iter iterations (or fewer, when the epsilon rule fires) on c.
+MinibatchResult iterate(const PointKernel& K, const BatchSampler& sampler, const MinibatchOptions& options,
+                        Centres& c, BatchProducts& products, Numbering at) {
+    MinibatchResult r;
+    Step s;
+    const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
+    for (int64_t it = 1; it <= options.max_iter && !r.stopped_early; ++it) {
+        // The iteration's share of the stage: its parallel loops report within it.
+        progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
+        sampler.draw(at.done + it, options.batch_size, s.points);
+        for (int64_t& p : s.points) p += at.drawn_from;
+        products.before(s);
+        const double before = batch_objective(K, s, c.self_dot, &s.labels);
+        const std::vector<int64_t> dropped = update_centres(c, s, options, at.done + it, K.size());
+        products.after(s, c, dropped);
+        const double after = batch_objective(K, s, c.self_dot, nullptr);
+        r.iterations = static_cast<int32_t>(it);
+        r.stopped_early = before - after < options.epsilon;
+        r.history.push_back({before, after});
+        progress_poll(static_cast<double>(it) / max_iter);
+    }
+    for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients(options.normalise));
+    r.state.centres = std::move(c.history);
+    r.state.seen = std::move(c.seen);
+    return r;
+}
+
+/// A resume's state against its options and K.
+void check_resume(const PointKernel& K, const MinibatchOptions& o, const MinibatchResume& r) {
+    const auto k = static_cast<size_t>(o.k);
+    if (o.tau < 1) invalid_argument("minibatch: a run goes on from truncated centres only (tau >= 1)");
+    if (o.batch_size < 1) invalid_argument("minibatch: batch_size must be at least 1");
+    if (r.state.centres.size() != k || r.state.seen.size() != k || r.self_dot.size() != k) {
+        invalid_argument("minibatch: a resumed run needs k centres, counts and norms");
+    }
+    if (r.drawn_from < 0 || r.drawn_from >= K.size() || r.done < 0) {
+        invalid_argument("minibatch: a resumed run needs points to draw from");
+    }
+}
+
 }  // namespace
 
 BatchSampler::BatchSampler(int64_t n, const std::vector<float>& weights, uint64_t seed, uint64_t restart)
@@ -438,25 +484,19 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
     } else {
         products = std::make_unique<RecursiveProducts>(K, seeds, threads);
     }
-    MinibatchResult r;
-    Step s;
-    const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
-    for (int64_t it = 1; it <= options.max_iter && !r.stopped_early; ++it) {
-        // The iteration's share of the stage: its parallel loops report within it.
-        progress_range(static_cast<double>(it - 1) / max_iter, static_cast<double>(it) / max_iter);
-        sampler.draw(it, options.batch_size, s.points);
-        products->before(s);
-        const double before = batch_objective(K, s, c.self_dot, &s.labels);
-        const std::vector<int64_t> dropped = update_centres(c, s, options, it, K.size());
-        products->after(s, c, dropped);
-        const double after = batch_objective(K, s, c.self_dot, nullptr);
-        r.iterations = static_cast<int32_t>(it);
-        r.stopped_early = before - after < options.epsilon;
-        r.history.push_back({before, after});
-        progress_poll(static_cast<double>(it) / max_iter);
-    }
-    for (const CentreHistory& h : c.history) r.centres.push_back(h.coefficients(options.normalise));
-    return r;
+    return iterate(K, sampler, options, c, *products, {});
+}
+
+MinibatchResult resume_minibatch(const PointKernel& K, const std::vector<float>& weights,
+                                 const MinibatchOptions& options, uint64_t seed, MinibatchResume resume) {
+    check_resume(K, options, resume);
+    Centres c;
+    c.history = std::move(resume.state.centres);
+    c.seen = std::move(resume.state.seen);
+    c.self_dot = std::move(resume.self_dot);
+    const BatchSampler sampler(K.size() - resume.drawn_from, weights, seed);
+    TruncatedProducts products(K, c, options.normalise, std::max(1, options.threads));
+    return iterate(K, sampler, options, c, products, {resume.drawn_from, resume.done});
 }
 
 }  // namespace kkm

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cluster/minibatch_centres.h"
 #include "core/matrix.h"
 #include "core/params.h"
 
@@ -24,12 +25,6 @@ public:
                        int threads) const = 0;
     /// K(x_i, x_i).
     virtual float diag(int64_t i) const = 0;
-};
-
-/// Σ_s coef[s] · φ(x_{points[s]}), points distinct.
-struct SparseCentre {
-    std::vector<int64_t> points;
-    std::vector<double> coef;
 };
 
 struct MinibatchOptions {
@@ -105,11 +100,19 @@ struct BatchObjective {
     double after = 0;
 };
 
+/// What a run leaves for a later run to go on from (kkm_partial_fit): every centre's history
+/// and the sklearn rate's counts.
+struct MinibatchState {
+    std::vector<CentreHistory> centres;  ///< k centres: their batch terms (and C_1 while kept)
+    std::vector<double> seen;            ///< 1 (the seed) + points assigned to j so far
+};
+
 struct MinibatchResult {
     std::vector<SparseCentre> centres;    ///< k centres
     int32_t iterations = 0;               ///< mini-batch iterations run
     bool stopped_early = false;           ///< the epsilon rule fired (at iteration `iterations`)
     std::vector<BatchObjective> history;  ///< one per iteration, in order
+    MinibatchState state;                 ///< the centres' histories, over K's point indices
 };
 
 /// Runs the algorithm. weights: empty, or n values ≥ 0 (batches are drawn with probability
@@ -117,5 +120,21 @@ struct MinibatchResult {
 /// Stream::seeding, restart, ...): restart numbers the independent runs of one seed.
 MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<float>& weights,
                                         const MinibatchOptions& options, uint64_t seed, uint64_t restart = 0);
+
+/// Where a truncated run goes on from instead of a seeding (kkm_partial_fit's later batches):
+/// K's points are the centres' support, then the new points, from which alone batches are drawn.
+struct MinibatchResume {
+    MinibatchState state;          ///< k centres over points [0, drawn_from)
+    std::vector<double> self_dot;  ///< ⟨C_j, C_j⟩ of those centres
+    int64_t drawn_from = 0;        ///< batches are drawn from points [drawn_from, K.size())
+    int64_t done = 0;              ///< iterations run before: batch i of this run is batch done + i
+};
+
+/// Goes on with options.max_iter more iterations (tau > 0; options.epsilon as in a fresh run,
+/// its initial and init unused) from `resume`. weights: empty, or K.size() − drawn_from values
+/// ≥ 0 with a positive sum, one per point drawn from. Batch done + i comes from
+/// restart_rng(seed, Stream::batches, 0, done + i), its indices offset by drawn_from.
+MinibatchResult resume_minibatch(const PointKernel& K, const std::vector<float>& weights,
+                                 const MinibatchOptions& options, uint64_t seed, MinibatchResume resume);
 
 }  // namespace kkm

@@ -218,8 +218,15 @@ std::unique_ptr<FittedModel> fit_rff(FitSession& c);
 std::unique_ptr<FittedModel> fit_minibatch(FitSession& c);
 
 /// The mini-batch kernel k-means options of a fit's parameters (method=minibatch, for every
-/// kernel).
-MinibatchOptions minibatch_options(const FitSession& c);
+/// kernel), on `threads` threads.
+MinibatchOptions minibatch_options(const Params& p, int threads);
+
+/// The support points of all centres (sorted, distinct, appended to `support`) and the centres
+/// as coefficient columns over them, with mass 1 and ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j from the block
+/// of K over centre j's own support (the other entries meet zero coefficients): one such block
+/// at a time, never K over all of S.
+DualCentres support_centres(const std::vector<SparseCentre>& centres, const PointKernel& K,
+                            std::vector<int64_t>& support, int threads);
 
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
 std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,

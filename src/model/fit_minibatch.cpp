@@ -142,20 +142,19 @@ std::vector<float> all_ranks(const FitSession& c, const std::vector<float>& mine
     return all;
 }
 
-/// The support points of all centres and the centres as coefficient columns over them.
-/// ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j needs only the block of K over centre j's own support (the
-/// other entries meet zero coefficients): one such block at a time, never K over all of S.
-DualCentres support_centres(const MinibatchResult& r, const PointKernel& K, std::vector<int64_t>& support,
-                            int threads) {
-    for (const SparseCentre& c : r.centres) support.insert(support.end(), c.points.begin(), c.points.end());
+}  // namespace
+
+DualCentres support_centres(const std::vector<SparseCentre>& centres, const PointKernel& K,
+                            std::vector<int64_t>& support, int threads) {
+    for (const SparseCentre& c : centres) support.insert(support.end(), c.points.begin(), c.points.end());
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
-    const auto k = static_cast<int64_t>(r.centres.size()), s = static_cast<int64_t>(support.size());
+    const auto k = static_cast<int64_t>(centres.size()), s = static_cast<int64_t>(support.size());
     DualCentres d;
     d.Z = Matrix(s, k);
     d.mass.assign(static_cast<size_t>(k), 1.0);  // coefficients already sum to one
     for (int64_t j = 0; j < k; ++j) {
-        const SparseCentre& c = r.centres[static_cast<size_t>(j)];
+        const SparseCentre& c = centres[static_cast<size_t>(j)];
         for (size_t t = 0; t < c.points.size(); ++t) {
             const auto at = std::lower_bound(support.begin(), support.end(), c.points[t]) - support.begin();
             d.Z.row(at)[j] = static_cast<float>(c.coef[t]);
@@ -163,7 +162,7 @@ DualCentres support_centres(const MinibatchResult& r, const PointKernel& K, std:
     }
     Matrix kjj;  // K over centre j's support, in float64 sums with the float32 coefficients of Z
     for (int64_t j = 0; j < k; ++j) {
-        const std::vector<int64_t>& points = r.centres[static_cast<size_t>(j)].points;  // ascending, distinct
+        const std::vector<int64_t>& points = centres[static_cast<size_t>(j)].points;  // ascending, distinct
         const auto sj = static_cast<int64_t>(points.size());
         std::vector<float> z(static_cast<size_t>(sj));
         for (int64_t a = 0; a < sj; ++a) {
@@ -183,21 +182,27 @@ DualCentres support_centres(const MinibatchResult& r, const PointKernel& K, std:
     return d;
 }
 
+namespace {
+
 /// One run's model pieces and its assignment of every training row.
 struct Restart {
     std::optional<KernelBasis> basis;
     DualCentres centres;
+    MinibatchState state;  ///< over the support (empty untruncated: a stream needs tau > 0)
     LloydResult assigned;
 };
 
 /// The centres over their support points, and every training row to its nearest centre in
 /// parallel blocks, with the training diagonal as K(x,x) (known even for a precomputed kernel).
-Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<float>& diag,
-                   const MinibatchResult& result) {
+Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<float>& diag, MinibatchResult&& result) {
     const int64_t n = c.X.rows;
     Restart run;
     std::vector<int64_t> support;
-    run.centres = support_centres(result, K, support, c.threads);
+    run.centres = support_centres(result.centres, K, support, c.threads);
+    if (c.p.tau > 0) {
+        run.state = std::move(result.state);
+        for (CentreHistory& h : run.state.centres) h.renumber(support);
+    }
     K.release_scratch();  // the centres' norms are done: the support basis and row blocks come next
     run.basis.emplace(basis_over(c, support));
     const KernelBasis& basis = *run.basis;
@@ -222,18 +227,18 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
 
 }  // namespace
 
-MinibatchOptions minibatch_options(const FitSession& c) {
+MinibatchOptions minibatch_options(const Params& p, int threads) {
     MinibatchOptions options;
-    options.k = c.p.k;
-    options.batch_size = c.p.batch_size;
-    options.tau = c.p.tau;
+    options.k = p.k;
+    options.batch_size = p.batch_size;
+    options.tau = p.tau;
     // epsilon = 0 turns early stopping off (a batch objective can rise by chance, and
     // "improved by less than 0" would then stop the run).
-    options.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();
-    options.max_iter = c.p.max_iter;
-    options.rate = c.p.learning_rate;
-    options.init = c.p.init;
-    options.threads = c.threads;
+    options.epsilon = p.epsilon > 0 ? p.epsilon : -std::numeric_limits<double>::infinity();
+    options.max_iter = p.max_iter;
+    options.rate = p.learning_rate;
+    options.init = p.init;
+    options.threads = threads;
     // Truncation drops a centre's older contributions and renormalises the rest to a convex
     // combination (the reading of equation (1); as printed, the dropped mass would
     // shrink the centres towards the origin).
@@ -257,7 +262,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
     // they see every row's diagonal and weight (n floats each).
     const std::vector<float> diag_all = all_ranks(c, diag), w_all = all_ranks(c, c.w);
     const TrainingKernel K(c, diag_all);
-    const MinibatchOptions options = minibatch_options(c);
+    const MinibatchOptions options = minibatch_options(c.p, c.threads);
     MemoryLedger::Charge best_charge;
     // Restarts: the lowest objective on all rows wins.
     Restart best = best_restart(
@@ -288,7 +293,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
                              "and every row's label",
                              memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols),
                                                       c.threads, points, largest));
-                run = assign_all(c, K, diag, result);
+                run = assign_all(c, K, diag, std::move(result));
             }
             c.end_stage("assign");
             if (r == 0 && c.p.n_init > 1) {
@@ -299,7 +304,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
         [](const Restart& r) { return r.assigned.objective; });
     finish_report(c, std::move(best.assigned));
     return std::make_unique<DualModel>(c.p, n, c.X.cols, c.take_report(), std::move(*best.basis),
-                                       std::move(best.centres));
+                                       std::move(best.centres), std::move(best.state));
 }
 
 }  // namespace kkm

@@ -121,10 +121,11 @@ void nystrom_pass(const NystromModel& model, ConstMatrix X, const Outputs& out, 
 }  // namespace
 
 DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis,
-                     DualCentres centres)
+                     DualCentres centres, MinibatchState stream)
     : FittedModel(std::move(params), n_train, d, std::move(report)),
       basis_(std::move(basis)),
-      centres_(std::move(centres)) {}
+      centres_(std::move(centres)),
+      stream_(std::move(stream)) {}
 
 void DualModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {
     dual_pass(*this, X, Outputs::nearest(labels, dist), threads);

@@ -10,6 +10,7 @@
 
 #include "cluster/exact.h"
 #include "cluster/landmark_lloyd.h"
+#include "cluster/minibatch_kernel.h"
 #include "core/comm.h"
 #include "core/matrix.h"
 #include "core/memory_ledger.h"
@@ -156,7 +157,11 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
 /// (minibatch). Distances are kernel distances K(x,x) − 2 Σ_a z_aj K(x,a)/W_j + C_j.
 class DualModel final : public FittedModel {
 public:
-    DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis, DualCentres centres);
+    /// stream: a truncated minibatch fit's centre histories over the basis points and its
+    /// rate counts, for kkm_partial_fit to go on from (empty: exact, tau=0, a file before
+    /// format 6).
+    DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis, DualCentres centres,
+              MinibatchState stream = {});
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return 0; }
@@ -164,10 +169,12 @@ public:
     /// The reference points and the centres' coefficients over them (for tests and tools).
     const KernelBasis& basis() const { return basis_; }
     const DualCentres& centres() const { return centres_; }
+    const MinibatchState& stream_state() const { return stream_; }
 
 private:
     KernelBasis basis_;
     DualCentres centres_;
+    MinibatchState stream_;
 };
 
 /// Nyström, clustered on the kernel rows: centres in the span of the landmarks, kept as

@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/validate.h"
+#include "core/weights.h"
 #include "features/feature_map.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
@@ -37,13 +38,15 @@ StreamState state_of(const FittedModel& model) {
 void require_streamable(const Params& p) {
     const KernelTraits& traits = kernel_traits(p.kernel);
     const auto refuse = [](const std::string& what) {
-        invalid_argument("kkm_partial_fit streams the feature methods (method=nystrom, sketch or rff), whose fitted "
-                         "state needs no past rows; " + what + " needs every row at once: use kkm_fit");
+        invalid_argument("kkm_partial_fit streams the feature methods (method=nystrom, sketch or rff) and the "
+                         "truncated method=minibatch, whose fitted state needs no past rows; " + what +
+                         " needs every row at once: use kkm_fit");
     };
     if (traits.graph) refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph)");
     if (traits.precomputed) refuse("kernel=precomputed (its n x n kernel matrix)");
-    if (p.method == Method::exact || p.method == Method::minibatch) {
-        refuse(std::string("method=") + to_text(p.method) + " (its centres are sums over training rows)");
+    if (p.method == Method::exact) refuse("method=exact (its centres are sums over training rows)");
+    if (p.method == Method::minibatch && p.tau == 0) {
+        refuse("method=minibatch with tau=0 (untruncated centres are sums over every row drawn; set tau > 0)");
     }
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run over all rows)");
 }
@@ -89,12 +92,8 @@ void move_centres(const Matrix& F, const std::vector<float>& w, const std::vecto
 std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix X, const std::vector<float>& w) {
     const auto start = std::chrono::steady_clock::now();
     const Params& p = previous.params();
-    if (X.cols != previous.input_dim()) {
-        invalid_argument("X has d=" + std::to_string(X.cols) + " columns but the stream's earlier batches had d=" +
-                         std::to_string(previous.input_dim()));
-    }
     const int threads = resolve_threads(p.threads);
-    scan_rows(X, {}, false, 0, threads);
+    check_batch(previous, X, threads);
     StreamState s = state_of(previous);
     progress_begin("features");  // the batch's transform polls: a cancel stops it there
     const Matrix F = transform_all(*s.map, X, threads);
@@ -102,28 +101,50 @@ std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix
     move_centres(F, w, nearest(F, s.centres, previous.report().isa, threads), s.centres, mass);
     std::vector<char> alive(mass.size());
     for (size_t j = 0; j < mass.size(); ++j) alive[j] = mass[j] > 0 ? 1 : 0;
-    FitReport report = previous.report();
-    report.labels.clear();
-    report.search.clear();
-    report.timings.clear();
-    report.iterations = previous.report().iterations + 1;
-    auto model = std::make_unique<FeatureModel>(p, X.rows, X.cols, report, s.map, std::move(s.centres),
-                                                s.kernel_distances, std::move(alive));
-    std::vector<int32_t> labels(static_cast<size_t>(X.rows));
-    std::vector<float> dist(static_cast<size_t>(X.rows));
-    model->assign(X, labels.data(), dist.data(), threads);
-    double objective = 0;
-    for (int64_t i = 0; i < X.rows; ++i) objective += (w.empty() ? 1.0 : w[static_cast<size_t>(i)]) * dist[static_cast<size_t>(i)];
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    model->record_assignment(std::move(labels), objective, std::move(mass), seconds);
+    auto model = std::make_unique<FeatureModel>(p, X.rows, X.cols, later_report(previous, 1), s.map,
+                                                std::move(s.centres), s.kernel_distances, std::move(alive));
+    record_batch(*model, X, w, std::move(mass), false, start, threads);
     return model;
 }
 
 }  // namespace
 
+void check_batch(const FittedModel& previous, ConstMatrix X, int threads) {
+    if (X.cols != previous.input_dim()) {
+        invalid_argument("X has d=" + std::to_string(X.cols) + " columns but the stream's earlier batches had d=" +
+                         std::to_string(previous.input_dim()));
+    }
+    scan_rows(X, {}, false, 0, threads);
+}
+
+FitReport later_report(const FittedModel& previous, int64_t iterations) {
+    FitReport report = previous.report();
+    report.labels.clear();
+    report.search.clear();
+    report.timings.clear();
+    report.iterations = static_cast<int32_t>(std::min<int64_t>(report.iterations + iterations, INT32_MAX));
+    return report;
+}
+
+void record_batch(FittedModel& model, ConstMatrix X, const std::vector<float>& w, std::vector<double> mass,
+                  bool add_batch, std::chrono::steady_clock::time_point start, int threads) {
+    std::vector<int32_t> labels(static_cast<size_t>(X.rows));
+    std::vector<float> dist(static_cast<size_t>(X.rows));
+    model.assign(X, labels.data(), dist.data(), threads);
+    double objective = 0;
+    for (int64_t i = 0; i < X.rows; ++i) {
+        const double wi = weight_at(w, i);
+        objective += wi * dist[static_cast<size_t>(i)];
+        if (add_batch) mass[static_cast<size_t>(labels[static_cast<size_t>(i)])] += wi;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    model.record_assignment(std::move(labels), objective, std::move(mass), seconds);
+}
+
 bool continues_stream(const FittedModel& previous) {
     return dynamic_cast<const FeatureModel*>(&previous) != nullptr ||
-           dynamic_cast<const NystromModel*>(&previous) != nullptr;
+           dynamic_cast<const NystromModel*>(&previous) != nullptr ||
+           dynamic_cast<const DualModel*>(&previous) != nullptr;
 }
 
 std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel* previous, ConstMatrix X,
@@ -131,14 +152,17 @@ std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel
     Params p = params;
     apply_kernel_defaults(p, X.rows);
     require_streamable(p);
-    if (previous != nullptr && continues_stream(*previous)) return next_batch(*previous, X, weights);
-    if (p.method != Method::rff && p.m > X.rows) {
+    if (previous != nullptr && continues_stream(*previous)) {
+        if (const auto* dual = dynamic_cast<const DualModel*>(previous)) return next_minibatch(*dual, X, weights);
+        return next_batch(*previous, X, weights);
+    }
+    if ((p.method == Method::nystrom || p.method == Method::sketch) && p.m > X.rows) {
         invalid_argument("the first kkm_partial_fit batch has n=" + std::to_string(X.rows) + " rows but the m=" +
                          std::to_string(p.m) + " landmarks are drawn from it; give a first batch of at least m rows, "
                          "or lower m");
     }
     std::unique_ptr<FittedModel> first = fit_model(params, X, weights);
-    if (!continues_stream(*first)) fail(KKM_ERR_INTERNAL, "a feature method's fit gave no feature model");
+    if (!continues_stream(*first)) fail(KKM_ERR_INTERNAL, "a streamed method's fit gave no model to go on from");
     return first;
 }
 

@@ -18,6 +18,7 @@
 #include "io/output_file.h"
 #include "kernels/kernel_traits.h"
 #include "model/serialize_graph.h"
+#include "model/serialize_minibatch.h"
 
 namespace kkm {
 namespace {
@@ -132,6 +133,7 @@ void save_body(const FittedModel& model, Writer& w) {
         w.matrix(tag("DUAZ"), dual->centres().Z);
         w.array<double>(tag("DUAW"), dual->centres().mass);
         w.array<double>(tag("DUAC"), dual->centres().self_dot);
+        save_minibatch_state(dual->stream_state(), w);  // format 6: none for exact, tau=0
     } else if (const auto* nystrom = dynamic_cast<const NystromModel*>(&model)) {
         save_map(nystrom->map(), w);
         w.matrix(tag("NYSH"), nystrom->centres().H);
@@ -449,8 +451,11 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_non_negative("dual centre mass", c.mass);
         require_size("dual centre norms", c.self_dot.size(), s.k);
         check_dual_centres(c, basis, positive_semidefinite(p));
+        MinibatchState state = s.version >= 6 ? load_minibatch_state(r, s.k, basis.size(),
+                                                                     p.method == Method::minibatch && p.tau > 0)
+                                              : MinibatchState{};
         return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
-                                           std::move(c));
+                                           std::move(c), std::move(state));
     }
     std::unique_ptr<FeatureMap> map = load_map(r, p, report, s);
     if (s.kind == ModelKind::nystrom) {

@@ -23,7 +23,11 @@ namespace kkm {
 /// 3: the report carries the gamma=search / k=auto scan (SRCG, SRCK, SRCS, SRCC).
 /// 4: the report carries the graph kernels' neighbors and heat_rank; model kind 4, a graph
 /// model (model/serialize_graph.cpp).
-inline constexpr uint32_t kModelFormatVersion = 5;
+/// 5: a feature body keeps which centroids take points (FEAA).
+/// 6: a truncated method=minibatch body ends with its centres' batch histories and rate counts
+/// (MBST, model/serialize_minibatch.cpp), which kkm_partial_fit goes on from; a version-5
+/// minibatch file loads without them (it assigns, but does not stream).
+inline constexpr uint32_t kModelFormatVersion = 6;
 
 /// Serialises a fitted model and the parameters it was fitted with.
 std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel& model);

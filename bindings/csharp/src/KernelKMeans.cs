@@ -50,7 +50,7 @@ namespace FastKKM
     /// </para>
     /// <para>
     /// <see cref="PartialFit(float[,], CancellationToken, IProgress{FitProgress})"/> fits data that
-    /// arrive in batches (methods nystrom, sketch and rff), and <see cref="FitFile(string, long, CancellationToken, IProgress{FitProgress})"/>
+    /// arrive in batches (methods nystrom, sketch, rff and minibatch), and <see cref="FitFile(string, long, CancellationToken, IProgress{FitProgress})"/>
     /// a raw float32 file that the library maps and reads in place.
     /// </para>
     /// </remarks>
@@ -656,15 +656,17 @@ namespace FastKKM
         // ------------------------------------------------------------------ streams and files
         //
         // PartialFit fits data that arrive in batches (scikit-learn's partial_fit; the library's
-        // kkm_partial_fit), for the feature methods nystrom, sketch and rff. The first batch (or
+        // kkm_partial_fit), for the feature methods nystrom, sketch and rff and for minibatch with
+        // tau > 0 (its later batches run ceil(n / batch_size) more truncated mini-batch iterations,
+        // at most max_iter, drawn from their rows; at most k (tau + batch_size) rows kept). The first batch (or
         // the first after a parameter was set) is fitted as Fit fits it: its landmarks, random
         // features and gamma stay for the whole stream (nystrom and sketch need at least m rows
         // in it). Every later batch moves the centres by Sculley's mini-batch update, so that
         // each centre is the running mean of every row assigned to it so far; no past batch is
         // kept. Afterwards Labels and Objective describe the last batch, ClusterSizes the weight
         // each centre has received over the stream, Iterations the first fit's iterations plus
-        // one per later batch; Predict labels any rows with the current centres. Methods that
-        // need every row at once (exact, minibatch, kernels knn, heat, precomputed, refine
+        // one per later batch (minibatch: its iterations); Predict labels any rows with the current
+        // centres. Methods that need every row at once (exact, minibatch with tau=0, kernels knn, heat, precomputed, refine
         // hartigan) are refused with an ArgumentException naming kkm_partial_fit, as is a batch
         // of another width, a first batch of fewer than m rows and a starting partition
         // (InitCentres, InitLabels). A failed or cancelled batch leaves the stream as it was; a

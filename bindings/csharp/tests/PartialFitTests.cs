@@ -70,7 +70,7 @@ namespace FastKKM.Tests
             const int n = 1500;
             var truth = new int[n];
             float[,] x = ShuffledBlobs(n, truth, 11);
-            foreach (string method in new[] { "nystrom", "sketch", "rff" })
+            foreach (string method in new[] { "nystrom", "sketch", "rff", "minibatch" })
             {
                 string parameters = "k=3 method=" + method + " m=60 gamma=0.1 seed=3";
                 using (var whole = new KernelKMeans(parameters))
@@ -162,7 +162,7 @@ namespace FastKKM.Tests
                 Assert.Throws<ArgumentException>(() => model.PartialFit(x));
                 CollectionAssert.AreEqual(before, model.Labels);
             }
-            foreach (string parameters in new[] { "k=3 method=minibatch", "k=3 kernel=knn", "k=3 kernel=heat" })
+            foreach (string parameters in new[] { "k=3 method=minibatch tau=0", "k=3 kernel=knn", "k=3 kernel=heat" })
             {
                 using (var model = new KernelKMeans(parameters))
                 {

@@ -561,17 +561,23 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
         """Clusters one batch of a stream (the library's kkm_partial_fit). Returns self.
 
         For the feature methods (method "nystrom", "sketch", "rff", or "auto" with a kernel
-        that resolves to one). The first call (or the first after fit with other parameters)
-        fits its batch as fit does: the landmarks (at least m rows in that batch), random
-        features, gamma="auto" and the centring come from it and stay. Each later call moves
-        the centres by Sculley's mini-batch update in that feature space (each centre the
-        running mean of every sample assigned to it), as MiniBatchKMeans.partial_fit does in
-        input space. A partial_fit after fit goes on from the fitted centres.
+        that resolves to one) and method="minibatch" with tau > 0. The first call (or the
+        first after fit with other parameters) fits its batch as fit does: the landmarks (at
+        least m rows in that batch), random features, gamma="auto" and the centring come from
+        it and stay. Each later call of a feature method moves the centres by Sculley's
+        mini-batch update in that feature space (each centre the running mean of every sample
+        assigned to it), as MiniBatchKMeans.partial_fit does in input space. Each later call
+        of method="minibatch" runs min(max_iter, ceil(n / batch_size)) more truncated
+        mini-batch iterations (one pass over the batch in expectation, no early stopping) from
+        the model's centres, drawing from the batch's samples; the model keeps copies of at
+        most n_clusters * (tau + batch_size) samples. A partial_fit after fit goes on from the
+        fitted centres.
 
         Afterwards labels_ and inertia_ are the batch's (assigned after the update),
         cluster_sizes_ the weight each centre has received over the stream, n_iter_ the
-        first fit's iterations plus one per later batch. predict labels any samples with the
-        current centres. X may be an np.memmap: a C-contiguous float32 one is not copied.
+        first fit's iterations plus one per later batch (minibatch: plus the iterations each
+        ran). predict labels any samples with the current centres. X may be an np.memmap: a
+        C-contiguous float32 one is not copied.
         """
         previous = getattr(self, "_model", None)
         # A stream goes on only under the parameters it was fitted with (set_params starts anew).

@@ -560,7 +560,7 @@ fitted_object <- function(model, x, n, d, weights, extra, centers, call, graph =
 
 # Clustering in batches (kkm_partial_fit; documented in man/kkmeans_partial_fit.Rd). object: NULL
 # to start a stream (centers and the parameters as for kkmeans()), or the object of the previous
-# batch (of kkmeans_partial_fit(), or of kkmeans() with method nystrom, sketch or rff), whose
+# batch (of kkmeans_partial_fit(), or of kkmeans() with method nystrom, sketch, rff or minibatch), whose
 # parameters the stream keeps. The native model moves to the new object; the previous object
 # rebuilds its own from its model buffer if it is used again, so it still predicts with the
 # centres it had.

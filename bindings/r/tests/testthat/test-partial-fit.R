@@ -20,7 +20,7 @@ batches_of <- function(n, first, size) {
 
 test_that("a stream of shuffled blob batches clusters as well as one fit of all rows", {
     b <- stream_blobs(1500L, 11L)
-    for (method in c("nystrom", "sketch", "rff")) {
+    for (method in c("nystrom", "sketch", "rff", "minibatch")) {
         whole <- kkmeans(b$x, 3, method = method, m = 60, gamma = 0.1, seed = 3)
         fit <- NULL
         batches <- batches_of(1500L, 300L, 200L)
@@ -115,7 +115,7 @@ test_that("method exact and the other methods that need every row are refused na
         expect_error(kkmeans_partial_fit(NULL, b$x, 3, kernel = kernel, seed = 1),
                      class = "kkmeans_invalid_argument", regexp = "kkm_partial_fit")
     }
-    expect_error(kkmeans_partial_fit(NULL, b$x, 3, method = "minibatch", seed = 1),
+    expect_error(kkmeans_partial_fit(NULL, b$x, 3, method = "minibatch", tau = 0, seed = 1),
                  class = "kkmeans_invalid_argument", regexp = "kkm_partial_fit")
 })
 

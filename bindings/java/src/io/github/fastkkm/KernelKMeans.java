@@ -41,7 +41,8 @@ import java.util.function.Function;
  *
  * <p>Streams and files: {@link #partialFit(float[], long, long)} fits data that arrive in
  * batches (the feature methods nystrom, sketch and rff: the first batch is fitted as
- * {@code fit} fits it, later batches move the centres by Sculley's mini-batch update), and
+ * {@code fit} fits it, later batches move the centres by Sculley's mini-batch update; and
+ * minibatch with tau &gt; 0, whose later batches run more truncated mini-batch iterations), and
  * {@link #fitFile(String, long)} fits a raw float32 file that the library maps and reads in
  * place, so that its rows never enter the JVM.
  *
@@ -879,8 +880,11 @@ public final class KernelKMeans implements AutoCloseable {
      * {@link #iterations()} the first fit's iterations plus one per later batch; label all the
      * data with {@link #predict(float[], long, long)}.
      *
-     * <p>For the feature methods only ({@code method} nystrom, sketch or rff; "auto" resolves
-     * to nystrom). A first batch stops when its thread is interrupted, as every fit does; a
+     * <p>For the feature methods ({@code method} nystrom, sketch or rff; "auto" resolves to
+     * nystrom) and minibatch with tau &gt; 0: its later batches run ceil(n / batch_size) more
+     * truncated mini-batch iterations (at most max_iter, no early stopping) drawn from their
+     * rows, from the model's centres, which keep at most k (tau + batch_size) rows; iterations()
+     * adds those. A first batch stops when its thread is interrupted, as every fit does; a
      * later batch (one pass over its rows) reports no progress before "done" and runs to its end.
      *
      * @param x the n * d values, row-major
@@ -890,7 +894,7 @@ public final class KernelKMeans implements AutoCloseable {
      * @throws IllegalArgumentException if x is null, its length is not n * d, d differs from
      *     the stream's, the first batch has fewer than m rows, a starting partition is set
      *     ({@link #initCentres(float[][])}), or the method needs every row at once (method
-     *     exact or minibatch, kernel knn, heat or precomputed, refine hartigan: the message
+     *     exact, minibatch with tau=0, kernel knn, heat or precomputed, refine hartigan: the message
      *     names kkm_partial_fit)
      * @throws KKMeansException for invalid data (NaN/Inf)
      * @throws FitCancelledException if the thread was interrupted; the model is unchanged

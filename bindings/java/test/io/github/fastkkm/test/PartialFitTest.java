@@ -48,7 +48,7 @@ class PartialFitTest {
         int n = 1500;
         int[] truth = new int[n];
         float[] x = shuffledBlobs(n, truth, 11);
-        for (String method : new String[] {"nystrom", "sketch", "rff"}) {
+        for (String method : new String[] {"nystrom", "sketch", "rff", "minibatch"}) {
             String params = "k=3 method=" + method + " m=60 gamma=0.1 seed=3";
             try (KernelKMeans whole = new KernelKMeans(params); KernelKMeans stream = new KernelKMeans(params)) {
                 whole.fit(x, n, 2);
@@ -126,7 +126,7 @@ class PartialFitTest {
             assertThrows(IllegalArgumentException.class, () -> km.partialFit(x, 300, 2));
             assertArrayEquals(before, km.labels());
         }
-        for (String params : new String[] {"k=3 method=minibatch", "k=3 kernel=knn", "k=3 kernel=heat"}) {
+        for (String params : new String[] {"k=3 method=minibatch tau=0", "k=3 kernel=knn", "k=3 kernel=heat"}) {
             try (KernelKMeans km = new KernelKMeans(params)) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> km.partialFit(x, 300, 2));
                 assertTrue(e.getMessage().contains("kkm_partial_fit"), params + ": " + e.getMessage());
