@@ -406,6 +406,26 @@ TEST(PartialFit, MinibatchHonoursWeightsAndRefusesWhatItCannotStream) {
                       {"tau=0", "kkm_fit"}));
 }
 
+int cancel_on_minibatch(const char* stage, double, void* seen) {
+    *static_cast<int*>(seen) += std::string(stage) == "minibatch" ? 1 : 0;
+    return std::string(stage) == "minibatch" ? 1 : 0;
+}
+
+TEST(PartialFit, ALaterMinibatchBatchCanBeCancelledAndTheStreamStaysAsItWas) {
+    const Dataset ds = shuffled(blobs(300, 4, 3, 6), 8);
+    auto m = make_model("k=3 method=minibatch batch_size=64 tau=32");
+    ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 300, ds.d, nullptr)));
+    const int32_t iterations = iterations_of(m.get());
+    const std::vector<unsigned char> before = save(m.get());
+    int seen = 0;
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_on_minibatch, &seen)));
+    EXPECT_EQ(kkm_partial_fit(m.get(), ds.X.data() + 300 * ds.d, 300, ds.d, nullptr), KKM_ERR_CANCELLED);
+    EXPECT_GE(seen, 1);
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), nullptr, nullptr)));
+    EXPECT_EQ(iterations_of(m.get()), iterations);
+    EXPECT_EQ(save(m.get()), before);  // the stream as it was
+}
+
 TEST(PartialFit, RefusesWhatCannotStream) {
     const Dataset ds = blobs(100, 3, 2, 4);
     for (const char* params : {"k=2 method=exact", "k=2 method=minibatch tau=0", "k=2 kernel=knn",
