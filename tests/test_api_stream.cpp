@@ -283,6 +283,19 @@ TEST(PartialFit, LaterBatchesMoveTheCentresToTheRunningMean) {
 
 // ------------------------------------------------------------------ kkm_partial_fit, method=minibatch
 
+// A progress callback that cancels at the stage `stage` and counts its reports there.
+struct CancelAt {
+    const char* stage;
+    int seen = 0;
+};
+
+int cancel_at(const char* stage, double, void* user) {
+    auto* at = static_cast<CancelAt*>(user);
+    const bool hit = std::string(stage) == at->stage;
+    at->seen += hit ? 1 : 0;
+    return hit ? 1 : 0;
+}
+
 // Streams ds in batches of `batch` rows into m (kkm_partial_fit each).
 void stream_into(kkm_model* m, const Dataset& ds, int64_t batch, int64_t begin = 0, int64_t end = -1) {
     end = end < 0 ? ds.n : end;
@@ -406,21 +419,16 @@ TEST(PartialFit, MinibatchHonoursWeightsAndRefusesWhatItCannotStream) {
                       {"tau=0", "kkm_fit"}));
 }
 
-int cancel_on_minibatch(const char* stage, double, void* seen) {
-    *static_cast<int*>(seen) += std::string(stage) == "minibatch" ? 1 : 0;
-    return std::string(stage) == "minibatch" ? 1 : 0;
-}
-
 TEST(PartialFit, ALaterMinibatchBatchCanBeCancelledAndTheStreamStaysAsItWas) {
     const Dataset ds = shuffled(blobs(300, 4, 3, 6), 8);
     auto m = make_model("k=3 method=minibatch batch_size=64 tau=32");
     ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 300, ds.d, nullptr)));
     const int32_t iterations = iterations_of(m.get());
     const std::vector<unsigned char> before = save(m.get());
-    int seen = 0;
-    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_on_minibatch, &seen)));
+    CancelAt at{"minibatch"};
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_at, &at)));
     EXPECT_EQ(kkm_partial_fit(m.get(), ds.X.data() + 300 * ds.d, 300, ds.d, nullptr), KKM_ERR_CANCELLED);
-    EXPECT_GE(seen, 1);
+    EXPECT_GE(at.seen, 1);
     ASSERT_TRUE(Ok(kkm_set_progress(m.get(), nullptr, nullptr)));
     EXPECT_EQ(iterations_of(m.get()), iterations);
     EXPECT_EQ(save(m.get()), before);  // the stream as it was
@@ -451,19 +459,15 @@ TEST(PartialFit, RefusesWhatCannotStream) {
     EXPECT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 20, ds.d, nullptr)));
 }
 
-int cancel_on_features(const char* stage, double, void* seen) {
-    *static_cast<int*>(seen) += std::string(stage) == "features" ? 1 : 0;
-    return std::string(stage) == "features" ? 1 : 0;
-}
 
 TEST(PartialFit, ALaterBatchCanBeCancelledAndTheStreamStaysAsItWas) {
     const Dataset ds = shuffled(blobs(300, 4, 3, 6), 4);
     auto m = make_model("k=3 method=rff m=64 n_init=1");
     ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), ds.X.data(), 300, ds.d, nullptr)));
-    int seen = 0;
-    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_on_features, &seen)));
+    CancelAt at{"features"};
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), cancel_at, &at)));
     EXPECT_EQ(kkm_partial_fit(m.get(), ds.X.data() + 300 * ds.d, 300, ds.d, nullptr), KKM_ERR_CANCELLED);
-    EXPECT_EQ(seen, 1);
+    EXPECT_EQ(at.seen, 1);
     ASSERT_TRUE(Ok(kkm_set_progress(m.get(), nullptr, nullptr)));
     double sizes[3] = {};
     ASSERT_TRUE(Ok(kkm_get_cluster_sizes(m.get(), sizes, 3)));

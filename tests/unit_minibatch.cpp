@@ -29,6 +29,17 @@ namespace {
 
 constexpr double kNever = -std::numeric_limits<double>::infinity();  // epsilon: run to max_iter
 
+/// Options for k centres, batches of b and max_iter iterations without early stopping.
+MinibatchOptions never_stopping(int64_t k, int64_t b, int64_t max_iter, LearningRate rate) {
+    MinibatchOptions o;
+    o.k = k;
+    o.batch_size = b;
+    o.max_iter = max_iter;
+    o.epsilon = kNever;
+    o.rate = rate;
+    return o;
+}
+
 /// rbf kernel values between points of a generated data set, by index: gathered rows copied
 /// into Matrix memory (GEMM may read past its operands), blocks of rows in parallel.
 class TestKernel final : public PointKernel {
@@ -403,14 +414,9 @@ TEST(Minibatch, AResumedRunGoesOnAsTheUninterruptedRun) {
     const auto data = testdata::blobs(60, 3, 2, 2.0, 5);
     const PairwiseKernel K(data, 0.5);
     for (LearningRate rate : {LearningRate::beta, LearningRate::sklearn}) {
-        MinibatchOptions o;
-        o.k = 3;
-        o.batch_size = 16;
+        MinibatchOptions o = never_stopping(3, 16, 14, rate);
         o.tau = 12;
-        o.rate = rate;
         o.normalise = true;
-        o.epsilon = kNever;
-        o.max_iter = 14;
         const MinibatchResult whole = minibatch_kernel_kmeans(K, {}, o, 9);
         o.max_iter = 6;
         MinibatchResult part = minibatch_kernel_kmeans(K, {}, o, 9);
@@ -498,12 +504,7 @@ TEST(Minibatch, TruncationBeyondEverySampledPointIsTheRecursiveAlgorithm) {
         const auto data = testdata::blobs(per_blob, 4, 2, 10.0, 3);
         const TestKernel K(data, 0.2);
         for (LearningRate rate : {LearningRate::beta, LearningRate::sklearn}) {
-            MinibatchOptions o;
-            o.k = 4;
-            o.batch_size = 64;
-            o.max_iter = 30;
-            o.epsilon = kNever;
-            o.rate = rate;
+            MinibatchOptions o = never_stopping(4, 64, 30, rate);
             o.tau = 0;
             const MinibatchResult recursive = minibatch_kernel_kmeans(K, {}, o, 4);
             o.tau = o.batch_size * o.max_iter;
