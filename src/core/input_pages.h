@@ -53,6 +53,11 @@ public:
     /// only). Few, large calls: each is a system call and each drop a TLB shootdown.
     void passed(const void* base, size_t total, size_t begin, size_t end) const;
 
+    /// Requests [p, p + bytes) of a file mapping now (MADV_WILLNEED; nothing for the caller's
+    /// memory): rows read out of order, e.g. the landmarks, are asked for all at once, so that
+    /// the disk reads them together instead of one page fault after another.
+    void request(const void* p, size_t bytes) const { ahead(static_cast<const char*>(p), bytes); }
+
     static constexpr size_t kRegionBytes = size_t{32} << 20;
     static constexpr size_t kAheadRegions = 2;
     static constexpr size_t kBehindRegions = 2;

@@ -107,6 +107,15 @@ Kernel fit_kernel(const FitSession& c) {
     return Kernel(c.p.kernel, c.report().gamma, c.p.degree, c.p.coef0, c.report().isa, c.report().shift);
 }
 
+void request_rows(const FitSession& c, const std::vector<int64_t>& idx) {
+    if (!c.pages.file()) return;
+    const size_t row_bytes = static_cast<size_t>(c.X.cols) * sizeof(float);
+    for (const int64_t i : idx) {
+        const int64_t local = i - c.part.offset;
+        if (local >= 0 && local < c.X.rows) c.pages.request(c.X.row(local), row_bytes);
+    }
+}
+
 KernelBasis basis_over(const FitSession& c, const std::vector<int64_t>& idx) {
     std::optional<Kernel> kernel;
     if (!kernel_traits(c.p.kernel).precomputed) kernel.emplace(fit_kernel(c));

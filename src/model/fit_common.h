@@ -105,6 +105,10 @@ private:
 /// Records the estimate in the report.
 void require_budget(FitSession& c, const char* method, double peak, const std::string& detail);
 
+/// Requests this rank's rows among the global indices idx from X's file at once (landmarks
+/// read out of order; nothing when X is in memory).
+void request_rows(const FitSession& c, const std::vector<int64_t>& idx);
+
 /// Bytes of the read-ahead buffers of the passes that read X directly from its file (every
 /// thread streams: RowStream), 0 when X is read in place.
 double direct_read_buffers(const FitSession& c);

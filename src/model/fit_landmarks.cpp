@@ -326,8 +326,9 @@ bool nystrom_checks_rows(const FitSession& c) {
 void check_nystrom_budget(FitSession& c) {
     const memory::NystromFootprint f = nystrom_memory(c, nystrom_shape(c));
     require_budget(c, "nystrom", f.peak(),
-                   f.direct ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
-                            : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
+                   f.direct  ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
+                   : f.fused ? "n x l rows R = K(X, L) P_l, landmarks, m x m eigen-decomposition, n x rank features"
+                             : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
 }
 
 std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
@@ -340,6 +341,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     if (!f.direct) c.report().kernel_rows = shape.precision;
     c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
+    request_rows(c, idx);
     check_landmark_rows(c, idx);
     MemoryLedger::Charge building = c.charge("landmarks", "packing the landmarks", f.basis_build);
     const MemoryLedger::Charge landmarks = c.charge("landmarks", "the m landmarks and their packed panels", f.basis);
@@ -480,6 +482,7 @@ std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     const memory::SketchFootprint f = memory::sketch_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
+    request_rows(c, idx);
     c.end_stage("landmarks");
     c.begin_stage("features");
     Rng rng(c.p.seed, Stream::sketch);
