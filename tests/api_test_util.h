@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <memory>
 #include <numbers>
@@ -344,5 +347,39 @@ inline double mean_pairwise_sq_dist(const Dataset& ds) {
     }
     return 2.0 * (sq / static_cast<double>(ds.n) - msq);
 }
+
+// The model's objective (kkm_get_objective; -1, and a test failure, if it has none).
+inline double objective_of(const kkm_model* m) {
+    double out = -1;
+    EXPECT_TRUE(Ok(kkm_get_objective(m, &out)));
+    return out;
+}
+
+// A parameter's value as kkm_get_param writes it.
+inline std::string param_of(const kkm_model* m, const char* key) {
+    char buf[128] = {};
+    EXPECT_TRUE(Ok(kkm_get_param(m, key, buf, sizeof buf, nullptr)));
+    return buf;
+}
+
+// A private directory for the files of one test (the test directory's `prefix` and the
+// process id), made before it and removed after it.
+class FileDir : public ::testing::Test {
+protected:
+    explicit FileDir(const std::string& prefix) : dir_(::testing::TempDir() + prefix + std::to_string(::getpid())) {}
+    void SetUp() override {
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directory(dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    // `values` as raw float32 in the file `name` of the directory; its path.
+    std::string write(const std::string& name, const std::vector<float>& values) const {
+        const std::string path = dir_ + "/" + name;
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+        return path;
+    }
+    std::string dir_;
+};
 
 }  // namespace kkm_test

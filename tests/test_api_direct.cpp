@@ -23,6 +23,8 @@ using kkm_test::Dataset;
 using kkm_test::Fails;
 using kkm_test::labels_of;
 using kkm_test::make_model;
+using kkm_test::objective_of;
+using kkm_test::param_of;
 using kkm_test::Ok;
 using kkm_test::W;
 
@@ -35,18 +37,6 @@ bool sampled(int64_t i, int64_t n) {
     return ((i % per_chunk) / 256) % every == 0;
 }
 
-double objective_of(const kkm_model* m) {
-    double out = -1;
-    EXPECT_TRUE(Ok(kkm_get_objective(m, &out)));
-    return out;
-}
-
-std::string param_of(const kkm_model* m, const char* key) {
-    char buf[128] = {};
-    EXPECT_TRUE(Ok(kkm_get_param(m, key, buf, sizeof buf, nullptr)));
-    return buf;
-}
-
 /// KKMEANS_DIRECT_READS for the life of the object (the test process's own environment).
 class DirectReads {
 public:
@@ -54,21 +44,10 @@ public:
     ~DirectReads() { ::unsetenv("KKMEANS_DIRECT_READS"); }
 };
 
-// A private directory (on the test directory's file system) for the files of one test.
-class Direct : public ::testing::Test {
+// Files in a private directory of the test directory's file system.
+class Direct : public kkm_test::FileDir {
 protected:
-    void SetUp() override {
-        dir_ = ::testing::TempDir() + "kkm_direct_" + std::to_string(::getpid());
-        std::filesystem::remove_all(dir_);
-        std::filesystem::create_directory(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    std::string write(const std::string& name, const std::vector<float>& values) const {
-        const std::string path = dir_ + "/" + name;
-        std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
-        return path;
-    }
+    Direct() : FileDir("kkm_direct_") {}
     bool direct_possible(const std::string& path) const {
         const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
         if (fd >= 0) ::close(fd);
@@ -85,7 +64,6 @@ protected:
         EXPECT_EQ(objective_of(file.get()), objective_of(memory.get()));
         EXPECT_EQ(param_of(file.get(), "gamma"), param_of(memory.get(), "gamma"));
     }
-    std::string dir_;
 };
 
 // 600000 rows of 4 floats: two 8 MiB segments per stream, two streamed chunks of rows.

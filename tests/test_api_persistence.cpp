@@ -164,18 +164,15 @@ TEST(Persistence, FileRoundTripAndIoErrors) {
 // Special files (issue 26): kkm_save wrote a temporary file and renamed it over whatever the
 // path named, so a device node, a FIFO or a link to /proc/self/fd/N became a regular file.
 // Now they are written through and stay what they were. Private nodes only, never /dev.
-class SpecialFiles : public ::testing::Test {
+class SpecialFiles : public kkm_test::FileDir {
 protected:
+    SpecialFiles() : FileDir("kkm_special_") {}
     void SetUp() override {
-        dir_ = ::testing::TempDir() + "kkm_special_" + std::to_string(::getpid());
-        std::filesystem::remove_all(dir_);
-        std::filesystem::create_directory(dir_);
+        FileDir::SetUp();
         const Dataset ds = blobs(30, 3, 3, 5);
         model_ = make_model("k=3 method=nystrom m=20");
         ASSERT_TRUE(Ok(kkm_fit(model_.get(), ds.X.data(), ds.n, ds.d, nullptr)));
     }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    std::string dir_;
     Model model_;
 };
 

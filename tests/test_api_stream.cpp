@@ -26,21 +26,11 @@ using kkm_test::Dataset;
 using kkm_test::Fails;
 using kkm_test::labels_of;
 using kkm_test::make_model;
+using kkm_test::objective_of;
+using kkm_test::param_of;
 using kkm_test::save;
 using kkm_test::Ok;
 using kkm_test::W;
-
-double objective_of(const kkm_model* m) {
-    double out = -1;
-    EXPECT_TRUE(Ok(kkm_get_objective(m, &out)));
-    return out;
-}
-
-std::string param_of(const kkm_model* m, const char* key) {
-    char buf[128] = {};
-    EXPECT_TRUE(Ok(kkm_get_param(m, key, buf, sizeof buf, nullptr)));
-    return buf;
-}
 
 double nmi(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
     double out = 0;
@@ -63,22 +53,9 @@ Dataset shuffled(const Dataset& ds, uint32_t seed) {
     return out;
 }
 
-// A private directory for the files of one test, removed after it.
-class Files : public ::testing::Test {
+class Files : public kkm_test::FileDir {
 protected:
-    void SetUp() override {
-        dir_ = ::testing::TempDir() + "kkm_stream_" + std::to_string(::getpid());
-        std::filesystem::remove_all(dir_);
-        std::filesystem::create_directory(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    std::string write(const std::string& name, const std::vector<float>& values) const {
-        const std::string path = dir_ + "/" + name;
-        std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
-        return path;
-    }
-    std::string dir_;
+    Files() : FileDir("kkm_stream_") {}
 };
 
 TEST_F(Files, FitFileEqualsTheInMemoryFitBitForBit) {

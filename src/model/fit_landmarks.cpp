@@ -275,6 +275,34 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
     c.end_stage("refine");
 }
 
+/// The rows the features come from, with what they hold: G (n×m) and P, or R (n×ℓ) and V_s.
+struct FeatureSource {
+    RowStore rows;
+    MemoryLedger::Charge rows_charge;
+    std::vector<float> diag;  ///< K_ii of the training rows
+    MemoryLedger::Charge diag_charge;
+};
+
+/// Stage "features": F = rows · proj (proj NULL: P) with the residuals K_ii − ‖f_i‖²
+/// (nystrom_features); the rows and the diagonal are freed, and Lloyd runs on F with the
+/// model's projection P.
+std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, FeatureSource src, const Matrix* proj,
+                                                const memory::NystromFootprint& f, KernelBasis basis, Matrix P) {
+    std::vector<float> residual;
+    c.begin_stage("features");
+    const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", f.features);
+    Matrix F;
+    {
+        const MemoryLedger::Charge scratch =
+            c.charge("features", "every thread's block of decoded rows", f.feature_scratch);
+        F = nystrom_features(src.rows, proj != nullptr ? *proj : P, src.diag, residual, c.threads);
+    }
+    src = FeatureSource();  // the rows and the diagonal are no longer needed
+    c.end_stage("features");
+    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+    return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+}
+
 /// Rank-restricted Nyström whose features are taken, in one pass over X (rank_rows), then
 /// P = P_ℓ V_s (stage "rank"), F = R V_s and Lloyd on F. `projection` holds P_ℓ's charge.
 std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Matrix P_l, RowPrecision precision,
@@ -301,18 +329,9 @@ std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Mat
     projection.release();
     projection = c.charge("rank", "the projection P (m x r)", f.final_projection);
     c.end_stage("rank");
-    c.begin_stage("features");
-    MemoryLedger::Charge diag_charge = c.charge("features", "the kernel diagonal", f.diag);
-    std::vector<float> diag = training_diagonal(c), residual;
-    const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", f.features);
-    Matrix F = nystrom_features(R, Vs, diag, residual, c.threads);
-    R = RowStore();
-    rows_charge.release();
-    std::vector<float>().swap(diag);
-    diag_charge.release();
-    c.end_stage("features");
-    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
-    return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+    FeatureSource src{std::move(R), std::move(rows_charge), {}, c.charge("features", "the kernel diagonal", f.diag)};
+    src.diag = training_diagonal(c);
+    return features_and_lloyd(c, std::move(src), &Vs, f, std::move(basis), std::move(P));
 }
 
 }  // namespace
@@ -438,22 +457,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         c.p.solver == Solver::minibatch ||
         (memory::features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger().fits(fa.features_beside_rows())));
     if (features) {
-        std::vector<float> residual;
-        c.begin_stage("features");
-        const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", fa.features);
-        Matrix F;
-        {
-            const MemoryLedger::Charge scratch =
-                c.charge("features", "every thread's block of decoded kernel rows", fa.feature_scratch);
-            F = nystrom_features(G, P, diag, residual, c.threads);
-        }
-        G = RowStore();  // the kernel rows and the diagonal are no longer needed
-        rows_charge.release();
-        std::vector<float>().swap(diag);
-        diag_charge.release();
-        c.end_stage("features");
-        auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
-        return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+        return features_and_lloyd(c, {std::move(G), std::move(rows_charge), std::move(diag), std::move(diag_charge)},
+                                  nullptr, fa, std::move(basis), std::move(P));
     }
     const MemoryLedger::Charge state =
         c.charge("lloyd", "Lloyd on the kernel rows (chunk sums, bounds, label caches, seeding)", fa.landmark_lloyd);
