@@ -27,7 +27,9 @@
 #           OpenMP team inside each of the 8 callers; fits at threads=1, 2, 3), all of
 #           test_api_progress (progress and cancellation from inside parallel fits, the search's
 #           parallel scoring fits), LastError, and unit_host_threads (fits and assigns on the
-#           threads of the host's own OpenMP team). One suppression, for interceptor calls made inside libomp itself
+#           threads of the host's own OpenMP team), and the api_direct fits that read a file with
+#           O_DIRECT (RowStream's reader threads beside the fit's team; the rank restriction
+#           summed in the kernel pass). One suppression, for interceptor calls made inside libomp itself
 #           (scripts/tsan-libomp.supp, where the reason is written down). Needs clang, libomp-dev
 #           (Archer) and libclang-rt-14-dev (clang's TSan runtime); without them this run fails.
 #
@@ -161,7 +163,7 @@ for run in "$@"; do
             ok=no
         elif CC=clang CXX=clang++ setup "$tsan_omp_build" "${common[@]}" -Db_sanitize=thread &&
              ninja -C "$tsan_omp_build" "${jobs[@]}" tests/test_api_behaviour tests/test_api_progress tests/test_api_errors \
-                 tests/test_unit_host_threads; then
+                 tests/test_unit_host_threads tests/test_api_direct; then
             built=$SECONDS
             export OMP_TOOL_LIBRARIES="$archer"
             export TSAN_OPTIONS="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/scripts/tsan-libomp.supp"
@@ -169,6 +171,8 @@ for run in "$@"; do
             test_one "$tsan_omp_build" api_progress
             test_one "$tsan_omp_build" api_errors 'LastError.*'
             test_one "$tsan_omp_build" unit_host_threads  # fits inside the host's own OpenMP team
+            # direct reads: RowStream's reader threads beside the fit's OpenMP team
+            test_one "$tsan_omp_build" api_direct 'Direct.ReadingTheFileDirectly*:Direct.RankRestriction*'
             unset OMP_TOOL_LIBRARIES TSAN_OPTIONS
             mv "$tsan_omp_build/meson-logs/sanitize.json" "$tsan_omp_build/meson-logs/testlog.json"
         else
