@@ -205,5 +205,29 @@ check "assign maps raw input too" sh -c \
     "'$kkm' fit -q '$dir/rings.f32' --dims 2 k=2 gamma=0.5 n_init=5 -o '$dir/r.kkm' &&
      '$kkm' assign '$dir/r.kkm' '$dir/rings.f32' --dims 2 -l '$dir/a.csv' 2>'$dir/e' && grep -q 'mapped' '$dir/e' &&
      cmp '$dir/a.csv' '$dir/mapped.csv'"
+# assign labels 2^20 rows at a time, writing each piece as it comes (into the staged file):
+# 1100000 rows are two pieces; the labels are the fit's in every format, a bad value in the
+# second piece is named by its row in the input, and the labels file it would replace is kept.
+python3 -c '
+import array, random, sys
+random.seed(3)
+v = array.array("f")
+for i in range(1100000):
+    c = i % 3
+    v.append(random.gauss(3.0 * (c == 1), 0.3)); v.append(random.gauss(3.0 * (c == 2), 0.3))
+open(sys.argv[1], "wb").write(v.tobytes())
+v[2 * 1099990 + 1] = float("nan")
+open(sys.argv[2], "wb").write(v.tobytes())
+' "$dir/big.f32" "$dir/big_nan.f32"
+check "assign in pieces writes the fit's labels (i32, CSV, standard output)" sh -c \
+    "'$kkm' fit -q '$dir/big.f32' --dims 2 k=3 method=nystrom m=50 seed=1 -o '$dir/big.kkm' -l '$dir/fit.i32' &&
+     '$kkm' fit -q '$dir/big.f32' --dims 2 k=3 method=nystrom m=50 seed=1 -l '$dir/fit.csv' &&
+     '$kkm' assign -q '$dir/big.kkm' '$dir/big.f32' --dims 2 -l '$dir/assign.i32' && cmp '$dir/fit.i32' '$dir/assign.i32' &&
+     '$kkm' assign -q '$dir/big.kkm' '$dir/big.f32' --dims 2 -l '$dir/assign.csv' && cmp '$dir/fit.csv' '$dir/assign.csv' &&
+     '$kkm' assign -q '$dir/big.kkm' '$dir/big.f32' --dims 2 | cmp - '$dir/fit.csv'"
+check "assign in pieces names a bad row by its place in the input and keeps the old labels" sh -c \
+    "! '$kkm' assign -q '$dir/big.kkm' '$dir/big_nan.f32' --dims 2 -l '$dir/assign.csv' 2>'$dir/e' &&
+     grep -q 'row 1099990, column 1' '$dir/e' && cmp '$dir/fit.csv' '$dir/assign.csv' &&
+     test -z \"\$(ls '$dir' | grep tmp)\""
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,9 @@
 // kkmeans assign: label new rows with a model saved by 'kkmeans fit -o'.
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include "cli.h"
@@ -44,6 +46,43 @@ AssignRequest make_request(const ParsedArgs& parsed) {
     return request;
 }
 
+/// Rows assigned per piece: each piece's labels are written as soon as they are known.
+constexpr int64_t kPieceRows = int64_t{1} << 20;
+
+/// A piece's error as the input's: the library numbers the piece's rows from 0, so "row N"
+/// in its message becomes "row N + first".
+[[noreturn]] void rethrow_in_input(const ApiError& e, int64_t first) {
+    const std::string what = e.what();
+    std::smatch m;
+    if (first == 0 || !std::regex_search(what, m, std::regex("row ([0-9]+)"))) throw e;
+    throw ApiError(e.status, m.prefix().str() + "row " + std::to_string(std::stoll(m[1].str()) + first) +
+                                 m.suffix().str());
+}
+
+/// Assigns the rows piece by piece, appending each piece's labels to the labels output: a
+/// file grows in its staged copy while the model works and replaces the target only once
+/// complete (standard output gets them all at the end, as before). Returns every label when
+/// `keep` (for --truth), else none: a file's labels are never all held at once.
+std::vector<int32_t> assign_in_pieces(const Model& model, const Rows& rows, const std::string& path, bool keep) {
+    StagedOutput out(path);
+    std::vector<int32_t> kept;
+    int64_t begin = 0;
+    do {
+        const int64_t count = std::min(kPieceRows, rows.rows - begin);
+        std::vector<int32_t> piece;
+        try {
+            piece = model.assign(Rows{rows.data + begin * rows.cols, count, rows.cols});
+        } catch (const ApiError& e) {
+            rethrow_in_input(e, begin);
+        }
+        out.write(labels_text(path, piece, begin == 0));
+        if (keep) kept.insert(kept.end(), piece.begin(), piece.end());
+        begin += count;
+    } while (begin < rows.rows);
+    out.commit();
+    return kept;
+}
+
 int assign(const AssignRequest& request) {
     Progress progress(!request.quiet);
     std::vector<CommandFile> files{{"the model", request.model_path, false}, {"the input", request.input, false}};
@@ -64,9 +103,8 @@ int assign(const AssignRequest& request) {
     std::optional<std::vector<int32_t>> truth;
     if (request.truth_path) truth = read_truth(*request.truth_path, data.rows, model.max_input_bytes());
     progress.begin("assigning");
-    const std::vector<int32_t> labels = model.assign(data.view());
+    const std::vector<int32_t> labels = assign_in_pieces(model, data.view(), request.labels_path, truth.has_value());
     progress.end("assigning");
-    write_labels(request.labels_path, labels);
     if (truth) {
         print_field(std::cerr, "ARI", fixed(adjusted_rand_index(labels, *truth), 4));
         print_field(std::cerr, "NMI", fixed(normalized_mutual_info(labels, *truth), 4));

@@ -189,11 +189,11 @@ StagedOutput::StagedOutput(std::string path) : path_(std::move(path)) {
 
 void StagedOutput::write(const std::string& text) {
     if (!file_) {
-        text_ = text;
+        text_ += text;
         return;
     }
     try {
-        file_->write(text);
+        file_->append(text);
     } catch (const kkm::io::FileError& e) {
         throw ToolError(e.what());
     }
@@ -213,13 +213,21 @@ void StagedOutput::commit() {
     }
 }
 
-std::string labels_csv(const std::vector<int32_t>& labels) {
-    std::string text = "label\n";
+namespace {
+
+std::string csv_lines(const std::vector<int32_t>& labels, bool header) {
+    std::string text = header ? "label\n" : "";
     for (const int32_t label : labels) {
         text += std::to_string(label);
         text += '\n';
     }
     return text;
+}
+
+}  // namespace
+
+std::string labels_csv(const std::vector<int32_t>& labels) {
+    return csv_lines(labels, true);
 }
 
 std::string labels_i32(const std::vector<int32_t>& labels) {
@@ -231,8 +239,8 @@ std::string labels_i32(const std::vector<int32_t>& labels) {
     return bytes;
 }
 
-std::string labels_text(const std::string& path, const std::vector<int32_t>& labels) {
-    return path.ends_with(".i32") ? labels_i32(labels) : labels_csv(labels);
+std::string labels_text(const std::string& path, const std::vector<int32_t>& labels, bool header) {
+    return path.ends_with(".i32") ? labels_i32(labels) : csv_lines(labels, header);
 }
 
 void write_labels(const std::string& path, const std::vector<int32_t>& labels) {

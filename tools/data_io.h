@@ -111,7 +111,8 @@ void check_files(const std::vector<CommandFile>& files);
 /// An output file that only ever appears complete (kkm::io::StagedFile: a temporary file
 /// renamed over a regular target at commit(); a device or FIFO written through at commit()).
 /// "-", or any path to the file standard output goes to (/dev/stdout), is written to standard
-/// output at commit(). Errors are ToolErrors naming the path.
+/// output at commit(). write() appends: a file grows in its staged copy piece by piece while
+/// the program works. Errors are ToolErrors naming the path.
 class StagedOutput {
 public:
     explicit StagedOutput(std::string path);
@@ -130,8 +131,9 @@ std::string labels_csv(const std::vector<int32_t>& labels);
 /// Labels as raw little-endian int32, 4 bytes a row, no header (kkmeans-mpi's -l, and -l x.i32).
 std::string labels_i32(const std::vector<int32_t>& labels);
 
-/// Labels as a path asks for them: labels_i32 when the path ends in ".i32", else labels_csv.
-std::string labels_text(const std::string& path, const std::vector<int32_t>& labels);
+/// Labels as a path asks for them: labels_i32 when the path ends in ".i32", else labels_csv
+/// (without its header line when `header` is false: a later piece of the same output).
+std::string labels_text(const std::string& path, const std::vector<int32_t>& labels, bool header = true);
 
 /// Writes labels_text(path, labels) to path through a StagedOutput. "-" writes standard output.
 void write_labels(const std::string& path, const std::vector<int32_t>& labels);

@@ -43,7 +43,8 @@ commands:
       Assign the rows of INPUT (as for fit; d must match the model) to the clusters of
       MODEL (a file written by 'fit -o') and write their labels as CSV.
         -l, --labels FILE   where to write the labels (default '-': standard output;
-                            a file is replaced only once the labels are complete)
+                            written piece by piece into a staged copy that replaces
+                            the file only once the labels are complete)
             --dims D        INPUT is raw float32 with D columns
             --truth FILE    true labels: print ARI and NMI on stderr
         -q, --quiet         no progress or summary lines on stderr

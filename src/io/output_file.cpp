@@ -165,6 +165,22 @@ void StagedFile::write(std::string_view bytes) {
     }
 }
 
+void StagedFile::append(std::string_view bytes) {
+    if (target_.in_place) {
+        staged_.append(bytes);
+        return;
+    }
+    if (temp_.empty()) return write(bytes);
+    const int fd = ::open(temp_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    int error = fd < 0 ? errno : write_all(fd, bytes);
+    if (error == 0 && ::fsync(fd) != 0) error = errno;
+    if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;
+    if (error != 0) {
+        discard();
+        throw FileError("cannot write '" + path_ + "': " + std::strerror(error) + " (an existing file is left unchanged)");
+    }
+}
+
 void StagedFile::commit() {
     if (target_.in_place) {
         const int fd = open_in_place(target_.file);

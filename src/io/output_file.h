@@ -65,6 +65,9 @@ public:
 
     /// Stages `bytes`, replacing what an earlier write() staged.
     void write(std::string_view bytes);
+    /// Stages `bytes` after what is staged already (each piece flushed to the disk as it
+    /// comes): an output written while it is produced, still put in place only at commit().
+    void append(std::string_view bytes);
     /// Puts the staged bytes in place (an empty file when nothing was staged).
     void commit();
     bool in_place() const { return target_.in_place; }
