@@ -2,8 +2,11 @@
 // naming what is wrong (argument, row, column).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/matrix.h"
@@ -32,6 +35,31 @@ bool rows_finite(ConstMatrix X, int64_t begin, int64_t end);
 /// from row_offset (a distributed fit names the global row: this rank's offset + local row).
 /// Row blocks are scanned on `threads` threads; the message is the same for any count.
 void require_finite(ConstMatrix X, const char* name, int64_t row_offset = 0, int threads = 1);
+
+/// The first block of rows found holding NaN or ±Inf by a pass whose blocks run on several
+/// threads: blocks after it may be skipped, and raise() names its first bad value as
+/// require_finite does, so the message is the same for any thread count.
+class FirstBadBlock {
+public:
+    /// True when a block starting before `begin` is already known bad.
+    bool before(int64_t begin) const { return first_.load(std::memory_order_relaxed) < begin; }
+    /// Records the block starting at row `begin` as bad (the lowest recorded wins).
+    void record(int64_t begin) {
+        int64_t seen = first_.load();
+        while (begin < seen && !first_.compare_exchange_weak(seen, begin)) {
+        }
+    }
+    /// Throws require_finite's message for the first bad block (`block_rows` rows of X from
+    /// it, rows numbered from row_offset); nothing when no block was recorded.
+    void raise(ConstMatrix X, int64_t block_rows, int64_t row_offset) const {
+        const int64_t bad = first_.load();
+        if (bad == std::numeric_limits<int64_t>::max()) return;
+        require_finite(X.slice(bad, std::min(block_rows, X.rows - bad)), "X", row_offset + bad);
+    }
+
+private:
+    std::atomic<int64_t> first_{std::numeric_limits<int64_t>::max()};
+};
 
 /// Checks weights (finite, ≥ 0, positive sum) and returns them as float (empty when NULL).
 std::vector<float> checked_weights(const float* w, int64_t n);

@@ -2,7 +2,6 @@
 #include "kernels/row_scan.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "core/parallel.h"
@@ -19,7 +18,6 @@ constexpr int64_t kBlockRows = kScanBlockRows;  // 256 rows of 784 floats: 800 K
 struct Chunk {
     std::vector<double> sums;
     double m2 = 0;
-    int64_t bad_block = -1;  ///< first row of the first block holding NaN or ±Inf
 };
 
 double weight_of(const float* w, int64_t i) {
@@ -84,7 +82,7 @@ void add_block(ConstMatrix B, const float* w, Chunk& c, std::vector<double>& mea
 /// sampling), streamed (RowStream: read ahead, directly from the file where InputPages opened
 /// it so).
 void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_t begin, int64_t end, int64_t every,
-                Chunk& c, const std::atomic<int64_t>& first_bad, const InputPages* pages) {
+                Chunk& c, FirstBadBlock& bad, const InputPages* pages) {
     std::vector<double> mean(moments ? static_cast<size_t>(X.cols) : 0);
     const bool sampled = every > 1;
     RowStream stream(pages, X, begin, end, sampled ? kBlockRows : RowStream::segment_rows(X.cols, kBlockRows),
@@ -93,10 +91,10 @@ void scan_chunk(ConstMatrix X, const std::vector<float>& w, bool moments, int64_
     int64_t first = 0;
     while (stream.next(rows, first)) {
         for (int64_t b = 0; b < rows.rows; b += kBlockRows) {
-            if (first_bad.load(std::memory_order_relaxed) < first + b) return;  // an earlier row is already bad
+            if (bad.before(first + b)) return;  // an earlier row is already bad
             const ConstMatrix block = rows.slice(b, std::min(kBlockRows, rows.rows - b));
             if (!rows_finite(block, 0, block.rows)) {
-                c.bad_block = first + b;
+                bad.record(first + b);
                 return;
             }
             if (moments) add_block(block, w.empty() ? nullptr : w.data() + first + b, c, mean);
@@ -111,21 +109,12 @@ RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool mome
     const int64_t d = X.cols, per_chunk = block_count(X.rows, kScanChunks);
     std::vector<Chunk> chunks(static_cast<size_t>(kScanChunks));
     for (Chunk& c : chunks) c.sums.assign(moments ? static_cast<size_t>(d + 1) : 0, 0.0);
-    std::atomic<int64_t> first_bad{INT64_MAX};
+    FirstBadBlock bad;
     parallel_blocks(threads, kScanChunks, [&](int64_t c) {
-        Chunk& chunk = chunks[static_cast<size_t>(c)];
-        scan_chunk(X, weights, moments, c * per_chunk, std::min(X.rows, (c + 1) * per_chunk), sample_every, chunk,
-                   first_bad, pages);
-        if (chunk.bad_block < 0) return;
-        int64_t seen = first_bad.load();
-        while (chunk.bad_block < seen && !first_bad.compare_exchange_weak(seen, chunk.bad_block)) {
-        }
+        scan_chunk(X, weights, moments, c * per_chunk, std::min(X.rows, (c + 1) * per_chunk), sample_every,
+                   chunks[static_cast<size_t>(c)], bad, pages);
     });
-    const int64_t bad = first_bad.load();
-    if (bad != INT64_MAX) {
-        // The block names its first bad value exactly as require_finite does for all of X.
-        require_finite(X.slice(bad, std::min(kBlockRows, X.rows - bad)), "X", row_offset + bad);
-    }
+    bad.raise(X, kBlockRows, row_offset);  // named exactly as require_finite names it for all of X
     RowMoments out;
     if (!moments) return out;
     out.sums.assign(static_cast<size_t>(d + 1), 0.0);

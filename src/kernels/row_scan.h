@@ -58,8 +58,6 @@ int64_t moments_sample(int64_t rows, int64_t global);
 /// sums, a block mean per running thread, the totals and the mean.
 double scan_footprint(int64_t d, int threads);
 
-
-
 /// The weighted mean pairwise squared distance over all ranks' rows, (1/W²) Σ_ij w_i w_j
 /// ‖x_i − x_j‖² = 2 Σ_i w_i ‖x_i − μ‖² / W, from each rank's moments (one collective).
 double pairwise_sq_distance(const RowMoments& local, const Comm& comm);

@@ -3,8 +3,6 @@
 // of its kernel row k_L(x).
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <climits>
 #include <cmath>
 
 #include "cluster/landmark_lloyd.h"
@@ -91,16 +89,32 @@ void kernel_rows_block(const KernelBasis& basis, RowStore& G, ConstMatrix rows, 
     }
 }
 
-/// Rows each thread streams in one go when X is read directly (RowStream): whole segments,
-/// about 32 chunks per thread so that the last ones even out.
-int64_t stream_chunk_rows(int64_t n, int64_t segment, int threads) {
-    const int64_t wanted = block_count(n, 32 * static_cast<int64_t>(std::max(threads, 1)));
-    return block_count(wanted, segment) * segment;
+/// Fixed chunks of whole kRowBlock blocks (kRankChunks of them, fewer for few rows): what a
+/// reduction over the rows sums per chunk, in the same order for any thread count, and what
+/// each thread streams in one go when X is read directly.
+int64_t chunk_rows_of(int64_t n) {
+    return std::max<int64_t>(1, block_count(block_count(n, kRankChunks), kRowBlock)) * kRowBlock;
+}
+
+/// Calls block(rows, first) for every block of kRowBlock rows of chunk q of X (chunk_rows_of
+/// rows each), in row order, streamed (RowStream: read ahead, directly from the file where
+/// InputPages opened it so); stops between segments once the fit is cancelled.
+template <class Block>
+void stream_chunk(const FitSession& c, int64_t q, Block&& block) {
+    const int64_t n = c.X.rows, chunk = chunk_rows_of(n);
+    const Progress* progress = Progress::current();
+    RowStream stream(&c.pages, c.X, q * chunk, std::min(n, (q + 1) * chunk),
+                     RowStream::segment_rows(c.X.cols, kRowBlock));
+    ConstMatrix rows;
+    int64_t first = 0;
+    while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
+        for (int64_t b = 0; b < rows.rows; b += kRowBlock) block(rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
+    }
 }
 
 /// Calls block(rows, first) for every block of kRowBlock rows of X on the threads beside
-/// `side`: block by block from X, or, when X is a file opened for direct reads, in chunks of
-/// rows each thread streams in order (the same blocks, so the same bits).
+/// `side`: block by block from X, or, when X is a file opened for direct reads, chunk by chunk
+/// (stream_chunk: the same blocks, so the same bits).
 template <class Side, class Block>
 void row_blocks_beside(const FitSession& c, Side&& side, Block&& block) {
     const int64_t n = c.X.rows;
@@ -114,19 +128,19 @@ void row_blocks_beside(const FitSession& c, Side&& side, Block&& block) {
         });
         return;
     }
-    const int64_t segment = RowStream::segment_rows(c.X.cols, kRowBlock);
-    const int64_t chunk = stream_chunk_rows(n, segment, c.threads);
-    const Progress* progress = Progress::current();
-    parallel_blocks_beside(c.threads, side, block_count(n, chunk), [&](int64_t q) {
-        RowStream stream(&c.pages, c.X, q * chunk, std::min(n, (q + 1) * chunk), segment);
-        ConstMatrix rows;
-        int64_t first = 0;
-        while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
-            for (int64_t b = 0; b < rows.rows; b += kRowBlock) {
-                block(rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
-            }
-        }
-    });
+    parallel_blocks_beside(c.threads, side, block_count(n, chunk_rows_of(n)),
+                           [&](int64_t q) { stream_chunk(c, q, block); });
+}
+
+/// Whether a pass skips the block of `rows` starting at `begin`: it holds NaN or ±Inf (then
+/// recorded in `bad`), or an earlier block does; only rows the fit has not checked yet
+/// (FitSession::rows_checked) are looked at.
+bool skip_bad(const FitSession& c, FirstBadBlock& bad, ConstMatrix rows, int64_t begin) {
+    if (c.rows_checked) return false;
+    if (bad.before(begin)) return true;
+    if (rows_finite(rows, 0, rows.rows)) return false;
+    bad.record(begin);
+    return true;
 }
 
 /// G = K(X, L) in row blocks beside `side` (the eigen-decomposition). Rows whose finiteness
@@ -135,21 +149,11 @@ void row_blocks_beside(const FitSession& c, Side&& side, Block&& block) {
 template <class Side>
 void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Side&& side) {
     std::vector<Matrix> scratch(static_cast<size_t>(c.threads));
-    std::atomic<int64_t> first_bad{INT64_MAX};
+    FirstBadBlock bad;
     row_blocks_beside(c, side, [&](ConstMatrix rows, int64_t begin) {
-        if (!c.rows_checked) {
-            if (first_bad.load(std::memory_order_relaxed) < begin) return;  // an earlier row is already bad
-            if (!rows_finite(rows, 0, rows.rows)) {
-                int64_t seen = first_bad.load();
-                while (begin < seen && !first_bad.compare_exchange_weak(seen, begin)) {
-                }
-                return;
-            }
-        }
-        kernel_rows_block(basis, G, rows, begin, scratch);
+        if (!skip_bad(c, bad, rows, begin)) kernel_rows_block(basis, G, rows, begin, scratch);
     });
-    const int64_t bad = first_bad.load();
-    if (bad != INT64_MAX) require_finite(c.X.slice(bad, std::min(kRowBlock, c.X.rows - bad)), "X", c.part.offset + bad);
+    bad.raise(c.X, kRowBlock, c.part.offset);
 }
 
 /// Landmarks picked from rows not checked yet (FitSession::rows_checked): a landmark holding
@@ -162,32 +166,6 @@ void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
     }
 }
 
-/// Fixed chunks of whole kRowBlock blocks (kRankChunks of them, fewer for few rows): what a
-/// reduction over the rows sums per chunk, in the same order for any thread count.
-int64_t rank_chunk_rows(int64_t n) {
-    return std::max<int64_t>(1, block_count(block_count(n, kRankChunks), kRowBlock)) * kRowBlock;
-}
-
-/// Calls block(chunk, rows, first) for every block of kRowBlock rows of X, each chunk of
-/// `chunk_rows` rows (a multiple of kRowBlock) in row order on one thread, streamed (RowStream:
-/// read ahead, directly from the file where InputPages opened it so).
-template <class Block>
-void row_chunks(const FitSession& c, int64_t chunk_rows, Block&& block) {
-    const int64_t n = c.X.rows;
-    const int64_t segment = RowStream::segment_rows(c.X.cols, kRowBlock);
-    const Progress* progress = Progress::current();
-    parallel_blocks(c.threads, block_count(n, chunk_rows), [&](int64_t q) {
-        RowStream stream(&c.pages, c.X, q * chunk_rows, std::min(n, (q + 1) * chunk_rows), segment);
-        ConstMatrix rows;
-        int64_t first = 0;
-        while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
-            for (int64_t b = 0; b < rows.rows; b += kRowBlock) {
-                block(q, rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
-            }
-        }
-    });
-}
-
 /// The rank restriction fused into the kernel pass (Wang, Gittens & Mahoney 2019, Algorithm
 /// 2): with P_ℓ known, each block of kernel rows G_b = K(X_b, L) goes straight to
 /// R_b = G_b P_ℓ, kept (n×ℓ, in the kernel rows' precision) instead of G (n×m), and into
@@ -198,25 +176,21 @@ RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& 
     const int64_t n = c.X.rows, m = basis.size(), l = P_l.cols;
     RowStore R(n, l, precision, c.report().isa);
     PerThread<std::array<Matrix, 3>> scratch(c.threads);  // G_b, R_b, R_bᵀR_b
-    std::atomic<int64_t> first_bad{INT64_MAX};
-    row_chunks(c, rank_chunk_rows(n), [&](int64_t q, ConstMatrix rows, int64_t begin) {
-        if (!c.rows_checked && !rows_finite(rows, 0, rows.rows)) {
-            int64_t seen = first_bad.load();
-            while (begin < seen && !first_bad.compare_exchange_weak(seen, begin)) {
-            }
-        }
-        if (first_bad.load(std::memory_order_relaxed) <= begin) return;  // this block or an earlier one is bad
-        auto& [G_b, R_b, RtR] = scratch.local();
-        G_b.reshape(rows.rows, m);
-        basis.evaluate(rows, G_b.data(), m);
-        R_b.reshape(rows.rows, l);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, rows.rows, l, m, 1.0f, G_b.data(), m, P_l.data(), l, 0.0f,
-                      R_b.data(), l, 1);
-        R.put(begin, rows.rows, R_b.data());
-        gram.add(q, R_b.view(), RtR);
+    FirstBadBlock bad;
+    parallel_blocks(c.threads, block_count(n, chunk_rows_of(n)), [&](int64_t q) {
+        stream_chunk(c, q, [&](ConstMatrix rows, int64_t begin) {
+            if (skip_bad(c, bad, rows, begin)) return;
+            auto& [G_b, R_b, RtR] = scratch.local();
+            G_b.reshape(rows.rows, m);
+            basis.evaluate(rows, G_b.data(), m);
+            R_b.reshape(rows.rows, l);
+            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, rows.rows, l, m, 1.0f, G_b.data(), m, P_l.data(), l,
+                          0.0f, R_b.data(), l, 1);
+            R.put(begin, rows.rows, R_b.data());
+            gram.add(q, R_b.view(), RtR);
+        });
     });
-    const int64_t bad = first_bad.load();
-    if (bad != INT64_MAX) require_finite(c.X.slice(bad, std::min(kRowBlock, n - bad)), "X", c.part.offset + bad);
+    bad.raise(c.X, kRowBlock, c.part.offset);
     return R;
 }
 
@@ -307,7 +281,7 @@ std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, FeatureSource src
 /// P = P_ℓ V_s (stage "rank"), F = R V_s and Lloyd on F. `projection` holds P_ℓ's charge.
 std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Matrix P_l, RowPrecision precision,
                                            MemoryLedger::Charge& projection) {
-    const int64_t n = c.X.rows, l = P_l.cols, s = std::min(c.p.rank, l), chunks = block_count(n, rank_chunk_rows(n));
+    const int64_t n = c.X.rows, l = P_l.cols, s = std::min(c.p.rank, l), chunks = block_count(n, chunk_rows_of(n));
     const memory::NystromFootprint f = nystrom_memory(c, {basis.size(), l, precision}, s);
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x l rows R = G P_l", f.kernel_rows);
     MemoryLedger::Charge restricted =

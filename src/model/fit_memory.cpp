@@ -313,7 +313,7 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
         f.kernel_rows = half ? 2 * n * l : matrix(n, l);
         f.row_scratch = b.workers * (matrix(b.rows, d) + kernel_block(p, b.rows, d) + matrix(b.rows, m) +
                                      matrix(b.rows, l) + matrix(l, l) + gemm(b.rows, m, l) + gemm(l, b.rows, l));
-        f.rank = 8 * kRankChunks * l * l + 8 * l * l + eigen(l) + 8 * l + f.final_projection;
+        f.rank = RankGram::footprint(l_, kRankChunks) + 8 * l * l + eigen(l) + 8 * l + f.final_projection;
     }
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
