@@ -117,6 +117,13 @@ KKM_API int32_t kkm_param_count(void);
 KKM_API kkm_status kkm_param_info(int32_t index, const char **name, const char **type, const char **default_value,
                                   const char **range, const char **doc);
 
+/* The other keys the library accepts for parameter number index (0 ≤ index <
+ * kkm_param_count()), e.g. "n_clusters centers" for k: *aliases receives a pointer to a
+ * static string of space-separated keys, "" when there are none. kkm_set_param,
+ * kkm_set_params and kkm_get_param take an alias wherever they take the name. Errors:
+ * INVALID_ARGUMENT (index out of range, aliases NULL). Thread-safe. */
+KKM_API kkm_status kkm_param_aliases(int32_t index, const char **aliases);
+
 /* ---------------------------------------------------------------- progress and cancellation */
 
 /* Progress callback: stage is a static string naming the running stage ("gamma",

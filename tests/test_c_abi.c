@@ -186,6 +186,37 @@ static void test_params(void) {
                  "param_info with NULL outputs");
     CHECK(name != NULL, "param_info fills the requested output");
 
+    /* kkm_param_aliases: k's are scikit-learn's and R's names; every alias of every
+     * parameter is a key kkm_set_param and kkm_get_param take. */
+    {
+        const char *aliases = NULL;
+        CHECK_STATUS(kkm_param_aliases(0, &aliases), KKM_OK, "kkm_param_aliases(0)");
+        CHECK(aliases != NULL && strcmp(aliases, "n_clusters centers") == 0, "k's aliases are n_clusters and centers");
+        for (i = 0; i < count; ++i) {
+            char key[64];
+            const char *p;
+            aliases = NULL;
+            CHECK_STATUS(kkm_param_info(i, &name, NULL, &def, NULL, NULL), KKM_OK, "param_info for aliases");
+            CHECK_STATUS(kkm_param_aliases(i, &aliases), KKM_OK, "kkm_param_aliases(i)");
+            CHECK(aliases != NULL, "kkm_param_aliases stores a string");
+            for (p = aliases; p != NULL && *p != '\0';) {
+                size_t n = strcspn(p, " ");
+                CHECK(n > 0 && n < sizeof key, "an alias is a non-empty word");
+                if (n == 0 || n >= sizeof key) break;
+                memcpy(key, p, n);
+                key[n] = '\0';
+                CHECK_STATUS(kkm_set_param(m, key, def), KKM_OK, "set_param(alias, default)");
+                CHECK_STATUS(kkm_get_param(m, key, buf, sizeof buf, &len), KKM_OK, "get_param(alias)");
+                CHECK(strcmp(buf, def) == 0, "an alias reads its parameter's value");
+                p += n;
+                while (*p == ' ') ++p;
+            }
+        }
+        CHECK_STATUS(kkm_param_aliases(count, &aliases), KKM_ERR_INVALID_ARGUMENT, "param_aliases(count) fails");
+        CHECK_STATUS(kkm_param_aliases(-1, &aliases), KKM_ERR_INVALID_ARGUMENT, "param_aliases(-1) fails");
+        CHECK_STATUS(kkm_param_aliases(0, NULL), KKM_ERR_INVALID_ARGUMENT, "param_aliases(0, NULL) fails");
+    }
+
     /* set_params / set_param / get_param */
     CHECK_STATUS(kkm_set_params(m, "k=3 method=exact,\tkernel=rbf\ngamma=0.5"), KKM_OK,
                  "set_params with space, comma, tab and newline separators");

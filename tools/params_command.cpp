@@ -1,4 +1,5 @@
 // kkmeans params: the parameter table as Markdown (for the README).
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -32,6 +33,18 @@ std::string code_cell(const char* text) {
     return body.empty() ? body : "`" + body + "`";
 }
 
+/// " (also `a`, `b`)" for the space-separated aliases, "" when there are none.
+std::string also(const char* aliases) {
+    std::string out;
+    std::string_view rest(aliases == nullptr ? "" : aliases);
+    while (!rest.empty()) {
+        const size_t end = std::min(rest.find(' '), rest.size());
+        if (end > 0) out += (out.empty() ? " (also " : ", ") + code_cell(std::string(rest.substr(0, end)).c_str());
+        rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+    return out.empty() ? out : out + ")";
+}
+
 }  // namespace
 
 int run_params(std::span<char* const> args) {
@@ -52,8 +65,10 @@ int run_params(std::span<char* const> args) {
         const char* default_value = nullptr;
         const char* range = nullptr;
         const char* doc = nullptr;
+        const char* aliases = nullptr;
         check(kkm_param_info(i, &name, &type, &default_value, &range, &doc));
-        std::cout << "| " << code_cell(name) << " | " << cell(type) << " | " << code_cell(default_value) << " | "
+        check(kkm_param_aliases(i, &aliases));
+        std::cout << "| " << code_cell(name) << also(aliases) << " | " << cell(type) << " | " << code_cell(default_value) << " | "
                   << code_cell(range) << " | " << cell(doc) << " |\n";
     }
     return 0;

@@ -170,6 +170,16 @@ void require_computed(const float* values, int64_t rows, int64_t cols, bool infi
     }
 }
 
+/// Row `index` of the parameter table, or INVALID_ARGUMENT naming the valid range.
+const kkm::ParamSpec& param_at(int32_t index) {
+    const auto& table = kkm::param_table();
+    if (index < 0 || index >= static_cast<int32_t>(table.size())) {
+        kkm::invalid_argument("parameter index " + std::to_string(index) + " out of range [0, " +
+                              std::to_string(table.size()) + ")");
+    }
+    return table[static_cast<size_t>(index)];
+}
+
 }  // namespace
 
 extern "C" {
@@ -238,17 +248,19 @@ int32_t kkm_param_count(void) {
 kkm_status kkm_param_info(int32_t index, const char** name, const char** type, const char** default_value,
                           const char** range, const char** doc) {
     KKM_API_BEGIN
-    const auto& table = kkm::param_table();
-    if (index < 0 || index >= static_cast<int32_t>(table.size())) {
-        kkm::invalid_argument("parameter index " + std::to_string(index) + " out of range [0, " +
-                              std::to_string(table.size()) + ")");
-    }
-    const kkm::ParamSpec& s = table[static_cast<size_t>(index)];
+    const kkm::ParamSpec& s = param_at(index);
     if (name) *name = s.name;
     if (type) *type = s.type;
     if (default_value) *default_value = s.default_value;
     if (range) *range = s.range;
     if (doc) *doc = s.doc;
+    KKM_API_END
+}
+
+kkm_status kkm_param_aliases(int32_t index, const char** aliases) {
+    KKM_API_BEGIN
+    kkm::require_pointer(aliases, "aliases");
+    *aliases = param_at(index).aliases;
     KKM_API_END
 }
 

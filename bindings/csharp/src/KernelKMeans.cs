@@ -240,7 +240,7 @@ namespace FastKKM
         /// </summary>
         public KernelKMeans GammaSearch() { return Param("gamma", "search"); }
 
-        /// <summary>How gamma=search scores a gamma (search_criterion; default stability). k=auto is always scored by stability.</summary>
+        /// <summary>How gamma=search scores a gamma (search_criterion; default matr). k=auto is always scored by stability.</summary>
         public KernelKMeans SearchCriterion(SearchCriterion criterion)
         {
             switch (criterion)

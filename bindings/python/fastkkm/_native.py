@@ -84,13 +84,16 @@ def check(status, what):
 
 def param_info():
     """Every parameter of the library's table: a list of dicts with name, type, default,
-    range and doc (kkm_param_info)."""
+    range and doc (kkm_param_info) and aliases, the other keys it takes (kkm_param_aliases)."""
     out = []
     for i in range(lib.kkm_param_count()):
         fields = [ctypes.c_char_p() for _ in range(5)]
         check(lib.kkm_param_info(i, *(ctypes.byref(f) for f in fields)), "kkm_param_info")
         name, type_, default, range_, doc = (f.value.decode() for f in fields)
-        out.append(dict(name=name, type=type_, default=default, range=range_, doc=doc))
+        aliases = ctypes.c_char_p()
+        check(lib.kkm_param_aliases(i, ctypes.byref(aliases)), "kkm_param_aliases")
+        out.append(dict(name=name, type=type_, default=default, range=range_, doc=doc,
+                        aliases=aliases.value.decode().split()))
     return out
 
 

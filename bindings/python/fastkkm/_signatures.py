@@ -21,6 +21,7 @@ SIGNATURES = {
     "kkm_get_param": (c.c_int, [_vp, c.c_char_p, c.c_char_p, c.c_size_t, _sizep]),
     "kkm_param_count": (c.c_int32, []),
     "kkm_param_info": (c.c_int, [c.c_int32, _cstr, _cstr, _cstr, _cstr, _cstr]),
+    "kkm_param_aliases": (c.c_int, [c.c_int32, _cstr]),
     "kkm_set_progress": (c.c_int, [_vp, PROGRESS_FN, _vp]),
     "kkm_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),
     "kkm_partial_fit": (c.c_int, [_vp, _f32p, c.c_int64, c.c_int64, _f32p]),

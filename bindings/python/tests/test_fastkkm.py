@@ -189,6 +189,8 @@ def test_defaults_are_the_librarys():
     signature = inspect.signature(KernelKMeans.__init__).parameters
     info = {p["name"]: p for p in fastkkm.param_info()}
     assert set(info) == set(_KEYS.values())
+    assert info["k"]["aliases"] == ["n_clusters", "centers"]  # kkm_param_aliases
+    assert info["tol"]["aliases"] == []
     for name, key in _KEYS.items():
         default = signature[name].default
         if name == "random_state":
