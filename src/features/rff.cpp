@@ -78,8 +78,10 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, 
     check_arguments(kernel, gamma, d, m);
     W_ = Matrix(m, d);
     const auto entries = static_cast<size_t>(m * d);
-    const bool fits = kernel == KernelType::rbf ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
-                                                : fill_cauchy(W_.values.begin(), entries, gamma, rng);
+    // The kernel's spectral density: Gaussian for the squared distance, Cauchy for L1.
+    const bool fits = kernel_traits(kernel).distance == KernelDistance::squared
+                          ? fill_normal(W_.values.begin(), entries, std::sqrt(2.0 * gamma), rng)
+                          : fill_cauchy(W_.values.begin(), entries, gamma, rng);
     if (!fits) {
         invalid_argument("gamma=" + message_number(gamma) +
                          " is too large for method=rff with kernel=" + to_text(kernel) +

@@ -82,24 +82,26 @@ double representable(double gamma, const char* spread_name, double spread) {
 
 double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weights, double beta, int threads,
                   const Comm& comm, const RowMoments* moments) {
-    const bool spread_kernel = kernel_traits(type).shift_invariant;
-    if (spread_kernel && weighted_rows_identical(X, weights, comm)) zero_spread();
-    switch (type) {
-        case KernelType::rbf: {
+    const AutoScale scale = kernel_traits(type).auto_scale;
+    const bool spread = scale == AutoScale::squared || scale == AutoScale::l1;
+    if (spread && weighted_rows_identical(X, weights, comm)) zero_spread();
+    switch (scale) {
+        case AutoScale::squared: {
             // One read of X (scan_rows), unless the fit's own pass already gave the moments.
             const double sigma2 = pairwise_sq_distance(
                 moments != nullptr ? *moments : scan_rows(X, weights, true, 0, threads), comm);
             if (!(sigma2 > 0)) zero_spread();
             return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance", sigma2);
         }
-        case KernelType::laplacian: {  // one process only (a distributed fit needs gamma set)
+        case AutoScale::l1: {  // one process only (a distributed fit needs gamma set)
             const double l1 = mean_pairwise_l1_distance(X, weights, threads);
             if (!(l1 > 0)) zero_spread();
             return representable(1.0 / (beta * l1), "mean pairwise L1 distance", l1);
         }
-        case KernelType::polynomial: return 1.0 / static_cast<double>(X.cols);
-        default: return 0.0;
+        case AutoScale::inverse_dim: return 1.0 / static_cast<double>(X.cols);
+        case AutoScale::none: break;
     }
+    return 0.0;
 }
 
 }  // namespace kkm

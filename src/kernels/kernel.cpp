@@ -25,36 +25,11 @@ std::vector<float> squared_norms(ConstMatrix X) {
     return out;
 }
 
-/// Largest squared row norm the dot-product kernels accept: |x|^2 + |y|^2 - 2 x.y and every
-/// x.y then stay below FLT_MAX, so no kernel value overflows float32 (NaN downstream).
-constexpr double kMaxSquaredNorm = FLT_MAX / 4.0;
-
-/// Throws INVALID_DATA when a row's squared norm `sq` (float32, inf if it overflowed) is
-/// beyond what `type` can compute in float32 without overflow (or, for cosine, underflow).
-void check_row(KernelType type, float sq, double gamma, double coef0, int64_t degree) {
-    const std::string rescale = "rescale the data (e.g. standardize the columns)";
-    if (!(sq <= kMaxSquaredNorm)) {
-        invalid_data(std::string("X has a row with squared norm ") + message_number(sq) + ": kernel=" + to_text(type) +
-                     " computes dot products in float32, which overflow beyond a squared norm of " +
-                     message_number(kMaxSquaredNorm) + "; " + rescale);
-    }
-    if (type == KernelType::cosine && sq > 0.0f && sq < FLT_MIN) {
-        invalid_data("X has a row with squared norm " + message_number(sq) + ", below the smallest normal float32 (" +
-                     message_number(FLT_MIN) + "): kernel=cosine cannot normalise it in float32; " + rescale);
-    }
-    if (type == KernelType::polynomial) {
-        const double bound = std::pow(gamma * sq + std::fabs(coef0), static_cast<double>(degree));
-        if (!(bound <= kMaxSquaredNorm)) {
-            invalid_data("kernel=polynomial: (gamma |x|^2 + |coef0|)^degree = " + message_number(bound) +
-                         " for a row of X overflows float32 (at most " + message_number(kMaxSquaredNorm) +
-                         "); lower degree or gamma, or " + rescale);
-        }
-    }
-}
-
-void check_rows(KernelType type, const std::vector<float>& sq, double gamma, double coef0, int64_t degree) {
-    if (type == KernelType::laplacian) return;  // no dot products
-    for (float v : sq) check_row(type, v, gamma, coef0, degree);
+/// The kernel's row check (kernel_traits.h) on every squared norm; none without dot products.
+void check_rows(KernelType type, const std::vector<float>& sq, const KernelScalars& scalars) {
+    const auto check = kernel_traits(type).check_row;
+    if (check == nullptr) return;
+    for (float v : sq) check(type, v, scalars);
 }
 
 std::vector<float> inverse_norms(std::vector<float> sq) {
@@ -75,22 +50,12 @@ float float32_gamma(KernelType type, double gamma) {
 }
 
 float float32_coef0(KernelType type, double coef0) {
-    if (type != KernelType::polynomial) return 0.0f;
+    if (!kernel_traits(type).uses_coef0) return 0.0f;
     if (!(std::fabs(coef0) <= FLT_MAX)) {
         invalid_argument("coef0=" + message_number(coef0) + " is beyond the float32 range (at most " +
                          message_number(FLT_MAX) + " in magnitude) kernel=polynomial is computed in");
     }
     return static_cast<float>(coef0);
-}
-
-engine::TileFn tile_fn(KernelType type) {
-    switch (type) {
-        case KernelType::rbf: return engine::TileFn::rbf;
-        case KernelType::laplacian: return engine::TileFn::laplacian;
-        case KernelType::polynomial: return engine::TileFn::polynomial;
-        case KernelType::cosine: return engine::TileFn::cosine;
-        default: return engine::TileFn::dot;
-    }
 }
 
 }  // namespace
@@ -127,9 +92,9 @@ Kernel::Kernel(KernelType type, double gamma, int64_t degree, double coef0, engi
 }
 
 std::vector<float> Kernel::aux(ConstMatrix rows) const {
-    if (type_ == KernelType::laplacian) return {};
+    if (kernel_traits(type_).check_row == nullptr && kernel_traits(type_).norms == KernelNorms::none) return {};
     std::vector<float> sq = squared_norms(rows);
-    check_rows(type_, sq, gamma_, coef0_, degree_);
+    check_rows(type_, sq, scalars());
     switch (kernel_traits(type_).norms) {
         case KernelNorms::squared: return sq;
         case KernelNorms::inverse: return inverse_norms(std::move(sq));
@@ -167,7 +132,7 @@ void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, in
     const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
     const std::vector<float> xa = aux(X);
     engine::TileOp op;
-    op.fn = tile_fn(type_);
+    op.fn = kernel_traits(type_).tile;
     op.gamma = gamma_;
     op.coef0 = coef0_;
     op.degree = degree_;
@@ -178,23 +143,13 @@ void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, in
 void Kernel::diagonal(ConstMatrix rows, float* out) const {
     Matrix buf;
     const ConstMatrix X = centred(rows, buf);
+    const KernelTraits& t = kernel_traits(type_);
+    if (t.diagonal == nullptr) fail(KKM_ERR_INTERNAL, std::string("Kernel::diagonal of kernel=") + to_text(type_));
+    const KernelScalars s = scalars();
     for (int64_t i = 0; i < X.rows; ++i) {
         const float sq = squared_norm(X.row(i), X.cols);
-        if (type_ != KernelType::laplacian) check_row(type_, sq, gamma_, coef0_, degree_);
-        switch (type_) {
-            case KernelType::rbf:
-            case KernelType::laplacian: out[i] = 1.0f; break;
-            case KernelType::cosine: out[i] = sq > 0.0f ? 1.0f : 0.0f; break;
-            case KernelType::linear: out[i] = sq; break;
-            case KernelType::polynomial: {
-                const float base = gamma_ * sq + coef0_;
-                float p = base;
-                for (int64_t t = 1; t < degree_; ++t) p *= base;
-                out[i] = p;
-                break;
-            }
-            default: break;
-        }
+        if (t.check_row != nullptr) t.check_row(type_, sq, s);
+        out[i] = t.diagonal(sq, s);
     }
 }
 

@@ -54,6 +54,7 @@ public:
 private:
     /// Squared norms (rbf), inverse norms (cosine) or nothing, after the overflow checks.
     std::vector<float> aux(ConstMatrix rows) const;
+    KernelScalars scalars() const { return {gamma_, coef0_, degree_}; }
     /// X itself without a shift, else X − shift in buf.
     ConstMatrix centred(ConstMatrix X, Matrix& buf) const;
 

@@ -1,17 +1,40 @@
-// What each kernel is, in one table: every dispatch on the kernel type that is about a
-// property (not about how to evaluate it, which is Kernel's and the engine's business) reads
-// this table, so that adding a kernel means adding one row here.
+// Each kernel's descriptor, in one table: what the kernel is (its properties) and how the
+// library evaluates, validates and scales it (its hooks). Every dispatch on the kernel type
+// reads this table (kernel.cpp, auto_gamma.cpp, the rff map, the gamma search, the fit's
+// checks), so that a kernel is its row here, its hooks in kernel_traits.cpp and its engine
+// tile function (engine/tiles.h): docs/ARCHITECTURE.md, "Add a kernel".
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "core/params.h"
+#include "engine/tiles.h"
 
 namespace kkm {
 
 /// How a kernel's row aux data is formed for the engine (Kernel::pack).
 enum class KernelNorms { none, squared, inverse };
+
+/// What gamma=auto resolves to (auto_gamma; bandwidth_scale β).
+enum class AutoScale {
+    none,         ///< the kernel reads no gamma
+    squared,      ///< 1/(2 β² σ²), σ² the mean pairwise squared distance (scan_rows' moments)
+    l1,           ///< 1/(β · mean pairwise L1 distance), from a sort of every column (one process)
+    inverse_dim,  ///< 1/d
+};
+
+/// The distance a shift-invariant kernel is a function of: what gamma=search's scales and
+/// pairwise distances are measured in, and (method=rff) the spectral density of its random
+/// frequencies (Rahimi & Recht: Gaussian for the squared distance, Cauchy for L1).
+enum class KernelDistance { none, squared, l1 };
+
+/// The float32 scalars of one kernel instance, as the hooks read them.
+struct KernelScalars {
+    float gamma = 0.0f;
+    float coef0 = 0.0f;
+    int64_t degree = 1;
+};
 
 struct KernelTraits {
     KernelType type;
@@ -37,7 +60,34 @@ struct KernelTraits {
     /// What n_init=auto means with this kernel: restarts up to kFewRows rows, and beyond.
     int64_t restarts;
     int64_t restarts_many;
+    /// The engine's tile function (dot: the plain dot product, as linear).
+    engine::TileFn tile;
+    /// The kernel reads coef0 and degree (polynomial).
+    bool uses_coef0;
+    /// What gamma=auto resolves to.
+    AutoScale auto_scale;
+    /// What a shift-invariant kernel is a function of (else none).
+    KernelDistance distance;
+    /// Throws INVALID_DATA when a row of squared norm `sq` (inf if it overflowed) cannot be
+    /// computed in float32 without overflow; NULL when the kernel takes no dot products.
+    void (*check_row)(KernelType type, float sq, const KernelScalars& s);
+    /// k(x, x) from the (centred) row's squared norm; NULL without a kernel function.
+    float (*diagonal)(float sq, const KernelScalars& s);
+    /// Kernel-space distances are >= 0 for every X: positive semi-definite by construction.
+    bool (*positive_semidefinite)(double coef0);
 };
+
+// The hooks (kernel_traits.cpp).
+void check_dot_row(KernelType type, float sq, const KernelScalars& s);
+void check_cosine_row(KernelType type, float sq, const KernelScalars& s);
+void check_polynomial_row(KernelType type, float sq, const KernelScalars& s);
+float unit_diagonal(float sq, const KernelScalars& s);
+float cosine_diagonal(float sq, const KernelScalars& s);
+float linear_diagonal(float sq, const KernelScalars& s);
+float polynomial_diagonal(float sq, const KernelScalars& s);
+bool always_psd(double coef0);
+bool never_known_psd(double coef0);
+bool psd_when_coef0_nonnegative(double coef0);
 
 /// Rows up to which n_init=auto restarts the point kernels ten times. Measured (README,
 /// "Defaults"): one k-means++ start splits two rings or two circles in half in about half the
@@ -46,19 +96,60 @@ struct KernelTraits {
 inline constexpr int64_t kFewRows = 10000;
 
 inline constexpr std::array<KernelTraits, 8> kKernelTraits{{
-    // type                   precomputed shift  gamma  centred bounded norms  graph  method  restarts (few, many rows)
-    {KernelType::rbf, false, true, true, true, true, KernelNorms::squared, false, Method::nystrom, 10, 1},
-    {KernelType::laplacian, false, true, true, true, true, KernelNorms::none, false, Method::nystrom, 10, 1},
-    {KernelType::polynomial, false, false, true, false, false, KernelNorms::none, false, Method::nystrom, 10, 1},
-    {KernelType::linear, false, false, false, true, false, KernelNorms::none, false, Method::nystrom, 10, 1},
-    {KernelType::cosine, false, false, false, false, true, KernelNorms::inverse, false, Method::nystrom, 10, 1},
-    {KernelType::precomputed, true, false, false, false, false, KernelNorms::none, false, Method::nystrom, 10, 1},
+    // type, precomputed, shift_invariant, uses_gamma, centred, bounded, norms, graph, method,
+    // restarts (few, many rows); tile, uses_coef0, auto_scale, distance; check_row, diagonal, psd
+    {KernelType::rbf, false, true, true, true, true, KernelNorms::squared, false, Method::nystrom, 10, 1,
+     engine::TileFn::rbf, false, AutoScale::squared, KernelDistance::squared,  //
+     check_dot_row, unit_diagonal, always_psd},
+    {KernelType::laplacian, false, true, true, true, true, KernelNorms::none, false, Method::nystrom, 10, 1,
+     engine::TileFn::laplacian, false, AutoScale::l1, KernelDistance::l1,  //
+     nullptr, unit_diagonal, always_psd},
+    {KernelType::polynomial, false, false, true, false, false, KernelNorms::none, false, Method::nystrom, 10, 1,
+     engine::TileFn::polynomial, true, AutoScale::inverse_dim, KernelDistance::none,  //
+     check_polynomial_row, polynomial_diagonal, psd_when_coef0_nonnegative},
+    {KernelType::linear, false, false, false, true, false, KernelNorms::none, false, Method::nystrom, 10, 1,
+     engine::TileFn::dot, false, AutoScale::none, KernelDistance::none,  //
+     check_dot_row, linear_diagonal, always_psd},
+    {KernelType::cosine, false, false, false, false, true, KernelNorms::inverse, false, Method::nystrom, 10, 1,
+     engine::TileFn::cosine, false, AutoScale::none, KernelDistance::none,  //
+     check_cosine_row, cosine_diagonal, always_psd},
+    {KernelType::precomputed, true, false, false, false, false, KernelNorms::none, false, Method::nystrom, 10, 1,
+     engine::TileFn::dot, false, AutoScale::none, KernelDistance::none,  //
+     nullptr, nullptr, never_known_psd},
     // The graph kernels cluster r-dimensional features (or sparse rows) seeded from them: ten
     // restarts cost little beside the graph, and k-means++ on heat features is seed-sensitive
     // (Satellite: NMI 0.61-0.64 from single starts, 0.65 from the best of ten).
-    {KernelType::knn, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10},
-    {KernelType::heat, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10},
+    {KernelType::knn, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10,
+     engine::TileFn::dot, false, AutoScale::none, KernelDistance::none,  //
+     nullptr, nullptr, always_psd},
+    {KernelType::heat, false, false, false, true, false, KernelNorms::none, true, Method::exact, 10, 10,
+     engine::TileFn::dot, false, AutoScale::none, KernelDistance::none,  //
+     nullptr, nullptr, always_psd},
 }};
+
+/// gamma of a shift-invariant kernel for the distance scale s (a mean or a neighbour's
+/// distance): 1/(2s) for the squared distance (rbf: exp(-d²/(2s))), 1/s for L1.
+constexpr double gamma_for_scale(KernelDistance distance, double s) {
+    return 1.0 / ((distance == KernelDistance::squared ? 2.0 : 1.0) * s);
+}
+
+/// The kernel whose values are the rows' dot products (the engine's plain tile), and the one
+/// that takes X as the kernel matrix: what code that needs such a matrix asks for.
+inline constexpr KernelType kDotProductKernel = KernelType::linear;
+inline constexpr KernelType kGivenMatrixKernel = KernelType::precomputed;
+
+/// The table's rows agree with themselves: a scale to resolve exactly when gamma is read, a
+/// distance exactly for the shift-invariant kernels, a diagonal exactly for kernel functions.
+constexpr bool descriptors_consistent() {
+    for (const KernelTraits& t : kKernelTraits) {
+        const bool function = !t.precomputed && !t.graph;
+        if (t.uses_gamma != (t.auto_scale != AutoScale::none)) return false;
+        if (t.shift_invariant != (t.distance != KernelDistance::none)) return false;
+        if (function != (t.diagonal != nullptr) || t.positive_semidefinite == nullptr) return false;
+    }
+    return true;
+}
+static_assert(descriptors_consistent(), "kKernelTraits: a row contradicts itself (see descriptors_consistent)");
 
 /// The row of `type`.
 constexpr const KernelTraits& kernel_traits(KernelType type) {

@@ -141,7 +141,8 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
     if (graph_kernel(p))
         refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph needs every row in one process)");
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
-    if (p.kernel == KernelType::laplacian && p.gamma <= 0) refuse("kernel=laplacian with gamma=auto (set gamma)");
+    if (kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0)
+        refuse("kernel=" + std::string(to_text(p.kernel)) + " with gamma=auto (set gamma)");
     if (search::needed(p)) refuse("gamma=search and k=auto (fit a sample in one process, then set gamma and k)");
     if (weighted && X.rows > 0 && w.empty()) {
         invalid_argument("weights: given on some ranks but not on this one; pass weights on every rank or on none");
@@ -335,7 +336,7 @@ void scale_and_shift(FitSession& session, int threads, bool reads_first) {
     const KernelTraits& traits = kernel_traits(p.kernel);
     const bool auto_scale = traits.uses_gamma && p.gamma <= 0;
     if (auto_scale) session.begin_stage("gamma");
-    const bool moments = traits.centred || (auto_scale && p.kernel == KernelType::rbf);
+    const bool moments = traits.centred || (auto_scale && traits.auto_scale == AutoScale::squared);
     const bool sampled = session.n_global() > kSampledMomentsAbove;
     session.rows_checked = !sampled || reads_first || !nystrom_checks_rows(session);
     RowMoments scanned;

@@ -181,7 +181,7 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
 }
 
 double gamma_stage(const Params& p, double n, double d, int threads) {
-    const double sort = p.kernel == KernelType::laplacian && p.gamma <= 0 ? threads * 8 * n : 0.0;
+    const double sort = kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0 ? threads * 8 * n : 0.0;
     return sort + scan_footprint(static_cast<int64_t>(d), threads) + 4 * d;  // + the float32 shift
 }
 

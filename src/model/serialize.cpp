@@ -325,7 +325,7 @@ void require_alive_flags(const char* what, const std::vector<char>& alive) {
 /// Whether the kernel is positive semi-definite by construction (kernel-space distances are
 /// then >= 0): not a precomputed one (whatever the caller gave) nor a polynomial with coef0 < 0.
 bool positive_semidefinite(const Params& p) {
-    return !kernel_traits(p.kernel).precomputed && !(p.kernel == KernelType::polynomial && p.coef0 < 0);
+    return kernel_traits(p.kernel).positive_semidefinite(p.coef0);
 }
 
 /// The most landmarks whose kernel matrix the loader builds to check the centres' norms

@@ -31,7 +31,7 @@ std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix
     const ProgressScope scope(silent);
     Params q;
     q.method = Method::exact;
-    q.kernel = KernelType::precomputed;
+    q.kernel = kGivenMatrixKernel;
     q.k = k;
     q.init = fits.p.init;
     q.n_init = restarts;

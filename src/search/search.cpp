@@ -103,8 +103,8 @@ public:
         for (int64_t a = 0; a < D_.rows; ++a) upper.insert(upper.end(), D_.row(a) + a + 1, D_.row(a) + D_.cols);
         const auto q = upper.begin() + static_cast<std::ptrdiff_t>(upper.size() / 10);
         std::nth_element(upper.begin(), q, upper.end());
-        const double factor = p_.kernel == KernelType::rbf ? 2.0 : 1.0;
-        const double gamma = std::min(scales_.knn_gamma, 1.0 / (factor * std::max<double>(*q, 1e-30)));
+        const double gamma = std::min(scales_.knn_gamma, gamma_for_scale(kernel_traits(p_.kernel).distance,
+                                                                          std::max<double>(*q, 1e-30)));
         Matrix S;
         kernel_from_distances(D_, gamma, threads_, S);
         return S;
@@ -224,7 +224,7 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
 void validate(const Params& p, int64_t n) {
     if (p.gamma_search && !kernel_traits(p.kernel).shift_invariant) {
         invalid_argument(std::string("gamma=search chooses the scale of kernel=rbf or laplacian; kernel=") +
-                         to_text(p.kernel) + (p.kernel == KernelType::polynomial ? " (set gamma)" : " has none"));
+                         to_text(p.kernel) + (kernel_traits(p.kernel).uses_gamma ? " (set gamma)" : " has none"));
     }
     const int64_t s = std::min(n, p.search_size);
     if (p.k == 0) {

@@ -60,10 +60,10 @@ std::vector<int64_t> random_order(int64_t s, Rng& rng) {
 Matrix pairwise_distances(const Params& p, ConstMatrix X, const Subsample& sub, int threads) {
     const int64_t s = sub.size(), d = X.cols;
     Matrix D(s, s);
-    if (p.kernel == KernelType::rbf) {
+    if (kernel_traits(p.kernel).distance == KernelDistance::squared) {
         // |x|^2 + |y|^2 - 2 x.y of the centred rows, from the engine's linear kernel block.
         Params linear = p;
-        linear.kernel = KernelType::linear;
+        linear.kernel = kDotProductKernel;
         const Matrix G = kernel_matrix(linear, 0.0, X, sub, threads);
         for (int64_t a = 0; a < s; ++a) {
             for (int64_t c = a + 1; c < s; ++c) {
@@ -175,8 +175,8 @@ Scales data_scales(KernelType kernel, const Matrix& D, const std::vector<float>&
     knn /= static_cast<double>(s);
     if (!(mean > 0)) invalid_data("gamma=search: the subsample's rows are all identical (zero spread)");
     if (!(knn > 0)) knn = mean;  // more duplicates than neighbours: the mean scale stands in
-    const double factor = kernel == KernelType::rbf ? 2.0 : 1.0;
-    return {1.0 / (factor * mean), 1.0 / (factor * knn)};
+    const KernelDistance distance = kernel_traits(kernel).distance;
+    return {gamma_for_scale(distance, mean), gamma_for_scale(distance, knn)};
 }
 
 }  // namespace kkm::search
