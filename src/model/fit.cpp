@@ -187,6 +187,21 @@ void check_start(const Params& p, const Start& start, ConstMatrix X, const Comm&
     }
 }
 
+/// A scoring fit of the search: a FittedModel seen through search::SubsetModel.
+class SubsetFit final : public search::SubsetModel {
+public:
+    explicit SubsetFit(std::unique_ptr<FittedModel> model) : model_(std::move(model)) {}
+    const std::vector<int32_t>& labels() const override { return model_->report().labels; }
+    void assign(ConstMatrix cross, int32_t* labels) const override { model_->assign(cross, labels, nullptr, 1); }
+
+private:
+    std::unique_ptr<FittedModel> model_;
+};
+
+std::unique_ptr<search::SubsetModel> fit_subset(const Params& q, ConstMatrix K, const std::vector<float>& w) {
+    return std::make_unique<SubsetFit>(fit_model(q, K, w));
+}
+
 /// gamma=search / k=auto: the search on a subsample, then the fit with what it chose, its
 /// first restart started from the labels the search's clustering gives every row (kernel
 /// k-means from a k-means++ seeding often stops at a worse optimum, as the two rings split in
@@ -219,7 +234,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
                                                       "gamma=search / k=auto: the subsample's distances, kernel "
                                                       "matrices and halves (about 5 s x s floats)",
                                                       5.0 * memory::matrix(s, s));
-        found = search::run(p, X, weights, gamma, threads);
+        found = search::run(p, X, weights, gamma, threads, fit_subset);
     }
     Params chosen = p;
     chosen.k = found.k;

@@ -19,17 +19,9 @@
 #include "engine/row_store.h"
 #include "features/feature_map.h"
 #include "graph/sparse_graph.h"
+#include "search/search_point.h"
 
 namespace kkm {
-
-/// One candidate that gamma=search / k=auto scored (src/search): its kernel scale (0 for a
-/// kernel without one), k, and the criterion's score (higher is better).
-struct SearchPoint {
-    double gamma = 0;
-    int64_t k = 0;
-    double score = 0;
-    SearchCriterion criterion = SearchCriterion::stability;
-};
 
 /// What a fit reports back (scikit-learn / stats::kmeans style).
 struct FitReport {

@@ -8,7 +8,6 @@
 #include "core/rng.h"
 #include "core/weights.h"
 #include "eval/metrics.h"
-#include "model/model.h"
 #include "search/subsample.h"
 
 namespace kkm::search {
@@ -25,7 +24,7 @@ constexpr int64_t kScoringRestarts = 10;
 
 // Its progress polls and stages stay out of the fit's report: the fit's own stage is
 // "search", polled between candidates.
-std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix& K, const std::vector<int64_t>& idx,
+std::unique_ptr<SubsetModel> fit_subsample(const ScoringFits& fits, const Matrix& K, const std::vector<int64_t>& idx,
                                            int64_t k, int threads, int64_t restarts) {
     Progress silent(nullptr, nullptr);
     const ProgressScope scope(silent);
@@ -46,19 +45,19 @@ std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix
     if (!fits.weights.empty()) {
         for (int64_t i : idx) w.push_back(fits.weights[static_cast<size_t>(i)]);
     }
-    if (static_cast<int64_t>(idx.size()) == K.rows) return fit_model(q, K.view(), w);  // idx: every row, in order
+    if (static_cast<int64_t>(idx.size()) == K.rows) return fits.fit(q, K.view(), w);  // idx: every row, in order
     const Matrix sub = submatrix(K, idx, idx);
-    return fit_model(q, sub.view(), w);
+    return fits.fit(q, sub.view(), w);
 }
 
 namespace {
 
 /// Agreement of `model` (fitted on other rows) with `labels` of the rows idx.
-double transfer(const FittedModel& model, const Matrix& K, const std::vector<int64_t>& idx,
+double transfer(const SubsetModel& model, const Matrix& K, const std::vector<int64_t>& idx,
                 const std::vector<int64_t>& train, const std::vector<int32_t>& labels) {
     const Matrix cross = submatrix(K, idx, train);
     std::vector<int32_t> predicted(idx.size());
-    model.assign(cross.view(), predicted.data(), nullptr, 1);
+    model.assign(cross.view(), predicted.data());
     return adjusted_rand_index(predicted.data(), labels.data(), static_cast<int64_t>(idx.size()));
 }
 
@@ -79,7 +78,7 @@ std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> draw_splits(i
 
 double stability(const ScoringFits& fits, const Matrix& K, int64_t k) {
     const auto halves = static_cast<int64_t>(2 * fits.splits.size());
-    std::vector<std::unique_ptr<FittedModel>> models(static_cast<size_t>(halves));
+    std::vector<std::unique_ptr<SubsetModel>> models(static_cast<size_t>(halves));
     parallel_blocks(fits.threads, halves, [&](int64_t h) {  // one thread per fit: they are small
         const auto& split = fits.splits[static_cast<size_t>(h / 2)];
         models[static_cast<size_t>(h)] =
@@ -88,10 +87,10 @@ double stability(const ScoringFits& fits, const Matrix& K, int64_t k) {
     double total = 0;
     for (size_t r = 0; r < fits.splits.size(); ++r) {
         const auto& [a, b] = fits.splits[r];
-        const FittedModel& model_a = *models[2 * r];
-        const FittedModel& model_b = *models[2 * r + 1];
-        total += transfer(model_a, K, b, a, model_b.report().labels);
-        total += transfer(model_b, K, a, b, model_a.report().labels);
+        const SubsetModel& model_a = *models[2 * r];
+        const SubsetModel& model_b = *models[2 * r + 1];
+        total += transfer(model_a, K, b, a, model_b.labels());
+        total += transfer(model_b, K, a, b, model_a.labels());
     }
     return total / static_cast<double>(halves);
 }
@@ -100,7 +99,7 @@ double matr(const ScoringFits& fits, const Matrix& K, const Matrix& S, int64_t k
     std::vector<int64_t> all(static_cast<size_t>(K.rows));
     std::iota(all.begin(), all.end(), int64_t{0});
     const auto model = fit_subsample(fits, K, all, k, fits.threads, kScoringRestarts);
-    const std::vector<int32_t>& labels = model->report().labels;
+    const std::vector<int32_t>& labels = model->labels();
     const auto w = [&](int64_t i) { return weight_at(fits.weights, i); };
     std::vector<double> within(static_cast<size_t>(k), 0.0), mass(static_cast<size_t>(k), 0.0);
     for (int64_t i = 0; i < K.rows; ++i) {

@@ -3,18 +3,36 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "core/matrix.h"
 #include "core/params.h"
-#include "model/model.h"
 
 namespace kkm::search {
+
+/// A clustering of subsample rows, as the criteria read it: its labels, and the clusters of
+/// other rows given their kernel values against its rows. The model layer provides it
+/// (model/fit.cpp), so that the search depends on this interface, not on model/.
+class SubsetModel {
+public:
+    virtual ~SubsetModel() = default;
+    /// The fitted rows' clusters.
+    virtual const std::vector<int32_t>& labels() const = 0;
+    /// labels[i] = the cluster of row i of `cross` (its kernel values against the fitted rows).
+    virtual void assign(ConstMatrix cross, int32_t* labels) const = 0;
+};
+
+/// Fits exact kernel k-means with parameters q (kernel=precomputed) on the kernel matrix K
+/// with weights w (empty: none).
+using SubsetFitter =
+    std::function<std::unique_ptr<SubsetModel>(const Params& q, ConstMatrix K, const std::vector<float>& w)>;
 
 /// What every scoring fit shares: the fit's parameters (init, max_iter, tol, seed, threads,
 /// isa, max_memory_mb) and the subsample's weights (empty: none).
 struct ScoringFits {
+    const SubsetFitter& fit;
     const Params& p;
     const std::vector<float>& weights;
     int threads;
@@ -25,7 +43,7 @@ struct ScoringFits {
 /// Exact kernel k-means (method=exact, kernel=precomputed, refine=hartigan) with k clusters
 /// and `restarts` restarts on the subsample rows idx under K, with the fit's seeding and
 /// stopping rule.
-std::unique_ptr<FittedModel> fit_subsample(const ScoringFits& fits, const Matrix& K, const std::vector<int64_t>& idx,
+std::unique_ptr<SubsetModel> fit_subsample(const ScoringFits& fits, const Matrix& K, const std::vector<int64_t>& idx,
                                            int64_t k, int threads, int64_t restarts);
 
 /// `count` random halvings of s indices, drawn from seed (the same for every candidate).

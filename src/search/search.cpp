@@ -181,7 +181,7 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
     std::iota(all.begin(), all.end(), int64_t{0});
     const auto model = fit_subsample(fits, K, all, k, fits.threads, kStartRestarts);
     // Named members, not a structured binding: clang before 16 cannot capture one in a lambda.
-    const std::pair<Subsample, std::vector<int32_t>> chosen = start_support(sub, model->report().labels, k, p.seed);
+    const std::pair<Subsample, std::vector<int32_t>> chosen = start_support(sub, model->labels(), k, p.seed);
     const Subsample& support = chosen.first;
     const std::vector<int32_t>& of = chosen.second;
     const auto w = [&](size_t a) { return weight_at(support.weights, static_cast<int64_t>(a)); };
@@ -244,7 +244,8 @@ void validate(const Params& p, int64_t n) {
     }
 }
 
-Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, double gamma, int threads) {
+Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, double gamma, int threads,
+            const SubsetFitter& fit) {
     const Subsample sub = draw_subsample(X.rows, weights, p.search_size, p.seed);
     const int64_t k_lo = p.k == 0 ? p.k_min : p.k, k_hi = p.k == 0 ? largest_k(p, sub.size()) : p.k;
     if (k_hi > sub.size() || k_lo > k_hi) {
@@ -253,7 +254,7 @@ Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, d
     }
     progress_range(0.0, 0.05);  // the distances or kernel matrix of the subsample
     const Kernels kernels(p, X, sub, gamma, threads);
-    ScoringFits fits{p, sub.weights, threads, draw_splits(sub.size(), kSplits, p.seed)};
+    ScoringFits fits{fit, p, sub.weights, threads, draw_splits(sub.size(), kSplits, p.seed)};
     Outcome out;
     // Stability chooses k (its scores compare across k) and, unless search_criterion=matr,
     // gamma; MATR then chooses gamma at that k (its scores compare across gamma only).

@@ -7,7 +7,8 @@
 
 #include "core/matrix.h"
 #include "core/params.h"
-#include "model/model.h"
+#include "search/criteria.h"
+#include "search/search_point.h"
 
 namespace kkm::search {
 
@@ -32,7 +33,8 @@ inline bool needed(const Params& p) {
 void validate(const Params& p, int64_t n);
 
 /// Runs the search on the rows of X (weights empty or n). `gamma` is the scale to use when
-/// gamma is not searched (given, or resolved by gamma=auto).
-Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, double gamma, int threads);
+/// gamma is not searched (given, or resolved by gamma=auto); `fit` makes its scoring fits.
+Outcome run(const Params& p, ConstMatrix X, const std::vector<float>& weights, double gamma, int threads,
+            const SubsetFitter& fit);
 
 }  // namespace kkm::search
