@@ -14,8 +14,8 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kDecodeBlock = 64;  // rows per step of a pass over G: they stay in L2 for their second read
-constexpr int64_t kChunks = 32;       // fixed reduction order, independent of the thread count
+constexpr int64_t kDecodeBlock = kSmallRowBlock;  // rows per step of a pass over G
+constexpr int64_t kChunks = kReduceChunks;
 
 /// Adds w_i g_i to the row of acc (k×m) of each row's label, for rows first..first+count-1
 /// of G (read where they are stored).

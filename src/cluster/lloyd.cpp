@@ -14,7 +14,7 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kChunks = 32;  // fixed reduction order, independent of threads
+constexpr int64_t kChunks = kReduceChunks;
 
 float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
@@ -401,7 +401,7 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
 void candidate_distances(const RowStore& A, const Matrix& B, const float* row_terms, const float* col_terms,
                          const float* extra, float* out, int threads) {
     const int64_t n = A.rows(), t = B.rows;
-    constexpr int64_t step = 64;  // rows per block: their dot products stay in L1
+    constexpr int64_t step = kSmallRowBlock;
     PerThread<Matrix> dots(threads);
     parallel_blocks(threads, block_count(n, step), [&](int64_t b) {
         const int64_t begin = b * step, count = std::min(step, n - begin);

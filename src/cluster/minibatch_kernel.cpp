@@ -30,9 +30,8 @@
 namespace kkm {
 namespace {
 
-constexpr int64_t kSeedSample = 20000;  // seeding runs on min(n, max(b, this)) points
-constexpr int64_t kBatchBlock = 64;     // batch rows per parallel block
-constexpr int64_t kChunk = 4096;        // training rows per K(X, B) block (tau = 0)
+constexpr int64_t kBatchBlock = 64;  // batch rows per parallel block
+constexpr int64_t kChunk = kMinibatchRowChunk;
 
 /// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
 /// and whose column column[b] holds y_b.
@@ -253,7 +252,7 @@ std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<flo
                                      uint64_t seed, uint64_t restart, int threads) {
     const int64_t n = K.size();
     Rng sample_rng = restart_rng(seed, Stream::seeding, restart, 1);
-    const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kSeedSample)), sample_rng);
+    const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kMinibatchSeedSample)), sample_rng);
     const auto s = static_cast<int64_t>(sample.size());
     std::vector<float> w, diag;
     for (int64_t i : sample) {

@@ -12,6 +12,11 @@
 
 namespace kkm {
 
+/// The truncated mini-batch fit seeds on min(n, max(batch_size, this)) points.
+inline constexpr int64_t kMinibatchSeedSample = 20000;
+/// Training rows per K(X, B) block of the untruncated fit (tau = 0).
+inline constexpr int64_t kMinibatchRowChunk = 4096;
+
 /// Kernel values between training points, addressed by index.
 class PointKernel {
 public:

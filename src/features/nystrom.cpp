@@ -35,7 +35,7 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
 
 namespace {
 
-constexpr int64_t kChunks = 32;  // fixed reduction order, independent of the thread count
+constexpr int64_t kChunks = kReduceChunks;
 
 }  // namespace
 

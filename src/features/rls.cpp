@@ -15,17 +15,6 @@
 namespace kkm {
 namespace {
 
-/// Size of the uniform sub-sample S behind the scores: twice the landmarks asked for, capped
-/// at n. The estimate sharpens as |S| grows but costs O(n|S|d + n|S|²) time and n|S| floats,
-/// so |S| is tied to m: 2m keeps that within a small factor of what Nyström itself spends on
-/// m landmarks (n·m kernel values, an n×m by m×m product), while giving the sub-sample
-/// clearly more points than the m it has to rank. On the far-cluster test data (n = 5000,
-/// m = 50, λ = √n) sampling from these scores hit the 20 far points as often as sampling from
-/// the exact scores did (97 vs 94 of 100 seeds).
-int64_t subsample_size(int64_t n, int64_t m) {
-    return std::min(n, 2 * m);
-}
-
 /// K_SS: in one process the rows S of C (C = K(X, X_S)); over ranks, the sample's own rows
 /// against themselves (rows S are spread over the ranks).
 Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vector<int64_t>& S) {
@@ -141,7 +130,7 @@ std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std:
 std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double lambda, Rng& rng) {
     const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
     const int64_t n = part.global;
-    const std::vector<int64_t> S = uniform_landmarks(n, subsample_size(n, m), rng);
+    const std::vector<int64_t> S = uniform_landmarks(n, rls_subsample_size(n, m), rng);
     return weighted_without_replacement(ridge_leverage_scores(ctx, S, lambda), m, rng, *ctx.comm, part);
 }
 

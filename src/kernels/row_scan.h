@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/blocking.h"
 #include "core/comm.h"
 #include "core/input_pages.h"
 #include "core/matrix.h"
@@ -13,7 +14,7 @@ namespace kkm {
 
 /// The fixed chunks of rows scan_rows sums in (their order fixes the rounding for any thread
 /// count).
-inline constexpr int64_t kScanChunks = 32;
+inline constexpr int64_t kScanChunks = kReduceChunks;
 /// Rows per block of scan_rows (its segments are whole blocks; a sample takes whole blocks).
 inline constexpr int64_t kScanBlockRows = 256;
 

@@ -4,7 +4,10 @@
 #include <cmath>
 
 #include "cluster/hamerly.h"
+#include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
+#include "core/matrix.h"
+#include "features/landmarks.h"
 #include "features/nystrom.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
@@ -12,12 +15,13 @@
 namespace kkm::memory {
 namespace {
 
-constexpr double kBlockRows = static_cast<double>(kRowBlock);  // core/blocking.h, as a double
-constexpr double kSmallBlock = 64;        // rows per decoded block of G / per candidate-distance block
-constexpr double kChunks = 32;            // partial-sum chunks of the Lloyd problems and the rank restriction
-constexpr double kGemmSlack = 64;         // floats behind every Matrix (core/matrix.h)
-constexpr double kSeedSample = 20000;     // method=minibatch seeds on min(n, max(b, this)) points
-constexpr double kRecursiveChunk = 4096;  // method=minibatch tau=0: rows per K(X, B) chunk
+// The constants the stages allocate with, defined where they are (as doubles here).
+constexpr double kBlockRows = static_cast<double>(kRowBlock);          // core/blocking.h
+constexpr double kSmallBlock = static_cast<double>(kSmallRowBlock);    // core/blocking.h
+constexpr double kChunks = static_cast<double>(kReduceChunks);         // core/blocking.h
+constexpr double kSlack = static_cast<double>(kGemmSlack);             // core/matrix.h
+constexpr double kSeedSample = static_cast<double>(kMinibatchSeedSample);     // cluster/minibatch_kernel.h
+constexpr double kRecursiveChunk = static_cast<double>(kMinibatchRowChunk);  // cluster/minibatch_kernel.h
 constexpr double kTermBytes = 96;         // one batch term of a mini-batch centre (deque slot and vector)
 
 /// The row blocks of a pass over n rows: every pass streams its rows in tasks of kRowBlock
@@ -81,7 +85,7 @@ double landmark_lloyd_state(const Params& p, double n, double m, double r, int t
 // ---------------------------------------------------------------- containers
 
 double matrix(double rows, double cols) {
-    return 4 * (rows * cols + cols + kGemmSlack);
+    return 4 * (rows * cols + cols + kSlack);
 }
 
 double packed(double rows, double d) {
@@ -168,7 +172,7 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
                    basis_build(1, d, pre);
         case Sampling::rls: break;
     }
-    const double s = std::min(n, 2 * m);  // the uniform sub-sample S
+    const auto s = static_cast<double>(rls_subsample_size(static_cast<int64_t>(n), static_cast<int64_t>(m)));  // S
     const double held = 4 * n + 8 * s;    // diagonal, S
     const double pool = 4 * n + 8 * n;
     const double columns =
