@@ -68,8 +68,8 @@ int run_params(std::span<char* const> args) {
         const char* aliases = nullptr;
         check(kkm_param_info(i, &name, &type, &default_value, &range, &doc));
         check(kkm_param_aliases(i, &aliases));
-        std::cout << "| " << code_cell(name) << also(aliases) << " | " << cell(type) << " | " << code_cell(default_value) << " | "
-                  << code_cell(range) << " | " << cell(doc) << " |\n";
+        std::cout << "| " << code_cell(name) << also(aliases) << " | " << cell(type) << " | "
+                  << code_cell(default_value) << " | " << code_cell(range) << " | " << cell(doc) << " |\n";
     }
     return 0;
 }

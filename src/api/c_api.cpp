@@ -150,8 +150,7 @@ void check_distances_output(const kkm::FittedModel& f, int64_t n, int64_t out_le
 /// methods that need k(x, x) (exact, minibatch, nystrom), which give labels only.
 bool measures(const kkm::FittedModel& f) {
     const kkm::Params& p = f.params();
-    return !kkm::kernel_traits(p.kernel).precomputed || p.method == kkm::Method::sketch ||
-           p.method == kkm::Method::rff;
+    return !kkm::kernel_traits(p.kernel).precomputed || p.method == kkm::Method::sketch || p.method == kkm::Method::rff;
 }
 
 /// What a model computed for the rows, checked before the caller sees it: a NaN (an overflow
@@ -178,6 +177,29 @@ const kkm::ParamSpec& param_at(int32_t index) {
                               std::to_string(table.size()) + ")");
     }
     return table[static_cast<size_t>(index)];
+}
+
+/// A getter of one value of a fitted model: NO_MODEL before a fit, INVALID_ARGUMENT for a
+/// NULL `out` (named `name`), else *out = get(model).
+template <class T, class Get>
+kkm_status fitted_value(const kkm_model* model, T* out, const char* name, Get get) {
+    KKM_API_BEGIN
+    const kkm::FittedModel& f = fitted(model);
+    kkm::require_pointer(out, name);
+    *out = get(f);
+    KKM_API_END
+}
+
+/// A score of two labelings of n points (ARI, NMI): INVALID_ARGUMENT for a NULL pointer or n <= 0.
+kkm_status partition_score(const int32_t* a, const int32_t* b, int64_t n, double* out,
+                           double (*score)(const int32_t*, const int32_t*, int64_t)) {
+    KKM_API_BEGIN
+    kkm::require_pointer(a, "a");
+    kkm::require_pointer(b, "b");
+    kkm::require_pointer(out, "out");
+    if (n <= 0) kkm::invalid_argument("n must be > 0, got " + std::to_string(n));
+    *out = score(a, b, n);
+    KKM_API_END
 }
 
 }  // namespace
@@ -295,8 +317,9 @@ kkm_status kkm_fit_file(kkm_model* model, const char* path, int64_t d, const flo
     if (d <= 0) kkm::invalid_argument("d (number of columns) must be > 0, got " + std::to_string(d));
     kkm::require_product(1, "one row", d, "d", sizeof(float), "a row of X");
     if (std::endian::native != std::endian::little) {
-        kkm::invalid_argument("kkm_fit_file reads little-endian float32, and this machine is big-endian; read the "
-                              "file, convert it and call kkm_fit");
+        kkm::invalid_argument(
+            "kkm_fit_file reads little-endian float32, and this machine is big-endian; read the "
+            "file, convert it and call kkm_fit");
     }
     const kkm::io::MappedFile file = map_input(path);
     const uint64_t row_bytes = static_cast<uint64_t>(d) * sizeof(float);
@@ -430,27 +453,15 @@ kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int6
 }
 
 kkm_status kkm_get_n_train(const kkm_model* model, int64_t* n) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(n, "n");
-    *n = f.n_train();
-    KKM_API_END
+    return fitted_value(model, n, "n", [](const kkm::FittedModel& f) { return f.n_train(); });
 }
 
 kkm_status kkm_get_n_features(const kkm_model* model, int64_t* d) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(d, "d");
-    *d = f.input_dim();
-    KKM_API_END
+    return fitted_value(model, d, "d", [](const kkm::FittedModel& f) { return f.input_dim(); });
 }
 
 kkm_status kkm_get_k(const kkm_model* model, int32_t* k) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(k, "k");
-    *k = static_cast<int32_t>(f.params().k);
-    KKM_API_END
+    return fitted_value(model, k, "k", [](const kkm::FittedModel& f) { return static_cast<int32_t>(f.params().k); });
 }
 
 kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) {
@@ -466,27 +477,16 @@ kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) 
 }
 
 kkm_status kkm_get_objective(const kkm_model* model, double* objective) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(objective, "objective");
-    *objective = f.report().objective;
-    KKM_API_END
+    return fitted_value(model, objective, "objective", [](const kkm::FittedModel& f) { return f.report().objective; });
 }
 
 kkm_status kkm_get_iterations(const kkm_model* model, int32_t* iterations) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(iterations, "iterations");
-    *iterations = f.report().iterations;
-    KKM_API_END
+    return fitted_value(model, iterations, "iterations",
+                        [](const kkm::FittedModel& f) { return f.report().iterations; });
 }
 
 kkm_status kkm_get_feature_dim(const kkm_model* model, int64_t* dim) {
-    KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
-    kkm::require_pointer(dim, "dim");
-    *dim = f.feature_dim();
-    KKM_API_END
+    return fitted_value(model, dim, "dim", [](const kkm::FittedModel& f) { return f.feature_dim(); });
 }
 
 kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t len) {
@@ -594,23 +594,11 @@ kkm_status kkm_load(kkm_model* model, const char* path) {
 }
 
 kkm_status kkm_adjusted_rand_index(const int32_t* a, const int32_t* b, int64_t n, double* out) {
-    KKM_API_BEGIN
-    kkm::require_pointer(a, "a");
-    kkm::require_pointer(b, "b");
-    kkm::require_pointer(out, "out");
-    if (n <= 0) kkm::invalid_argument("n must be > 0, got " + std::to_string(n));
-    *out = kkm::adjusted_rand_index(a, b, n);
-    KKM_API_END
+    return partition_score(a, b, n, out, kkm::adjusted_rand_index);
 }
 
 kkm_status kkm_normalized_mutual_info(const int32_t* a, const int32_t* b, int64_t n, double* out) {
-    KKM_API_BEGIN
-    kkm::require_pointer(a, "a");
-    kkm::require_pointer(b, "b");
-    kkm::require_pointer(out, "out");
-    if (n <= 0) kkm::invalid_argument("n must be > 0, got " + std::to_string(n));
-    *out = kkm::normalized_mutual_info(a, b, n);
-    KKM_API_END
+    return partition_score(a, b, n, out, kkm::normalized_mutual_info);
 }
 
 }  // extern "C"

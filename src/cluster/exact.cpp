@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "cluster/reported_distance.h"
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -102,9 +103,7 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
             if (!std::isfinite(full)) return std::numeric_limits<float>::quiet_NaN();
             return static_cast<float>(self != nullptr && full < 0 ? 0.0 : full);
         };
-        double best = std::numeric_limits<double>::infinity(), best_size = 0;
-        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
-        int32_t arg = 0;
+        NearestCentre<double> nearest;
         for (int64_t j = 0; j < k; ++j) {
             const double m = c.mass[static_cast<size_t>(j)];
             if (!(m > 0)) {
@@ -114,17 +113,10 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
             const double cross = g.row(i)[j] / m, norm = c.self_dot[static_cast<size_t>(j)];
             const double d = -2.0 * cross + norm;
             const double size = 2.0 * std::abs(cross) + std::abs(norm);
-            const float r = reported(d, size);
-            poisoned = poisoned || std::isnan(r);
-            if (each != nullptr) each[i * k + j] = r;
-            if (d < best) {
-                best = d;
-                best_size = size;
-                arg = static_cast<int32_t>(j);
-            }
+            nearest.offer(j, d, size, reported(d, size), each != nullptr ? each + i * k + j : nullptr);
         }
-        labels[i] = arg;
-        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported(best, best_size);
+        labels[i] = nearest.arg;
+        dist[i] = nearest.distance(reported);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include "cluster/hamerly.h"
 #include "cluster/lloyd.h"
+#include "cluster/reported_distance.h"
 #include "core/blocking.h"
 #include "core/parallel.h"
 #include "core/weights.h"
@@ -60,10 +61,7 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
             if (!std::isfinite(full)) return std::numeric_limits<float>::quiet_NaN();
             return self != nullptr && full < 0.0f ? 0.0f : full;
         };
-        float best = std::numeric_limits<float>::infinity(), next = best;
-        double best_size = 0;
-        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
-        int32_t arg = 0;
+        NearestCentre<float> nearest;
         for (int64_t j = 0; j < k; ++j) {
             if (!c.alive[static_cast<size_t>(j)]) {
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
@@ -72,21 +70,11 @@ void nearest_of_dots(const Matrix& dots, const float* self, const LandmarkCentre
             const float norm = c.self_dot[static_cast<size_t>(j)], dot = dots.row(i)[j];
             const float d = norm - 2.0f * dot;
             const double size = std::abs(norm) + 2.0 * std::abs(dot);
-            const float r = reported(d, size);
-            poisoned = poisoned || std::isnan(r);
-            if (each != nullptr) each[i * k + j] = r;
-            if (d < best) {
-                next = best;
-                best = d;
-                best_size = size;
-                arg = static_cast<int32_t>(j);
-            } else if (d < next) {
-                next = d;
-            }
+            nearest.offer(j, d, size, reported(d, size), each != nullptr ? each + i * k + j : nullptr);
         }
-        labels[i] = arg;
-        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported(best, best_size);
-        if (second != nullptr) second[i] = next + s;
+        labels[i] = nearest.arg;
+        dist[i] = nearest.distance(reported);
+        if (second != nullptr) second[i] = nearest.next + s;
     }
 }
 

@@ -20,7 +20,6 @@ float offset_at(const std::vector<float>& offset, int64_t i) {
     return offset.empty() ? 0.0f : offset[static_cast<size_t>(i)];
 }
 
-
 }  // namespace
 
 std::vector<float> row_squared_norms(ConstMatrix M) {
@@ -42,10 +41,7 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
     Matrix dots(F.rows, k);
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
     for (int64_t i = 0; i < F.rows; ++i) {
-        float best = std::numeric_limits<float>::infinity(), next = best;
-        double best_size = 0;
-        bool poisoned = false;  // a live centre's distance is NaN: so is the row's (an error)
-        int32_t arg = 0;
+        NearestCentre<float> nearest;
         for (int64_t j = 0; j < k; ++j) {
             if (!alive[static_cast<size_t>(j)]) {
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
@@ -54,21 +50,11 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
             const float dot = dots.row(i)[j];
             const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dot;
             const double size = std::abs(fnorms[i]) + std::abs(cnorms[static_cast<size_t>(j)]) + 2.0 * std::abs(dot);
-            const float reported = reported_distance(d, size);
-            poisoned = poisoned || std::isnan(reported);
-            if (each != nullptr) each[i * k + j] = reported;
-            if (d < best) {
-                next = best;
-                best = d;
-                best_size = size;
-                arg = static_cast<int32_t>(j);
-            } else if (d < next) {
-                next = d;
-            }
+            nearest.offer(j, d, size, reported_distance(d, size), each != nullptr ? each + i * k + j : nullptr);
         }
-        labels[i] = arg;
-        dist[i] = poisoned ? std::numeric_limits<float>::quiet_NaN() : reported_distance(best, best_size);
-        if (second != nullptr) second[i] = next;
+        labels[i] = nearest.arg;
+        dist[i] = nearest.distance([](float best, double size) { return reported_distance(best, size); });
+        if (second != nullptr) second[i] = nearest.next;
     }
 }
 

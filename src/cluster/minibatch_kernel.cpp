@@ -252,7 +252,8 @@ std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<flo
                                      uint64_t seed, uint64_t restart, int threads) {
     const int64_t n = K.size();
     Rng sample_rng = restart_rng(seed, Stream::seeding, restart, 1);
-    const std::vector<int64_t> sample = uniform_sample(n, std::min(n, std::max(o.batch_size, kMinibatchSeedSample)), sample_rng);
+    const std::vector<int64_t> sample =
+        uniform_sample(n, std::min(n, std::max(o.batch_size, kMinibatchSeedSample)), sample_rng);
     const auto s = static_cast<int64_t>(sample.size());
     std::vector<float> w, diag;
     for (int64_t i : sample) {
@@ -392,8 +393,8 @@ struct Numbering {
 };
 
 /// The run's options.max_iter iterations (or fewer, when the epsilon rule fires) on c.
-MinibatchResult iterate(const PointKernel& K, const BatchSampler& sampler, const MinibatchOptions& options,
-                        Centres& c, BatchProducts& products, Numbering at) {
+MinibatchResult iterate(const PointKernel& K, const BatchSampler& sampler, const MinibatchOptions& options, Centres& c,
+                        BatchProducts& products, Numbering at) {
     MinibatchResult r;
     Step s;
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));

@@ -103,7 +103,8 @@ Matrix RankGram::restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix
     if (Vs != nullptr) {
         *Vs = Matrix(l, s);
         for (int64_t q = 0; q < l; ++q) {
-            for (int64_t c = 0; c < s; ++c) Vs->row(q)[c] = static_cast<float>(V[static_cast<size_t>((l - 1 - c) * l + q)]);
+            for (int64_t c = 0; c < s; ++c)
+                Vs->row(q)[c] = static_cast<float>(V[static_cast<size_t>((l - 1 - c) * l + q)]);
         }
     }
     return P;

@@ -181,8 +181,8 @@ void check_start(const Params& p, const Start& start, ConstMatrix X, const Comm&
     if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed (starting centres need a kernel function)");
     const int64_t d = static_cast<int64_t>(start.centres.size()) / std::max<int64_t>(start.centre_rows, 1);
     if (start.centre_rows != p.k || d != X.cols) {
-        invalid_argument("the starting centres (kkm_set_init_centres) are " + std::to_string(start.centre_rows) + " x " +
-                         std::to_string(d) + " but the fit needs k x d = " + std::to_string(p.k) + " x " +
+        invalid_argument("the starting centres (kkm_set_init_centres) are " + std::to_string(start.centre_rows) +
+                         " x " + std::to_string(d) + " but the fit needs k x d = " + std::to_string(p.k) + " x " +
                          std::to_string(X.cols));
     }
 }

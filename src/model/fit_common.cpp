@@ -187,6 +187,11 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(FitSession& c, Matrix F,
 
 }  // namespace
 
+Matrix features_of_rows(FitSession& c, const FeatureMap& map, double scratch, const char* what) {
+    const MemoryLedger::Charge held = c.charge("features", what, scratch);
+    return transform_all(map, c.X, c.threads);
+}
+
 std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances) {
     const MemoryLedger::Charge state =

@@ -232,6 +232,10 @@ MinibatchOptions minibatch_options(const Params& p, int threads);
 DualCentres support_centres(const std::vector<SparseCentre>& centres, const PointKernel& K,
                             std::vector<int64_t>& support, int threads);
 
+/// F = map(X) for every training row, with every thread's block of rows and features charged
+/// to stage "features" while it runs (`scratch` bytes, described as `what`).
+Matrix features_of_rows(FitSession& c, const FeatureMap& map, double scratch, const char* what);
+
 /// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
 std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
                                               std::vector<float> offset, bool kernel_distances);

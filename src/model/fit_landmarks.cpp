@@ -365,12 +365,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         const MemoryLedger::Charge features =
             c.charge("features", "the n x r features and their residuals", fa.features);
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
-        Matrix F;
-        {
-            const MemoryLedger::Charge scratch =
-                c.charge("features", "every thread's block of kernel rows and features", fa.feature_scratch);
-            F = transform_all(*map, c.X, c.threads);
-        }
+        Matrix F =
+            features_of_rows(c, *map, fa.feature_scratch, "every thread's block of kernel rows and features");
         residuals_in_place(F, residual, c.threads);
         diag_charge.release();  // the residuals took the diagonal's place
         c.end_stage("features");
@@ -471,12 +467,7 @@ std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, c.n_global(), rng));
     building.release();
     const MemoryLedger::Charge features = c.charge("features", "the n x r sketched features", f.features);
-    Matrix F;
-    {
-        const MemoryLedger::Charge scratch =
-            c.charge("features", "every thread's block of kernel rows and features", f.feature_scratch);
-        F = transform_all(*map, c.X, c.threads);
-    }
+    Matrix F = features_of_rows(c, *map, f.feature_scratch, "every thread's block of kernel rows and features");
     c.end_stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }

@@ -16,13 +16,13 @@ namespace kkm::memory {
 namespace {
 
 // The constants the stages allocate with, defined where they are (as doubles here).
-constexpr double kBlockRows = static_cast<double>(kRowBlock);          // core/blocking.h
-constexpr double kSmallBlock = static_cast<double>(kSmallRowBlock);    // core/blocking.h
-constexpr double kChunks = static_cast<double>(kReduceChunks);         // core/blocking.h
-constexpr double kSlack = static_cast<double>(kGemmSlack);             // core/matrix.h
-constexpr double kSeedSample = static_cast<double>(kMinibatchSeedSample);     // cluster/minibatch_kernel.h
+constexpr double kBlockRows = static_cast<double>(kRowBlock);                // core/blocking.h
+constexpr double kSmallBlock = static_cast<double>(kSmallRowBlock);          // core/blocking.h
+constexpr double kChunks = static_cast<double>(kReduceChunks);               // core/blocking.h
+constexpr double kSlack = static_cast<double>(kGemmSlack);                   // core/matrix.h
+constexpr double kSeedSample = static_cast<double>(kMinibatchSeedSample);    // cluster/minibatch_kernel.h
 constexpr double kRecursiveChunk = static_cast<double>(kMinibatchRowChunk);  // cluster/minibatch_kernel.h
-constexpr double kTermBytes = 96;         // one batch term of a mini-batch centre (deque slot and vector)
+constexpr double kTermBytes = 96;  // one batch term of a mini-batch centre (deque slot and vector)
 
 /// The row blocks of a pass over n rows: every pass streams its rows in tasks of kRowBlock
 /// rows (kSmallBlock for the small ones), so a block holds at most n rows and no more threads
@@ -137,8 +137,8 @@ double feature_lloyd(const Params& p, double n, double r, int threads, bool weig
     const double points = weights_copy(n, weighted) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
     const double sums = 8 * kChunks * k * r + 8 * k * r * 3 + 3 * matrix(k, r);
     const Blocks b = blocks(n, threads);
-    const double per_thread = b.workers * (matrix(b.rows, k) + matrix(b.rows, r) + 16 * b.rows) +
-                              b.small_workers * matrix(b.small, t);
+    const double per_thread =
+        b.workers * (matrix(b.rows, k) + matrix(b.rows, r) + 16 * b.rows) + b.small_workers * matrix(b.small, t);
     return points + sums + per_thread + matrix(t, r);
 }
 
@@ -173,10 +173,9 @@ double landmark_sampling(const Params& p, double n, double d, double m, int thre
         case Sampling::rls: break;
     }
     const auto s = static_cast<double>(rls_subsample_size(static_cast<int64_t>(n), static_cast<int64_t>(m)));  // S
-    const double held = 4 * n + 8 * s;    // diagonal, S
+    const double held = 4 * n + 8 * s;  // diagonal, S
     const double pool = 4 * n + 8 * n;
-    const double columns =
-        held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + row_blocks;
+    const double columns = held + matrix(n, s) + basis(s, d, pre) + basis_build(s, d, pre) + row_blocks;
     const double root = held + matrix(n, s) + std::max(eigen(s), 8 * s * s + 8 * s + matrix(s, s));
     const double scores =
         held + matrix(n, s) + matrix(s, s) + 8 * n + b.workers * (matrix(b.rows, s) + gemm(b.rows, s, s));
@@ -307,8 +306,8 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     }
     f.final_projection = matrix(m, r);
     if (l > 0) {
-        const double per_thread = matrix(b.rows, l) + matrix(l, l) + (half ? matrix(b.rows, m) : 0) +
-                                  gemm(b.rows, m, l) + gemm(l, b.rows, l);
+        const double per_thread =
+            matrix(b.rows, l) + matrix(l, l) + (half ? matrix(b.rows, m) : 0) + gemm(b.rows, m, l) + gemm(l, b.rows, l);
         const double sums = 8 * kChunks * l * l + b.workers * per_thread;
         f.rank = std::max(sums, eigen(l) + 8 * l) + f.final_projection;
     }
@@ -321,10 +320,11 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     }
     f.diag = 4 * n;
     f.features = matrix(n, r) + 4 * n;
-    f.feature_scratch = f.fused ? b.workers * (gemm(b.rows, l, r) + (half ? matrix(b.rows, l) : 0.0))
-                                : b.workers * (gemm(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + matrix(b.rows, r)
-                                                                     : half   ? matrix(b.rows, m)
-                                                                              : 0.0));
+    f.feature_scratch =
+        f.fused ? b.workers * (gemm(b.rows, l, r) + (half ? matrix(b.rows, l) : 0.0))
+                : b.workers * (gemm(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + matrix(b.rows, r)
+                                                     : half   ? matrix(b.rows, m)
+                                                              : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = landmark_lloyd_state(p, n, m, r, threads, weighted) + lloyd_driver(p, n);
     return f;

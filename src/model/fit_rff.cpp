@@ -21,12 +21,7 @@ std::unique_ptr<FittedModel> fit_rff(FitSession& c) {
     Rng rng(c.p.seed, Stream::random_features);
     auto map = std::make_unique<RffMap>(c.p.kernel, c.report().gamma, c.X.cols, m, rng, c.report().shift);
     const MemoryLedger::Charge features = c.charge("features", "the n x m random features", f.features);
-    Matrix F;
-    {
-        const MemoryLedger::Charge scratch =
-            c.charge("features", "every thread's block of rows and features", f.feature_scratch);
-        F = transform_all(*map, c.X, c.threads);
-    }
+    Matrix F = features_of_rows(c, *map, f.feature_scratch, "every thread's block of rows and features");
     c.end_stage("features");
     return cluster_features(c, std::move(F), std::move(map), {}, false);
 }

@@ -1,6 +1,5 @@
 #include "model/serialize.h"
 
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -315,8 +314,8 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
 void require_alive_flags(const char* what, const std::vector<char>& alive) {
     for (size_t j = 0; j < alive.size(); ++j) {
         if (alive[j] != 0 && alive[j] != 1) {
-            bad(std::string(what) + ": flag " + std::to_string(j) + " is " + std::to_string(static_cast<int>(alive[j])) +
-                ", not 0 or 1");
+            bad(std::string(what) + ": flag " + std::to_string(j) + " is " +
+                std::to_string(static_cast<int>(alive[j])) + ", not 0 or 1");
         }
     }
     if (std::find(alive.begin(), alive.end(), 1) == alive.end()) bad(std::string(what) + ": no cluster is alive");
@@ -451,9 +450,9 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_non_negative("dual centre mass", c.mass);
         require_size("dual centre norms", c.self_dot.size(), s.k);
         check_dual_centres(c, basis, positive_semidefinite(p));
-        MinibatchState state = s.version >= 6 ? load_minibatch_state(r, s.k, basis.size(),
-                                                                     p.method == Method::minibatch && p.tau > 0)
-                                              : MinibatchState{};
+        MinibatchState state =
+            s.version >= 6 ? load_minibatch_state(r, s.k, basis.size(), p.method == Method::minibatch && p.tau > 0)
+                           : MinibatchState{};
         return std::make_shared<DualModel>(std::move(p), s.n_train, s.d, std::move(report), std::move(basis),
                                            std::move(c), std::move(state));
     }
@@ -619,8 +618,8 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);
         if (kernel_traits(p.kernel).uses_gamma && !(report.gamma > 0)) {
-            bad("the fit report's gamma=" + message_number(report.gamma) + " is not positive, as kernel=" +
-                to_text(p.kernel) + " needs");
+            bad("the fit report's gamma=" + message_number(report.gamma) +
+                " is not positive, as kernel=" + to_text(p.kernel) + " needs");
         }
         // The engine path is the loading machine's: the saved one when this CPU has it, else
         // the widest it has (kernel values agree across paths to float32 rounding).

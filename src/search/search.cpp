@@ -103,8 +103,8 @@ public:
         for (int64_t a = 0; a < D_.rows; ++a) upper.insert(upper.end(), D_.row(a) + a + 1, D_.row(a) + D_.cols);
         const auto q = upper.begin() + static_cast<std::ptrdiff_t>(upper.size() / 10);
         std::nth_element(upper.begin(), q, upper.end());
-        const double gamma = std::min(scales_.knn_gamma, gamma_for_scale(kernel_traits(p_.kernel).distance,
-                                                                          std::max<double>(*q, 1e-30)));
+        const double gamma = std::min(scales_.knn_gamma,
+                                      gamma_for_scale(kernel_traits(p_.kernel).distance, std::max<double>(*q, 1e-30)));
         Matrix S;
         kernel_from_distances(D_, gamma, threads_, S);
         return S;
