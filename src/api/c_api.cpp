@@ -24,6 +24,7 @@
 #include "io/mapped_file.h"
 #include "kernels/kernel_traits.h"
 #include "kkmeans.h"
+#include "model/methods.h"
 #include "model/model.h"
 #include "model/partial_fit.h"
 #include "model/serialize.h"
@@ -150,7 +151,7 @@ void check_distances_output(const kkm::FittedModel& f, int64_t n, int64_t out_le
 /// methods that need k(x, x) (exact, minibatch, nystrom), which give labels only.
 bool measures(const kkm::FittedModel& f) {
     const kkm::Params& p = f.params();
-    return !kkm::kernel_traits(p.kernel).precomputed || p.method == kkm::Method::sketch || p.method == kkm::Method::rff;
+    return !kkm::kernel_traits(p.kernel).precomputed || !kkm::method_traits(p.method).needs_diagonal;
 }
 
 /// What a model computed for the rows, checked before the caller sees it: a NaN (an overflow

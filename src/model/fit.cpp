@@ -19,6 +19,7 @@
 #include "model/fit_common.h"
 #include "model/fit_graph.h"
 #include "model/fit_memory.h"
+#include "model/methods.h"
 #include "search/search.h"
 
 namespace kkm {
@@ -54,51 +55,23 @@ void validate_combination(const Params& p) {
     }
 }
 
-/// Arithmetic of one pass of the fit, for sizing its thread count: kernel entries times
-/// (d + k) — d per entry to compute it, k per entry and Lloyd iteration to use it — with
-/// n² entries for exact (whose Lloyd touches them once: d + 1), n·m for the landmark and
-/// feature methods, and n times the support bound k(τ + b) for mini-batch (n² without one).
+/// Arithmetic of one pass of the fit, for sizing its thread count: the method's (methods.cpp),
+/// with kernel entries costing d each (1 for a precomputed kernel); a graph kernel's own.
 double fit_work(const Params& p, int64_t n, int64_t d) {
     if (graph_kernel(p)) return graph_work(p, n, d);
-    const auto dn = static_cast<double>(n), dk = static_cast<double>(p.k);
     const double per_entry = kernel_traits(p.kernel).precomputed ? 1.0 : static_cast<double>(d);
-    switch (p.method) {
-        case Method::exact: return dn * dn * (per_entry + 1.0);
-        case Method::minibatch: {
-            const double support = dk * static_cast<double>(p.tau + p.batch_size);
-            return dn * (p.tau > 0 ? std::min(dn, support) : dn) * (per_entry + dk);
-        }
-        case Method::nystrom:
-        case Method::sketch:
-        case Method::rff: break;
-    }
-    const bool too_many = p.m > n && p.method != Method::rff;  // refused later, by the method
-    return dn * static_cast<double>(too_many ? n : resolve_landmarks(p, n)) * (per_entry + dk);
+    return method_traits(p.method).work(p, static_cast<double>(n), per_entry);
 }
 
 std::unique_ptr<FittedModel> dispatch(FitSession& session) {
     if (graph_kernel(session.p)) return fit_graph_rows(session);
-    switch (session.p.method) {
-        case Method::exact: return fit_exact(session);
-        case Method::nystrom: return fit_nystrom(session);
-        case Method::sketch: return fit_sketch(session);
-        case Method::rff: return fit_rff(session);
-        case Method::minibatch: return fit_minibatch(session);
-    }
-    fail(KKM_ERR_INTERNAL, "unknown method");
+    return method_traits(session.p.method).fit(session);
 }
 
 /// The method's up-front memory check (before any stage starts).
 void check_budget(FitSession& session) {
     if (graph_kernel(session.p)) return check_graph_budget(session);
-    switch (session.p.method) {
-        case Method::exact: return check_exact_budget(session);
-        case Method::nystrom: return check_nystrom_budget(session);
-        case Method::sketch: return check_sketch_budget(session);
-        case Method::rff: return check_rff_budget(session);
-        case Method::minibatch: return check_minibatch_budget(session);
-    }
-    fail(KKM_ERR_INTERNAL, "unknown method");
+    method_traits(session.p.method).check_budget(session);
 }
 
 /// What fit_model holds from its start: the caller's float copy of the weights (made before
@@ -162,8 +135,7 @@ void check_start(const Params& p, const Start& start, ConstMatrix X, const Comm&
     };
     if (comm.size() > 1) refuse("a distributed fit (kkm_fit_mpi over several ranks)");
     if (p.method == Method::minibatch) refuse("method=minibatch (its centres are sparse sums of batch points)");
-    const bool features = p.method == Method::nystrom || p.method == Method::sketch || p.method == Method::rff;
-    if (features && p.solver == Solver::minibatch) refuse("solver=minibatch");
+    if (method_traits(p.method).features && p.solver == Solver::minibatch) refuse("solver=minibatch");
     if (graph_kernel(p)) refuse(std::string("kernel=") + to_text(p.kernel));
     if (!start.labels.empty()) {
         if (static_cast<int64_t>(start.labels.size()) != X.rows) {
@@ -273,11 +245,11 @@ void require_fit_sizes(const Params& params, int64_t n, int64_t d) {
     require_product(n, "n", d, "d", sizeof(float), "X");
     // Exact's float64 sums S = K·Z are n x k; k ≤ n is checked once X is known to be finite.
     require_product(n, "n", p.k, "k", sizeof(double), "the cluster sums");
-    if (p.method == Method::nystrom || p.method == Method::sketch || p.method == Method::rff) {
+    if (const MethodTraits& t = method_traits(p.method); t.features) {
         // m > n is refused later by the landmark methods, with its own message.
-        if (p.m > n && p.method != Method::rff) return;
+        if (p.m > n && t.landmarks) return;
         const int64_t m = resolve_landmarks(p, n);
-        const bool rff = p.method == Method::rff;
+        const bool rff = !t.landmarks;
         require_product(n, "n", m, "m", sizeof(float),
                         p.m == 0 ? (rff ? "the random features (m=auto)" : "the kernel rows (m=auto)")
                                  : (rff ? "the random features" : "the kernel rows"));

@@ -1,4 +1,5 @@
 #include "model/fit_common.h"
+#include "model/methods.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,10 +41,9 @@ double direct_read_buffers(const FitSession& c) {
 void require_budget(FitSession& c, const char* method, double peak, const std::string& detail) {
     // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
     // the method's first stage; the direct reads' buffers live through either.
-    const double need =
-        std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols),
-                                           c.threads)) +
-        direct_read_buffers(c);
+    const double need = std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows),
+                                                           static_cast<double>(c.X.cols), c.threads)) +
+                        direct_read_buffers(c);
     c.report().memory_estimate = c.ledger().total() + need;
     const std::string name(method);
     std::string advice = "use fewer rows";
@@ -131,7 +131,7 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
         const auto root = static_cast<int64_t>(std::ceil(4.0 * std::sqrt(static_cast<double>(n))));
         return std::min(n, std::max(p.k, root));
     }
-    if (p.m > n && p.method != Method::rff) {
+    if (p.m > n && method_traits(p.method).landmarks) {
         invalid_argument("m=" + std::to_string(p.m) + " landmarks exceeds the number of rows n=" + std::to_string(n) +
                          "; accepted: [1, n] or auto");
     }

@@ -21,6 +21,7 @@
 #include "cluster/lloyd.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "graph/heat.h"
@@ -35,6 +36,7 @@
 #include "model/fit_graph.h"
 #include "model/fit_memory.h"
 #include "model/graph_model.h"
+#include "model/methods.h"
 
 namespace kkm {
 namespace {
@@ -415,9 +417,9 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
     if (c.p.k > g.A->n) {
         invalid_argument("k=" + std::to_string(c.p.k) + " exceeds the number of nodes n=" + std::to_string(g.A->n));
     }
-    const memory::GraphFootprint f = memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0,
-                                                             heat_rank(c.p, g.A->n, g.parts.count), c.threads,
-                                                             memory::GraphSearch::none);
+    const memory::GraphFootprint f =
+        memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0, heat_rank(c.p, g.A->n, g.parts.count),
+                                c.threads, memory::GraphSearch::none);
     const MemoryLedger::Charge graph_held = c.charge("eigen", "the graph and its degrees", f.graph);
     graph::HeatMap map;
     {
@@ -444,13 +446,10 @@ bool graph_kernel(const Params& p) {
 }
 
 void validate_graph_params(const Params& p) {
-    const std::string kernel = p.kernel == KernelType::knn ? "kernel=knn" : "kernel=heat";
-    if (p.method != Method::exact && p.method != Method::minibatch) {
-        invalid_argument(std::string("method=") +
-                         (p.method == Method::nystrom  ? "nystrom"
-                          : p.method == Method::sketch ? "sketch"
-                                                       : "rff") +
-                         " needs a kernel function of two rows; " + kernel +
+    const std::string kernel = std::string("kernel=") + to_text(p.kernel);
+    if (method_traits(p.method).features) {
+        invalid_argument(std::string("method=") + to_text(p.method) + " needs a kernel function of two rows; " +
+                         kernel +
                          " is defined on the training graph and supports method=exact (the default) and minibatch");
     }
     if (p.refine == Refine::hartigan) {

@@ -1,4 +1,5 @@
 #include "model/partial_fit.h"
+#include "model/methods.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,9 +39,10 @@ StreamState state_of(const FittedModel& model) {
 void require_streamable(const Params& p) {
     const KernelTraits& traits = kernel_traits(p.kernel);
     const auto refuse = [](const std::string& what) {
-        invalid_argument("kkm_partial_fit streams the feature methods (method=nystrom, sketch or rff) and the "
-                         "truncated method=minibatch, whose fitted state needs no past rows; " + what +
-                         " needs every row at once: use kkm_fit");
+        invalid_argument(
+            "kkm_partial_fit streams the feature methods (method=nystrom, sketch or rff) and the "
+            "truncated method=minibatch, whose fitted state needs no past rows; " +
+            what + " needs every row at once: use kkm_fit");
     };
     if (traits.graph) refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph)");
     if (traits.precomputed) refuse("kernel=precomputed (its n x n kernel matrix)");
@@ -111,8 +113,8 @@ std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix
 
 void check_batch(const FittedModel& previous, ConstMatrix X, int threads) {
     if (X.cols != previous.input_dim()) {
-        invalid_argument("X has d=" + std::to_string(X.cols) + " columns but the stream's earlier batches had d=" +
-                         std::to_string(previous.input_dim()));
+        invalid_argument("X has d=" + std::to_string(X.cols) +
+                         " columns but the stream's earlier batches had d=" + std::to_string(previous.input_dim()));
     }
     scan_rows(X, {}, false, 0, threads);
 }
@@ -156,9 +158,10 @@ std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel
         if (const auto* dual = dynamic_cast<const DualModel*>(previous)) return next_minibatch(*dual, X, weights);
         return next_batch(*previous, X, weights);
     }
-    if ((p.method == Method::nystrom || p.method == Method::sketch) && p.m > X.rows) {
-        invalid_argument("the first kkm_partial_fit batch has n=" + std::to_string(X.rows) + " rows but the m=" +
-                         std::to_string(p.m) + " landmarks are drawn from it; give a first batch of at least m rows, "
+    if (method_traits(p.method).landmarks && p.m > X.rows) {
+        invalid_argument("the first kkm_partial_fit batch has n=" + std::to_string(X.rows) +
+                         " rows but the m=" + std::to_string(p.m) +
+                         " landmarks are drawn from it; give a first batch of at least m rows, "
                          "or lower m");
     }
     std::unique_ptr<FittedModel> first = fit_model(params, X, weights);
