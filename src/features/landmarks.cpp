@@ -1,6 +1,7 @@
 #include "features/landmarks.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "core/blocking.h"
@@ -36,6 +37,36 @@ std::vector<int64_t> uniform_landmarks(int64_t n, int64_t m, Rng& rng) {
     pool.resize(static_cast<size_t>(m));
     std::sort(pool.begin(), pool.end());
     return pool;
+}
+
+namespace {
+
+std::vector<int64_t> choose_uniform(const LandmarkContext&, int64_t n, int64_t m, double, Rng& rng) {
+    return uniform_landmarks(n, m, rng);
+}
+
+std::vector<int64_t> choose_rls(const LandmarkContext& ctx, int64_t, int64_t m, double lambda, Rng& rng) {
+    return rls_landmarks(ctx, m, lambda, rng);
+}
+
+std::vector<int64_t> choose_kmeanspp(const LandmarkContext& ctx, int64_t, int64_t m, double, Rng& rng) {
+    return kmeanspp_landmarks(ctx, m, rng);
+}
+
+constexpr std::array<SamplerTraits, 3> kSamplers{{
+    // sampling, reads_rows, ridge, choose
+    {Sampling::uniform, false, false, choose_uniform},
+    {Sampling::rls, true, true, choose_rls},
+    {Sampling::kmeanspp, true, false, choose_kmeanspp},
+}};
+
+}  // namespace
+
+const SamplerTraits& sampler_traits(Sampling sampling) {
+    for (const SamplerTraits& t : kSamplers) {
+        if (t.sampling == sampling) return t;
+    }
+    fail(KKM_ERR_INTERNAL, "unknown landmark sampler");
 }
 
 }  // namespace kkm

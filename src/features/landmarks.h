@@ -64,4 +64,21 @@ std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std:
 /// probability ∝ K_ii + K_cc − 2K_ic to the nearest chosen c. Returned in increasing order.
 std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, Rng& rng);
 
+/// Each landmark sampler's descriptor (sampling=), in one table (landmarks.cpp): the fit reads
+/// it instead of naming samplers.
+struct SamplerTraits {
+    Sampling sampling;
+    /// It reads the training rows (their kernel and diagonal) to choose: the fit fills the
+    /// LandmarkContext, and the rows are read before the kernel pass. Without it only the
+    /// row count matters.
+    bool reads_rows;
+    /// It takes a ridge λ (rls_lambda; auto = √n), which the fit reports.
+    bool ridge;
+    /// m distinct indices of the n training rows (over every rank), in increasing order.
+    std::vector<int64_t> (*choose)(const LandmarkContext& ctx, int64_t n, int64_t m, double lambda, Rng& rng);
+};
+
+/// The row of `sampling`.
+const SamplerTraits& sampler_traits(Sampling sampling);
+
 }  // namespace kkm

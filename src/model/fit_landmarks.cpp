@@ -27,19 +27,23 @@ namespace kkm {
 namespace {
 
 std::vector<int64_t> choose_landmarks(FitSession& c, int64_t m) {
+    const SamplerTraits& sampler = sampler_traits(c.p.sampling);
     Rng rng(c.p.seed, Stream::landmarks);
-    if (c.p.sampling == Sampling::uniform) return uniform_landmarks(c.n_global(), m, rng);
     LandmarkContext ctx;
-    ctx.X = c.X;
-    if (!kernel_traits(c.p.kernel).precomputed) ctx.kernel = fit_kernel(c);
-    ctx.diag = training_diagonal(c);
-    ctx.threads = c.threads;
-    ctx.comm = c.comm;
-    ctx.part = c.part;
-    if (c.p.sampling == Sampling::kmeanspp) return kmeanspp_landmarks(ctx, m, rng);
-    const double lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.n_global()));
-    c.report().rls_lambda = lambda;
-    return rls_landmarks(ctx, m, lambda, rng);
+    if (sampler.reads_rows) {
+        ctx.X = c.X;
+        if (!kernel_traits(c.p.kernel).precomputed) ctx.kernel = fit_kernel(c);
+        ctx.diag = training_diagonal(c);
+        ctx.threads = c.threads;
+        ctx.comm = c.comm;
+        ctx.part = c.part;
+    }
+    double lambda = 0;
+    if (sampler.ridge) {
+        lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.n_global()));
+        c.report().rls_lambda = lambda;
+    }
+    return sampler.choose(ctx, c.n_global(), m, lambda, rng);
 }
 
 /// ℓ of the rank restriction (0 when not restricted), validated against m.
@@ -56,7 +60,6 @@ int64_t regularised_rank(const Params& p, int64_t m) {
     }
     return l;
 }
-
 
 /// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
 /// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
@@ -108,7 +111,8 @@ void stream_chunk(const FitSession& c, int64_t q, Block&& block) {
     ConstMatrix rows;
     int64_t first = 0;
     while (stream.next(rows, first) && !(progress != nullptr && progress->cancelled())) {
-        for (int64_t b = 0; b < rows.rows; b += kRowBlock) block(rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
+        for (int64_t b = 0; b < rows.rows; b += kRowBlock)
+            block(rows.slice(b, std::min(kRowBlock, rows.rows - b)), first + b);
     }
 }
 
@@ -312,7 +316,7 @@ std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Mat
 
 bool nystrom_checks_rows(const FitSession& c) {
     const KernelTraits& t = kernel_traits(c.p.kernel);
-    return c.p.method == Method::nystrom && !t.graph && !t.precomputed && c.p.sampling == Sampling::uniform &&
+    return c.p.method == Method::nystrom && !t.graph && !t.precomputed && !sampler_traits(c.p.sampling).reads_rows &&
            !c.distributed() && !nystrom_memory(c, nystrom_shape(c)).direct;
 }
 
@@ -365,8 +369,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         const MemoryLedger::Charge features =
             c.charge("features", "the n x r features and their residuals", fa.features);
         auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
-        Matrix F =
-            features_of_rows(c, *map, fa.feature_scratch, "every thread's block of kernel rows and features");
+        Matrix F = features_of_rows(c, *map, fa.feature_scratch, "every thread's block of kernel rows and features");
         residuals_in_place(F, residual, c.threads);
         diag_charge.release();  // the residuals took the diagonal's place
         c.end_stage("features");
