@@ -10,10 +10,14 @@
 #include "cluster/exact.h"
 #include "cluster/lloyd.h"
 #include "cluster/seeding.h"
+#include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "eval/metrics.h"
+#include "features/landmarks.h"
+#include "kernels/kernel_traits.h"
+#include "model/methods.h"
 #include "model/model.h"
 #include "unit_data.h"
 
@@ -234,6 +238,40 @@ TEST(Methods, MinibatchObjectiveIsRecomputedFromLabelsAndCentres) {
     }
     EXPECT_LE(S.rows, 2 * (p.tau + p.batch_size));  // the support bound k(τ + b)
     EXPECT_NEAR(fitted->report().objective / objective, 1.0, 1e-5);
+}
+
+// Every kernel, method and sampler the parameters name has its descriptor row, with the hooks
+// the fit calls (the static_assert in kernel_traits.h checks the rest of a kernel's row).
+TEST(Descriptors, EveryKernelMethodAndSamplerHasACompleteRow) {
+    for (const auto& [type, name] : EnumText<KernelType>::values) {
+        const KernelTraits& t = kernel_traits(type);
+        EXPECT_EQ(t.type, type) << name;
+        EXPECT_NE(t.positive_semidefinite, nullptr) << name;
+        EXPECT_EQ(t.diagonal != nullptr, !t.precomputed && !t.graph) << name << ": a kernel function has a diagonal";
+        if (t.norms != KernelNorms::none) {
+            EXPECT_NE(t.check_row, nullptr) << name << ": norms are checked rows";
+        }
+        if (t.diagonal != nullptr) {
+            const KernelScalars s{0.5f, 1.0f, 2};
+            if (t.check_row != nullptr) t.check_row(type, 1.0f, s);  // an ordinary row passes
+            EXPECT_TRUE(std::isfinite(t.diagonal(1.0f, s))) << name;
+        }
+    }
+    for (const auto& [method, name] : EnumText<Method>::values) {
+        const MethodTraits& t = method_traits(method);
+        EXPECT_EQ(t.method, method) << name;
+        EXPECT_NE(t.fit, nullptr) << name;
+        EXPECT_NE(t.check_budget, nullptr) << name;
+        EXPECT_NE(t.work, nullptr) << name;
+        if (t.landmarks) {
+            EXPECT_TRUE(t.features) << name << ": landmarks span features";
+        }
+    }
+    for (const auto& [sampling, name] : EnumText<Sampling>::values) {
+        const SamplerTraits& t = sampler_traits(sampling);
+        EXPECT_EQ(t.sampling, sampling) << name;
+        EXPECT_NE(t.choose, nullptr) << name;
+    }
 }
 
 TEST(Metrics, MatchScikitLearn) {

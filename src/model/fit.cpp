@@ -296,8 +296,10 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
     MemoryLedger& ledger = outer != nullptr ? *outer : own;
     const std::vector<float> no_weights;
     const double work = static_cast<double>(A.entries() + n) * 100.0 * static_cast<double>(p.k);
-    FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger);
-    session.report().isa = resolve_isa(p.isa);
+    FitInputs inputs;
+    inputs.isa = resolve_isa(p.isa);
+    FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger,
+                       std::move(inputs));
     check_graph_budget(session);
     std::unique_ptr<FittedModel> model = fit_graph_user(session, std::move(A));
     if (!std::isfinite(model->report().objective)) invalid_data("the fit's objective is not finite");
@@ -378,14 +380,11 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     });
     unit = unit_weights(weights, comm);
     const auto& [w, weight_scale] = unit;
-    FitSession session(p, X, w, threads, ledger);
-    session.report().isa = isa;
-    session.weight_scale = weight_scale;
-    session.caller_weights = &weights;
-    session.comm = &comm;
-    session.part = part;
+    FitSession session(
+        p, X, w, threads, ledger,
+        {weight_scale, &weights, &comm, part,
+         InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float)), isa});
     session.start = start;
-    session.pages = InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float));
     collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
     scale_and_shift(session, threads, given != nullptr && !given->centres.empty());
     std::vector<int32_t> from_centres;

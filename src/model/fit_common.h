@@ -43,11 +43,37 @@ private:
 /// ledger (max_memory_mb). fit_with makes one per fit; a method takes it by reference, runs
 /// its stages between begin_stage and end_stage, charges what it allocates, and hands the
 /// report over to the model it returns (take_report). Functions that only read take it const.
+/// What a fit is given besides its parameters, rows, weights and threads, fixed for the fit.
+struct FitInputs {
+    /// The caller's weights were divided by this (their largest) into the fit's weights.
+    double weight_scale = 1.0;
+    /// The caller's weights (NULL: the fit's own, or none).
+    const std::vector<float>* caller_weights = nullptr;
+    /// The ranks the rows are spread over, and where this rank's rows sit among all of them.
+    const Comm* comm = &solo_comm();
+    RowPartition part = {};
+    /// Where the rows live (a file mapping is read ahead, dropped behind, or read directly).
+    InputPages pages;
+    /// The engine path every kernel block of the fit runs on (reported).
+    engine::Isa isa = engine::Isa::portable;
+};
+
 class FitSession {
 public:
     FitSession(const Params& params, ConstMatrix rows, const std::vector<float>& weights, int thread_count,
-               MemoryLedger& ledger)
-        : p(params), X(rows), w(weights), threads(thread_count), ledger_(ledger) {}
+               MemoryLedger& ledger, FitInputs inputs = {})
+        : p(params),
+          X(rows),
+          w(weights),
+          threads(thread_count),
+          weight_scale(inputs.weight_scale),
+          caller_weights(inputs.caller_weights),
+          comm(inputs.comm),
+          part(inputs.part),
+          pages(std::move(inputs.pages)),
+          ledger_(ledger) {
+        report_.isa = inputs.isa;
+    }
     FitSession(const FitSession&) = delete;
     FitSession& operator=(const FitSession&) = delete;
 
@@ -57,16 +83,16 @@ public:
     const int threads;
     /// The caller's weights were divided by this (their largest) into w; the report's
     /// objective is multiplied back (1 without weights).
-    double weight_scale = 1.0;
+    const double weight_scale;
     /// The caller's weights (empty or n): the report's cluster masses sum them exactly.
-    const std::vector<float>* caller_weights = nullptr;
+    const std::vector<float>* const caller_weights;
     /// The ranks the rows are spread over (one process: solo_comm()), and where this rank's
     /// rows X sit among all of them.
-    const Comm* comm = &solo_comm();
-    RowPartition part = {};
+    const Comm* const comm;
+    const RowPartition part;
     /// Where X lives: read-ahead and drop-behind (or direct reads) for the passes over a
     /// mapped file.
-    InputPages pages;
+    const InputPages pages;
     /// False when only the moments' sample of X has been checked for NaN and ±Inf so far (a
     /// fit of more than kSampledMomentsAbove rows whose method checks the rest in its own
     /// pass: nystrom_checks_rows).

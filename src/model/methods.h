@@ -11,7 +11,7 @@
 namespace kkm {
 
 class FittedModel;
-struct FitSession;
+class FitSession;
 
 struct MethodTraits {
     Method method;
