@@ -6,6 +6,7 @@
 
 #include "core/blocking.h"
 #include "core/parallel.h"
+#include "core/registry.h"
 
 namespace kkm {
 
@@ -63,10 +64,7 @@ constexpr std::array<SamplerTraits, 3> kSamplers{{
 }  // namespace
 
 const SamplerTraits& sampler_traits(Sampling sampling) {
-    for (const SamplerTraits& t : kSamplers) {
-        if (t.sampling == sampling) return t;
-    }
-    fail(KKM_ERR_INTERNAL, "unknown landmark sampler");
+    return registry_row(kSamplers, &SamplerTraits::sampling, sampling, "landmark sampler");
 }
 
 }  // namespace kkm

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "core/error.h"
+#include "core/registry.h"
 #include "model/fit_common.h"
 
 namespace kkm {
@@ -45,10 +45,7 @@ const std::array<MethodTraits, 5> kMethods{{
 }  // namespace
 
 const MethodTraits& method_traits(Method method) {
-    for (const MethodTraits& t : kMethods) {
-        if (t.method == method) return t;
-    }
-    fail(KKM_ERR_INTERNAL, "unknown method");
+    return registry_row(kMethods, &MethodTraits::method, method, "method");
 }
 
 }  // namespace kkm
