@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/params.h"
 
@@ -12,6 +13,16 @@ namespace kkm {
 
 class FittedModel;
 class FitSession;
+
+/// What a fitted model of a method holds, as the model file's body says (serialize.cpp): the
+/// loader accepts a body only from a method whose row lists it.
+enum class Body : uint32_t {
+    dual = 1,              ///< kernel-space centres over training points (DualModel)
+    nystrom_centres = 2,   ///< centres in the landmarks' span (NystromModel, Lloyd on G)
+    nystrom_features = 4,  ///< centroids of Nystrom features (FeatureModel, kernel distances)
+    sketch_features = 8,   ///< centroids of sketched landmark features
+    random_features = 16,  ///< centroids of random Fourier features
+};
 
 struct MethodTraits {
     Method method;
@@ -28,7 +39,15 @@ struct MethodTraits {
     bool landmarks;
     /// Its distances of new rows need k(x, x): none with kernel=precomputed (labels only).
     bool needs_diagonal;
+    /// The bodies its models are saved as (Body values or-ed).
+    uint32_t bodies;
 };
+
+/// Whether a fit of `method` saves `body`.
+bool saves(Method method, Body body);
+
+/// "method=exact or method=minibatch": the methods whose fits save `body`, for messages.
+std::string methods_saving(Body body);
 
 /// The row of `method`.
 const MethodTraits& method_traits(Method method);

@@ -1,4 +1,5 @@
 #include "model/serialize.h"
+#include "model/methods.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -415,10 +416,12 @@ void require_matrix(const char* what, const Matrix& m, int64_t rows, int64_t col
 
 /// The parameter block must describe the body: a file whose PARM says method=exact over an
 /// rff body would report parameters the model was not fitted with (and save them again).
-void require_body_matches(const Params& p, const char* body, bool matches) {
-    if (!matches) {
-        bad(std::string("the parameter block says method=") + to_text(p.method) + " but the body holds " + body +
-            ": the parameters and the fitted model are inconsistent");
+/// The body (described as `what`) must be one that a fit of the parameter block's method
+/// saves (model/methods.cpp), and `structure` (what the body's own parts must be) must hold.
+void require_body_matches(const Params& p, Body body, const char* what, bool structure = true) {
+    if (!saves(p.method, body) || !structure) {
+        bad(std::string("the parameter block says method=") + to_text(p.method) + " but the body holds " + what +
+            ", as " + methods_saving(body) + " fits: the parameters and the fitted model are inconsistent");
     }
 }
 
@@ -429,13 +432,8 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
             " but the body does not hold a graph model");
     }
     switch (s.kind) {
-        case ModelKind::dual:
-            require_body_matches(p, "kernel-space (dual) centres, as method=exact or method=minibatch fits",
-                                 p.method == Method::exact || p.method == Method::minibatch);
-            break;
-        case ModelKind::nystrom:
-            require_body_matches(p, "Nystrom centres, as method=nystrom fits", p.method == Method::nystrom);
-            break;
+        case ModelKind::dual: require_body_matches(p, Body::dual, "kernel-space (dual) centres"); break;
+        case ModelKind::nystrom: require_body_matches(p, Body::nystrom_centres, "Nystrom centres"); break;
         case ModelKind::feature: break;  // checked below, once the feature map is known
         case ModelKind::graph: break;    // returned above
     }
@@ -482,18 +480,18 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     // nystrom features carry kernel distances; sketch features do not; rff has its own map.
     const bool rff = dynamic_cast<const RffMap*>(map.get()) != nullptr;
     if (rff) {
-        require_body_matches(p, "random Fourier features, as method=rff fits", p.method == Method::rff);
+        require_body_matches(p, Body::random_features, "random Fourier features");
         if (!kernel_traits(p.kernel).shift_invariant) {
             bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +
                 to_text(p.kernel));
         }
     } else if (kernel_distances == 1) {
         const auto* landmarks = dynamic_cast<const LandmarkMap*>(map.get());
-        require_body_matches(p, "Nystrom features, as method=nystrom fits",
-                             p.method == Method::nystrom && landmarks != nullptr &&
-                                 dynamic_cast<const DenseProjection*>(&landmarks->projection()) != nullptr);
+        require_body_matches(
+            p, Body::nystrom_features, "Nystrom features",
+            landmarks != nullptr && dynamic_cast<const DenseProjection*>(&landmarks->projection()) != nullptr);
     } else {
-        require_body_matches(p, "sketched landmark features, as method=sketch fits", p.method == Method::sketch);
+        require_body_matches(p, Body::sketch_features, "sketched landmark features");
     }
     // Format 5 keeps which centroids take points in the body; older files derived it from the
     // report's cluster sizes (informational: they must not decide assignments).
