@@ -30,7 +30,7 @@ std::string name_in_directory(const std::string& path) {
 
 /// A path with every symbolic link at its end followed.
 struct Followed {
-    std::string path;          ///< a dangling link gives the file it would create
+    std::string path;           ///< a dangling link gives the file it would create
     bool through_proc = false;  ///< a link on the way is one of /proc's (/dev/stdout)
 };
 
@@ -130,7 +130,9 @@ FileIdentity identify(const std::string& path) {
 
 StagedFile::StagedFile(std::string path) : path_(std::move(path)), target_(output_target(path_)) {}
 
-StagedFile::~StagedFile() { discard(); }
+StagedFile::~StagedFile() {
+    discard();
+}
 
 void StagedFile::discard() noexcept {
     if (!temp_.empty()) ::unlink(temp_.c_str());
@@ -156,13 +158,7 @@ void StagedFile::write(std::string_view bytes) {
     }
     struct stat st {};
     if (::stat(target_.file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
-    int error = write_all(fd, bytes);
-    if (error == 0 && ::fsync(fd) != 0) error = errno;
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error != 0) {
-        discard();
-        throw FileError("cannot write '" + path_ + "': " + std::strerror(error) + " (an existing file is left unchanged)");
-    }
+    finish(fd, bytes);
 }
 
 void StagedFile::append(std::string_view bytes) {
@@ -172,13 +168,20 @@ void StagedFile::append(std::string_view bytes) {
     }
     if (temp_.empty()) return write(bytes);
     const int fd = ::open(temp_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    int error = fd < 0 ? errno : write_all(fd, bytes);
+    if (fd < 0) abandon(errno);
+    finish(fd, bytes);
+}
+
+void StagedFile::finish(int fd, std::string_view bytes) {
+    int error = write_all(fd, bytes);
     if (error == 0 && ::fsync(fd) != 0) error = errno;
-    if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;
-    if (error != 0) {
-        discard();
-        throw FileError("cannot write '" + path_ + "': " + std::strerror(error) + " (an existing file is left unchanged)");
-    }
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error != 0) abandon(error);
+}
+
+void StagedFile::abandon(int error) {
+    discard();
+    throw FileError("cannot write '" + path_ + "': " + std::strerror(error) + " (an existing file is left unchanged)");
 }
 
 void StagedFile::commit() {
@@ -194,7 +197,8 @@ void StagedFile::commit() {
     if (::rename(temp_.c_str(), target_.file.c_str()) != 0) {
         const int error = errno;
         discard();
-        throw FileError("cannot replace '" + path_ + "': " + std::strerror(error) + " (an existing file is left unchanged)");
+        throw FileError("cannot replace '" + path_ + "': " + std::strerror(error) +
+                        " (an existing file is left unchanged)");
     }
     temp_.clear();
 }

@@ -24,7 +24,7 @@ public:
 
 /// Where an output path is written.
 struct OutputTarget {
-    std::string file;      ///< the path written: every symbolic link followed
+    std::string file;       ///< the path written: every symbolic link followed
     bool in_place = false;  ///< an existing non-regular file: opened and written, never replaced
 };
 
@@ -37,8 +37,8 @@ OutputTarget output_target(const std::string& path);
 struct FileIdentity {
     dev_t device = 0;
     ino_t inode = 0;
-    std::string name;       ///< "" for an existing file
-    bool regular = false;   ///< an existing regular file, or one still to be created
+    std::string name;      ///< "" for an existing file
+    bool regular = false;  ///< an existing regular file, or one still to be created
     bool operator==(const FileIdentity& other) const {
         return device == other.device && inode == other.inode && name == other.name;
     }
@@ -74,6 +74,10 @@ public:
 
 private:
     void discard() noexcept;
+    /// Writes `bytes` to the staged copy open as fd, flushes it to the disk and closes it.
+    void finish(int fd, std::string_view bytes);
+    /// Removes the staged copy and throws FileError for `error` (errno).
+    [[noreturn]] void abandon(int error);
 
     std::string path_;
     OutputTarget target_;

@@ -53,7 +53,7 @@ float float32_coef0(KernelType type, double coef0) {
     if (!kernel_traits(type).uses_coef0) return 0.0f;
     if (!(std::fabs(coef0) <= FLT_MAX)) {
         invalid_argument("coef0=" + message_number(coef0) + " is beyond the float32 range (at most " +
-                         message_number(FLT_MAX) + " in magnitude) kernel=polynomial is computed in");
+                         message_number(FLT_MAX) + " in magnitude) kernel=" + to_text(type) + " is computed in");
     }
     return static_cast<float>(coef0);
 }
