@@ -126,20 +126,31 @@ TEST_F(Files, FitFileRefusesWhatItCannotMap) {
 }
 
 // The one pass over X names the first NaN wherever it is: the last row of a mapped file too.
+// rbf reads X once for its centring shift; a kernel with neither centring nor gamma=auto
+// (polynomial with its gamma, cosine) has no pass before the kernel pass, which checks it.
 TEST_F(Files, NonFiniteValueInTheLastRowOfAMappedFileIsNamed) {
-    Dataset ds = blobs(500, 4, 2, 3);
-    ds.X[static_cast<size_t>((ds.n - 1) * ds.d + 2)] = std::numeric_limits<float>::quiet_NaN();
-    const std::string path = write("nan.f32", ds.X);
-    auto m = make_model("k=2 method=nystrom m=50");
-    EXPECT_TRUE(Fails(kkm_fit_file(m.get(), path.c_str(), ds.d, nullptr, 0), KKM_ERR_INVALID_DATA,
-                      {"row 999", "column 2", "nan"}));
-    // The first of several: the lowest row, then the lowest column, for any thread count.
-    ds.X[static_cast<size_t>(700 * ds.d + 3)] = std::numeric_limits<float>::infinity();
-    ds.X[static_cast<size_t>(700 * ds.d + 1)] = -std::numeric_limits<float>::infinity();
-    for (const char* threads : {"threads=1", "threads=2"}) {
-        auto t = make_model((std::string("k=2 method=nystrom m=50 ") + threads).c_str());
-        EXPECT_TRUE(Fails(kkm_fit(t.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
-                          {"row 700", "column 1", "-inf"}));
+    for (const std::string kernel : {"kernel=rbf", "kernel=polynomial gamma=0.5", "kernel=cosine"}) {
+        Dataset ds = blobs(500, 4, 2, 3);
+        ds.X[static_cast<size_t>((ds.n - 1) * ds.d + 2)] = std::numeric_limits<float>::quiet_NaN();
+        const std::string path = write("nan.f32", ds.X);
+        auto m = make_model(("k=2 method=nystrom m=50 " + kernel).c_str());
+        EXPECT_TRUE(Fails(kkm_fit_file(m.get(), path.c_str(), ds.d, nullptr, 0), KKM_ERR_INVALID_DATA,
+                          {"row 999", "column 2", "nan"}))
+            << kernel;
+        // The first of several: the lowest row, then the lowest column, for any thread count.
+        ds.X[static_cast<size_t>(700 * ds.d + 3)] = std::numeric_limits<float>::infinity();
+        ds.X[static_cast<size_t>(700 * ds.d + 1)] = -std::numeric_limits<float>::infinity();
+        for (const char* threads : {"threads=1", "threads=2"}) {
+            auto t = make_model(("k=2 method=nystrom m=50 " + kernel + " " + threads).c_str());
+            EXPECT_TRUE(Fails(kkm_fit(t.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                              {"row 700", "column 1", "-inf"}))
+                << kernel << " " << threads;
+        }
+        // A landmark holding the NaN is named before K_LL is formed: m = n takes every row.
+        auto every = make_model(("k=2 method=nystrom m=1000 " + kernel).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(every.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                          {"row 700", "column 1", "-inf"}))
+            << kernel;
     }
 }
 

@@ -310,9 +310,11 @@ namespace {
 
 /// The one read of X before the kernel stage (scan_rows): its finiteness, and the moments
 /// gamma=auto (rbf) and the centring shift take, into the report. Above kSampledMomentsAbove
-/// rows the moments come from a sample of evenly spaced runs, and the rest of X is checked by
-/// a pass of its own only if the method's kernel pass does not check it (nystrom_checks_rows;
-/// `reads_first`: something else reads every row before the method, e.g. given centres).
+/// rows the moments come from a sample of evenly spaced runs; when the fit needs no moments
+/// (gamma given, a kernel that is not centred) there is no pass at all. Either way the rest of
+/// X is checked by a pass of its own only if the method's kernel pass does not check it
+/// (nystrom_checks_rows; `reads_first`: something else reads every row before the method,
+/// e.g. given centres).
 void scale_and_shift(FitSession& session, int threads, bool reads_first) {
     const Params& p = session.p;
     const ConstMatrix X = session.X;
@@ -327,7 +329,7 @@ void scale_and_shift(FitSession& session, int threads, bool reads_first) {
     if (auto_scale) session.begin_stage("gamma");
     const bool moments = traits.centred || (auto_scale && traits.auto_scale == AutoScale::squared);
     const bool sampled = session.n_global() > kSampledMomentsAbove;
-    session.rows_checked = !sampled || reads_first || !nystrom_checks_rows(session);
+    session.rows_checked = (moments && !sampled) || reads_first || !nystrom_checks_rows(session);
     RowMoments scanned;
     collectively(comm, [&] {
         if (moments) {

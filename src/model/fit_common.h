@@ -93,9 +93,9 @@ public:
     /// Where X lives: read-ahead and drop-behind (or direct reads) for the passes over a
     /// mapped file.
     const InputPages pages;
-    /// False when only the moments' sample of X has been checked for NaN and ±Inf so far (a
-    /// fit of more than kSampledMomentsAbove rows whose method checks the rest in its own
-    /// pass: nystrom_checks_rows).
+    /// False when X has not been checked for NaN and ±Inf, or only the moments' sample of it
+    /// (a fit of more than kSampledMomentsAbove rows), and the method checks the rest in its
+    /// own pass (nystrom_checks_rows).
     bool rows_checked = true;
     /// Labels of every row the first restart starts from instead of a seeding (NULL: seed):
     /// what the gamma=search / k=auto search's clustering assigns them.
@@ -238,7 +238,8 @@ void check_minibatch_budget(FitSession& c);
 
 /// Whether fit_nystrom reads every row in one kernel pass before anything else reads more than
 /// its landmarks (one process, uniform landmarks, the kernel rows kept): it then checks their
-/// finiteness itself, and a fit of many rows needs no pass of its own for it (rows_checked).
+/// finiteness itself, and a fit that needs no moments of X, or takes them from a sample,
+/// needs no pass of its own for it (rows_checked).
 bool nystrom_checks_rows(const FitSession& c);
 
 std::unique_ptr<FittedModel> fit_exact(FitSession& c);
