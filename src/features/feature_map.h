@@ -11,10 +11,14 @@
 
 namespace kkm {
 
+/// What a projection is: the model file's codes for it (never renumbered).
+enum class ProjectionKind : uint32_t { dense = 1, identity = 2, ros = 3, subgaussian = 4 };
+
 /// A linear map S from kernel rows g ∈ R^m to features S·g ∈ R^r, applied to blocks of rows.
 class Projection {
 public:
     virtual ~Projection() = default;
+    virtual ProjectionKind kind() const = 0;
     virtual int64_t in_dim() const = 0;   ///< m
     virtual int64_t out_dim() const = 0;  ///< r
     /// out (reshaped to G.rows × out_dim()) = each row g of G mapped to S·g. G has GEMM
@@ -26,6 +30,7 @@ public:
 class DenseProjection final : public Projection {
 public:
     explicit DenseProjection(Matrix P) : P_(std::move(P)) {}
+    ProjectionKind kind() const override { return ProjectionKind::dense; }
     int64_t in_dim() const override { return P_.rows; }
     int64_t out_dim() const override { return P_.cols; }
     void apply(ConstMatrix G, Matrix& out) const override;
@@ -41,9 +46,13 @@ struct FeatureScratch {
     Matrix kernel;  ///< kernel rows against the landmarks
 };
 
+/// What a feature map is: the model file's codes for it (never renumbered).
+enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
+
 class FeatureMap {
 public:
     virtual ~FeatureMap() = default;
+    virtual MapKind kind() const = 0;
     /// Columns an input row must have (d, or n_train with kernel=precomputed).
     virtual int64_t input_dim() const = 0;
     /// Feature dimension r.
@@ -59,6 +68,7 @@ public:
 class LandmarkMap final : public FeatureMap {
 public:
     LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection);
+    MapKind kind() const override { return MapKind::landmarks; }
     int64_t input_dim() const override { return basis_.input_dim(); }
     int64_t dim() const override { return projection_->out_dim(); }
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;

@@ -23,6 +23,7 @@ public:
     /// A saved map: W (m × d frequencies), its m phases and the shift (sizes checked by the caller).
     RffMap(Matrix W, std::vector<float> phases, std::vector<float> shift = {})
         : W_(std::move(W)), b_(std::move(phases)), shift_(std::move(shift)) {}
+    MapKind kind() const override { return MapKind::rff; }
     int64_t input_dim() const override { return W_.cols; }
     int64_t dim() const override { return W_.rows; }
     /// out = √(2/m) · cos((rows − shift) · Wᵀ + b): one GEMM, then one vectorised elementwise

@@ -21,6 +21,7 @@ class GraphModel : public FittedModel {
 public:
     GraphModel(Params params, int64_t n_train, int64_t d, FitReport report,
                std::shared_ptr<const graph::Locator> locator);
+    ModelKind kind() const override { return ModelKind::graph; }
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     /// Labels, distances (NULL: not wanted) and every centre's distance (NULL: not wanted,

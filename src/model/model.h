@@ -47,11 +47,16 @@ struct FitReport {
     GraphChoice graph = GraphChoice::automatic;
 };
 
+/// What a fitted model is: the model file's codes for it (never renumbered). Each kind has
+/// one class (graph: GraphModel's two) and one body in the file (model/serialize.cpp).
+enum class ModelKind : uint32_t { dual = 1, nystrom = 2, feature = 3, graph = 4 };
+
 class FittedModel {
 public:
     FittedModel(Params params, int64_t n_train, int64_t d, FitReport report)
         : params_(std::move(params)), n_train_(n_train), d_(d), report_(std::move(report)) {}
     virtual ~FittedModel() = default;
+    virtual ModelKind kind() const = 0;
 
     const Params& params() const { return params_; }
     int64_t n_train() const { return n_train_; }
@@ -154,6 +159,7 @@ public:
     /// format 6).
     DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis, DualCentres centres,
               MinibatchState stream = {});
+    ModelKind kind() const override { return ModelKind::dual; }
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return 0; }
@@ -177,6 +183,7 @@ public:
     /// map: landmarks with a DenseProjection P (Pᵀ K_LL P = I).
     NystromModel(Params params, int64_t n_train, int64_t d, FitReport report, std::shared_ptr<const LandmarkMap> map,
                  LandmarkCentres centres);
+    ModelKind kind() const override { return ModelKind::nystrom; }
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }
@@ -203,6 +210,7 @@ public:
     /// cluster has a positive mass in the report (a fit's, or a file before format 5).
     FeatureModel(Params params, int64_t n_train, int64_t d, FitReport report, std::shared_ptr<const FeatureMap> map,
                  Matrix centroids, bool kernel_distances, std::vector<char> alive = {});
+    ModelKind kind() const override { return ModelKind::feature; }
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
     int64_t feature_dim() const override { return map_->dim(); }

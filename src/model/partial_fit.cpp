@@ -29,10 +29,12 @@ struct StreamState {
 };
 
 StreamState state_of(const FittedModel& model) {
-    if (const auto* f = dynamic_cast<const FeatureModel*>(&model)) {
-        return {f->shared_map(), copy_of(f->centroids().view()), f->kernel_distances()};
+    if (model.kind() == ModelKind::feature) {
+        const auto& f = static_cast<const FeatureModel&>(model);
+        return {f.shared_map(), copy_of(f.centroids().view()), f.kernel_distances()};
     }
-    const auto& nystrom = dynamic_cast<const NystromModel&>(model);
+    if (model.kind() != ModelKind::nystrom) fail(KKM_ERR_INTERNAL, "partial_fit: a model without features");
+    const auto& nystrom = static_cast<const NystromModel&>(model);
     return {nystrom.shared_map(), nystrom.feature_centres(), true};
 }
 
@@ -144,9 +146,7 @@ void record_batch(FittedModel& model, ConstMatrix X, const std::vector<float>& w
 }
 
 bool continues_stream(const FittedModel& previous) {
-    return dynamic_cast<const FeatureModel*>(&previous) != nullptr ||
-           dynamic_cast<const NystromModel*>(&previous) != nullptr ||
-           dynamic_cast<const DualModel*>(&previous) != nullptr;
+    return previous.kind() != ModelKind::graph;
 }
 
 std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel* previous, ConstMatrix X,
@@ -155,7 +155,8 @@ std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel
     apply_kernel_defaults(p, X.rows);
     require_streamable(p);
     if (previous != nullptr && continues_stream(*previous)) {
-        if (const auto* dual = dynamic_cast<const DualModel*>(previous)) return next_minibatch(*dual, X, weights);
+        if (previous->kind() == ModelKind::dual)
+            return next_minibatch(static_cast<const DualModel&>(*previous), X, weights);
         return next_batch(*previous, X, weights);
     }
     if (method_traits(p.method).landmarks && p.m > X.rows) {

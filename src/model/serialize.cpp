@@ -14,11 +14,11 @@
 #include "core/enum_text.h"
 #include "core/error.h"
 #include "features/rff.h"
-#include "features/sketch.h"
 #include "io/output_file.h"
 #include "kernels/kernel_traits.h"
 #include "model/serialize_graph.h"
 #include "model/serialize_minibatch.h"
+#include "model/serialize_projection.h"
 
 namespace kkm {
 namespace {
@@ -28,9 +28,7 @@ constexpr uint32_t kByteOrderMark = 0x01020304u;
 constexpr size_t kHeaderBytes = sizeof kMagic + 2 * sizeof(uint32_t);
 constexpr size_t kTrailerBytes = sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
 
-enum class ModelKind : uint32_t { dual = 1, nystrom = 2, feature = 3, graph = 4 };
 enum class BasisKind : uint32_t { points = 1, columns = 2 };
-enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
 
 /// What every model holds besides its own arrays: the header section's fields.
 struct Shape {
@@ -112,51 +110,63 @@ void save_basis(const KernelBasis& basis, Writer& w) {
 }
 
 void save_map(const FeatureMap& map, Writer& w) {
-    if (const auto* landmarks = dynamic_cast<const LandmarkMap*>(&map)) {
-        w.scalar(static_cast<uint32_t>(MapKind::landmarks));
-        save_basis(*landmarks->basis(), w);
-        save_projection(landmarks->projection(), w);
-    } else if (const auto* rff = dynamic_cast<const RffMap*>(&map)) {
-        w.scalar(static_cast<uint32_t>(MapKind::rff));
-        w.matrix(tag("RFFW"), rff->frequencies());
-        w.array<float>(tag("RFFB"), rff->phases());
-    } else {
-        fail(KKM_ERR_INTERNAL, "save_model: unknown feature map type");
+    w.scalar(static_cast<uint32_t>(map.kind()));
+    switch (map.kind()) {
+        case MapKind::landmarks: {
+            const auto& landmarks = static_cast<const LandmarkMap&>(map);
+            save_basis(*landmarks.basis(), w);
+            save_projection(landmarks.projection(), w);
+            return;
+        }
+        case MapKind::rff: {
+            const auto& rff = static_cast<const RffMap&>(map);
+            w.matrix(tag("RFFW"), rff.frequencies());
+            w.array<float>(tag("RFFB"), rff.phases());
+            return;
+        }
     }
+    fail(KKM_ERR_INTERNAL, "save_model: unknown feature map kind");
 }
 
 void save_body(const FittedModel& model, Writer& w) {
-    if (is_graph_model(model)) {
-        save_graph_body(model, w);
-    } else if (const auto* dual = dynamic_cast<const DualModel*>(&model)) {
-        save_basis(dual->basis(), w);
-        w.matrix(tag("DUAZ"), dual->centres().Z);
-        w.array<double>(tag("DUAW"), dual->centres().mass);
-        w.array<double>(tag("DUAC"), dual->centres().self_dot);
-        save_minibatch_state(dual->stream_state(), w);  // format 6: none for exact, tau=0
-    } else if (const auto* nystrom = dynamic_cast<const NystromModel*>(&model)) {
-        save_map(nystrom->map(), w);
-        w.matrix(tag("NYSH"), nystrom->centres().H);
-        w.array<float>(tag("NYSC"), nystrom->centres().self_dot);
-        w.array<char>(tag("NYSA"), nystrom->centres().alive);
-    } else if (const auto* feature = dynamic_cast<const FeatureModel*>(&model)) {
-        save_map(feature->map(), w);
-        w.matrix(tag("FEAC"), feature->centroids());
-        w.scalar<uint32_t>(feature->kernel_distances() ? 1 : 0);
-        w.array<char>(tag("FEAA"), feature->alive());  // format 5: not derived from the report
-    } else {
-        fail(KKM_ERR_INTERNAL, "save_model: unknown model type");
+    switch (model.kind()) {
+        case ModelKind::graph: save_graph_body(model, w); return;
+        case ModelKind::dual: {
+            const auto& dual = static_cast<const DualModel&>(model);
+            save_basis(dual.basis(), w);
+            w.matrix(tag("DUAZ"), dual.centres().Z);
+            w.array<double>(tag("DUAW"), dual.centres().mass);
+            w.array<double>(tag("DUAC"), dual.centres().self_dot);
+            save_minibatch_state(dual.stream_state(), w);  // format 6: none for exact, tau=0
+            return;
+        }
+        case ModelKind::nystrom: {
+            const auto& nystrom = static_cast<const NystromModel&>(model);
+            save_map(nystrom.map(), w);
+            w.matrix(tag("NYSH"), nystrom.centres().H);
+            w.array<float>(tag("NYSC"), nystrom.centres().self_dot);
+            w.array<char>(tag("NYSA"), nystrom.centres().alive);
+            return;
+        }
+        case ModelKind::feature: {
+            const auto& feature = static_cast<const FeatureModel&>(model);
+            save_map(feature.map(), w);
+            w.matrix(tag("FEAC"), feature.centroids());
+            w.scalar<uint32_t>(feature.kernel_distances() ? 1 : 0);
+            w.array<char>(tag("FEAA"), feature.alive());  // format 5: not derived from the report
+            return;
+        }
     }
-}
-
-ModelKind kind_of(const FittedModel& model) {
-    if (is_graph_model(model)) return ModelKind::graph;
-    if (dynamic_cast<const DualModel*>(&model) != nullptr) return ModelKind::dual;
-    if (dynamic_cast<const NystromModel*>(&model) != nullptr) return ModelKind::nystrom;
-    return ModelKind::feature;
+    fail(KKM_ERR_INTERNAL, "save_model: unknown model kind");
 }
 
 // ---------------------------------------------------------------- reading
+
+/// Whether a loaded map is landmarks with a dense projection (Nyström's P).
+bool dense_landmarks(const FeatureMap& map) {
+    return map.kind() == MapKind::landmarks &&
+           static_cast<const LandmarkMap&>(map).projection().kind() == ProjectionKind::dense;
+}
 
 ParamSet load_params(Reader& r) {
     const std::string text = r.text(tag("PARM"));
@@ -456,10 +466,8 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     }
     std::unique_ptr<FeatureMap> map = load_map(r, p, report, s);
     if (s.kind == ModelKind::nystrom) {
-        auto* landmarks = dynamic_cast<LandmarkMap*>(map.get());
-        if (landmarks == nullptr || dynamic_cast<const DenseProjection*>(&landmarks->projection()) == nullptr) {
-            bad("a Nystrom model needs landmarks with a dense projection");
-        }
+        if (!dense_landmarks(*map)) bad("a Nystrom model needs landmarks with a dense projection");
+        auto* landmarks = static_cast<LandmarkMap*>(map.get());
         LandmarkCentres c;
         c.H = r.matrix(tag("NYSH"));
         c.self_dot = r.array<float>(tag("NYSC"));
@@ -478,18 +486,14 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     const auto kernel_distances = r.scalar<uint32_t>("kernel distance flag");
     if (kernel_distances > 1) bad("kernel distance flag is " + std::to_string(kernel_distances));
     // nystrom features carry kernel distances; sketch features do not; rff has its own map.
-    const bool rff = dynamic_cast<const RffMap*>(map.get()) != nullptr;
-    if (rff) {
+    if (map->kind() == MapKind::rff) {
         require_body_matches(p, Body::random_features, "random Fourier features");
         if (!kernel_traits(p.kernel).shift_invariant) {
             bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +
                 to_text(p.kernel));
         }
     } else if (kernel_distances == 1) {
-        const auto* landmarks = dynamic_cast<const LandmarkMap*>(map.get());
-        require_body_matches(
-            p, Body::nystrom_features, "Nystrom features",
-            landmarks != nullptr && dynamic_cast<const DenseProjection*>(&landmarks->projection()) != nullptr);
+        require_body_matches(p, Body::nystrom_features, "Nystrom features", dense_landmarks(*map));
     } else {
         require_body_matches(p, Body::sketch_features, "sketched landmark features");
     }
@@ -589,7 +593,7 @@ std::vector<unsigned char> save_model(const ParamSet& params, const FittedModel&
     w.scalar(kByteOrderMark);
     w.text(tag("PARM"), params.text());
     w.section(tag("INFO"), [&] {
-        w.scalar(static_cast<uint32_t>(kind_of(model)));
+        w.scalar(static_cast<uint32_t>(model.kind()));
         w.scalar(model.n_train());
         w.scalar(model.input_dim());
         w.scalar<int64_t>(model.params().k);

@@ -125,12 +125,8 @@ DualCoefficients load_coefficients(Reader& r, int64_t n, int64_t k) {
 
 }  // namespace
 
-bool is_graph_model(const FittedModel& model) {
-    return dynamic_cast<const GraphModel*>(&model) != nullptr;
-}
-
 void save_graph_body(const FittedModel& fitted, Writer& w) {
-    const auto& model = dynamic_cast<const GraphModel&>(fitted);
+    const auto& model = static_cast<const GraphModel&>(fitted);  // kind() is graph
     const auto* knn = dynamic_cast<const KnnModel*>(&model);
     const auto* heat = dynamic_cast<const HeatModel*>(&model);
     if (const auto* points = dynamic_cast<const graph::PointLocator*>(&model.locator())) {

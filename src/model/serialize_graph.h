@@ -12,7 +12,6 @@
 
 namespace kkm {
 
-bool is_graph_model(const FittedModel& model);
 void save_graph_body(const FittedModel& model, Writer& w);
 /// Throws Error(KKM_ERR_FORMAT) (or INVALID_* from the graph checks, which load_model turns
 /// into FORMAT) naming what is inconsistent.
