@@ -370,3 +370,13 @@ TEST(Engine, AForcedPathThisCpuLacksIsAnErrorNamingIt) {
 
 }  // namespace
 }  // namespace kkm
+
+// The memory estimates pad packed rows to kWidestPanel: no path's panel may be wider, and a
+// footprint holds what packing allocates on every path.
+TEST(Engine, EveryPanelFitsThePaddingTheFootprintsAssume) {
+    for (const kkm::engine::Isa isa : {kkm::engine::Isa::portable, kkm::engine::Isa::avx2, kkm::engine::Isa::avx512}) {
+        EXPECT_LE(kkm::engine::geometry(isa).nr, kkm::engine::kWidestPanel);
+        EXPECT_GE(kkm::engine::geometry(isa).nr, 1);
+    }
+    EXPECT_GE(kkm::engine::PackedRows::footprint(1, 5), 4.0 * (kkm::engine::kWidestPanel * 5 + 16));
+}

@@ -101,6 +101,20 @@ int64_t LandmarkLloyd::column_slice(int64_t columns) const {
     return std::max<int64_t>(16, (share + 15) / 16 * 16);
 }
 
+double LandmarkLloyd::footprint(const Params& p, double n, double m, double r, int threads, bool weighted) {
+    const RowBlocks b = row_blocks(n, threads);
+    const double k = static_cast<double>(p.k), t = static_cast<double>(seeding_candidates(p.init, p.k));
+    const double lower = static_cast<double>(lower_bounds_per_row(p.k)), chunks = static_cast<double>(kChunks);
+    // label caches, upper bound, second distance, lower bounds (Elkan's k or Hamerly's one)
+    const double points = (weighted ? 4 * n : 0.0) + n * (4 + 4 + 4 + 4 + 4 * lower);
+    const double sums = 4 * chunks * k * m + 8 * k * m * 5 + 2 * Matrix::footprint(k, m) + 3 * Matrix::footprint(k, r);
+    const double per_thread = b.small_workers * (Matrix::footprint(b.small, m) + Matrix::footprint(b.small, k)) +
+                              b.workers * (Matrix::footprint(b.rows, m) + 32 * b.rows + 4 * b.rows * k);  // + Elkan's open rows
+    const double oracle = 8 * t * m + 8 * t * r + Matrix::footprint(t, m) +
+                          b.small_workers * (Matrix::footprint(b.small, t) + Matrix::footprint(b.small, m));
+    return Matrix::footprint(r, m) + points + sums + per_thread + oracle;
+}
+
 LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights,
                              int64_t k, int threads, engine::Isa isa, Bounds bounds, const Comm& comm,
                              const RowPartition* part)

@@ -60,6 +60,11 @@ public:
     LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights, int64_t k,
                   int threads, engine::Isa isa, Bounds bounds = Bounds::elkan, const Comm& comm = solo_comm(),
                   const RowPartition* part = nullptr);
+    /// Bytes it holds on n kernel rows against m landmarks with r feature columns (besides
+    /// G, P, the diagonal it takes over and the Lloyd driver): Pᵀ, the weights' copy, label
+    /// caches, bounds (Elkan's k per row), the chunks' partial sums and the centres, every
+    /// thread's decoded rows and products, the seeding oracle's candidate rows.
+    static double footprint(const Params& p, double n, double m, double r, int threads, bool weighted);
 
     int64_t size() const override { return G_.rows(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;

@@ -58,6 +58,17 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
     }
 }
 
+double FeatureLloyd::footprint(const Params& p, double n, double r, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k), t = static_cast<double>(seeding_candidates(p.init, p.k));
+    const double chunks = static_cast<double>(kReduceChunks);
+    const double points = (weighted ? 4 * n : 0.0) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
+    const double sums = 8 * chunks * k * r + 8 * k * r * 3 + 3 * Matrix::footprint(k, r);
+    const RowBlocks b = row_blocks(n, threads);
+    const double per_thread = b.workers * (Matrix::footprint(b.rows, k) + Matrix::footprint(b.rows, r) + 16 * b.rows) +
+                              b.small_workers * Matrix::footprint(b.small, t);
+    return points + sums + per_thread + Matrix::footprint(t, r);
+}
+
 FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                            std::vector<float> offset, bool bounds, const Comm& comm, const RowPartition* part)
     : F_(F),

@@ -33,6 +33,10 @@ public:
     FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                  std::vector<float> offset = {}, bool bounds = true, const Comm& comm = solo_comm(),
                  const RowPartition* part = nullptr);
+    /// Bytes it holds on n×r features (besides the features and their offset): the weights'
+    /// copy, norms, Hamerly bounds, label caches, the chunks' partial sums, every thread's
+    /// distance blocks and the seeding's candidate rows.
+    static double footprint(const Params& p, double n, double r, int threads, bool weighted);
 
     int64_t size() const override { return F_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "cluster/seeding.h"
 #include "core/progress.h"
 
 namespace kkm {
@@ -127,6 +128,11 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     result.objective = problem.objective(labels);
     result.labels = std::move(labels);
     return result;
+}
+
+double lloyd_driver_footprint(const Params& p, double n) {
+    const double run = 5 * 4 * n;  // labels, next, distances, and two copies of the assignment
+    return std::max(seeding_footprint(p, n), run) + (p.n_init > 1 ? 4 * n : 0.0);
 }
 
 }  // namespace kkm

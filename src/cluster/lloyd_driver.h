@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/comm.h"
+#include "core/params.h"
 
 namespace kkm {
 
@@ -45,6 +46,11 @@ struct LloydOptions {
 /// return the objective over all ranks.
 LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const std::vector<float>& weights,
                       const LloydOptions& options, const Comm& comm = solo_comm(), int64_t offset = 0);
+
+/// Bytes run_lloyd over n points holds besides the problem: the larger of the seeding and its
+/// label and distance vectors (labels, next, distances, two copies of the assignment), and
+/// the best restart's labels while another runs (n_init > 1).
+double lloyd_driver_footprint(const Params& p, double n);
 
 /// How far Lloyd is from its stopping rule, for the progress callback: the relative
 /// improvement (previous − objective) / objective on a log scale, 0 at 1 or more (or before

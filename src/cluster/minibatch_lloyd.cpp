@@ -5,6 +5,7 @@
 
 #include "cluster/lloyd.h"
 #include "cluster/seeding.h"
+#include "core/blocking.h"
 #include "core/progress.h"
 #include "core/rng.h"
 #include "features/landmarks.h"
@@ -74,7 +75,7 @@ private:
 
 Matrix initial_centres(ConstMatrix F, const MinibatchLloydOptions& o, uint64_t seed, uint64_t restart, const Comm& comm,
                        const RowPartition& part) {
-    const int64_t size = std::min(part.global, std::max(3 * o.batch_size, 10 * o.k));
+    const int64_t size = minibatch_seed_sample(part.global, o.batch_size, o.k);
     Rng pick = restart_rng(seed, Stream::seeding, restart, 1);
     const std::vector<int64_t> idx = uniform_landmarks(part.global, size, pick);
     Matrix sample(size, F.cols);
@@ -137,6 +138,24 @@ MinibatchLloydResult minibatch_lloyd(ConstMatrix F, const std::vector<float>& we
         if (before - batch_objective(batch, C, labels, o.isa) < o.epsilon) break;
     }
     return result;
+}
+
+int64_t minibatch_seed_sample(int64_t n, int64_t batch_size, int64_t k) {
+    return std::min(n, std::max(3 * batch_size, 10 * k));
+}
+
+double minibatch_lloyd_footprint(const Params& p, double n, double r, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k), b = static_cast<double>(p.batch_size);
+    const double t = static_cast<double>(seeding_candidates(p.init, p.k));
+    const auto sample = static_cast<double>(minibatch_seed_sample(static_cast<int64_t>(n), p.batch_size, p.k));
+    const double problem = (weighted ? 4 * n : 0.0) + 4 * n + (weighted ? 8 * n : 0.0);  // + the sampler's sums
+    const RowBlocks sb = row_blocks(sample, threads);
+    const double init = 8 * n + Matrix::footprint(sample, r) + 4 * sample + seeding_footprint(p, sample) +
+                        Matrix::footprint(t, r) + sb.small_workers * Matrix::footprint(sb.small, t) + Matrix::footprint(k, r);
+    const double batch = 8 * b + Matrix::footprint(b, r) + 12 * b + Matrix::footprint(b, k) + 8 * k * r + 8 * k;
+    const double assign = 8 * n + 8 * static_cast<double>(kReduceChunks);  // labels, distances of every row
+    const double best = 4 * n + 2 * Matrix::footprint(k, r);                  // the best restart's labels and centroids
+    return problem + std::max(init, batch) + assign + best;
 }
 
 }  // namespace kkm

@@ -31,6 +31,14 @@ struct MinibatchLloydResult {
     int32_t iterations = 0;
 };
 
+/// Rows of the uniform sample the initial centres are seeded on: max(3b, 10k), at most n.
+int64_t minibatch_seed_sample(int64_t n, int64_t batch_size, int64_t k);
+
+/// Bytes minibatch_lloyd on n×r features holds (solver=minibatch; besides the features): the
+/// weights and the batch sampler's sums, the seeding on its sample, one batch with its
+/// distances, every row's label and distance, the best restart's labels and centroids.
+double minibatch_lloyd_footprint(const Params& p, double n, double r, int threads, bool weighted);
+
 /// F: n×r features (a Matrix, GEMM-safe). Batches are drawn with replacement, with
 /// probability ∝ weights when given. The initial centres are k-means++ (or random) seeds
 /// on a uniform sample of max(3b, 10k) rows (scikit-learn's init_size is 3b).

@@ -52,6 +52,20 @@ double potential(const std::vector<float>& w, const std::vector<float>& closest,
     return p;
 }
 
+}  // namespace
+
+int64_t seeding_candidates(Init init, int64_t k) {
+    return init == Init::random ? 16 : 2 + static_cast<int64_t>(std::log(static_cast<double>(k)));
+}
+
+double seeding_footprint(const Params& p, double n) {
+    const auto t = static_cast<double>(seeding_candidates(p.init, p.k));
+    if (p.init == Init::random) return n * (4 + 4) + 4 * t * n;
+    return n * (4 + 4 + 4 + 8) + 4 * t * n;
+}
+
+namespace {
+
 Seeding seed_kmeanspp(const Comm& comm, const RowPartition& part, int64_t k, const std::vector<float>& w,
                       const SquaredDistanceToPoint& distance_to, Rng& rng) {
     const int64_t n = part.local;
@@ -62,7 +76,7 @@ Seeding seed_kmeanspp(const Comm& comm, const RowPartition& part, int64_t k, con
     s.centres.push_back(draw_proportional(cumulative_mass(w, unit), comm, part, rng));
     progress_range(0.0, 1.0 / static_cast<double>(k));
     distance_to({s.centres[0]}, closest.data());
-    const int trials = 2 + static_cast<int>(std::log(static_cast<double>(k)));
+    const auto trials = static_cast<int>(seeding_candidates(Init::kmeanspp, k));
     std::vector<float> candidates(static_cast<size_t>(trials * n));
     for (int64_t c = 1; c < k; ++c) {
         // Step c's share of the stage: the oracle's parallel loops report within it.
@@ -93,7 +107,7 @@ Seeding seed_random(const RowPartition& part, int64_t k, const SquaredDistanceTo
     }
     s.labels.assign(static_cast<size_t>(n), 0);
     std::vector<float> closest(static_cast<size_t>(n), std::numeric_limits<float>::infinity());
-    constexpr int64_t kGroup = 16;  // centres per pass over the data
+    const int64_t kGroup = seeding_candidates(Init::random, k);  // centres per pass over the data
     std::vector<float> dist(static_cast<size_t>(kGroup * n));
     for (int64_t first = 0; first < k; first += kGroup) {
         progress_range(static_cast<double>(first) / static_cast<double>(k),

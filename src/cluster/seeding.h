@@ -17,6 +17,14 @@ namespace kkm {
 /// for all n points and every t (one pass over the data serves several centres).
 using SquaredDistanceToPoint = std::function<void(const std::vector<int64_t>& centres, float* out)>;
 
+/// Points whose distances one pass of the seeding computes: greedy k-means++'s candidates per
+/// step (scikit-learn's 2 + ⌊ln k⌋), or the random seeding's group of centres.
+int64_t seeding_candidates(Init init, int64_t k);
+
+/// Bytes seed_centres over n points holds: labels, nearest distances, the cumulative masses
+/// (and k-means++'s unit masses), the candidates' distances.
+double seeding_footprint(const Params& p, double n);
+
 struct Seeding {
     std::vector<int64_t> centres;  ///< k point indices
     std::vector<int32_t> labels;   ///< nearest centre of every point

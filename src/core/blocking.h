@@ -1,9 +1,11 @@
 // The row blocks and the reduction chunks: fits, feature maps, samplers and both Lloyds stream
 // their rows through blocks of these many rows, one block per task of a parallel loop, and sum
-// over rows in these chunks. fit_memory.cpp charges the per-thread scratch of a fit in the same
-// blocks and chunks, so the two must agree: this is the one place.
+// over rows in these chunks. The footprints charge the per-thread scratch of a fit in the same
+// blocks and chunks (row_blocks), so the two must agree: this is the one place.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace kkm {
@@ -22,5 +24,23 @@ inline constexpr int64_t kSmallRowBlock = 64;
 /// rounding, so the result, is the same for any thread count (Lloyd's and LandmarkLloyd's
 /// centre sums, the rank restriction's R'R, scan_rows' moments).
 inline constexpr int64_t kReduceChunks = 32;
+
+/// The blocks of a pass over n rows on `threads` threads, for the memory estimates: a block
+/// holds at most n rows, and no more threads hold one at once than there are tasks. Per-thread
+/// scratch is charged through this, not as threads full blocks: 2 rows of a million columns
+/// hold 2 rows, whatever the thread count.
+struct RowBlocks {
+    double rows;           ///< rows of one block: min(n, kRowBlock)
+    double workers;        ///< threads holding a block at once: min(threads, ⌈n / kRowBlock⌉)
+    double small;          ///< rows of one small block: min(n, kSmallRowBlock)
+    double small_workers;  ///< threads holding a small block: min(threads, ⌈n / kSmallRowBlock⌉)
+};
+
+inline RowBlocks row_blocks(double n, int threads) {
+    const double rows = std::clamp(n, 1.0, static_cast<double>(kRowBlock));
+    const double small = std::clamp(n, 1.0, static_cast<double>(kSmallRowBlock));
+    const double t = std::max(1.0, static_cast<double>(threads));
+    return {rows, std::min(t, std::ceil(std::max(n, 1.0) / rows)), small, std::min(t, std::ceil(std::max(n, 1.0) / small))};
+}
 
 }  // namespace kkm

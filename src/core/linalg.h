@@ -26,6 +26,14 @@ void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, con
 /// core/linalg_lapack.cpp). Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints).
 void dsyevd_rows(int64_t n, double* A, double* w);
 
+/// Bytes dsyevd_rows of an s×s matrix holds: the matrix, the divide-and-conquer workspace
+/// (1 + 6s + 2s² doubles, 3 + 5s ints), the eigenvalues and the packing of its products.
+double dsyevd_footprint(double s);
+
+/// Bytes one thread's sgemm of an M×K by K×N product packs its operands into (at most the
+/// BLAS's cache blocks: 256 rows of A, 512 of K, 4096 columns of B).
+double sgemm_footprint(double M, double K, double N);
+
 /// The same, in one LAPACKE dsyevd call that nothing interrupts: the reference of the unit
 /// tests and benchmarks.
 void dsyevd_rows_one_call(int64_t n, double* A, double* w);

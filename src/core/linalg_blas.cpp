@@ -2,6 +2,8 @@
 // clash in one translation unit).
 #include <omp.h>
 
+#include <algorithm>
+
 #include "core/linalg.h"
 #include "core/parallel.h"
 
@@ -24,6 +26,11 @@ void one_blas_thread_in_forked_child() {
 #if defined(KKM_BLAS_BLIS)
     bli_thread_set_num_threads(1);
 #endif
+}
+
+double sgemm_footprint(double M, double K, double N) {
+    const double kc = std::min(K, 512.0);
+    return 4 * (kc * std::min(N, 4096.0) + std::min(M, 256.0) * kc);
 }
 
 #if defined(KKM_BLAS_BLIS)

@@ -52,6 +52,8 @@ struct Matrix {
 
     Matrix() = default;
     Matrix(int64_t r, int64_t c) : values(padded_floats(r, c)), rows(r), cols(c) {}
+    /// Bytes an r×c Matrix allocates (padded_floats), for the up-front memory estimates.
+    static double footprint(double r, double c) { return 4 * (r * c + c + static_cast<double>(kGemmSlack)); }
     float* data() { return values.data(); }
     const float* data() const { return values.data(); }
     float* row(int64_t i) { return values.data() + i * cols; }

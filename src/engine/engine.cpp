@@ -69,6 +69,11 @@ void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t wi
     }
 }
 
+double PackedRows::footprint(double rows, double d) {
+    const double padded = std::ceil(std::max(rows, 1.0) / kWidestPanel) * kWidestPanel;
+    return 4 * (padded * d + kAlignFloats) + 4 * padded;
+}
+
 void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     isa_ = isa;
     rows_ = Y.rows;

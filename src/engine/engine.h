@@ -14,11 +14,18 @@
 
 namespace kkm::engine {
 
+/// The widest register panel of any path: geometry(isa).nr ≤ this (unit_engine checks it).
+/// The footprints pad packed rows to it, an upper bound for whichever path runs.
+inline constexpr int64_t kWidestPanel = 32;
+
 /// Right-hand rows Y (and a per-row auxiliary value: squared norm, inverse norm) packed once
 /// into NR-wide panels of the chosen path, zero-padded, 64-byte aligned.
 class PackedRows {
 public:
     PackedRows() = default;
+    /// Bytes packing `rows` rows of d values allocates on any path (the panels, padded to
+    /// kWidestPanel rows and aligned, and the aux); the engine's BlockScratch packs X alike.
+    static double footprint(double rows, double d);
     /// aux: one value per row of Y, or empty when the kernel needs none.
     PackedRows(Isa isa, ConstMatrix Y, const std::vector<float>& aux) { assign(isa, Y, aux); }
     /// Packs Y as the constructor does, into this object's storage when it is large enough:

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/blocking.h"
 #include "core/progress.h"
 #include "features/landmarks.h"
 
@@ -69,6 +70,15 @@ int64_t next_landmark(const LandmarkContext& ctx, const RowPartition& part, cons
 }
 
 }  // namespace
+
+double kmeanspp_footprint(const SamplerShape& s) {
+    const RowBlocks b = row_blocks(s.n, s.threads);
+    const double row_block = b.workers * KernelBasis::row_block_footprint(b.rows, s.d, 0, s.precomputed);
+    // diagonal, chosen flags, D² distances, one kernel column, every thread's row block, the
+    // chosen point's basis
+    return 4 * s.n + s.n / 8 + 8 * s.n + 8 * s.m + Matrix::footprint(s.n, 1) + row_block +
+           KernelBasis::footprint(1, s.d, s.precomputed) + KernelBasis::build_footprint(1, s.d, s.precomputed);
+}
 
 std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, Rng& rng) {
     const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;

@@ -40,6 +40,10 @@ std::vector<int64_t> uniform_landmarks(int64_t n, int64_t m, Rng& rng) {
     return pool;
 }
 
+double uniform_footprint(const SamplerShape& s) {
+    return 8 * s.n;  // the index pool
+}
+
 namespace {
 
 std::vector<int64_t> choose_uniform(const LandmarkContext&, int64_t n, int64_t m, double, Rng& rng) {
@@ -55,10 +59,10 @@ std::vector<int64_t> choose_kmeanspp(const LandmarkContext& ctx, int64_t, int64_
 }
 
 constexpr std::array<SamplerTraits, 3> kSamplers{{
-    // sampling, reads_rows, ridge, choose
-    {Sampling::uniform, false, false, choose_uniform},
-    {Sampling::rls, true, true, choose_rls},
-    {Sampling::kmeanspp, true, false, choose_kmeanspp},
+    // sampling, reads_rows, ridge, choose, footprint
+    {Sampling::uniform, false, false, choose_uniform, uniform_footprint},
+    {Sampling::rls, true, true, choose_rls, rls_footprint},
+    {Sampling::kmeanspp, true, false, choose_kmeanspp, kmeanspp_footprint},
 }};
 
 }  // namespace

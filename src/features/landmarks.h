@@ -64,6 +64,20 @@ std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std:
 /// probability ∝ K_ii + K_cc − 2K_ic to the nearest chosen c. Returned in increasing order.
 std::vector<int64_t> kmeanspp_landmarks(const LandmarkContext& ctx, int64_t m, Rng& rng);
 
+/// What a sampler's footprint depends on.
+struct SamplerShape {
+    double n, d, m;
+    int threads;
+    bool precomputed;  ///< kernel=precomputed: rows are kernel rows, the basis column indices
+};
+
+/// The samplers' footprints (their table's hooks): uniform's index pool; k-means++'s
+/// diagonal, D² distances, one kernel column and every thread's row block; ridge leverage
+/// scores' n×|S| block, |S|×|S| eigen-decomposition and sort keys, at their largest.
+double uniform_footprint(const SamplerShape& s);
+double kmeanspp_footprint(const SamplerShape& s);
+double rls_footprint(const SamplerShape& s);
+
 /// Each landmark sampler's descriptor (sampling=), in one table (landmarks.cpp): the fit reads
 /// it instead of naming samplers.
 struct SamplerTraits {
@@ -76,6 +90,9 @@ struct SamplerTraits {
     bool ridge;
     /// m distinct indices of the n training rows (over every rank), in increasing order.
     std::vector<int64_t> (*choose)(const LandmarkContext& ctx, int64_t n, int64_t m, double lambda, Rng& rng);
+    /// Bytes choosing m of n rows of d values holds at its peak on `threads` threads
+    /// (released once the landmarks are chosen).
+    double (*footprint)(const SamplerShape& shape);
 };
 
 /// The row of `sampling`.

@@ -127,6 +127,24 @@ std::vector<double> ridge_leverage_scores(const LandmarkContext& ctx, const std:
     return scores(ctx, C, inverse_root(sample_gram(ctx, C, S), ridge), lambda);
 }
 
+double rls_footprint(const SamplerShape& sh) {
+    const double n = sh.n, d = sh.d, m = sh.m;
+    const bool pre = sh.precomputed;
+    const RowBlocks b = row_blocks(n, sh.threads);
+    const double row_block = b.workers * KernelBasis::row_block_footprint(b.rows, d, 0, pre);
+    const auto s = static_cast<double>(rls_subsample_size(static_cast<int64_t>(n), static_cast<int64_t>(m)));  // |S|
+    const double held = 4 * n + 8 * s;  // diagonal, S
+    const double pool = 4 * n + 8 * n;
+    const double columns =
+        held + Matrix::footprint(n, s) + KernelBasis::footprint(s, d, pre) + KernelBasis::build_footprint(s, d, pre) + row_block;
+    const double root = held + Matrix::footprint(n, s) +
+                        std::max(linalg::dsyevd_footprint(s), 8 * s * s + 8 * s + Matrix::footprint(s, s));
+    const double scores = held + Matrix::footprint(n, s) + Matrix::footprint(s, s) + 8 * n +
+                          b.workers * (Matrix::footprint(b.rows, s) + linalg::sgemm_footprint(b.rows, s, s));
+    const double draw = held + 8 * n + 24 * n + 8 * m;  // scores, sort keys, the chosen
+    return std::max({pool, columns, root, scores, draw});
+}
+
 std::vector<int64_t> rls_landmarks(const LandmarkContext& ctx, int64_t m, double lambda, Rng& rng) {
     const RowPartition part = ctx.part.starts.empty() ? solo_partition(ctx.X.rows) : ctx.part;
     const int64_t n = part.global;

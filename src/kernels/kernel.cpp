@@ -127,6 +127,10 @@ void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) 
     out.assign(isa_, rows, aux(rows));
 }
 
+double Kernel::block_footprint(double rows, double d) {
+    return Matrix::footprint(rows, d) + 8 * rows + engine::PackedRows::footprint(rows, d);
+}
+
 void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {
     Matrix local;
     const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);

@@ -47,6 +47,9 @@ public:
         engine::BlockScratch engine;
     };
     void block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch = nullptr) const;
+    /// Bytes block() of `rows` rows of d values allocates besides its output: the centred
+    /// copy, the rows' aux values, the engine's packed panel of X.
+    static double block_footprint(double rows, double d);
 
     /// k(x, x) for every row of X.
     void diagonal(ConstMatrix X, float* out) const;

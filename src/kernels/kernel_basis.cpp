@@ -4,6 +4,19 @@
 
 namespace kkm {
 
+double KernelBasis::footprint(double rows, double d, bool precomputed) {
+    return precomputed ? 8 * rows : Matrix::footprint(rows, d) + engine::PackedRows::footprint(rows, d);
+}
+
+double KernelBasis::build_footprint(double rows, double d, bool precomputed) {
+    return precomputed ? 0 : Matrix::footprint(rows, d) + 8 * rows;
+}
+
+double KernelBasis::row_block_footprint(double rows, double d, double cols, bool precomputed) {
+    return Matrix::footprint(rows, d) + (precomputed ? 0 : Kernel::block_footprint(rows, d)) +
+           (cols > 0 ? Matrix::footprint(rows, cols) : 0);
+}
+
 KernelBasis::KernelBasis(const Kernel& kernel, Matrix points) : kernel_(kernel), points_(std::move(points)) {
     packed_ = kernel_->pack(points_.view());
     size_ = points_.rows;

@@ -22,6 +22,16 @@ public:
     /// n_train columns.
     KernelBasis(std::vector<int64_t> columns, int64_t n_train);
 
+    /// Bytes a basis over `rows` reference points of d values keeps: the copy and its packed
+    /// panels (a precomputed kernel's column indices).
+    static double footprint(double rows, double d, bool precomputed);
+    /// Bytes building it holds besides: the centred copy and the norms while it packs.
+    static double build_footprint(double rows, double d, bool precomputed);
+    /// Bytes one thread's kernel rows of a block of `rows` input rows take: the padded copy
+    /// of the caller's rows, Kernel::block's scratch (none for a precomputed kernel, whose
+    /// columns are read) and `cols` output floats per row (0: written in place).
+    static double row_block_footprint(double rows, double d, double cols, bool precomputed);
+
     int64_t size() const { return size_; }
     /// Number of columns an input row must have.
     int64_t input_dim() const { return input_dim_; }

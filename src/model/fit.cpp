@@ -205,7 +205,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
                                               .charge("search",
                                                       "gamma=search / k=auto: the subsample's distances, kernel "
                                                       "matrices and halves (about 5 s x s floats)",
-                                                      5.0 * memory::matrix(s, s));
+                                                      5.0 * Matrix::footprint(s, s));
         found = search::run(p, X, weights, gamma, threads, fit_subset);
     }
     Params chosen = p;
@@ -227,7 +227,7 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& par
     Params p = params;
     apply_kernel_defaults(p, n);
     MemoryLedger::Charge copy = ledger.charge("input", "the float32 copy of the float64 rows X (n x d)",
-                                              memory::matrix(static_cast<double>(n), static_cast<double>(d)));
+                                              Matrix::footprint(static_cast<double>(n), static_cast<double>(d)));
     validate_combination(p);
     validate_against_data(p, ConstMatrix{nullptr, n, d});
     const MemoryLedger::Charge held = charge_inputs(ledger, weighted, n, d);

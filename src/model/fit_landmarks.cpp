@@ -219,8 +219,9 @@ memory::NystromFootprint nystrom_memory(const FitSession& c, const NystromShape&
 std::vector<int64_t> charged_landmarks(FitSession& c, int64_t m) {
     const MemoryLedger::Charge sampling = c.charge(
         "landmarks", "the landmark sampler's working set (index pool, D2 distances or the ridge leverage block)",
-        memory::landmark_sampling(c.p, static_cast<double>(c.X.rows), static_cast<double>(c.X.cols),
-                                  static_cast<double>(m), c.threads));
+        sampler_traits(c.p.sampling)
+            .footprint({static_cast<double>(c.X.rows), static_cast<double>(c.X.cols), static_cast<double>(m), c.threads,
+                        kernel_traits(c.p.kernel).precomputed}));
     return choose_landmarks(c, m);
 }
 
@@ -244,7 +245,7 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
     c.begin_stage("refine");
     const MemoryLedger::Charge held =
         c.charge("refine", "the n x r features Hartigan's transfers run on",
-                 memory::matrix(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
+                 Matrix::footprint(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
     std::vector<float> unused;
     const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
     FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report().isa);

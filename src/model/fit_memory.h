@@ -1,9 +1,15 @@
-// What each stage of each method allocates, in bytes: the formulas behind both the up-front
-// estimate of a fit (checked against max_memory_mb before any stage starts) and the charges
-// the stages take through the fit's MemoryLedger (core/memory_ledger.h) as they allocate.
-// Each footprint names the items a method holds; its peak() is the largest sum of the items
-// alive at the same time, in the order the fit allocates and frees them. Sizes are upper
-// bounds where the data decide them (the rank of K_LL, mini-batch support points).
+// What each stage of each method holds, in bytes: the sums behind both the up-front estimate
+// of a fit (checked against max_memory_mb before any stage starts) and the charges the stages
+// take through the fit's MemoryLedger (core/memory_ledger.h) as they allocate. Each component
+// states its own footprint beside its allocations, from the constants it allocates with
+// (Matrix::footprint, engine::PackedRows::footprint, Kernel::block_footprint,
+// KernelBasis::footprint, linalg::sgemm_footprint and dsyevd_footprint, seeding_footprint,
+// lloyd_driver_footprint, FeatureLloyd::footprint, LandmarkLloyd::footprint,
+// minibatch_lloyd_footprint, RankGram::footprint, scan_footprint, each sampler's footprint
+// hook); a method's footprint here names the items it holds from them, and its peak() is the
+// largest sum of the items alive at the same time, in the order the fit allocates and frees
+// them. Sizes are upper bounds where the data decide them (the rank of K_LL, mini-batch
+// support points).
 // Private to src/model.
 #pragma once
 
@@ -14,49 +20,10 @@
 
 namespace kkm::memory {
 
-// ---------------------------------------------------------------- containers
-
-/// A Matrix: rows × cols floats plus its GEMM slack (core/matrix.h).
-double matrix(double rows, double cols);
-/// engine::PackedRows of `rows` points of d values (panels padded to 32 rows, and their aux).
-double packed(double rows, double d);
-/// A KernelBasis over `rows` reference points of d values (the copy and its packed panels;
-/// column indices for a precomputed kernel).
-double basis(double rows, double d, bool precomputed);
-/// What building that basis holds besides it while it packs (the centred copy, the norms).
-double basis_build(double rows, double d, bool precomputed);
-/// One thread's Kernel::block of `rows` input rows: the centred copy, the norms, the engine's
-/// packed panel (nothing for a precomputed kernel, whose columns are read).
-double kernel_block(const Params& p, double rows, double d);
-/// One thread's kernel rows of a block of `rows` rows (at most kRowBlock): the padded copy of
-/// the caller's rows, Kernel::block's scratch and `cols` output floats (0: written in place).
-double row_block(const Params& p, double rows, double d, double cols);
-/// One thread's GEMM C (M×N) = A (M×K) B (K×N) in float32: what the BLAS packs A and B into
-/// (at most its cache blocks: 256 rows of A, 512 of K, 4096 columns of B).
-double gemm(double M, double K, double N);
-/// LAPACK dsyevd of an s×s matrix (linalg::dsyevd_rows, column-major in place): the matrix,
-/// the divide-and-conquer workspace, eigenvalues, the packing of its float64 matrix products.
-double eigen(double s);
-
 // ---------------------------------------------------------------- shared stages
 
-/// Seeding of k centres on n points (labels, nearest distances, candidate distances,
-/// cumulative masses).
-double seeding(const Params& p, double n);
-/// The Lloyd driver: max(seeding, the label and distance vectors of run_lloyd), and the best
-/// restart's labels while another runs.
-double lloyd_driver(const Params& p, double n);
-/// FeatureLloyd on n×r features: norms, Hamerly bounds, label caches, the 32 chunks' partial
-/// sums, per-thread distance blocks (the features and their offset are charged apart).
-double feature_lloyd(const Params& p, double n, double r, int threads, bool weighted);
-/// Sculley's mini-batch k-means (solver=minibatch) on n×r features: the FeatureLloyd that
-/// assigns the rows, the seeding sample, one batch with its distances, the restarts' labels.
-double feature_minibatch(const Params& p, double n, double r, int threads, bool weighted);
 /// Lloyd on n×r features by cluster_features (either solver), with the final centroids.
 double cluster_features(const Params& p, double n, double r, int threads, bool weighted);
-/// The landmark sampler's working set (uniform pool; k-means++ distances and kernel columns;
-/// ridge leverage scores' n×|S| block, |S|×|S| eigen-decomposition and sort keys).
-double landmark_sampling(const Params& p, double n, double d, double m, int threads);
 /// What fit_model holds beside the method: a Laplacian auto-gamma's per-thread sort orders
 /// and the centring sums (released before the method starts).
 double gamma_stage(const Params& p, double n, double d, int threads);
