@@ -25,6 +25,10 @@ struct BatchTerm {
     std::vector<int64_t> points;  ///< B_ℓ^j, sorted, with multiplicity (b_ℓ^j = size)
 };
 
+/// Bytes one BatchTerm takes in a centre's deque besides its points: the term and its slot.
+inline constexpr double kBatchTermBytes = 96;
+static_assert(sizeof(BatchTerm) <= kBatchTermBytes / 2, "kBatchTermBytes: the term and as much again for its slot");
+
 class CentreHistory {
 public:
     /// C_1 = φ(x_seed).

@@ -499,4 +499,44 @@ MinibatchResult resume_minibatch(const PointKernel& K, const std::vector<float>&
     return iterate(K, sampler, options, c, products, {resume.drawn_from, resume.done});
 }
 
+MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int threads,
+                                              const PointBlockFootprint& point_block) {
+    const double k = static_cast<double>(p.k), b = static_cast<double>(p.batch_size), tau = static_cast<double>(p.tau);
+    const auto t = static_cast<double>(seeding_candidates(p.init, p.k));
+    MinibatchRunFootprint f;
+    // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
+    const double sample = std::min(n, std::max(b, static_cast<double>(kMinibatchSeedSample)));
+    // Rows streamed through one kernel block: the sample or the batch; a batch that repeats
+    // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
+    const RowBlocks blk = row_blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);
+    const double distinct_rows = std::min(n, b);  // their kernel rows, before they are copied out
+    f.seeding = sample * (8 + 4 + 4) + Matrix::footprint(sample, t) + point_block(t, blk) + seeding_footprint(p, sample) +
+                16 * k;
+    // One iteration: the batch (indices, labels, b×k products, Gram positions), each centre's
+    // members, the centres' histories and coefficients (vectors grown by doubling: twice their
+    // size), and the kernel blocks.
+    const double step = 8 * b + 4 * b + 8 * b * k + 8 * b + 16 * b + 32 * k;
+    if (p.tau > 0) {
+        const double per_centre = std::min(n, tau + b);       // distinct points of one centre
+        const double cols = std::min(n, b + k * per_centre);  // distinct batch ∪ support points
+        const double history = k * (tau + b) * 8 + k * (tau + 1) * kBatchTermBytes;
+        const double coefficients = 2 * k * per_centre * 16 + 2 * 16 * (tau + b) * 2;  // + one centre rebuilt
+        const double gram = Matrix::footprint(per_centre, per_centre) + 8 * per_centre;
+        const double blocks = Matrix::footprint(b, cols) + Matrix::footprint(distinct_rows, cols) + gram +
+                              std::max(point_block(cols, blk), point_block(per_centre, blk));
+        f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
+                       16 * static_cast<double>(p.max_iter);
+    } else {
+        const double chunk = std::min(n, static_cast<double>(kChunk));
+        // a folded base (at most n points) and the terms since (at most n + b points)
+        const double terms = std::min(n + b, static_cast<double>(p.max_iter));
+        const double history = k * (16 * n * 2 + 8 * (n + b)) + k * terms * kBatchTermBytes;
+        const double coefficients = 2 * k * n * 16 + 2 * 16 * (n + b) * 2;
+        const double blocks = Matrix::footprint(chunk, std::max(k, b)) + Matrix::footprint(b, b) +
+                              Matrix::footprint(distinct_rows, b) + point_block(std::max(k, b), blk);
+        f.iterations = step + 8 * n * k + history + coefficients + blocks + 16 * static_cast<double>(p.max_iter);
+    }
+    return f;
+}
+
 }  // namespace kkm

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cluster/minibatch_centres.h"
+#include "core/blocking.h"
 #include "core/matrix.h"
 #include "core/params.h"
 
@@ -16,6 +18,22 @@ namespace kkm {
 inline constexpr int64_t kMinibatchSeedSample = 20000;
 /// Training rows per K(X, B) block of the untruncated fit (tau = 0).
 inline constexpr int64_t kMinibatchRowChunk = 4096;
+
+/// Bytes a PointKernel's block of the rows `rows` describes against `cols` gathered points
+/// holds besides its output (the fit's PointKernel states it).
+using PointBlockFootprint = std::function<double(double cols, const RowBlocks& rows)>;
+
+/// What minibatch_kernel_kmeans holds on n points: the seeding on its sample (indices,
+/// weights, diagonal, the sample against the candidates, their kernel block), and one
+/// iteration (the batch, its b × k products, kernel and Gram blocks, the centres' histories
+/// and coefficients, at the bounds on their support: τ + b points per centre, or every point
+/// without truncation).
+struct MinibatchRunFootprint {
+    double seeding = 0;
+    double iterations = 0;
+};
+MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int threads,
+                                              const PointBlockFootprint& point_block);
 
 /// Kernel values between training points, addressed by index.
 class PointKernel {

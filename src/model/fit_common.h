@@ -11,6 +11,7 @@
 #include "cluster/lloyd_driver.h"
 #include "cluster/minibatch_kernel.h"
 #include "cluster/seeding.h"
+#include "core/blocking.h"
 #include "core/comm.h"
 #include "core/input_pages.h"
 #include "core/matrix.h"
@@ -235,6 +236,13 @@ void check_nystrom_budget(FitSession& c);
 void check_sketch_budget(FitSession& c);
 void check_rff_budget(FitSession& c);
 void check_minibatch_budget(FitSession& c);
+/// Bytes method=minibatch's kernel between training rows (fit_minibatch.cpp) holds for a
+/// block of b.rows rows against `cols` gathered points, besides its output: the gathered
+/// points, packed, and every thread's left rows (nothing for a precomputed kernel: entries).
+double training_block_footprint(const Params& p, double cols, double d, const RowBlocks& b);
+/// Bytes the assign stage of method=minibatch holds once a run's centres are known: `points`
+/// coefficient points in all, the largest centre holding `largest` of them.
+double minibatch_assign_footprint(const Params& p, double n, double d, int threads, double points, double largest);
 
 /// Whether fit_nystrom reads every row in one kernel pass before anything else reads more than
 /// its landmarks (one process, uniform landmarks, the kernel rows kept): it then checks their

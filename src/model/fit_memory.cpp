@@ -20,14 +20,10 @@
 #include "kernels/kernel_basis.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
+#include "model/fit_common.h"
 
 namespace kkm::memory {
 namespace {
-
-// The mini-batch kernel method's constants, defined where it allocates with them.
-constexpr double kSeedSample = static_cast<double>(kMinibatchSeedSample);    // cluster/minibatch_kernel.h
-constexpr double kRecursiveChunk = static_cast<double>(kMinibatchRowChunk);  // cluster/minibatch_kernel.h
-constexpr double kTermBytes = 96;  // one batch term of a mini-batch centre (deque slot and vector)
 
 bool precomputed(const Params& p) {
     return kernel_traits(p.kernel).precomputed;
@@ -40,14 +36,6 @@ double kernel_block(const Params& p, double rows, double d) {
 
 double row_block(const Params& p, double rows, double d, double cols) {
     return KernelBasis::row_block_footprint(rows, d, cols, precomputed(p));
-}
-
-/// TrainingKernel::block (method=minibatch) of `rows` rows against `cols` gathered points
-/// besides its output: the gathered points, packed, and every thread's left rows.
-double point_block(const Params& p, double cols, double d, const RowBlocks& b) {
-    if (precomputed(p)) return 0;
-    return Matrix::footprint(cols, d) + engine::PackedRows::footprint(cols, d) + KernelBasis::build_footprint(cols, d, false) +
-           b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) + 8 * b.rows);
 }
 
 }  // namespace
@@ -264,63 +252,19 @@ double MinibatchFootprint::peak() const {
     return diag + best + std::max({seeding, iterations, assign});
 }
 
-double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest) {
-    // The run's centres (coefficient vectors grown by doubling), the support S (at most the
-    // points, at most n), Z (S×k); then K over one centre's support at a time for ⟨C_j, C_j⟩,
-    // or the support basis with every thread's kernel rows against S and every row's label.
-    const bool pre = kernel_traits(p.kernel).precomputed;
-    const double k = static_cast<double>(p.k), S = std::min(n, points);
-    const double Z = Matrix::footprint(S, k);
-    const RowBlocks b = row_blocks(n, threads);
-    const double norms = 2 * 8 * points + Matrix::footprint(largest, largest) + 4 * largest + point_block(p, largest, d, b);
-    const double rows = KernelBasis::footprint(S, d, pre) + KernelBasis::build_footprint(S, d, pre) + 8 * n +
-                        b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, S) + kernel_block(p, b.rows, d) +
-                                     Matrix::footprint(b.rows, k) + linalg::sgemm_footprint(b.rows, S, k));
-    return 2 * 16 * points + Z + std::max(norms, rows);
-}
-
 MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted) {
-    const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k),
-                 b = static_cast<double>(p.batch_size), tau = static_cast<double>(p.tau);
-    const auto t = static_cast<double>(seeding_candidates(p.init, p.k));
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
     MinibatchFootprint f;
     f.diag = 4 * n + (weighted ? 8 * n : 0.0);
-    // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
-    const double sample = std::min(n, std::max(b, kSeedSample));
-    // Rows streamed through one kernel block: the sample or the batch; a batch that repeats
-    // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
-    const RowBlocks blk = row_blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);
-    const double distinct_rows = std::min(n, b);  // their kernel rows, before they are copied out
-    f.seeding = sample * (8 + 4 + 4) + Matrix::footprint(sample, t) + point_block(p, t, d, blk) + seeding_footprint(p, sample) + 16 * k;
-    // One iteration: the batch (indices, labels, b×k products, Gram positions), each centre's
-    // members, the centres' histories and coefficients (vectors grown by doubling: twice their
-    // size), and the kernel blocks.
-    const double step = 8 * b + 4 * b + 8 * b * k + 8 * b + 16 * b + 32 * k;
-    double coefficients = 0;
-    if (p.tau > 0) {
-        const double per_centre = std::min(n, tau + b);       // distinct points of one centre
-        const double cols = std::min(n, b + k * per_centre);  // distinct batch ∪ support points
-        const double history = k * (tau + b) * 8 + k * (tau + 1) * kTermBytes;
-        coefficients = 2 * k * per_centre * 16 + 2 * 16 * (tau + b) * 2;  // + one centre rebuilt
-        const double gram = Matrix::footprint(per_centre, per_centre) + 8 * per_centre;
-        const double blocks = Matrix::footprint(b, cols) + Matrix::footprint(distinct_rows, cols) + gram +
-                              std::max(point_block(p, cols, d, blk), point_block(p, per_centre, d, blk));
-        f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
-                       16 * static_cast<double>(p.max_iter);
-    } else {
-        const double chunk = std::min(n, kRecursiveChunk);
-        // a folded base (at most n points) and the terms since (at most n + b points)
-        const double terms = std::min(n + b, static_cast<double>(p.max_iter));
-        const double history = k * (16 * n * 2 + 8 * (n + b)) + k * terms * kTermBytes;
-        coefficients = 2 * k * n * 16 + 2 * 16 * (n + b) * 2;
-        const double blocks = Matrix::footprint(chunk, std::max(k, b)) + Matrix::footprint(b, b) + Matrix::footprint(distinct_rows, b) +
-                              point_block(p, std::max(k, b), d, blk);
-        f.iterations = step + 8 * n * k + history + coefficients + blocks + 16 * static_cast<double>(p.max_iter);
-    }
+    const MinibatchRunFootprint run = minibatch_run_footprint(
+        p, n, threads, [&](double cols, const RowBlocks& b) { return training_block_footprint(p, cols, d, b); });
+    f.seeding = run.seeding;
+    f.iterations = run.iterations;
+    const double tau = static_cast<double>(p.tau), b = static_cast<double>(p.batch_size);
     const double largest = p.tau > 0 ? std::min(n, tau + b) : n;  // distinct points of one centre
-    f.assign = minibatch_assign(p, n, d, threads, k * largest, largest);
+    f.assign = minibatch_assign_footprint(p, n, d, threads, k * largest, largest);
     const double S = std::min(n, k * largest);
-    f.best = p.n_init > 1 ? KernelBasis::footprint(S, d, kernel_traits(p.kernel).precomputed) + Matrix::footprint(S, k) + 4 * n : 0.0;
+    f.best = p.n_init > 1 ? KernelBasis::footprint(S, d, precomputed(p)) + Matrix::footprint(S, k) + 4 * n : 0.0;
     return f;
 }
 

@@ -111,9 +111,6 @@ struct MinibatchFootprint {
     double peak() const;
 };
 MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, int threads, bool weighted);
-/// The assign stage of method=minibatch once a run's centres are known: `points` coefficient
-/// points in all, the largest centre holding `largest` of them (the bounds in the footprint).
-double minibatch_assign(const Params& p, double n, double d, int threads, double points, double largest);
 
 /// The graph kernels (kernel=knn, heat), method=exact or minibatch. q: the largest neighbour
 /// count the fit may try; r: eigenpairs; search: how the graph is built from rows (none: it

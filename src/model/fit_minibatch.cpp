@@ -12,9 +12,12 @@
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
+#include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/rng.h"
+#include "engine/engine.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_basis.h"
 #include "kernels/kernel_traits.h"
 #include "model/fit_common.h"
 #include "model/fit_memory.h"
@@ -246,6 +249,31 @@ MinibatchOptions minibatch_options(const Params& p, int threads) {
     return options;
 }
 
+double training_block_footprint(const Params& p, double cols, double d, const RowBlocks& b) {
+    if (kernel_traits(p.kernel).precomputed) return 0;
+    // right_: the gathered points, their centred copy while packing, the packed rows; left_:
+    // every thread's gathered rows and Kernel::block's scratch, and its row indices
+    return Matrix::footprint(cols, d) + engine::PackedRows::footprint(cols, d) + KernelBasis::build_footprint(cols, d, false) +
+           b.workers * (Matrix::footprint(b.rows, d) + Kernel::block_footprint(b.rows, d) + 8 * b.rows);
+}
+
+double minibatch_assign_footprint(const Params& p, double n, double d, int threads, double points, double largest) {
+    // The run's centres (coefficient vectors grown by doubling), the support S (at most the
+    // points, at most n), Z (S×k); then K over one centre's support at a time for ⟨C_j, C_j⟩,
+    // or the support basis with every thread's kernel rows against S and every row's label.
+    const bool pre = kernel_traits(p.kernel).precomputed;
+    const double k = static_cast<double>(p.k), S = std::min(n, points);
+    const double Z = Matrix::footprint(S, k);
+    const RowBlocks b = row_blocks(n, threads);
+    const double norms = 2 * 8 * points + Matrix::footprint(largest, largest) + 4 * largest +
+                         training_block_footprint(p, largest, d, b);
+    const double rows = KernelBasis::footprint(S, d, pre) + KernelBasis::build_footprint(S, d, pre) + 8 * n +
+                        b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, S) +
+                                     (pre ? 0 : Kernel::block_footprint(b.rows, d)) + Matrix::footprint(b.rows, k) +
+                                     linalg::sgemm_footprint(b.rows, S, k));
+    return 2 * 16 * points + Z + std::max(norms, rows);
+}
+
 void check_minibatch_budget(FitSession& c) {
     const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty());
     require_budget(c, "minibatch", f.peak(),
@@ -291,7 +319,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
                     c.charge("assign",
                              "the centres over their support points, K over each centre's support, the support basis "
                              "and every row's label",
-                             memory::minibatch_assign(c.p, static_cast<double>(n), static_cast<double>(c.X.cols),
+                             minibatch_assign_footprint(c.p, static_cast<double>(n), static_cast<double>(c.X.cols),
                                                       c.threads, points, largest));
                 run = assign_all(c, K, diag, std::move(result));
             }
