@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cluster/reported_distance.h"
+#include "core/blocking.h"
 #include "core/hot.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
@@ -355,6 +356,13 @@ SquaredDistanceToPoint ExactLloyd::distance_oracle() {
             }
         }
     };
+}
+
+double ExactLloyd::footprint(const Params& p, double n, double c, int threads, bool weighted) {
+    const double k = static_cast<double>(p.k);
+    const RowBlocks b = row_blocks(n, threads);
+    return 4 * n + (weighted ? 4 * c : 0.0) + 8 * k * c + 4 * c + 48 * n + lloyd_driver_footprint(p, c) +
+           Matrix::footprint(n, k) + b.workers * 8 * static_cast<double>(kColumnBlock);
 }
 
 }  // namespace kkm

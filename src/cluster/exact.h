@@ -80,6 +80,11 @@ public:
         rebuild,      ///< a rebuild from all kernel rows every time (a reference for tests)
     };
 
+    /// Bytes it holds (with the Lloyd driver) on n points of which it keeps the sums of c
+    /// (every point: c = n): diagonal, weights, S (k × c float64), S's labels, one rebuild's
+    /// moves (24 bytes each, two lists), the centres Z, every thread's block of S's columns.
+    static double footprint(const Params& p, double n, double c, int threads, bool weighted);
+
     /// diag: k(x_i, x_i) for the n training points.
     ExactLloyd(const KernelRows& rows, std::vector<float> diag, const std::vector<float>& weights, int64_t k,
                int threads, Update update = Update::incremental);

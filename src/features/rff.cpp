@@ -127,4 +127,12 @@ void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix&
     elementwise::cosine_features(out.data(), rows.rows, m, m, b_.data(), scale);
 }
 
+double RffMap::footprint(double m, double d) {
+    return Matrix::footprint(m, d) + 4 * m + 4 * d;
+}
+
+double RffMap::block_footprint(double rows, double d, double m) {
+    return 2 * Matrix::footprint(rows, d) + Matrix::footprint(rows, m) + linalg::sgemm_footprint(rows, d, m);
+}
+
 }  // namespace kkm

@@ -30,6 +30,11 @@ public:
     /// pass; scratch.kernel holds the shifted rows. Single-threaded. Throws INVALID_DATA when
     /// W x overflows float32.
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    /// Bytes a map of m features over d columns keeps: W, the phases, the shift.
+    static double footprint(double m, double d);
+    /// Bytes transform_block of `rows` rows holds besides its output: the padded and the
+    /// shifted copies of the rows, the products W x and the GEMM's packing.
+    static double block_footprint(double rows, double d, double m);
     /// The m × d frequencies W (row j is ω_j).
     const Matrix& frequencies() const { return W_; }
     /// The m phases b, each in [0, 2π).

@@ -174,4 +174,21 @@ Matrix dense_matrix(const Projection& projection) {
     return S;
 }
 
+int64_t sketch_dim(SketchKind kind, int64_t m) {
+    return kind == SketchKind::ros ? RosProjection::padded_dim(m) : m;
+}
+
+double sketch_footprint(SketchKind kind, double m, double n) {
+    switch (kind) {
+        case SketchKind::subgaussian: {
+            const double q = std::min(1.0, 1.0 / std::sqrt(n));
+            return 8 * (m + 1) + 4 * m + 2 * 8 * (m * m * q + 6 * m * std::sqrt(q) + 8);
+        }
+        case SketchKind::ros: return 4 * static_cast<double>(sketch_dim(kind, static_cast<int64_t>(m)));
+        case SketchKind::gaussian: return Matrix::footprint(m, m);
+        case SketchKind::identity: return 0;
+    }
+    return 0;
+}
+
 }  // namespace kkm

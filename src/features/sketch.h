@@ -82,6 +82,14 @@ private:
     std::vector<float> row_value_;  ///< σ(i)/√m
 };
 
+/// Feature columns of a sketch of m landmarks (ros pads m to a power of two).
+int64_t sketch_dim(SketchKind kind, int64_t m);
+
+/// Bytes the sketch S of m landmarks over n training rows keeps: the sub-Gaussian one's
+/// nonzeros (Binomial(m², 1/√n): the mean plus six standard deviations) and row starts, ros's
+/// signs, the gaussian's dense matrix, nothing for identity.
+double sketch_footprint(SketchKind kind, double m, double n);
+
 /// The sketch S as a Projection on kernel rows of length m; n is the number of training rows
 /// (the sub-Gaussian density is 1/√n). All randomness comes from rng.
 std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng);

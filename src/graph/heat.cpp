@@ -59,4 +59,8 @@ Matrix training_features(const HeatMap& map, int threads) {
     return F;
 }
 
+double heat_features_footprint(double n, double r) {
+    return 2 * Matrix::footprint(n, r);
+}
+
 }  // namespace kkm::graph

@@ -36,4 +36,8 @@ struct HeatMap {
 /// Every training node's features (n × r), in parallel row blocks.
 Matrix training_features(const HeatMap& map, int threads);
 
+/// Bytes the heat features of n nodes with r pairs hold: the eigenvectors (the map keeps them)
+/// and training_features beside them.
+double heat_features_footprint(double n, double r);
+
 }  // namespace kkm::graph

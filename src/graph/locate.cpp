@@ -246,4 +246,8 @@ Placement training_placement(int64_t n) {
     return p;
 }
 
+double PointLocator::footprint(double n, double d) {
+    return Matrix::footprint(n, d) + 4 * n + 16 * n;
+}
+
 }  // namespace kkm::graph

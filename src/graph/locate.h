@@ -44,6 +44,9 @@ public:
 class PointLocator final : public Locator {
 public:
     PointLocator(SearchRows rows, int64_t q, int threads);
+    /// Bytes it keeps for n training rows of d values: the centred rows, their norms and the
+    /// sorted (hash, index) pairs.
+    static double footprint(double n, double d);
     int64_t input_dim() const override { return rows_.dim(); }
     Placement place(ConstMatrix X, int threads) const override;
     Placement training() const override;

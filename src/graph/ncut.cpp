@@ -115,4 +115,8 @@ double NcutLloyd::normalized_cut(const std::vector<int32_t>& labels) const {
     return cut;
 }
 
+double NcutLloyd::footprint(double n, double k, int threads) {
+    return n * (4 + 4 + 4 + 4) + threads * 8 * k + 8 * k * (n / static_cast<double>(kRows) + 4);
+}
+
 }  // namespace kkm::graph

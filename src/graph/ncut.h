@@ -35,6 +35,9 @@ public:
     /// A, degree: the graph and its degrees (kept by reference). threads: for the passes over
     /// the rows; results never depend on it.
     NcutLloyd(const SparseGraph& A, const std::vector<double>& degree, int64_t k, int threads);
+    /// Bytes it holds on n rows: labels, distances and their caches, every thread's centre
+    /// sums, the blocks' partial sums.
+    static double footprint(double n, double k, int threads);
 
     int64_t size() const override { return A_.n; }
     /// Distances (float) to the centres of `labels`; returns Σ d_i dist_i.

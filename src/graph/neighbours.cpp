@@ -216,4 +216,11 @@ double exact_graph_work(int64_t n, int64_t d) {
     return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(d);
 }
 
+double exact_search_footprint(double n, double d, int threads) {
+    const RowBlocks b = row_blocks(n, threads);
+    return engine::PackedRows::footprint(std::min(n, static_cast<double>(kChunkRows)), d) +
+           b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, static_cast<double>(kTileCols)) +
+                        engine::PackedRows::footprint(b.rows, d));
+}
+
 }  // namespace kkm::graph

@@ -68,4 +68,8 @@ NeighbourLists exact_self_neighbours(const SearchRows& ref, int64_t q, int threa
 /// Floating-point operations of exact_self_neighbours (for choosing graph=auto).
 double exact_graph_work(int64_t n, int64_t d);
 
+/// Bytes exact_self_neighbours holds besides its lists: the packed chunk of reference rows and
+/// every thread's query block, its packed panel and its tile of distances.
+double exact_search_footprint(double n, double d, int threads);
+
 }  // namespace kkm::graph

@@ -5,6 +5,7 @@
 #include <limits>
 #include <mutex>
 
+#include "core/blocking.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/progress.h"
@@ -291,6 +292,16 @@ double recall(const NeighbourLists& approximate, const NeighbourLists& exact) {
         }
     }
     return static_cast<double>(found) / static_cast<double>(exact.rows * exact.q);
+}
+
+double neighbour_lists_footprint(double n, double q) {
+    return n * q * (4 + 4 + 1 + 4) + 4 * (4 * n * q + 8 * n) + 8 * n;
+}
+
+double nndescent_join_footprint(double n, double d, double q, int threads) {
+    const RowBlocks b = row_blocks(n, threads);
+    return b.workers * (Matrix::footprint(std::min(4 * q, n), d) + 4 * 16 * q * q + 32 * q) +
+           64 * static_cast<double>(kLocks);  // each lock on a cache line of its own
 }
 
 }  // namespace kkm::graph

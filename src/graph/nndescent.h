@@ -30,6 +30,15 @@ struct NndescentOptions {
 NeighbourLists nndescent_neighbours(const SearchRows& rows, int64_t q, uint64_t seed, int threads,
                                     const NndescentOptions& options = {});
 
+/// Bytes the neighbour lists of n rows with q neighbours take while they are searched: index
+/// and distance (NN-descent's flags and birth beside them), the samples and reverse lists
+/// (four lists of up to q per row, their offsets).
+double neighbour_lists_footprint(double n, double q);
+
+/// Bytes NN-descent's join holds besides the lists: each thread's gathered candidates (at most
+/// 4q rows, at most n; its tasks of 256 rows charged as row blocks) and the locks.
+double nndescent_join_footprint(double n, double d, double q, int threads);
+
 /// The fraction of exact's neighbours an approximate list found (the measured recall).
 double recall(const NeighbourLists& approximate, const NeighbourLists& exact);
 

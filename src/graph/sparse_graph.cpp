@@ -156,4 +156,9 @@ SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indic
     return A;
 }
 
+double symmetrised_footprint(double n, double q) {
+    const double entries = 2 * n * q;
+    return 8 * entries + 8 * n + 8 * n + 8 * entries + 8 * n + 4 * n + 8 * n;
+}
+
 }  // namespace kkm::graph

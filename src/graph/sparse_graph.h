@@ -32,6 +32,10 @@ struct SparseGraph {
 /// SpectralClustering symmetrises its neighbour graph the same way).
 SparseGraph symmetrised(const NeighbourLists& lists);
 
+/// Bytes symmetrised holds for n rows of q neighbours (2nq entries at most): the (column,
+/// weight) pairs and offsets while it builds, then the compressed graph and the degrees.
+double symmetrised_footprint(double n, double q);
+
 /// Degrees d_i = Σ_j A_ij in float64, each summed in column order.
 std::vector<double> degrees(const SparseGraph& A);
 

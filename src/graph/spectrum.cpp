@@ -176,13 +176,11 @@ Eigenpairs top_eigenpairs(const SparseGraph& A, const std::vector<double>& degre
     return out;
 }
 
-double eigenpairs_footprint(int64_t n, int64_t r) {
-    const auto dn = static_cast<double>(n), dr = static_cast<double>(r);
-    const double ncv = std::min(dn, std::max(2.0 * dr + 1.0, dr + 20.0));
-    const double lanczos = 8.0 * dn * (2.0 * ncv + 2.0 * dr + 6.0);  // basis, restart products, pairs, start
-    const double copies = 8.0 * dn + 4.0 * dn + 16.0 * dn;           // the component copy, its scales, its map
+double eigenpairs_footprint(double n, double entries, double r) {
+    const double ncv = std::min(n, std::max(2 * r + 1, r + 20));
+    const double lanczos = 8 * n * (2 * 2 * ncv + 2 * r + 6);  // the basis at up to twice ncv, restarts, pairs
     const auto dense = static_cast<double>(kDenseComponent);
-    return lanczos + copies + 8.0 * dense * dense * 2.0 + 4.0 * dn * dr;
+    return lanczos + 12 * entries + 28 * n + 2 * 8.0 * dense * dense + Matrix::footprint(n, r);
 }
 
 }  // namespace kkm::graph

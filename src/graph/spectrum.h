@@ -30,8 +30,9 @@ inline constexpr int64_t kDenseComponent = 512;
 Eigenpairs top_eigenpairs(const SparseGraph& A, const std::vector<double>& degree, const Components& parts, int64_t r,
                           uint64_t seed, int threads);
 
-/// Bytes top_eigenpairs holds at its peak for a graph of n nodes and r pairs (the Lanczos
-/// basis, its restarts, a dense component, the merged vectors).
-double eigenpairs_footprint(int64_t n, int64_t r);
+/// Bytes top_eigenpairs holds at its peak for a graph of n nodes, `entries` stored entries and
+/// r pairs: the Lanczos basis (at up to twice ncv), its restarts and pairs, the component's
+/// copy with its scales and map, a dense component, the merged vectors.
+double eigenpairs_footprint(double n, double entries, double r);
 
 }  // namespace kkm::graph

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cluster/hamerly.h"
+#include "cluster/exact.h"
 #include "cluster/landmark_lloyd.h"
 #include "cluster/lloyd.h"
 #include "cluster/lloyd_driver.h"
@@ -15,12 +15,22 @@
 #include "core/matrix.h"
 #include "engine/engine.h"
 #include "features/landmarks.h"
+#include "graph/heat.h"
+#include "graph/locate.h"
+#include "graph/ncut.h"
+#include "graph/neighbours.h"
+#include "graph/nndescent.h"
+#include "graph/sparse_graph.h"
+#include "graph/spectrum.h"
 #include "features/nystrom.h"
+#include "features/rff.h"
+#include "features/sketch.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_basis.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
 #include "model/fit_common.h"
+#include "model/graph_model.h"
 
 namespace kkm::memory {
 namespace {
@@ -60,17 +70,14 @@ double ExactFootprint::peak() const {
 
 ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int threads, bool weighted, double available,
                                int64_t cols_) {
-    const double n = static_cast<double>(n_), d = static_cast<double>(d_), k = static_cast<double>(p.k);
+    const double n = static_cast<double>(n_), d = static_cast<double>(d_);
     const double c = cols_ < 0 ? n : static_cast<double>(cols_);
     const bool pre = kernel_traits(p.kernel).precomputed;
     ExactFootprint f;
     f.basis = KernelBasis::footprint(n, d, pre) + (cols_ < 0 ? 0.0 : KernelBasis::footprint(c, d, pre));  // distributed: the columns' own
     f.basis_build = KernelBasis::build_footprint(n, d, pre);
-    // diagonal, weights, S (k×cols float64), S's labels, one rebuild's moves (24 bytes each,
-    // two lists), the Lloyd driver, the centres Z, the per-block nearest distances
     const RowBlocks b = row_blocks(n, threads);
-    const double points = 4 * n + (weighted ? 4 * c : 0.0) + 8 * k * c + 4 * c + 48 * n + lloyd_driver_footprint(p, c) +
-                          Matrix::footprint(n, k) + b.workers * 8 * 1024.0;
+    const double points = ExactLloyd::footprint(p, n, c, threads, weighted);
     const auto with_rows = [&](double rows) {
         ExactFootprint g = f;
         g.block_rows = static_cast<int64_t>(rows);
@@ -204,22 +211,9 @@ double SketchFootprint::peak() const {
 SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
     const bool pre = kernel_traits(p.kernel).precomputed;
-    double r = m;
+    const auto r = static_cast<double>(sketch_dim(p.sketch, m_));
     SketchFootprint f;
-    switch (p.sketch) {
-        case SketchKind::subgaussian: {
-            // nonzeros ~ Binomial(m², 1/√n): the mean plus six standard deviations
-            const double q = std::min(1.0, 1.0 / std::sqrt(n));
-            f.projection = 8 * (m + 1) + 4 * m + 2 * 8 * (m * m * q + 6 * m * std::sqrt(q) + 8);
-            break;
-        }
-        case SketchKind::ros:
-            r = std::exp2(std::ceil(std::log2(m)));
-            f.projection = 4 * r;
-            break;
-        case SketchKind::gaussian: f.projection = Matrix::footprint(m, m); break;
-        case SketchKind::identity: break;
-    }
+    f.projection = sketch_footprint(p.sketch, m, n);
     f.sampling = sampler_traits(p.sampling).footprint({n, d, m, threads, pre});
     f.basis = KernelBasis::footprint(m, d, pre);
     f.basis_build = KernelBasis::build_footprint(m, d, pre);
@@ -238,10 +232,10 @@ double RffFootprint::peak() const {
 RffFootprint rff_footprint(const Params& p, int64_t n_, int64_t d_, int64_t m_, int threads, bool weighted) {
     const double n = static_cast<double>(n_), d = static_cast<double>(d_), m = static_cast<double>(m_);
     RffFootprint f;
-    f.map = Matrix::footprint(m, d) + 4 * m + 4 * d;
+    f.map = RffMap::footprint(m, d);
     f.features = Matrix::footprint(n, m);
     const RowBlocks b = row_blocks(n, threads);
-    f.feature_scratch = b.workers * (2 * Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, m) + linalg::sgemm_footprint(b.rows, d, m));
+    f.feature_scratch = b.workers * RffMap::block_footprint(b.rows, d, m);
     f.cluster = cluster_features(p, n, m, threads, weighted);
     return f;
 }
@@ -285,37 +279,24 @@ GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, 
     GraphFootprint f;
     const double entries = 2 * n * q;  // the symmetrised graph's entries, at most
     if (search != GraphSearch::none) {
-        f.rows = Matrix::footprint(n, d) + 4 * n + 16 * n;
-        // lists (index, distance, NN-descent's flags and birth), samples and reverse lists
-        // (four lists of up to q per row, offsets), the join's per-thread gathers, the locks;
-        // the exact search's packed chunk and every thread's query block and tile.
-        const double lists = n * q * (4 + 4 + 1 + 4) + 4 * (4 * n * q + 8 * n) + 8 * n;
-        // NN-descent's join runs in tasks of 256 rows (a row block, near enough); each thread
-        // gathers one row's candidates, at most 4q rows and at most n.
-        const RowBlocks b = row_blocks(n, threads);
-        const double join = b.workers * (Matrix::footprint(std::min(4 * q, n), d) + 4 * 16 * q * q + 32 * q);
-        const double exact =
-            engine::PackedRows::footprint(std::min(n, 4096.0), d) + b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, 1024) + engine::PackedRows::footprint(b.rows, d));
+        f.rows = graph::PointLocator::footprint(n, d);
+        const double lists = graph::neighbour_lists_footprint(n, q), exact = graph::exact_search_footprint(n, d, threads);
         // NN-descent searches small sets exactly (n <= 8q + 64): either may run.
-        f.search = lists + (search == GraphSearch::nndescent ? std::max(join + 64 * 4096, exact) : exact) + 8 * n;
+        const double join = graph::nndescent_join_footprint(n, d, q, threads);
+        f.search = lists + (search == GraphSearch::nndescent ? std::max(join, exact) : exact) + 8 * n;
     }
-    // (column, weight) pairs and offsets while building, then the compressed graph and degrees
-    f.graph = 8 * entries + 8 * n + 8 * n + 8 * entries + 8 * n + 4 * n + 8 * n;
-    const double ncv = std::min(n, std::max(2 * r + 1, r + 20));
-    const double lanczos = 8 * n * (2 * 2 * ncv + 2 * r + 6);  // the basis at up to twice ncv, restarts, pairs
-    const double dense = 2 * 8.0 * 512 * 512;
-    f.spectrum = lanczos + 12 * entries + 28 * n + dense + Matrix::footprint(n, r);
-    f.features = 2 * Matrix::footprint(n, r);  // the eigenvectors (kept by heat models) and the features
+    f.graph = graph::symmetrised_footprint(n, q);
+    f.spectrum = graph::eigenpairs_footprint(n, entries, r);
+    f.features = graph::heat_features_footprint(n, r);
     const double lloyd = FeatureLloyd::footprint(p, n, r, threads, false) + lloyd_driver_footprint(p, n) + Matrix::footprint(k, r);
-    const double ncut = n * (4 + 4 + 4 + 4) + threads * 8 * k + 8 * k * (n / 1024 + 4);
+    const double ncut = graph::NcutLloyd::footprint(n, k, threads);
     double mb = 0;
     if (p.method == Method::minibatch) {
         const MinibatchFootprint m = minibatch_footprint(p, n_rows, std::max<int64_t>(r_pairs, 1), threads, false);
         mb = std::max(m.seeding, m.iterations) + m.diag;
     }
     f.clustering = std::max(lloyd + ncut, mb + lloyd);
-    const RowBlocks b = row_blocks(n, threads);
-    f.model = Matrix::footprint(k, r) + n * (8 + 4 + 8) + 8 * k + n * (4 + 4) + b.workers * 8 * b.rows * k;
+    f.model = GraphModel::footprint(n, k, r, threads);
     return f;
 }
 

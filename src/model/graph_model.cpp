@@ -148,4 +148,9 @@ void KnnModel::block_distances(const graph::Placement& p, int64_t begin, int64_t
     }
 }
 
+double GraphModel::footprint(double n, double k, double r, int threads) {
+    const RowBlocks b = row_blocks(n, threads);
+    return Matrix::footprint(k, r) + n * (8 + 4 + 8) + 8 * k + n * (4 + 4) + b.workers * 8 * b.rows * k;
+}
+
 }  // namespace kkm

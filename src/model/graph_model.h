@@ -21,6 +21,10 @@ class GraphModel : public FittedModel {
 public:
     GraphModel(Params params, int64_t n_train, int64_t d, FitReport report,
                std::shared_ptr<const graph::Locator> locator);
+    /// Bytes a graph model of n training rows, k centres and r feature columns holds beside
+    /// its locator: the centres and the training rows' final assignment (placements, labels,
+    /// distances, every thread's block of centre distances).
+    static double footprint(double n, double k, double r, int threads);
     ModelKind kind() const override { return ModelKind::graph; }
     void assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const override;
     void distances(ConstMatrix X, float* out, int threads) const override;
