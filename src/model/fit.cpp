@@ -69,9 +69,9 @@ std::unique_ptr<FittedModel> dispatch(FitSession& session) {
 }
 
 /// The method's up-front memory check (before any stage starts).
-void check_budget(FitSession& session) {
-    if (graph_kernel(session.p)) return check_graph_budget(session);
-    method_traits(session.p.method).check_budget(session);
+double check_budget(const FitShape& s, const MemoryLedger& ledger) {
+    if (graph_kernel(s.p)) return check_graph_budget(s, ledger);
+    return method_traits(s.p.method).check_budget(s, ledger);
 }
 
 /// What fit_model holds from its start: the caller's float copy of the weights (made before
@@ -231,10 +231,8 @@ MemoryLedger::Charge charge_float32_copy(MemoryLedger& ledger, const Params& par
     validate_combination(p);
     validate_against_data(p, ConstMatrix{nullptr, n, d});
     const MemoryLedger::Charge held = charge_inputs(ledger, weighted, n, d);
-    const std::vector<float> no_weights, some_weights(weighted ? 1 : 0, 1.0f);  // only their presence counts
-    FitSession session(p, ConstMatrix{nullptr, n, d}, weighted ? some_weights : no_weights,
-                       resolve_threads(p.threads, fit_work(p, n, d)), ledger);
-    check_budget(session);
+    const int threads = resolve_threads(p.threads, fit_work(p, n, d));
+    check_budget(FitShape{p, n, d, n, threads, weighted}, ledger);  // the rows the copy will hold
     return copy;
 }
 
@@ -300,7 +298,7 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
     inputs.isa = resolve_isa(p.isa);
     FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger,
                        std::move(inputs));
-    check_graph_budget(session);
+    session.report().memory_estimate = check_graph_budget(session.shape(), session.ledger());
     std::unique_ptr<FittedModel> model = fit_graph_user(session, std::move(A));
     if (!std::isfinite(model->report().objective)) invalid_data("the fit's objective is not finite");
     return model;
@@ -387,7 +385,8 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         {weight_scale, &weights, &comm, part,
          InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float)), isa});
     session.start = start;
-    collectively(comm, [&] { check_budget(session); });  // a fit that cannot fit is refused before any work
+    // A fit that cannot fit is refused before any work.
+    collectively(comm, [&] { session.report().memory_estimate = check_budget(session.shape(), session.ledger()); });
     scale_and_shift(session, threads, given != nullptr && !given->centres.empty());
     std::vector<int32_t> from_centres;
     if (given != nullptr && !given->labels.empty()) session.start = &given->labels;

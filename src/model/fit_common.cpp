@@ -32,28 +32,29 @@ void StageTimer::stage(const char* name) {
     report_.timings.emplace_back(name, seconds);
 }
 
-double direct_read_buffers(const FitSession& c) {
-    if (c.pages.direct() == nullptr) return 0.0;
+double direct_read_buffers(const FitShape& s) {
+    if (!s.direct_reads) return 0.0;
     const int64_t block = std::max(kRowBlock, kScanBlockRows);
-    return c.threads * RowStream::footprint(c.X.cols, RowStream::segment_rows(c.X.cols, block));
+    return s.threads * RowStream::footprint(s.cols, RowStream::segment_rows(s.cols, block));
 }
 
-void require_budget(FitSession& c, const char* method, double peak, const std::string& detail) {
+double require_budget(const FitShape& s, const MemoryLedger& ledger, const char* method, double peak,
+                      const std::string& detail) {
     // The gamma stage (a Laplacian auto-gamma's sort orders) runs first and is freed before
     // the method's first stage; the direct reads' buffers live through either.
-    const double need = std::max(peak, memory::gamma_stage(c.p, static_cast<double>(c.X.rows),
-                                                           static_cast<double>(c.X.cols), c.threads)) +
-                        direct_read_buffers(c);
-    c.report().memory_estimate = c.ledger().total() + need;
+    const double need =
+        std::max(peak, memory::gamma_stage(s.p, static_cast<double>(s.rows), static_cast<double>(s.cols), s.threads)) +
+        direct_read_buffers(s);
     const std::string name(method);
     std::string advice = "use fewer rows";
     if (name == "minibatch") {
         advice = "use a smaller batch_size or tau (or fewer rows)";
     } else if (name != "exact") {
-        advice = c.p.solver == Solver::minibatch ? "use fewer rows, a smaller m or a smaller batch_size"
+        advice = s.p.solver == Solver::minibatch ? "use fewer rows, a smaller m or a smaller batch_size"
                                                  : "use fewer rows or a smaller m";
     }
-    c.ledger().require("method=" + name, need, detail, advice);
+    ledger.require("method=" + name, need, detail, advice);
+    return ledger.total() + need;
 }
 
 std::vector<float> training_diagonal(const FitSession& c) {

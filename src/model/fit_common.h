@@ -59,6 +59,20 @@ struct FitInputs {
     engine::Isa isa = engine::Isa::portable;
 };
 
+/// What the up-front memory check of a fit sees: its parameters and sizes, not its data. A
+/// FitSession gives its own (shape()); kkm_fit_f64 checks one before it copies the rows.
+struct FitShape {
+    const Params& p;
+    int64_t rows = 0;      ///< this rank's rows
+    int64_t cols = 0;      ///< d (n_train with kernel=precomputed)
+    int64_t n_global = 0;  ///< rows over all ranks
+    int threads = 1;
+    bool weighted = false;
+    bool distributed = false;
+    bool has_rows = true;      ///< false: the fit is given a graph (kernel=knn, heat), not rows
+    bool direct_reads = false;  ///< X is read through RowStream's buffers (a file larger than memory)
+};
+
 class FitSession {
 public:
     FitSession(const Params& params, ConstMatrix rows, const std::vector<float>& weights, int thread_count,
@@ -104,6 +118,10 @@ public:
     /// Rows over all ranks (X.rows in one process).
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
+    FitShape shape() const {
+        return {p, X.rows, X.cols, n_global(), threads, !w.empty(), distributed(), X.data != nullptr,
+                pages.direct() != nullptr};
+    }
 
     /// Announces a stage to the progress callback (its fractions start again from 0).
     void begin_stage(const char* name) const { progress_begin(name); }
@@ -129,8 +147,9 @@ private:
 /// The up-front check of a method (before any stage starts): throws OUT_OF_MEMORY naming the
 /// estimate, `detail` and max_memory_mb when what the ledger holds plus the larger of `peak`
 /// (the method's footprint, model/fit_memory.h) and the gamma stage exceeds the budget.
-/// Records the estimate in the report.
-void require_budget(FitSession& c, const char* method, double peak, const std::string& detail);
+/// Returns the estimate (what the ledger holds included), for the report.
+double require_budget(const FitShape& s, const MemoryLedger& ledger, const char* method, double peak,
+                      const std::string& detail);
 
 /// Requests this rank's rows among the global indices idx from X's file at once (landmarks
 /// read out of order; nothing when X is in memory).
@@ -138,7 +157,10 @@ void request_rows(const FitSession& c, const std::vector<int64_t>& idx);
 
 /// Bytes of the read-ahead buffers of the passes that read X directly from its file (every
 /// thread streams: RowStream), 0 when X is read in place.
-double direct_read_buffers(const FitSession& c);
+double direct_read_buffers(const FitShape& s);
+inline double direct_read_buffers(const FitSession& c) {
+    return direct_read_buffers(c.shape());
+}
 
 /// K(x_i, x_i) of the training rows: the diagonal of a precomputed K, else the kernel's
 /// (computed in row blocks: no copy of X).
@@ -231,11 +253,11 @@ LloydResult best_of_restarts(Problem& problem, FitSession& c) {
 
 /// Each method's up-front check (require_budget with its footprint), run before the gamma
 /// stage; they throw INVALID_ARGUMENT first for sizes the method refuses (m > n, rank > m).
-void check_exact_budget(FitSession& c);
-void check_nystrom_budget(FitSession& c);
-void check_sketch_budget(FitSession& c);
-void check_rff_budget(FitSession& c);
-void check_minibatch_budget(FitSession& c);
+double check_exact_budget(const FitShape& s, const MemoryLedger& ledger);
+double check_nystrom_budget(const FitShape& s, const MemoryLedger& ledger);
+double check_sketch_budget(const FitShape& s, const MemoryLedger& ledger);
+double check_rff_budget(const FitShape& s, const MemoryLedger& ledger);
+double check_minibatch_budget(const FitShape& s, const MemoryLedger& ledger);
 /// Bytes method=minibatch's kernel between training rows (fit_minibatch.cpp) holds for a
 /// block of b.rows rows against `cols` gathered points, besides its output: the gathered
 /// points, packed, and every thread's left rows (nothing for a precomputed kernel: entries).

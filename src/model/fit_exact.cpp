@@ -24,9 +24,9 @@ KernelBasis every_row_basis(const FitSession& c) {
 
 /// The footprint with the kernel stored when it fits beside what the ledger holds, else
 /// recomputed in blocks of as many rows as fit.
-memory::ExactFootprint footprint(const FitSession& c) {
-    return memory::exact_footprint(c.p, c.n_global(), c.X.cols, c.threads, !c.w.empty(), c.ledger().remaining(),
-                                   c.distributed() ? c.X.rows : -1);
+memory::ExactFootprint footprint(const FitShape& s, const MemoryLedger& ledger) {
+    return memory::exact_footprint(s.p, s.n_global, s.cols, s.threads, s.weighted, ledger.remaining(),
+                                   s.distributed ? s.rows : -1);
 }
 
 /// K(train rows, column points) stored in float32: train.rows × columns.size(), in row blocks.
@@ -55,7 +55,7 @@ std::unique_ptr<FittedModel> cluster_exact(FitSession& c, ExactLloyd& problem, K
 /// rows against its own (n × n_local, stored or recomputed) and the sums S of its own rows,
 /// and the moved points are exchanged every iteration.
 std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
-    const memory::ExactFootprint f = footprint(c);
+    const memory::ExactFootprint f = footprint(c.shape(), c.ledger());
     const bool store = every_rank(*c.comm, f.store);  // the rebuild threshold must agree
     const int64_t block_rows = store || f.store ? kRowBlock : f.block_rows;
     c.begin_stage("kernel");
@@ -82,11 +82,11 @@ std::unique_ptr<FittedModel> fit_exact_distributed(FitSession& c) {
 
 }  // namespace
 
-void check_exact_budget(FitSession& c) {
-    const memory::ExactFootprint f = footprint(c);
+double check_exact_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const memory::ExactFootprint f = footprint(s, ledger);
     const bool fits = f.store || f.block_rows >= 1;
-    const auto stored_mib = static_cast<long long>(std::ceil((c.ledger().total() + f.stored_peak) / 1048576.0));
-    require_budget(c, "exact", fits ? f.peak() : std::min(f.one_row_peak, f.stored_peak),
+    const auto stored_mib = static_cast<long long>(std::ceil((ledger.total() + f.stored_peak) / 1048576.0));
+    return require_budget(s, ledger, "exact", fits ? f.peak() : std::min(f.one_row_peak, f.stored_peak),
                    "training copy, labels, n x k sums and moves, recomputed kernel rows; "
                    "storing the n x n kernel needs " +
                        std::to_string(stored_mib) + " MiB");
@@ -95,7 +95,7 @@ void check_exact_budget(FitSession& c) {
 std::unique_ptr<FittedModel> fit_exact(FitSession& c) {
     if (c.distributed()) return fit_exact_distributed(c);
     const bool precomputed = kernel_traits(c.p.kernel).precomputed;
-    const memory::ExactFootprint f = footprint(c);  // as check_exact_budget found it
+    const memory::ExactFootprint f = footprint(c.shape(), c.ledger());  // as check_exact_budget found it
     const bool store = f.store;
     const int64_t block_rows = store ? kRowBlock : f.block_rows;
     c.begin_stage("kernel");

@@ -481,23 +481,23 @@ double graph_work(const Params& p, int64_t n, int64_t d) {
 }
 
 /// How the fit builds its graph: none for a given graph (kkm_fit_graph), else the search.
-memory::GraphSearch graph_search(const FitSession& c) {
-    if (c.X.data == nullptr) return memory::GraphSearch::none;
-    return exact_search(c.p, c.X.rows, c.X.cols) ? memory::GraphSearch::exact : memory::GraphSearch::nndescent;
+memory::GraphSearch graph_search(const FitShape& s) {
+    if (!s.has_rows) return memory::GraphSearch::none;
+    return exact_search(s.p, s.rows, s.cols) ? memory::GraphSearch::exact : memory::GraphSearch::nndescent;
 }
 
-void check_graph_budget(FitSession& c) {
-    const int64_t n = c.X.rows, q = neighbour_counts(c.p, n).back();
+double check_graph_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const int64_t n = s.rows, q = neighbour_counts(s.p, n).back();
     const memory::GraphFootprint f =
-        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, graph_search(c));
-    require_budget(c, c.p.kernel == KernelType::knn ? "exact (kernel=knn)" : "exact (kernel=heat)", f.peak(),
-                   "the training rows, the neighbour graph, its eigenvectors and the heat features");
+        memory::graph_footprint(s.p, n, s.cols, q, heat_rank(s.p, n), s.threads, graph_search(s));
+    return require_budget(s, ledger, s.p.kernel == KernelType::knn ? "exact (kernel=knn)" : "exact (kernel=heat)",
+                          f.peak(), "the training rows, the neighbour graph, its eigenvectors and the heat features");
 }
 
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c) {
     const int64_t n = c.X.rows, q = neighbour_counts(c.p, n).back();
     const memory::GraphFootprint f =
-        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, graph_search(c));
+        memory::graph_footprint(c.p, n, c.X.cols, q, heat_rank(c.p, n), c.threads, graph_search(c.shape()));
     const MemoryLedger::Charge rows = c.charge("graph", "the centred training rows (kept by the model)", f.rows);
     TrainingGraph g;
     {

@@ -25,7 +25,7 @@ void validate_graph_data(const Params& p, int64_t n, bool weighted);
 double graph_work(const Params& p, int64_t n, int64_t d);
 
 /// The up-front memory check (require_budget with the graph footprint).
-void check_graph_budget(FitSession& c);
+double check_graph_budget(const FitShape& s, const MemoryLedger& ledger);
 
 /// Fits on the session's rows: their neighbour graph, then fit_graph_user's stages.
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c);

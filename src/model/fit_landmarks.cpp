@@ -205,14 +205,14 @@ struct NystromShape {
     RowPrecision precision;
 };
 
-NystromShape nystrom_shape(const FitSession& c) {
-    const int64_t m = resolve_landmarks(c.p, c.n_global());
-    const int64_t l = regularised_rank(c.p, m);
-    return {m, l, kernel_row_precision(c.p)};
+NystromShape nystrom_shape(const FitShape& s) {
+    const int64_t m = resolve_landmarks(s.p, s.n_global);
+    const int64_t l = regularised_rank(s.p, m);
+    return {m, l, kernel_row_precision(s.p)};
 }
 
-memory::NystromFootprint nystrom_memory(const FitSession& c, const NystromShape& s, int64_t r = -1) {
-    return memory::nystrom_footprint(c.p, c.X.rows, c.X.cols, s.m, s.l, s.precision, c.threads, !c.w.empty(), r);
+memory::NystromFootprint nystrom_memory(const FitShape& f, const NystromShape& s, int64_t r = -1) {
+    return memory::nystrom_footprint(f.p, f.rows, f.cols, s.m, s.l, s.precision, f.threads, f.weighted, r);
 }
 
 /// Landmark indices, with the sampler's working set charged while it runs.
@@ -287,7 +287,7 @@ std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, FeatureSource src
 std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Matrix P_l, RowPrecision precision,
                                            MemoryLedger::Charge& projection) {
     const int64_t n = c.X.rows, l = P_l.cols, s = std::min(c.p.rank, l), chunks = block_count(n, chunk_rows_of(n));
-    const memory::NystromFootprint f = nystrom_memory(c, {basis.size(), l, precision}, s);
+    const memory::NystromFootprint f = nystrom_memory(c.shape(), {basis.size(), l, precision}, s);
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x l rows R = G P_l", f.kernel_rows);
     MemoryLedger::Charge restricted =
         c.charge("kernel+eigen", "R'R's chunk sums, their eigen-decomposition and the new P", f.rank);
@@ -318,12 +318,12 @@ std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Mat
 bool nystrom_checks_rows(const FitSession& c) {
     const KernelTraits& t = kernel_traits(c.p.kernel);
     return c.p.method == Method::nystrom && !t.graph && !t.precomputed && !sampler_traits(c.p.sampling).reads_rows &&
-           !c.distributed() && !nystrom_memory(c, nystrom_shape(c)).direct;
+           !c.distributed() && !nystrom_memory(c.shape(), nystrom_shape(c.shape())).direct;
 }
 
-void check_nystrom_budget(FitSession& c) {
-    const memory::NystromFootprint f = nystrom_memory(c, nystrom_shape(c));
-    require_budget(c, "nystrom", f.peak(),
+double check_nystrom_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const memory::NystromFootprint f = nystrom_memory(s, nystrom_shape(s));
+    return require_budget(s, ledger, "nystrom", f.peak(),
                    f.direct  ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
                    : f.fused ? "n x l rows R = K(X, L) P_l, landmarks, m x m eigen-decomposition, n x rank features"
                              : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
@@ -331,9 +331,9 @@ void check_nystrom_budget(FitSession& c) {
 
 std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     const int64_t n = c.X.rows;
-    const NystromShape shape = nystrom_shape(c);
+    const NystromShape shape = nystrom_shape(c.shape());
     const int64_t m = shape.m, l = shape.l;
-    const memory::NystromFootprint f = nystrom_memory(c, shape);
+    const memory::NystromFootprint f = nystrom_memory(c.shape(), shape);
     c.report().m = m;
     c.report().reg_rank = l;
     if (!f.direct) c.report().kernel_rows = shape.precision;
@@ -364,7 +364,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         rows_of_landmarks.release();
         c.end_stage("kernel+eigen");
         c.begin_stage("features");
-        const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);
+        const memory::NystromFootprint fa = nystrom_memory(c.shape(), shape, P.cols);
         MemoryLedger::Charge diag_charge = c.charge("features", "the kernel diagonal", fa.diag);
         std::vector<float> residual = training_diagonal(c);
         const MemoryLedger::Charge features =
@@ -412,7 +412,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     if (l > 0) {
         c.begin_stage("rank");
         // ℓ as the eigen-decomposition left it (its cut can keep fewer columns than asked).
-        const memory::NystromFootprint fr = nystrom_memory(c, {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
+        const memory::NystromFootprint fr = nystrom_memory(c.shape(), {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
         MemoryLedger::Charge restricted =
             c.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
         P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads, *c.comm);
@@ -421,7 +421,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         projection = c.charge("rank", "the projection P (m x r)", fr.final_projection);
         c.end_stage("rank");
     }
-    const memory::NystromFootprint fa = nystrom_memory(c, shape, P.cols);  // with the actual r
+    const memory::NystromFootprint fa = nystrom_memory(c.shape(), shape, P.cols);  // with the actual r
     MemoryLedger::Charge diag_charge = c.charge("lloyd", "the kernel diagonal", fa.diag);
     std::vector<float> diag = training_diagonal(c);
     // Features cost one n×m×r product but make each Lloyd iteration n·r·k instead of n·m·k.
@@ -449,10 +449,10 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.take_report(), std::move(map), std::move(centres));
 }
 
-void check_sketch_budget(FitSession& c) {
-    const int64_t m = resolve_landmarks(c.p, c.n_global());
-    const memory::SketchFootprint f = memory::sketch_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
-    require_budget(c, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
+double check_sketch_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const int64_t m = resolve_landmarks(s.p, s.n_global);
+    const memory::SketchFootprint f = memory::sketch_footprint(s.p, s.rows, s.cols, m, s.threads, s.weighted);
+    return require_budget(s, ledger, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {

@@ -274,9 +274,9 @@ double minibatch_assign_footprint(const Params& p, double n, double d, int threa
     return 2 * 16 * points + Z + std::max(norms, rows);
 }
 
-void check_minibatch_budget(FitSession& c) {
-    const memory::MinibatchFootprint f = memory::minibatch_footprint(c.p, c.X.rows, c.X.cols, c.threads, !c.w.empty());
-    require_budget(c, "minibatch", f.peak(),
+double check_minibatch_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const memory::MinibatchFootprint f = memory::minibatch_footprint(s.p, s.rows, s.cols, s.threads, s.weighted);
+    return require_budget(s, ledger, "minibatch", f.peak(),
                    "batch kernel blocks, b x k products, support points (at most k(tau + b)) and their kernel");
 }
 

@@ -6,10 +6,10 @@
 
 namespace kkm {
 
-void check_rff_budget(FitSession& c) {
-    const int64_t m = resolve_landmarks(c.p, c.n_global());
-    const memory::RffFootprint f = memory::rff_footprint(c.p, c.X.rows, c.X.cols, m, c.threads, !c.w.empty());
-    require_budget(c, "rff", f.peak(), "n x m features, the m x d frequencies, k-means state");
+double check_rff_budget(const FitShape& s, const MemoryLedger& ledger) {
+    const int64_t m = resolve_landmarks(s.p, s.n_global);
+    const memory::RffFootprint f = memory::rff_footprint(s.p, s.rows, s.cols, m, s.threads, s.weighted);
+    return require_budget(s, ledger, "rff", f.peak(), "n x m features, the m x d frequencies, k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_rff(FitSession& c) {

@@ -13,6 +13,8 @@ namespace kkm {
 
 class FittedModel;
 class FitSession;
+class MemoryLedger;
+struct FitShape;
 
 /// What a fitted model of a method holds, as the model file's body says (serialize.cpp): the
 /// loader accepts a body only from a method whose row lists it.
@@ -28,7 +30,8 @@ struct MethodTraits {
     Method method;
     /// The fit below dispatch, and its up-front memory check (before any stage starts).
     std::unique_ptr<FittedModel> (*fit)(FitSession& c);
-    void (*check_budget)(FitSession& c);
+    /// Returns the estimate; throws OUT_OF_MEMORY when it exceeds the budget.
+    double (*check_budget)(const FitShape& s, const MemoryLedger& ledger);
     /// Arithmetic of one pass of the fit over n rows whose kernel entries cost per_entry each.
     double (*work)(const Params& p, double n, double per_entry);
     /// It clusters explicit features of m landmarks or random features per row: solver=
