@@ -352,10 +352,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
 
 void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
     cached_sums_ = sums_for(labels);
-    std::vector<int64_t> movers;
-    for (size_t i = 0; i < next.size(); ++i) {
-        if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
-    }
+    const std::vector<int64_t> movers = moved_points(labels, next);
     // Columns in independent slices, movers in index order within each: the same sums for
     // any thread count and any slicing. One slice per thread (whole cache lines), so that each
     // thread streams long runs of every mover's row.

@@ -282,10 +282,7 @@ double FeatureLloyd::closed_objective(const Centres& c, const std::vector<int32_
 
 void FeatureLloyd::move_sums(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
     cached_sums_ = sums_for(labels);
-    std::vector<int64_t> movers;
-    for (size_t i = 0; i < next.size(); ++i) {
-        if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
-    }
+    const std::vector<int64_t> movers = moved_points(labels, next);
     // Columns in independent slices, movers in index order within each: the same sums for
     // any thread count.
     const int64_t r = F_.cols, step = 64;

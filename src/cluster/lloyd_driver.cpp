@@ -135,4 +135,12 @@ double lloyd_driver_footprint(const Params& p, double n) {
     return std::max(seeding_footprint(p, n), run) + (p.n_init > 1 ? 4 * n : 0.0);
 }
 
+std::vector<int64_t> moved_points(const std::vector<int32_t>& labels, const std::vector<int32_t>& next) {
+    std::vector<int64_t> movers;
+    for (size_t i = 0; i < next.size(); ++i) {
+        if (next[i] != labels[i]) movers.push_back(static_cast<int64_t>(i));
+    }
+    return movers;
+}
+
 }  // namespace kkm

@@ -61,6 +61,10 @@ double convergence_fraction(double previous, double objective, double tol);
 /// Total weight per cluster (weights empty = all ones).
 std::vector<double> cluster_weights(const std::vector<int32_t>& labels, const std::vector<float>& weights, int64_t k);
 
+/// The points whose label differs between labels and next, in index order (the rows an
+/// incremental update of the centre sums moves).
+std::vector<int64_t> moved_points(const std::vector<int32_t>& labels, const std::vector<int32_t>& next);
+
 /// This rank's per-cluster sums and the weights of its labels, added over all ranks in one
 /// reduction (collective): {sums, weight per cluster}.
 std::pair<std::vector<double>, std::vector<double>> sums_and_mass_over_ranks(const Comm& comm, std::vector<double> sums,
