@@ -194,14 +194,14 @@ std::vector<int32_t> start_labels(const Params& p, double gamma, int64_t k, Cons
             if (of[b] == of[a]) self[static_cast<size_t>(of[a])] += w(a) * w(b) * Ks.row(static_cast<int64_t>(a))[b];
         }
     }
-    const CrossKernel cross(p, gamma, X, support, fits.threads);
+    const KernelBasis cross = subsample_basis(p, gamma, X, support, fits.threads);
     const auto S = static_cast<int64_t>(of.size());
     std::vector<int32_t> labels(static_cast<size_t>(X.rows));
     constexpr int64_t kBlock = 256;
     parallel_blocks(fits.threads, block_count(X.rows, kBlock), [&](int64_t b) {
         const int64_t begin = b * kBlock, count = std::min(kBlock, X.rows - begin);
         Matrix block(count, S);
-        cross.rows(begin, count, block.data());
+        cross.evaluate(X.slice(begin, count), block.data(), S);
         std::vector<double> dot(static_cast<size_t>(k));
         for (int64_t i = 0; i < count; ++i) {
             std::fill(dot.begin(), dot.end(), 0.0);

@@ -101,46 +101,29 @@ void kernel_from_distances(const Matrix& D, double gamma, int threads, Matrix& K
     });
 }
 
-CrossKernel::CrossKernel(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads)
-    : p_(p), X_(X), sub_(sub) {
-    if (kernel_traits(p.kernel).precomputed) return;
-    points_ = Matrix(sub.size(), X.cols);
+KernelBasis subsample_basis(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads) {
+    if (kernel_traits(p.kernel).precomputed) return KernelBasis(sub.rows, X.cols);
+    Matrix points(sub.size(), X.cols);
     for (int64_t a = 0; a < sub.size(); ++a) {
-        std::copy_n(X.row(sub.rows[static_cast<size_t>(a)]), X.cols, points_.row(a));
+        std::copy_n(X.row(sub.rows[static_cast<size_t>(a)]), X.cols, points.row(a));
     }
-    kernel_ = std::make_unique<Kernel>(p.kernel, gamma, p.degree, p.coef0, resolve_isa(p.isa),
-                                       centring_shift(p.kernel, points_.view(), sub.weights, threads));
-    packed_ = kernel_->pack(points_.view());
-}
-
-void CrossKernel::rows(int64_t begin, int64_t count, float* out) const {
-    const int64_t s = sub_.size();
-    if (kernel_traits(p_.kernel).precomputed) {
-        for (int64_t a = 0; a < count; ++a) {
-            for (int64_t c = 0; c < s; ++c) out[a * s + c] = X_.row(begin + a)[sub_.rows[static_cast<size_t>(c)]];
-        }
-        return;
-    }
-    Matrix block(count, X_.cols);  // the caller's rows, copied for the engine
-    std::copy_n(X_.row(begin), count * X_.cols, block.data());
-    of(block.view(), out);
-}
-
-void CrossKernel::of(ConstMatrix rows, float* out) const {
-    kernel_->block(rows, packed_, out, sub_.size());
+    const Kernel kernel(p.kernel, gamma, p.degree, p.coef0, resolve_isa(p.isa),
+                        centring_shift(p.kernel, points.view(), sub.weights, threads));
+    return KernelBasis(kernel, std::move(points));
 }
 
 Matrix kernel_matrix(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads) {
     const int64_t s = sub.size();
     Matrix K(s, s);
-    const CrossKernel cross(p, gamma, X, sub, threads);
+    const KernelBasis basis = subsample_basis(p, gamma, X, sub, threads);
     parallel_blocks(threads, block_count(s, kRows), [&](int64_t b) {
         const int64_t first = b * kRows, count = std::min(kRows, s - first);
-        if (kernel_traits(p.kernel).precomputed) {
-            for (int64_t a = first; a < first + count; ++a) cross.rows(sub.rows[static_cast<size_t>(a)], 1, K.row(a));
+        if (basis.precomputed()) {
+            for (int64_t a = first; a < first + count; ++a)
+                basis.evaluate(X.slice(sub.rows[static_cast<size_t>(a)], 1), K.row(a), s);
             return;
         }
-        cross.of(cross.points().view().slice(first, count), K.row(first));
+        basis.evaluate(basis.points().view().slice(first, count), K.row(first), s);
     });
     for (int64_t a = 0; a < s; ++a) {  // exactly symmetric, as a precomputed kernel must be
         for (int64_t c = 0; c < a; ++c) K.row(a)[c] = K.row(c)[a];

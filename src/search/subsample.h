@@ -10,6 +10,7 @@
 #include "core/params.h"
 #include "core/rng.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_basis.h"
 
 namespace kkm::search {
 
@@ -38,27 +39,11 @@ void kernel_from_distances(const Matrix& D, double gamma, int threads, Matrix& K
 /// then X is the n x n kernel and this picks the subsample's rows and columns).
 Matrix kernel_matrix(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads);
 
-/// Kernel values of any rows against the subsample's, as kernel_matrix computes them among the
-/// subsample: what a model fitted on the subsample's kernel matrix assigns new rows with.
-class CrossKernel {
-public:
-    CrossKernel(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads);
-    /// out (count x s) = kernel of rows [begin, begin + count) of X against the subsample.
-    void rows(int64_t begin, int64_t count, float* out) const;
-    /// out (rows.rows x s) = kernel of `rows` (own memory) against the subsample (not for
-    /// kernel=precomputed).
-    void of(ConstMatrix rows, float* out) const;
-    /// The subsample's rows (empty for kernel=precomputed).
-    const Matrix& points() const { return points_; }
-
-private:
-    const Params& p_;
-    ConstMatrix X_;
-    const Subsample& sub_;
-    Matrix points_;  // the subsample's rows (not for kernel=precomputed)
-    std::unique_ptr<Kernel> kernel_;
-    engine::PackedRows packed_;
-};
+/// The kernel against the subsample's rows, as kernel_matrix computes it among them: what a
+/// model fitted on the subsample's kernel matrix assigns new rows with (evaluate: rows of X,
+/// or any rows, against the subsample). The kernel's centring shift is the subsample's own;
+/// with kernel=precomputed, X is the n x n kernel and the basis picks the subsample's columns.
+KernelBasis subsample_basis(const Params& p, double gamma, ConstMatrix X, const Subsample& sub, int threads);
 
 /// Rows `rows` and columns `cols` (indices into K) of a square matrix.
 Matrix submatrix(const Matrix& K, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols);
