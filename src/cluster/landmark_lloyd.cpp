@@ -108,8 +108,9 @@ double LandmarkLloyd::footprint(const Params& p, double n, double m, double r, i
     // label caches, upper bound, second distance, lower bounds (Elkan's k or Hamerly's one)
     const double points = (weighted ? 4 * n : 0.0) + n * (4 + 4 + 4 + 4 + 4 * lower);
     const double sums = 4 * chunks * k * m + 8 * k * m * 5 + 2 * Matrix::footprint(k, m) + 3 * Matrix::footprint(k, r);
-    const double per_thread = b.small_workers * (Matrix::footprint(b.small, m) + Matrix::footprint(b.small, k)) +
-                              b.workers * (Matrix::footprint(b.rows, m) + 32 * b.rows + 4 * b.rows * k);  // + Elkan's open rows
+    const double per_thread =
+        b.small_workers * (Matrix::footprint(b.small, m) + Matrix::footprint(b.small, k)) +
+        b.workers * (Matrix::footprint(b.rows, m) + 32 * b.rows + 4 * b.rows * k);  // + Elkan's open rows
     const double oracle = 8 * t * m + 8 * t * r + Matrix::footprint(t, m) +
                           b.small_workers * (Matrix::footprint(b.small, t) + Matrix::footprint(b.small, m));
     return Matrix::footprint(r, m) + points + sums + per_thread + oracle;

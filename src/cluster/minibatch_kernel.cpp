@@ -510,8 +510,8 @@ MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int thr
     // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
     const RowBlocks blk = row_blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);
     const double distinct_rows = std::min(n, b);  // their kernel rows, before they are copied out
-    f.seeding = sample * (8 + 4 + 4) + Matrix::footprint(sample, t) + point_block(t, blk) + seeding_footprint(p, sample) +
-                16 * k;
+    f.seeding = sample * (8 + 4 + 4) + Matrix::footprint(sample, t) + point_block(t, blk) +
+                seeding_footprint(p, sample) + 16 * k;
     // One iteration: the batch (indices, labels, b×k products, Gram positions), each centre's
     // members, the centres' histories and coefficients (vectors grown by doubling: twice their
     // size), and the kernel blocks.

@@ -151,10 +151,11 @@ double minibatch_lloyd_footprint(const Params& p, double n, double r, int thread
     const double problem = (weighted ? 4 * n : 0.0) + 4 * n + (weighted ? 8 * n : 0.0);  // + the sampler's sums
     const RowBlocks sb = row_blocks(sample, threads);
     const double init = 8 * n + Matrix::footprint(sample, r) + 4 * sample + seeding_footprint(p, sample) +
-                        Matrix::footprint(t, r) + sb.small_workers * Matrix::footprint(sb.small, t) + Matrix::footprint(k, r);
+                        Matrix::footprint(t, r) + sb.small_workers * Matrix::footprint(sb.small, t) +
+                        Matrix::footprint(k, r);
     const double batch = 8 * b + Matrix::footprint(b, r) + 12 * b + Matrix::footprint(b, k) + 8 * k * r + 8 * k;
     const double assign = 8 * n + 8 * static_cast<double>(kReduceChunks);  // labels, distances of every row
-    const double best = 4 * n + 2 * Matrix::footprint(k, r);                  // the best restart's labels and centroids
+    const double best = 4 * n + 2 * Matrix::footprint(k, r);               // the best restart's labels and centroids
     return problem + std::max(init, batch) + assign + best;
 }
 

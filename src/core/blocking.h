@@ -40,7 +40,8 @@ inline RowBlocks row_blocks(double n, int threads) {
     const double rows = std::clamp(n, 1.0, static_cast<double>(kRowBlock));
     const double small = std::clamp(n, 1.0, static_cast<double>(kSmallRowBlock));
     const double t = std::max(1.0, static_cast<double>(threads));
-    return {rows, std::min(t, std::ceil(std::max(n, 1.0) / rows)), small, std::min(t, std::ceil(std::max(n, 1.0) / small))};
+    return {rows, std::min(t, std::ceil(std::max(n, 1.0) / rows)), small,
+            std::min(t, std::ceil(std::max(n, 1.0) / small))};
 }
 
 }  // namespace kkm

@@ -517,8 +517,7 @@ int64_t work_ints(int64_t n) {
 double dsyevd_footprint(double s) {
     const auto n = static_cast<int64_t>(s);
     return 8 * s * s + 8 * static_cast<double>(work_doubles(n)) +
-           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s +
-           2 * sgemm_footprint(s, s, s);
+           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s + 2 * sgemm_footprint(s, s, s);
 }
 
 void dsyevd_rows(int64_t n, double* A, double* w) {

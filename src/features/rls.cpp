@@ -135,8 +135,8 @@ double rls_footprint(const SamplerShape& sh) {
     const auto s = static_cast<double>(rls_subsample_size(static_cast<int64_t>(n), static_cast<int64_t>(m)));  // |S|
     const double held = 4 * n + 8 * s;  // diagonal, S
     const double pool = 4 * n + 8 * n;
-    const double columns =
-        held + Matrix::footprint(n, s) + KernelBasis::footprint(s, d, pre) + KernelBasis::build_footprint(s, d, pre) + row_block;
+    const double columns = held + Matrix::footprint(n, s) + KernelBasis::footprint(s, d, pre) +
+                           KernelBasis::build_footprint(s, d, pre) + row_block;
     const double root = held + Matrix::footprint(n, s) +
                         std::max(linalg::dsyevd_footprint(s), 8 * s * s + 8 * s + Matrix::footprint(s, s));
     const double scores = held + Matrix::footprint(n, s) + Matrix::footprint(s, s) + 8 * n +

@@ -69,7 +69,7 @@ struct FitShape {
     int threads = 1;
     bool weighted = false;
     bool distributed = false;
-    bool has_rows = true;      ///< false: the fit is given a graph (kernel=knn, heat), not rows
+    bool has_rows = true;       ///< false: the fit is given a graph (kernel=knn, heat), not rows
     bool direct_reads = false;  ///< X is read through RowStream's buffers (a file larger than memory)
 };
 
@@ -119,7 +119,14 @@ public:
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
     FitShape shape() const {
-        return {p, X.rows, X.cols, n_global(), threads, !w.empty(), distributed(), X.data != nullptr,
+        return {p,
+                X.rows,
+                X.cols,
+                n_global(),
+                threads,
+                !w.empty(),
+                distributed(),
+                X.data != nullptr,
                 pages.direct() != nullptr};
     }
 

@@ -87,9 +87,9 @@ double check_exact_budget(const FitShape& s, const MemoryLedger& ledger) {
     const bool fits = f.store || f.block_rows >= 1;
     const auto stored_mib = static_cast<long long>(std::ceil((ledger.total() + f.stored_peak) / 1048576.0));
     return require_budget(s, ledger, "exact", fits ? f.peak() : std::min(f.one_row_peak, f.stored_peak),
-                   "training copy, labels, n x k sums and moves, recomputed kernel rows; "
-                   "storing the n x n kernel needs " +
-                       std::to_string(stored_mib) + " MiB");
+                          "training copy, labels, n x k sums and moves, recomputed kernel rows; "
+                          "storing the n x n kernel needs " +
+                              std::to_string(stored_mib) + " MiB");
 }
 
 std::unique_ptr<FittedModel> fit_exact(FitSession& c) {

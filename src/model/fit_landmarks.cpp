@@ -324,9 +324,10 @@ bool nystrom_checks_rows(const FitSession& c) {
 double check_nystrom_budget(const FitShape& s, const MemoryLedger& ledger) {
     const memory::NystromFootprint f = nystrom_memory(s, nystrom_shape(s));
     return require_budget(s, ledger, "nystrom", f.peak(),
-                   f.direct  ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
-                   : f.fused ? "n x l rows R = K(X, L) P_l, landmarks, m x m eigen-decomposition, n x rank features"
-                             : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
+                          f.direct ? "landmarks, m x m eigen-decomposition, n x m features, mini-batch k-means"
+                          : f.fused
+                              ? "n x l rows R = K(X, L) P_l, landmarks, m x m eigen-decomposition, n x rank features"
+                              : "n x m kernel rows, landmarks, m x m eigen-decomposition, Lloyd state");
 }
 
 std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
@@ -412,7 +413,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     if (l > 0) {
         c.begin_stage("rank");
         // ℓ as the eigen-decomposition left it (its cut can keep fewer columns than asked).
-        const memory::NystromFootprint fr = nystrom_memory(c.shape(), {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
+        const memory::NystromFootprint fr =
+            nystrom_memory(c.shape(), {m, P.cols, shape.precision}, std::min(c.p.rank, P.cols));
         MemoryLedger::Charge restricted =
             c.charge("rank", "the rank restriction's chunk sums, eigen-decomposition and new P", fr.rank);
         P = rank_restrict(P, G, std::min(c.p.rank, P.cols), c.threads, *c.comm);
@@ -452,7 +454,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
 double check_sketch_budget(const FitShape& s, const MemoryLedger& ledger) {
     const int64_t m = resolve_landmarks(s.p, s.n_global);
     const memory::SketchFootprint f = memory::sketch_footprint(s.p, s.rows, s.cols, m, s.threads, s.weighted);
-    return require_budget(s, ledger, "sketch", f.peak(), "landmarks, the sketch, n x m sketched features, k-means state");
+    return require_budget(s, ledger, "sketch", f.peak(),
+                          "landmarks, the sketch, n x m sketched features, k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {

@@ -15,6 +15,9 @@
 #include "core/matrix.h"
 #include "engine/engine.h"
 #include "features/landmarks.h"
+#include "features/nystrom.h"
+#include "features/rff.h"
+#include "features/sketch.h"
 #include "graph/heat.h"
 #include "graph/locate.h"
 #include "graph/ncut.h"
@@ -22,9 +25,6 @@
 #include "graph/nndescent.h"
 #include "graph/sparse_graph.h"
 #include "graph/spectrum.h"
-#include "features/nystrom.h"
-#include "features/rff.h"
-#include "features/sketch.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_basis.h"
 #include "kernels/kernel_traits.h"
@@ -53,8 +53,10 @@ double row_block(const Params& p, double rows, double d, double cols) {
 // ---------------------------------------------------------------- shared stages
 
 double cluster_features(const Params& p, double n, double r, int threads, bool weighted) {
-    if (p.solver == Solver::minibatch) return minibatch_lloyd_footprint(p, n, r, threads, weighted) + Matrix::footprint(p.k, r);
-    return FeatureLloyd::footprint(p, n, r, threads, weighted) + lloyd_driver_footprint(p, n) + Matrix::footprint(p.k, r);
+    if (p.solver == Solver::minibatch)
+        return minibatch_lloyd_footprint(p, n, r, threads, weighted) + Matrix::footprint(p.k, r);
+    return FeatureLloyd::footprint(p, n, r, threads, weighted) + lloyd_driver_footprint(p, n) +
+           Matrix::footprint(p.k, r);
 }
 
 double gamma_stage(const Params& p, double n, double d, int threads) {
@@ -74,7 +76,8 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
     const double c = cols_ < 0 ? n : static_cast<double>(cols_);
     const bool pre = kernel_traits(p.kernel).precomputed;
     ExactFootprint f;
-    f.basis = KernelBasis::footprint(n, d, pre) + (cols_ < 0 ? 0.0 : KernelBasis::footprint(c, d, pre));  // distributed: the columns' own
+    f.basis = KernelBasis::footprint(n, d, pre) +
+              (cols_ < 0 ? 0.0 : KernelBasis::footprint(c, d, pre));  // distributed: the columns' own
     f.basis_build = KernelBasis::build_footprint(n, d, pre);
     const RowBlocks b = row_blocks(n, threads);
     const double points = ExactLloyd::footprint(p, n, c, threads, weighted);
@@ -90,7 +93,8 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
     };
     ExactFootprint stored = f;
     stored.store = true;
-    stored.kernel = pre ? b.workers * Matrix::footprint(1, n) : Matrix::footprint(n, c) + b.workers * kernel_block(p, b.rows, d);
+    stored.kernel =
+        pre ? b.workers * Matrix::footprint(1, n) : Matrix::footprint(n, c) + b.workers * kernel_block(p, b.rows, d);
     stored.points = points + 8 * n;
     f.stored_peak = stored.peak();
     f.one_row_peak = with_rows(1).peak();
@@ -173,29 +177,35 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     f.eigen = Matrix::footprint(m, m) + std::max(linalg::dsyevd_footprint(m), 8 * m * m + 8 * m);
     if (!f.direct) {
         f.kernel_rows = half ? 2 * n * m : Matrix::footprint(n, m);
-        f.row_scratch = b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) + (half ? Matrix::footprint(b.rows, m) : 0));
+        f.row_scratch = b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) +
+                                     (half ? Matrix::footprint(b.rows, m) : 0));
     }
     f.final_projection = Matrix::footprint(m, r);
     if (l > 0) {
-        const double per_thread =
-            Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) + (half ? Matrix::footprint(b.rows, m) : 0) + linalg::sgemm_footprint(b.rows, m, l) + linalg::sgemm_footprint(l, b.rows, l);
+        const double per_thread = Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) +
+                                  (half ? Matrix::footprint(b.rows, m) : 0) + linalg::sgemm_footprint(b.rows, m, l) +
+                                  linalg::sgemm_footprint(l, b.rows, l);
         const double sums = 8 * static_cast<double>(kReduceChunks) * l * l + b.workers * per_thread;
         f.rank = std::max(sums, linalg::dsyevd_footprint(l) + 8 * l) + f.final_projection;
     }
     f.fused = l > 0 && nystrom_fused(p, m_, static_cast<int64_t>(r));
     if (f.fused) {  // R (n×ℓ) instead of G; each thread's G_b, R_b and R_bᵀR_b; the chunk sums
         f.kernel_rows = half ? 2 * n * l : Matrix::footprint(n, l);
-        f.row_scratch = b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) + Matrix::footprint(b.rows, m) +
-                                     Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) + linalg::sgemm_footprint(b.rows, m, l) + linalg::sgemm_footprint(l, b.rows, l));
-        f.rank = RankGram::footprint(l_, kRankChunks) + 8 * l * l + linalg::dsyevd_footprint(l) + 8 * l + f.final_projection;
+        f.row_scratch =
+            b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) + Matrix::footprint(b.rows, m) +
+                         Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) +
+                         linalg::sgemm_footprint(b.rows, m, l) + linalg::sgemm_footprint(l, b.rows, l));
+        f.rank =
+            RankGram::footprint(l_, kRankChunks) + 8 * l * l + linalg::dsyevd_footprint(l) + 8 * l + f.final_projection;
     }
     f.diag = 4 * n;
     f.features = Matrix::footprint(n, r) + 4 * n;
     f.feature_scratch =
         f.fused ? b.workers * (linalg::sgemm_footprint(b.rows, l, r) + (half ? Matrix::footprint(b.rows, l) : 0.0))
-                : b.workers * (linalg::sgemm_footprint(b.rows, m, r) + (f.direct ? row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r)
-                                                     : half   ? Matrix::footprint(b.rows, m)
-                                                              : 0.0));
+                : b.workers * (linalg::sgemm_footprint(b.rows, m, r) +
+                               (f.direct ? row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r)
+                                : half   ? Matrix::footprint(b.rows, m)
+                                         : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = LandmarkLloyd::footprint(p, n, m, r, threads, weighted) + lloyd_driver_footprint(p, n);
     return f;
@@ -280,7 +290,8 @@ GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, 
     const double entries = 2 * n * q;  // the symmetrised graph's entries, at most
     if (search != GraphSearch::none) {
         f.rows = graph::PointLocator::footprint(n, d);
-        const double lists = graph::neighbour_lists_footprint(n, q), exact = graph::exact_search_footprint(n, d, threads);
+        const double lists = graph::neighbour_lists_footprint(n, q),
+                     exact = graph::exact_search_footprint(n, d, threads);
         // NN-descent searches small sets exactly (n <= 8q + 64): either may run.
         const double join = graph::nndescent_join_footprint(n, d, q, threads);
         f.search = lists + (search == GraphSearch::nndescent ? std::max(join, exact) : exact) + 8 * n;
@@ -288,7 +299,8 @@ GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, 
     f.graph = graph::symmetrised_footprint(n, q);
     f.spectrum = graph::eigenpairs_footprint(n, entries, r);
     f.features = graph::heat_features_footprint(n, r);
-    const double lloyd = FeatureLloyd::footprint(p, n, r, threads, false) + lloyd_driver_footprint(p, n) + Matrix::footprint(k, r);
+    const double lloyd =
+        FeatureLloyd::footprint(p, n, r, threads, false) + lloyd_driver_footprint(p, n) + Matrix::footprint(k, r);
     const double ncut = graph::NcutLloyd::footprint(n, k, threads);
     double mb = 0;
     if (p.method == Method::minibatch) {

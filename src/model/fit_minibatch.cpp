@@ -253,7 +253,8 @@ double training_block_footprint(const Params& p, double cols, double d, const Ro
     if (kernel_traits(p.kernel).precomputed) return 0;
     // right_: the gathered points, their centred copy while packing, the packed rows; left_:
     // every thread's gathered rows and Kernel::block's scratch, and its row indices
-    return Matrix::footprint(cols, d) + engine::PackedRows::footprint(cols, d) + KernelBasis::build_footprint(cols, d, false) +
+    return Matrix::footprint(cols, d) + engine::PackedRows::footprint(cols, d) +
+           KernelBasis::build_footprint(cols, d, false) +
            b.workers * (Matrix::footprint(b.rows, d) + Kernel::block_footprint(b.rows, d) + 8 * b.rows);
 }
 
@@ -265,8 +266,8 @@ double minibatch_assign_footprint(const Params& p, double n, double d, int threa
     const double k = static_cast<double>(p.k), S = std::min(n, points);
     const double Z = Matrix::footprint(S, k);
     const RowBlocks b = row_blocks(n, threads);
-    const double norms = 2 * 8 * points + Matrix::footprint(largest, largest) + 4 * largest +
-                         training_block_footprint(p, largest, d, b);
+    const double norms =
+        2 * 8 * points + Matrix::footprint(largest, largest) + 4 * largest + training_block_footprint(p, largest, d, b);
     const double rows = KernelBasis::footprint(S, d, pre) + KernelBasis::build_footprint(S, d, pre) + 8 * n +
                         b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, S) +
                                      (pre ? 0 : Kernel::block_footprint(b.rows, d)) + Matrix::footprint(b.rows, k) +
@@ -277,7 +278,7 @@ double minibatch_assign_footprint(const Params& p, double n, double d, int threa
 double check_minibatch_budget(const FitShape& s, const MemoryLedger& ledger) {
     const memory::MinibatchFootprint f = memory::minibatch_footprint(s.p, s.rows, s.cols, s.threads, s.weighted);
     return require_budget(s, ledger, "minibatch", f.peak(),
-                   "batch kernel blocks, b x k products, support points (at most k(tau + b)) and their kernel");
+                          "batch kernel blocks, b x k products, support points (at most k(tau + b)) and their kernel");
 }
 
 std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
@@ -320,7 +321,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
                              "the centres over their support points, K over each centre's support, the support basis "
                              "and every row's label",
                              minibatch_assign_footprint(c.p, static_cast<double>(n), static_cast<double>(c.X.cols),
-                                                      c.threads, points, largest));
+                                                        c.threads, points, largest));
                 run = assign_all(c, K, diag, std::move(result));
             }
             c.end_stage("assign");
