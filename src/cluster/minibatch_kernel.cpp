@@ -33,6 +33,11 @@ namespace {
 constexpr int64_t kBatchBlock = 64;  // batch rows per parallel block
 constexpr int64_t kChunk = kMinibatchRowChunk;
 
+/// Points the initial centres are seeded on: min(n, max(b, kMinibatchSeedSample)).
+int64_t seed_sample_size(int64_t n, int64_t batch_size) {
+    return std::min(n, std::max(batch_size, kMinibatchSeedSample));
+}
+
 /// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
 /// and whose column column[b] holds y_b.
 struct BatchGram {
@@ -252,8 +257,7 @@ std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<flo
                                      uint64_t seed, uint64_t restart, int threads) {
     const int64_t n = K.size();
     Rng sample_rng = restart_rng(seed, Stream::seeding, restart, 1);
-    const std::vector<int64_t> sample =
-        uniform_sample(n, std::min(n, std::max(o.batch_size, kMinibatchSeedSample)), sample_rng);
+    const std::vector<int64_t> sample = uniform_sample(n, seed_sample_size(n, o.batch_size), sample_rng);
     const auto s = static_cast<int64_t>(sample.size());
     std::vector<float> w, diag;
     for (int64_t i : sample) {
@@ -505,7 +509,7 @@ MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int thr
     const auto t = static_cast<double>(seeding_candidates(p.init, p.k));
     MinibatchRunFootprint f;
     // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
-    const double sample = std::min(n, std::max(b, static_cast<double>(kMinibatchSeedSample)));
+    const auto sample = static_cast<double>(seed_sample_size(static_cast<int64_t>(n), p.batch_size));
     // Rows streamed through one kernel block: the sample or the batch; a batch that repeats
     // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
     const RowBlocks blk = row_blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);

@@ -1,5 +1,4 @@
 #include "model/fit_common.h"
-#include "model/methods.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
 #include "model/fit_memory.h"
+#include "model/methods.h"
 
 namespace kkm {
 

@@ -1,5 +1,4 @@
 #include "model/partial_fit.h"
-#include "model/methods.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "features/feature_map.h"
 #include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
+#include "model/methods.h"
 
 namespace kkm {
 namespace {

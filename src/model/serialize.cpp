@@ -1,5 +1,4 @@
 #include "model/serialize.h"
-#include "model/methods.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +15,7 @@
 #include "features/rff.h"
 #include "io/output_file.h"
 #include "kernels/kernel_traits.h"
+#include "model/methods.h"
 #include "model/serialize_graph.h"
 #include "model/serialize_minibatch.h"
 #include "model/serialize_projection.h"
