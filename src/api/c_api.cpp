@@ -92,6 +92,13 @@ void check_fit_shape(const kkm_model* model, int64_t n, int64_t d, size_t elemen
     kkm::require_fit_sizes(model->params.typed(), n, d);
 }
 
+/// The model, the caller's X and its sizes, for the fits that read X from memory.
+void check_fit_input(const kkm_model* model, const void* X, int64_t n, int64_t d, size_t element_bytes) {
+    kkm::require_pointer(model, "model");
+    kkm::require_pointer(X, "X");
+    check_fit_shape(model, n, d, element_bytes);
+}
+
 /// A raw input file mapped read-only (kkm_fit_file); IO naming the path when it cannot be.
 kkm::io::MappedFile map_input(const char* path) {
     try {
@@ -289,18 +296,14 @@ kkm_status kkm_param_aliases(int32_t index, const char** aliases) {
 
 kkm_status kkm_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const float* weights) {
     KKM_API_BEGIN
-    kkm::require_pointer(model, "model");
-    kkm::require_pointer(X, "X");
-    check_fit_shape(model, n, d, sizeof(float));
+    check_fit_input(model, X, n, d, sizeof(float));
     return fit_checked(model, kkm::ConstMatrix{X, n, d}, kkm::checked_weights(weights, n));
     KKM_API_END
 }
 
 kkm_status kkm_fit_f64(kkm_model* model, const double* X, int64_t n, int64_t d, const double* weights) {
     KKM_API_BEGIN
-    kkm::require_pointer(model, "model");
-    kkm::require_pointer(X, "X");
-    check_fit_shape(model, n, d, sizeof(double));
+    check_fit_input(model, X, n, d, sizeof(double));
     // The float32 copy counts against max_memory_mb: charged to the fit's ledger (and the fit's
     // estimate checked on top) before it is made.
     const kkm::Params params = model->params.typed();
@@ -343,9 +346,7 @@ kkm_status kkm_fit_file(kkm_model* model, const char* path, int64_t d, const flo
 
 kkm_status kkm_partial_fit(kkm_model* model, const float* X, int64_t n, int64_t d, const float* weights) {
     KKM_API_BEGIN
-    kkm::require_pointer(model, "model");
-    kkm::require_pointer(X, "X");
-    check_fit_shape(model, n, d, sizeof(float));
+    check_fit_input(model, X, n, d, sizeof(float));
     if (model->start.given()) {
         kkm::invalid_argument(
             "kkm_partial_fit does not start from a given partition (kkm_set_init_labels / kkm_set_init_centres); "

@@ -137,4 +137,35 @@ std::vector<int64_t> elkan_screen(int64_t begin, int64_t end, const BoundedStep&
 /// Over rows spread across ranks (collective): some cluster has no row on any rank.
 bool leaves_cluster_empty(const std::vector<int32_t>& labels, int64_t k, const Comm& comm = solo_comm());
 
+/// The bounds a Lloyd keeps from one reassignment to the next, and what they were made for:
+/// the labels and the centres (k×r) of that reassignment (labels empty: none yet).
+struct LloydBounds {
+    explicit LloydBounds(bool on) : enabled(on) {}
+    bool enabled;
+    std::vector<float> upper, lower;
+    std::vector<int32_t> labels;
+    Matrix centres;
+    int64_t computed = 0;  ///< rows whose distances the last pass computed (the rest were proved)
+};
+
+/// One reassignment of a Lloyd that keeps bounds (FeatureLloyd, LandmarkLloyd): `bounded()`
+/// when the bounds were made for `labels` on every rank, else `full()`, and `full()` again when
+/// the bounded pass left a cluster empty (see leaves_cluster_empty); the bounds are then about
+/// `next` and `centres`. Returns the objective over all ranks (the closed form of a bounded
+/// pass cancels, and can round below 0: clamped).
+template <class Full, class Bounded>
+double bounded_reassign(LloydBounds& b, const Comm& comm, int64_t k, const std::vector<int32_t>& labels,
+                        const std::vector<int32_t>& next, const Matrix& centres, Full&& full, Bounded&& bounded) {
+    const bool use = b.enabled && every_rank(comm, !b.labels.empty() && labels == b.labels);
+    double objective = use ? bounded() : full();
+    const bool emptied = use && leaves_cluster_empty(next, k, comm);
+    if (emptied) objective = full();
+    if (b.enabled) {
+        b.labels = next;
+        b.centres = centres;
+    }
+    objective = sum_over_ranks(comm, objective);
+    return use && !emptied ? std::max(objective, 0.0) : objective;
+}
+
 }  // namespace kkm

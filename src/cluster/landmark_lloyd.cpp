@@ -119,17 +119,11 @@ double LandmarkLloyd::footprint(const Params& p, double n, double m, double r, i
 LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<float> diag, std::vector<float> weights,
                              int64_t k, int threads, engine::Isa isa, Bounds bounds, const Comm& comm,
                              const RowPartition* part)
-    : G_(G),
-      comm_(comm),
-      part_(part != nullptr ? *part : solo_partition(G.rows())),
+    : BoundedLloyd(G.rows(), std::move(weights), k, threads, isa, bounds != Bounds::none, comm, part),
+      G_(G),
       P_(P),
       Pt_(P.cols, P.rows),
       diag_(std::move(diag)),
-      weights_(std::move(weights)),
-      k_(k),
-      threads_(threads),
-      isa_(isa),
-      use_bounds_(bounds != Bounds::none),
       lower_per_row_(bounds == Bounds::elkan ? lower_bounds_per_row(k) : 1) {
     constexpr int64_t kTile = 32;  // transposed in tiles: both sides stay within a few cache lines
     for (int64_t a0 = 0; a0 < P.rows; a0 += kTile) {
@@ -141,13 +135,8 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
     }
 }
 
-std::pair<std::vector<double>, std::vector<double>> LandmarkLloyd::global_sums_and_mass(
-    std::vector<double> sums, const std::vector<int32_t>& labels) const {
-    return sums_and_mass_over_ranks(comm_, std::move(sums), labels, weights_, k_);  // one reduction
-}
-
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
-    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
+    if (sums_cached_for(labels)) return cached_sums_;
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     parallel_blocks(threads_, kChunks, [&](int64_t c) {
@@ -233,28 +222,22 @@ LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matri
 double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                                std::vector<float>& dist) {
     const LandmarkCentres c = centres(labels);
-    const bool bounded = use_bounds_ && every_rank(comm_, !bound_labels_.empty() && labels == bound_labels_);
-    double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
-    const bool emptied = bounded && leaves_cluster_empty(next, k_, comm_);
-    if (emptied) objective = full_pass(c, next, dist);  // see hamerly.h
-    bound_labels_ = next;
-    bound_centres_ = c.C;
-    objective = sum_over_ranks(comm_, objective);
-    // The closed form of a bounded pass cancels, and can round below 0.
-    return bounded && !emptied ? std::max(objective, 0.0) : objective;
+    return bounded_reassign(
+        bounds_, comm_, k_, labels, next, c.C, [&] { return full_pass(c, next, dist); },
+        [&] { return bounded_pass(c, labels, next, dist); });
 }
 
 double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
     // One pass over G: each chunk assigns its rows and, while they are in cache, adds them
     // to its partial sums for the new labels (the next centres).
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
-    const bool elkan = use_bounds_ && lower_per_row_ > 1;
+    const bool elkan = bounds_.enabled && lower_per_row_ > 1;
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
     std::vector<float> second(static_cast<size_t>(n));
-    if (use_bounds_) {
-        upper_.resize(static_cast<size_t>(n));
-        lower_.resize(static_cast<size_t>(n * lower_per_row_));
+    if (bounds_.enabled) {
+        bounds_.upper.resize(static_cast<size_t>(n));
+        bounds_.lower.resize(static_cast<size_t>(n * lower_per_row_));
     }
     PerThread<std::vector<float>> each(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
@@ -274,13 +257,14 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     });
     cached_sums_ = combine(partial, k_ * m);
     cached_labels_ = next;
-    if (use_bounds_) {
+    if (bounds_.enabled) {
         for (int64_t i = 0; i < n; ++i) {
-            upper_[static_cast<size_t>(i)] = std::sqrt(std::max(dist[static_cast<size_t>(i)], 0.0f));
-            if (!elkan) lower_[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
+            bounds_.upper[static_cast<size_t>(i)] = std::sqrt(std::max(dist[static_cast<size_t>(i)], 0.0f));
+            if (!elkan)
+                bounds_.lower[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
         }
     }
-    last_computed_ = n;
+    bounds_.computed = n;
     double total = 0;
     for (double v : objective) total += v;
     return total;
@@ -288,7 +272,7 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
 
 void LandmarkLloyd::set_lower_bounds(int64_t first, int64_t count, const float* each, const int64_t* idx) {
     for (int64_t t = 0; t < count; ++t) {
-        float* low = lower_.data() + (idx != nullptr ? idx[t] : first + t) * k_;
+        float* low = bounds_.lower.data() + (idx != nullptr ? idx[t] : first + t) * k_;
         for (int64_t j = 0; j < k_; ++j) low[j] = std::sqrt(std::max(each[t * k_ + j], 0.0f));
     }
 }
@@ -297,7 +281,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
                                    std::vector<int32_t>& next, std::vector<float>& dist) {
     const int64_t n = G_.rows(), m = G_.cols();
     const bool elkan = lower_per_row_ > 1;
-    const Drift drift = centre_drift(c.C, bound_centres_);
+    const Drift drift = centre_drift(c.C, bounds_.centres);
     const std::vector<double> pairs = elkan ? half_distances(c.C, c.alive) : std::vector<double>();
     const std::vector<double> half = elkan ? nearest_half(pairs, k_) : half_separation(c.C, c.alive);
     float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
@@ -309,9 +293,10 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         const auto point_term = [&](int64_t i) { return diag_[static_cast<size_t>(i)]; };
         const auto distance = [](int64_t, double up) { return static_cast<float>(up * up); };
-        const std::vector<int64_t> open =
-            elkan ? elkan_screen(begin, end, step, pairs, labels, upper_, lower_, next, dist, point_term, distance)
-                  : hamerly_screen(begin, end, step, labels, upper_, lower_, next, dist, point_term, distance);
+        const std::vector<int64_t> open = elkan ? elkan_screen(begin, end, step, pairs, labels, bounds_.upper,
+                                                               bounds_.lower, next, dist, point_term, distance)
+                                                : hamerly_screen(begin, end, step, labels, bounds_.upper, bounds_.lower,
+                                                                 next, dist, point_term, distance);
         // The open rows, read where they are stored, against every centre in register tiles
         // of several rows.
         const auto count = static_cast<int64_t>(open.size());
@@ -326,14 +311,14 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
             const auto at = static_cast<size_t>(open[static_cast<size_t>(t)]);
             next[at] = label[static_cast<size_t>(t)];
             dist[at] = best[static_cast<size_t>(t)];
-            upper_[at] = std::sqrt(std::max(best[static_cast<size_t>(t)], 0.0f));
-            if (!elkan) lower_[at] = std::sqrt(std::max(second[static_cast<size_t>(t)], 0.0f));
+            bounds_.upper[at] = std::sqrt(std::max(best[static_cast<size_t>(t)], 0.0f));
+            if (!elkan) bounds_.lower[at] = std::sqrt(std::max(second[static_cast<size_t>(t)], 0.0f));
         }
         if (elkan) set_lower_bounds(0, count, each.data(), open.data());
         computed[static_cast<size_t>(b)] = count;
     });
-    last_computed_ = 0;
-    for (int64_t v : computed) last_computed_ += v;
+    bounds_.computed = 0;
+    for (int64_t v : computed) bounds_.computed += v;
     move_sums(labels, next);
     // Σ_i w_i dist(i, next_i) against these centres from the sums of the new labels:
     // Σ w_i K_ii + Σ_j (W_j ‖c_j‖² − 2 H_j · S_j), this rank's share (its rows' W_j and S_j).

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/bounded_lloyd.h"
 #include "cluster/hamerly.h"
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
@@ -47,7 +48,7 @@ void landmark_nearest(const RowStore& G, const int64_t* idx, int64_t first, int6
                       const LandmarkCentres& c, int32_t* labels, float* dist, float* second = nullptr,
                       float* each = nullptr);
 
-class LandmarkLloyd final : public LloydProblem {
+class LandmarkLloyd final : public BoundedLloyd {
 public:
     /// G: n×m kernel rows (not copied: must outlive this object; float32 or half), P: m×r
     /// projection, diag: K_ii of the n points.
@@ -76,9 +77,6 @@ public:
     /// projection of point c (the exact kernel distance when every point is a landmark).
     SquaredDistanceToPoint distance_oracle() const;
 
-    /// Points whose distances the last reassign computed (the rest were proved unchanged).
-    int64_t last_computed() const { return last_computed_; }
-
 private:
     /// Every point against every centre; sums for the new labels from the same pass; bounds.
     double full_pass(const LandmarkCentres& c, std::vector<int32_t>& next, std::vector<float>& dist);
@@ -101,32 +99,11 @@ private:
     /// features (t×r) → P f (t×m, float32), the kernel-row form of those centres.
     Matrix lift(const std::vector<double>& features, int64_t t) const;
 
-    /// This rank's sums (k×m) and the weights of `labels` added over all ranks, in one
-    /// reduction: {sums, weight per cluster}.
-    std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
-                                                                             const std::vector<int32_t>& labels) const;
-
     const RowStore& G_;
-    const Comm& comm_;
-    RowPartition part_;
     const Matrix& P_;
     Matrix Pt_;  ///< Pᵀ (r×m), for the centres' products
     std::vector<float> diag_;
-    std::vector<float> weights_;
-    int64_t k_;
-    int threads_;
-    engine::Isa isa_;
-    std::vector<int32_t> cached_labels_;
-    std::vector<double> cached_sums_;
-    // Hamerly's or Elkan's bounds (Euclidean distances in feature space) for the labels
-    // bound_labels_, against the centres bound_centres_ (k×r): lower_ holds lower_per_row_
-    // values per point.
-    bool use_bounds_;
-    int64_t lower_per_row_;
-    std::vector<float> upper_, lower_;
-    std::vector<int32_t> bound_labels_;
-    Matrix bound_centres_;
-    int64_t last_computed_ = 0;
+    int64_t lower_per_row_;  ///< bounds_.lower per point: k (Elkan's), or 1 (Hamerly's)
 };
 
 }  // namespace kkm

@@ -71,16 +71,10 @@ double FeatureLloyd::footprint(const Params& p, double n, double r, int threads,
 
 FeatureLloyd::FeatureLloyd(ConstMatrix F, std::vector<float> weights, int64_t k, int threads, engine::Isa isa,
                            std::vector<float> offset, bool bounds, const Comm& comm, const RowPartition* part)
-    : F_(F),
-      comm_(comm),
-      part_(part != nullptr ? *part : solo_partition(F.rows)),
-      weights_(std::move(weights)),
-      k_(k),
-      threads_(threads),
-      isa_(isa),
+    : BoundedLloyd(F.rows, std::move(weights), k, threads, isa, bounds, comm, part),
+      F_(F),
       norms_(row_squared_norms(F)),
-      offset_(std::move(offset)),
-      use_bounds_(bounds) {
+      offset_(std::move(offset)) {
     for (int64_t i = 0; i < F_.rows; ++i) {
         weighted_terms_ +=
             weight_at(weights_, i) * (static_cast<double>(norms_[static_cast<size_t>(i)]) + offset_at(offset_, i));
@@ -110,11 +104,6 @@ std::vector<double> FeatureLloyd::centroid_sums(const std::vector<int32_t>& labe
     return sums;
 }
 
-std::pair<std::vector<double>, std::vector<double>> FeatureLloyd::global_sums_and_mass(
-    std::vector<double> sums, const std::vector<int32_t>& labels) const {
-    return sums_and_mass_over_ranks(comm_, std::move(sums), labels, weights_, k_);  // one reduction
-}
-
 Matrix FeatureLloyd::means(const std::vector<double>& sums, const std::vector<double>& mass) const {
     Matrix C(k_, F_.cols);
     for (int64_t j = 0; j < k_; ++j) {
@@ -132,7 +121,7 @@ Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
 }
 
 std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
-    if (!cached_sums_.empty() && labels == cached_labels_) return cached_sums_;
+    if (sums_cached_for(labels)) return cached_sums_;
     return centroid_sums(labels);
 }
 
@@ -147,20 +136,9 @@ FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labe
 double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                               std::vector<float>& dist) {
     const Centres c = centres_for(labels);
-    const bool bounded = use_bounds_ && every_rank(comm_, !bound_labels_.empty() && labels == bound_labels_);
-    double objective = bounded ? bounded_pass(c, labels, next, dist) : full_pass(c, next, dist);
-    // An emptied cluster takes the farthest row by `dist` (run_lloyd), which the bounded pass
-    // only bounds for the rows it skipped: compute them all, so that the same row moves as
-    // without bounds.
-    const bool emptied = bounded && leaves_cluster_empty(next, k_, comm_);
-    if (emptied) objective = full_pass(c, next, dist);
-    if (use_bounds_) {
-        bound_labels_ = next;
-        bound_centres_ = c.C;
-    }
-    objective = sum_over_ranks(comm_, objective);
-    // The closed form's cancellation can round below 0.
-    return bounded && !emptied ? std::max(objective, 0.0) : objective;
+    return bounded_reassign(
+        bounds_, comm_, k_, labels, next, c.C, [&] { return full_pass(c, next, dist); },
+        [&] { return bounded_pass(c, labels, next, dist); });
 }
 
 double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std::vector<float>& dist) {
@@ -169,10 +147,10 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
     const int64_t n = F_.rows, r = F_.cols, per_chunk = block_count(n, kChunks);
     std::vector<float> partial(static_cast<size_t>(kChunks * k_ * r), 0.0f);
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
-    std::vector<float> second(use_bounds_ ? static_cast<size_t>(n) : 0);
-    if (use_bounds_) {
-        upper_.resize(static_cast<size_t>(n));
-        lower_.resize(static_cast<size_t>(n));
+    std::vector<float> second(bounds_.enabled ? static_cast<size_t>(n) : 0);
+    if (bounds_.enabled) {
+        bounds_.upper.resize(static_cast<size_t>(n));
+        bounds_.lower.resize(static_cast<size_t>(n));
     }
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
         const int64_t end = std::min(n, (chunk + 1) * per_chunk);
@@ -180,12 +158,12 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
         for (int64_t begin = chunk * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             nearest_centroid(F_.slice(begin, count), norms_.data() + begin, c.C, c.norms, c.alive, next.data() + begin,
-                             dist.data() + begin, isa_, use_bounds_ ? second.data() + begin : nullptr);
+                             dist.data() + begin, isa_, bounds_.enabled ? second.data() + begin : nullptr);
             for (int64_t i = begin; i < begin + count; ++i) {
                 const auto at = static_cast<size_t>(i);
-                if (use_bounds_) {  // the feature distances, before the offset joins them
-                    upper_[at] = std::sqrt(dist[at]);
-                    lower_[at] = std::sqrt(std::max(second[at], 0.0f));
+                if (bounds_.enabled) {  // the feature distances, before the offset joins them
+                    bounds_.upper[at] = std::sqrt(dist[at]);
+                    bounds_.lower[at] = std::sqrt(std::max(second[at], 0.0f));
                 }
                 // The offset joins in float64: rounded into a float32 distance it would bury
                 // the small changes of the objective that the tol stop compares (and that the
@@ -211,14 +189,14 @@ double FeatureLloyd::full_pass(const Centres& c, std::vector<int32_t>& next, std
         total += objective[static_cast<size_t>(chunk)];
     }
     cached_labels_ = next;
-    last_computed_ = n;
+    bounds_.computed = n;
     return total;
 }
 
 double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                                   std::vector<float>& dist) {
     const int64_t n = F_.rows;
-    const Drift drift = centre_drift(c.C, bound_centres_);
+    const Drift drift = centre_drift(c.C, bounds_.centres);
     const std::vector<double> half = half_separation(c.C, c.alive);
     float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
     for (int64_t j = 0; j < k_; ++j) {
@@ -230,7 +208,7 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
     parallel_blocks(threads_, nblocks, [&](int64_t b) {
         const int64_t begin = b * kRowBlock, end = std::min(n, begin + kRowBlock);
         const std::vector<int64_t> open = hamerly_screen(
-            begin, end, step, labels, upper_, lower_, next, dist,
+            begin, end, step, labels, bounds_.upper, bounds_.lower, next, dist,
             [&](int64_t i) { return norms_[static_cast<size_t>(i)]; },
             [&](int64_t i, double up) { return std::max(static_cast<float>(up * up) + offset_at(offset_, i), 0.0f); });
         const auto count = static_cast<int64_t>(open.size());
@@ -249,12 +227,12 @@ double FeatureLloyd::bounded_pass(const Centres& c, const std::vector<int32_t>& 
             const auto o = static_cast<size_t>(t);
             next[at] = label[o];
             dist[at] = std::max(best[o] + offset_at(offset_, open[o]), 0.0f);
-            upper_[at] = std::sqrt(best[o]);
-            lower_[at] = std::sqrt(std::max(second[o], 0.0f));
+            bounds_.upper[at] = std::sqrt(best[o]);
+            bounds_.lower[at] = std::sqrt(std::max(second[o], 0.0f));
         }
     });
-    last_computed_ = 0;
-    for (int64_t v : computed) last_computed_ += v;
+    bounds_.computed = 0;
+    for (int64_t v : computed) bounds_.computed += v;
     move_sums(labels, next);
     return closed_objective(c, next);
 }
@@ -388,7 +366,7 @@ int64_t FeatureLloyd::hartigan(std::vector<int32_t>& labels, int64_t max_sweeps)
         });
     cached_labels_.clear();  // the cached sums and bounds describe the labels before the moves
     cached_sums_.clear();
-    bound_labels_.clear();
+    bounds_.labels.clear();
     return transfers;
 }
 

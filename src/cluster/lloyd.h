@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/bounded_lloyd.h"
 #include "cluster/lloyd_driver.h"
 #include "cluster/seeding.h"
 #include "core/comm.h"
@@ -16,7 +17,7 @@
 
 namespace kkm {
 
-class FeatureLloyd final : public LloydProblem {
+class FeatureLloyd final : public BoundedLloyd {
 public:
     /// F: n×r features (not copied: must outlive this object, and have GEMM slack behind it,
     /// see kGemmSlack). weights: empty or n values. offset: empty, or a constant per point
@@ -56,9 +57,6 @@ public:
     /// Oracle for seeding: exact squared distances between feature rows.
     SquaredDistanceToPoint distance_oracle() const;
 
-    /// Rows whose distances the last reassign computed (the rest were proved unchanged).
-    int64_t last_computed() const { return last_computed_; }
-
 private:
     /// The centroids of one labelling, as the distances use them.
     struct Centres {
@@ -80,30 +78,11 @@ private:
     /// Sums for `labels`, reused from the previous reassign when it produced these labels.
     std::vector<double> sums_for(const std::vector<int32_t>& labels) const;
     Matrix means(const std::vector<double>& sums, const std::vector<double>& mass) const;
-    /// This rank's sums (k×r) and the weights of `labels` added over all ranks, in one
-    /// reduction: {sums, weight per cluster}.
-    std::pair<std::vector<double>, std::vector<double>> global_sums_and_mass(std::vector<double> sums,
-                                                                             const std::vector<int32_t>& labels) const;
 
     ConstMatrix F_;
-    const Comm& comm_;
-    RowPartition part_;
-    std::vector<float> weights_;
-    int64_t k_;
-    int threads_;
-    engine::Isa isa_;
     std::vector<float> norms_;
     std::vector<float> offset_;
-    std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
-    std::vector<double> cached_sums_;     ///< Σ w_i f_i per cluster over this rank's rows, k×r
-    double weighted_terms_ = 0;           ///< Σ w_i (‖f_i‖² + offset_i), for closed_objective
-    // Hamerly's bounds (Euclidean feature distances, no offset) for the labels bound_labels_,
-    // against the centres bound_centres_ (k×r).
-    bool use_bounds_;
-    std::vector<float> upper_, lower_;
-    std::vector<int32_t> bound_labels_;
-    Matrix bound_centres_;
-    int64_t last_computed_ = 0;
+    double weighted_terms_ = 0;  ///< Σ w_i (‖f_i‖² + offset_i), for closed_objective
 };
 
 /// For each row of F: the nearest of the centroids whose `alive` flag is set, and the squared

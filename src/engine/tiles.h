@@ -20,11 +20,17 @@ enum class TileFn {
     laplacian,   ///< exp(−gamma · Σ_t |x_t − y_t|): an L1 tile, not a dot product
 };
 
-struct TileOp {
-    TileFn fn = TileFn::dot;
+/// The float32 scalars of one kernel instance: what a tile function reads besides its rows
+/// (and what the kernel's own hooks read, kernels/kernel_traits.h).
+struct KernelScalars {
     float gamma = 0.0f;
     float coef0 = 0.0f;
     int64_t degree = 1;
+};
+
+/// A tile's kernel function and its scalars.
+struct TileOp : KernelScalars {
+    TileFn fn = TileFn::dot;
 };
 
 /// Register tile of a path: MR rows of X by NR rows of Y.

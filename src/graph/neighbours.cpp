@@ -103,7 +103,7 @@ NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, i
     std::vector<int64_t> counts(static_cast<size_t>(nq), 0);
     PerThread<SearchScratch> scratch(threads);
     const int64_t n = ref.size(), chunks = block_count(n, kChunkRows);
-    const engine::TileOp dot{engine::TileFn::dot};
+    const engine::TileOp dot{{}, engine::TileFn::dot};
     engine::PackedRows packed;
     for (int64_t c = 0; c < chunks; ++c) {
         const int64_t c0 = c * kChunkRows, cn = std::min(kChunkRows, n - c0);

@@ -135,11 +135,7 @@ void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, in
     Matrix local;
     const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
     const std::vector<float> xa = aux(X);
-    engine::TileOp op;
-    op.fn = kernel_traits(type_).tile;
-    op.gamma = gamma_;
-    op.coef0 = coef0_;
-    op.degree = degree_;
+    const engine::TileOp op{scalars(), kernel_traits(type_).tile};
     engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo,
                          scratch != nullptr ? &scratch->engine : nullptr);
 }

@@ -29,12 +29,9 @@ enum class AutoScale {
 /// frequencies (Rahimi & Recht: Gaussian for the squared distance, Cauchy for L1).
 enum class KernelDistance { none, squared, l1 };
 
-/// The float32 scalars of one kernel instance, as the hooks read them.
-struct KernelScalars {
-    float gamma = 0.0f;
-    float coef0 = 0.0f;
-    int64_t degree = 1;
-};
+/// The float32 scalars of one kernel instance, as the hooks read them (the engine's tiles
+/// read the same).
+using KernelScalars = engine::KernelScalars;
 
 struct KernelTraits {
     KernelType type;
