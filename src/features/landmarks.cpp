@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 
 #include "core/blocking.h"
@@ -69,6 +70,11 @@ constexpr std::array<SamplerTraits, 3> kSamplers{{
 
 const SamplerTraits& sampler_traits(Sampling sampling) {
     return registry_row(kSamplers, &SamplerTraits::sampling, sampling, "landmark sampler");
+}
+
+double ridge_lambda(const Params& p, int64_t n) {
+    if (!sampler_traits(p.sampling).ridge) return 0;
+    return p.rls_lambda > 0 ? p.rls_lambda : std::sqrt(static_cast<double>(n));
 }
 
 }  // namespace kkm

@@ -98,4 +98,8 @@ struct SamplerTraits {
 /// The row of `sampling`.
 const SamplerTraits& sampler_traits(Sampling sampling);
 
+/// The ridge λ a fit of n rows samples with: rls_lambda, or auto = √n, for a sampler that
+/// takes one (0 otherwise).
+double ridge_lambda(const Params& p, int64_t n);
+
 }  // namespace kkm

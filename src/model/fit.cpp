@@ -298,7 +298,7 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
     inputs.isa = resolve_isa(p.isa);
     FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger,
                        std::move(inputs));
-    session.report().memory_estimate = check_graph_budget(session.shape(), session.ledger());
+    session.set_estimate(check_graph_budget(session.shape(), session.ledger()));
     std::unique_ptr<FittedModel> model = fit_graph_user(session, std::move(A));
     if (!std::isfinite(model->report().objective)) invalid_data("the fit's objective is not finite");
     return model;
@@ -307,13 +307,13 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
 namespace {
 
 /// The one read of X before the kernel stage (scan_rows): its finiteness, and the moments
-/// gamma=auto (rbf) and the centring shift take, into the report. Above kSampledMomentsAbove
+/// gamma=auto (rbf) and the centring shift take. Above kSampledMomentsAbove
 /// rows the moments come from a sample of evenly spaced runs; when the fit needs no moments
 /// (gamma given, a kernel that is not centred) there is no pass at all. Either way the rest of
 /// X is checked by a pass of its own only if the method's kernel pass does not check it
 /// (nystrom_checks_rows; `reads_first`: something else reads every row before the method,
 /// e.g. given centres).
-void scale_and_shift(FitSession& session, int threads, bool reads_first) {
+FirstPass scale_and_shift(FitSession& session, int threads, bool reads_first) {
     const Params& p = session.p;
     const ConstMatrix X = session.X;
     const Comm& comm = *session.comm;
@@ -327,7 +327,8 @@ void scale_and_shift(FitSession& session, int threads, bool reads_first) {
     if (auto_scale) session.begin_stage("gamma");
     const bool moments = traits.centred || (auto_scale && traits.auto_scale == AutoScale::squared);
     const bool sampled = session.n_global() > kSampledMomentsAbove;
-    session.rows_checked = (moments && !sampled) || reads_first || !nystrom_checks_rows(session);
+    FirstPass pass;
+    pass.rows_checked = (moments && !sampled) || reads_first || !nystrom_checks_rows(session);
     RowMoments scanned;
     collectively(comm, [&] {
         if (moments) {
@@ -340,16 +341,16 @@ void scale_and_shift(FitSession& session, int threads, bool reads_first) {
             }
         }
         // A precomputed kernel was scanned for finiteness before its symmetry check (fit_with).
-        const bool checked = (moments && !sampled) || traits.precomputed || !session.rows_checked;
+        const bool checked = (moments && !sampled) || traits.precomputed || !pass.rows_checked;
         if (!checked) scan_rows(X, {}, false, session.part.offset, threads, &session.pages);
     });
-    FitReport& report = session.report();
     if (traits.uses_gamma) {
-        report.gamma =
+        pass.gamma =
             auto_scale ? auto_gamma(p.kernel, X, session.w, p.bandwidth_scale, threads, comm, &scanned) : p.gamma;
     }
-    report.shift = centring_shift(p.kernel, X, session.w, threads, comm, moments ? &scanned : nullptr);
+    pass.shift = centring_shift(p.kernel, X, session.w, threads, comm, moments ? &scanned : nullptr);
     session.end_stage("gamma");
+    return pass;
 }
 
 std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std::vector<float>& weights,
@@ -384,16 +385,17 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         p, X, w, threads, ledger,
         {weight_scale, &weights, &comm, part,
          InputPages(X.data, static_cast<size_t>(X.rows) * static_cast<size_t>(X.cols) * sizeof(float)), isa});
-    session.start = start;
     // A fit that cannot fit is refused before any work.
-    collectively(comm, [&] { session.report().memory_estimate = check_budget(session.shape(), session.ledger()); });
-    scale_and_shift(session, threads, given != nullptr && !given->centres.empty());
+    collectively(comm, [&] { session.set_estimate(check_budget(session.shape(), session.ledger())); });
+    session.set_first_pass(scale_and_shift(session, threads, given != nullptr && !given->centres.empty()));
     std::vector<int32_t> from_centres;
-    if (given != nullptr && !given->labels.empty()) session.start = &given->labels;
+    const std::vector<int32_t>* first = start;
+    if (given != nullptr && !given->labels.empty()) first = &given->labels;
     if (given != nullptr && !given->centres.empty()) {
         from_centres = nearest_centres(session, ConstMatrix{given->centres.data(), given->centre_rows, X.cols});
-        session.start = &from_centres;
+        first = &from_centres;
     }
+    session.set_start(first);
     std::unique_ptr<FittedModel> model = dispatch(session);
     // Kernel values near the float32 limit can overflow the sums of the objective and the
     // centres (squared kernel values for the sketches): refuse rather than return inf/NaN.

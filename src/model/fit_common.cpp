@@ -23,13 +23,13 @@ void StageTimer::stage(const char* name) {
     const auto now = Clock::now();
     const double seconds = std::chrono::duration<double>(now - start_).count();
     start_ = now;
-    for (auto& [stage, total] : report_.timings) {
+    for (auto& [stage, total] : timings_) {
         if (stage == name) {
             total += seconds;
             return;
         }
     }
-    report_.timings.emplace_back(name, seconds);
+    timings_.emplace_back(name, seconds);
 }
 
 double direct_read_buffers(const FitShape& s) {
@@ -105,7 +105,7 @@ std::vector<int32_t> nearest_centres(const FitSession& c, ConstMatrix centres) {
 }
 
 Kernel fit_kernel(const FitSession& c) {
-    return Kernel(c.p.kernel, c.report().gamma, c.p.degree, c.p.coef0, c.report().isa, c.report().shift);
+    return Kernel(c.p.kernel, c.gamma(), c.p.degree, c.p.coef0, c.isa, c.shift());
 }
 
 void request_rows(const FitSession& c, const std::vector<int64_t>& idx) {
@@ -139,28 +139,48 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
     return p.m;
 }
 
-void finish_report(FitSession& c, LloydResult&& result) {
-    c.report().mass = cluster_weights(result.labels, c.caller_weights != nullptr ? *c.caller_weights : c.w, c.p.k);
-    sum_over_ranks(*c.comm, c.report().mass.data(), c.report().mass.size());
-    c.report().labels = std::move(result.labels);
-    c.report().objective = result.objective * c.weight_scale;
-    c.report().iterations = result.iterations;
+FitReport FitSession::report(const MethodFacts& facts, int32_t iterations) const {
+    FitReport r;
+    r.iterations = iterations;
+    r.gamma = first_.gamma;
+    r.shift = first_.shift;
+    r.isa = isa;
+    r.memory_estimate = estimate_;
+    r.timings = timer_.timings();
+    r.m = facts.m;
+    r.reg_rank = facts.reg_rank;
+    r.rls_lambda = facts.rls_lambda;
+    r.kernel_rows = facts.kernel_rows;
+    r.neighbors = facts.neighbors;
+    r.heat_rank = facts.heat_rank;
+    r.graph = facts.graph;
+    return r;
+}
+
+FitReport FitSession::report(const MethodFacts& facts, LloydResult&& result) const {
+    FitReport r = report(facts, result.iterations);
+    r.mass = cluster_weights(result.labels, caller_weights != nullptr ? *caller_weights : w, p.k);
+    sum_over_ranks(*comm, r.mass.data(), r.mass.size());
+    r.labels = std::move(result.labels);
+    r.objective = result.objective * weight_scale;
+    return r;
 }
 
 namespace {
 
 /// Sculley's mini-batch k-means on the features, then every row to its nearest centroid.
-std::unique_ptr<FittedModel> cluster_features_minibatch(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
-                                                        std::vector<float> offset, bool kernel_distances) {
+std::unique_ptr<FittedModel> cluster_features_minibatch(FitSession& c, const MethodFacts& facts, Matrix F,
+                                                        std::unique_ptr<FeatureMap> map, std::vector<float> offset,
+                                                        bool kernel_distances) {
     MinibatchLloydOptions o;
-    o.isa = c.report().isa;
+    o.isa = c.isa;
     o.k = c.p.k;
     o.batch_size = c.p.batch_size;
     o.max_iter = c.p.max_iter;
     o.epsilon = c.p.epsilon > 0 ? c.p.epsilon : -std::numeric_limits<double>::infinity();  // 0: never stop early
     o.init = c.p.init;
     o.threads = c.threads;
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report().isa, std::move(offset), true, *c.comm, &c.part);
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.isa, std::move(offset), true, *c.comm, &c.part);
     struct Restart {
         MinibatchLloydResult mb;
         LloydResult assigned;  ///< every row to its nearest centre: its objective picks the restart
@@ -181,8 +201,7 @@ std::unique_ptr<FittedModel> cluster_features_minibatch(FitSession& c, Matrix F,
     MinibatchLloydResult& mb = best.mb;
     LloydResult& assigned = best.assigned;
     assigned.iterations = mb.iterations;
-    finish_report(c, std::move(assigned));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(map),
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.report(facts, std::move(assigned)), std::move(map),
                                           std::move(mb.centroids), kernel_distances);
 }
 
@@ -193,8 +212,9 @@ Matrix features_of_rows(FitSession& c, const FeatureMap& map, double scratch, co
     return transform_all(map, c.X, c.threads);
 }
 
-std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
-                                              std::vector<float> offset, bool kernel_distances) {
+std::unique_ptr<FittedModel> cluster_features(FitSession& c, const MethodFacts& facts, Matrix F,
+                                              std::unique_ptr<FeatureMap> map, std::vector<float> offset,
+                                              bool kernel_distances) {
     const MemoryLedger::Charge state =
         c.charge(c.p.solver == Solver::minibatch ? "minibatch" : "lloyd",
                  "k-means on the n x " + std::to_string(F.cols) +
@@ -202,14 +222,13 @@ std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::uniq
                  memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols), c.threads,
                                           !c.w.empty()));
     if (c.p.solver == Solver::minibatch) {
-        return cluster_features_minibatch(c, std::move(F), std::move(map), std::move(offset), kernel_distances);
+        return cluster_features_minibatch(c, facts, std::move(F), std::move(map), std::move(offset), kernel_distances);
     }
-    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.report().isa, std::move(offset), true, *c.comm, &c.part);
+    FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.isa, std::move(offset), true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     Matrix centroids = problem.centroids(best.labels);
     c.end_stage("lloyd");
-    finish_report(c, std::move(best));
-    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(map),
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.report(facts, std::move(best)), std::move(map),
                                           std::move(centroids), kernel_distances);
 }
 

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/lloyd_driver.h"
@@ -25,25 +27,49 @@
 
 namespace kkm {
 
-/// Records the seconds each stage takes into a FitReport; a stage named twice (seeding and
-/// Lloyd across restarts) adds up.
+/// The seconds each stage of a fit takes, in the order the stages first end; a stage named
+/// twice (seeding and Lloyd across restarts) adds up.
 class StageTimer {
 public:
-    explicit StageTimer(FitReport& report) : report_(report), start_(Clock::now()) {}
+    StageTimer() : start_(Clock::now()) {}
     void stage(const char* name);
+    const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
 
 private:
     using Clock = std::chrono::steady_clock;
-    FitReport& report_;
+    std::vector<std::pair<std::string, double>> timings_;
     Clock::time_point start_;
 };
 
+/// What a method chose that its report shows besides the clustering (0, empty: not used).
+struct MethodFacts {
+    int64_t m = 0;                            ///< landmarks or features
+    int64_t reg_rank = 0;                     ///< ℓ of a rank restriction
+    double rls_lambda = 0;                    ///< λ of leverage-score sampling
+    std::optional<RowPrecision> kernel_rows;  ///< storage of the kernel rows the fit kept
+    int64_t neighbors = 0;                    ///< q of the graph kernels' searched graph
+    int64_t heat_rank = 0;                    ///< eigenpairs of the graph kernels' spectrum
+    GraphChoice graph = GraphChoice::automatic;
+};
+
+/// What the one read of X before the kernel stage gives the fit (fit.cpp, scale_and_shift).
+struct FirstPass {
+    double gamma = 0;          ///< the kernel's scale (resolved when auto; 0 for a kernel without one)
+    std::vector<float> shift;  ///< subtracted from every row before the kernel (empty: none)
+    /// False when X was not checked for NaN and ±Inf, or only the moments' sample of it (a
+    /// fit of more than kSampledMomentsAbove rows), and the method checks the rest in its own
+    /// pass (nystrom_checks_rows).
+    bool rows_checked = true;
+};
+
 /// One fit, from its up-front checks to the model it returns. It holds the inputs every stage
-/// reads (parameters, rows, weights, threads, the process group) and owns the state the fit
-/// builds while it runs: the report, the clock of its stages and the charges against the
-/// ledger (max_memory_mb). fit_with makes one per fit; a method takes it by reference, runs
-/// its stages between begin_stage and end_stage, charges what it allocates, and hands the
-/// report over to the model it returns (take_report). Functions that only read take it const.
+/// reads (parameters, rows, weights, threads, the process group), what fit_with resolved before
+/// the method (the estimate, the first pass, the starting partition: each set once, before the
+/// method runs), the clock of its stages and the charges against the ledger (max_memory_mb).
+/// fit_with makes one per fit; a method takes it by reference, runs its stages between
+/// begin_stage and end_stage, charges what it allocates, and builds the model it returns with
+/// report(): the one place a fit's report is made, from what the method returns. Functions
+/// that only read take it const.
 /// What a fit is given besides its parameters, rows, weights and threads, fixed for the fit.
 struct FitInputs {
     /// The caller's weights were divided by this (their largest) into the fit's weights.
@@ -86,9 +112,8 @@ public:
           comm(inputs.comm),
           part(inputs.part),
           pages(std::move(inputs.pages)),
-          ledger_(ledger) {
-        report_.isa = inputs.isa;
-    }
+          isa(inputs.isa),
+          ledger_(ledger) {}
     FitSession(const FitSession&) = delete;
     FitSession& operator=(const FitSession&) = delete;
 
@@ -108,13 +133,8 @@ public:
     /// Where X lives: read-ahead and drop-behind (or direct reads) for the passes over a
     /// mapped file.
     const InputPages pages;
-    /// False when X has not been checked for NaN and ±Inf, or only the moments' sample of it
-    /// (a fit of more than kSampledMomentsAbove rows), and the method checks the rest in its
-    /// own pass (nystrom_checks_rows).
-    bool rows_checked = true;
-    /// Labels of every row the first restart starts from instead of a seeding (NULL: seed):
-    /// what the gamma=search / k=auto search's clustering assigns them.
-    const std::vector<int32_t>* start = nullptr;
+    /// The engine path every kernel block of the fit runs on (reported).
+    const engine::Isa isa;
     /// Rows over all ranks (X.rows in one process).
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
@@ -140,15 +160,33 @@ public:
     }
     MemoryLedger& ledger() { return ledger_; }
     const MemoryLedger& ledger() const { return ledger_; }
-    FitReport& report() { return report_; }
-    const FitReport& report() const { return report_; }
-    /// The finished report, for the model the fit returns.
-    FitReport take_report() { return std::move(report_); }
+
+    /// What fit_with resolves before the method, in this order: the up-front estimate (bytes,
+    /// what the ledger held included), the first pass over X, and the labels of every row the
+    /// first restart starts from instead of a seeding (NULL: seed; the search's clustering, or
+    /// the caller's partition).
+    void set_estimate(double bytes) { estimate_ = bytes; }
+    void set_first_pass(FirstPass pass) { first_ = std::move(pass); }
+    void set_start(const std::vector<int32_t>* labels) { start_ = labels; }
+    double gamma() const { return first_.gamma; }
+    const std::vector<float>& shift() const { return first_.shift; }
+    bool rows_checked() const { return first_.rows_checked; }
+    const std::vector<int32_t>* start() const { return start_; }
+
+    /// The fit's report for the model a method returns: what fit_with resolved, the method's
+    /// facts, the stages' seconds so far, and the clustering: the labels, their objective
+    /// (the caller's weights: times weight_scale), the iterations and the cluster masses over
+    /// all ranks (collective).
+    FitReport report(const MethodFacts& facts, LloydResult&& result) const;
+    /// The same without labels (the graph models add their own assignment of the rows).
+    FitReport report(const MethodFacts& facts, int32_t iterations) const;
 
 private:
     MemoryLedger& ledger_;
-    FitReport report_;
-    StageTimer timer_{report_};
+    double estimate_ = 0;
+    FirstPass first_;
+    const std::vector<int32_t>* start_ = nullptr;
+    StageTimer timer_;
 };
 
 /// The up-front check of a method (before any stage starts): throws OUT_OF_MEMORY naming the
@@ -195,9 +233,6 @@ int64_t resolve_landmarks(const Params& p, int64_t n);
 /// Training rows idx (global indices) on every rank, from the ranks holding them (collective).
 Matrix training_rows(const FitSession& c, const std::vector<int64_t>& idx);
 
-/// Moves a Lloyd result into the report (the cluster masses over all ranks).
-void finish_report(FitSession& c, LloydResult&& result);
-
 /// A result's `.objective`: what best_restart compares unless told otherwise.
 struct ObjectiveOf {
     template <class Result>
@@ -227,7 +262,7 @@ auto best_restart(int64_t n_init, Run run, Objective objective = {}) {
     return best;
 }
 
-/// n_init restarts (best_restart), each seeded from its own stream (the first from c.start
+/// n_init restarts (best_restart), each seeded from its own stream (the first from c.start()
 /// when given), and refined by Hartigan's transfers with refine=hartigan where the problem
 /// offers them; the lowest objective wins.
 template <class Problem>
@@ -235,8 +270,8 @@ LloydResult best_of_restarts(Problem& problem, FitSession& c) {
     const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
     return best_restart(c.p.n_init, [&](int64_t r) {
         std::vector<int32_t> labels;
-        if (r == 0 && c.start != nullptr) {
-            labels = *c.start;
+        if (r == 0 && c.start() != nullptr) {
+            labels = *c.start();
         } else {
             Rng rng = restart_rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
             c.begin_stage("seeding");
@@ -300,8 +335,10 @@ DualCentres support_centres(const std::vector<SparseCentre>& centres, const Poin
 /// to stage "features" while it runs (`scratch` bytes, described as `what`).
 Matrix features_of_rows(FitSession& c, const FeatureMap& map, double scratch, const char* what);
 
-/// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel.
-std::unique_ptr<FittedModel> cluster_features(FitSession& c, Matrix F, std::unique_ptr<FeatureMap> map,
-                                              std::vector<float> offset, bool kernel_distances);
+/// Lloyd on explicit features F (n×r); offset as in FeatureLloyd. Builds the FeatureModel,
+/// whose report shows `facts`.
+std::unique_ptr<FittedModel> cluster_features(FitSession& c, const MethodFacts& facts, Matrix F,
+                                              std::unique_ptr<FeatureMap> map, std::vector<float> offset,
+                                              bool kernel_distances);
 
 }  // namespace kkm

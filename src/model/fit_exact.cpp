@@ -46,8 +46,8 @@ std::unique_ptr<FittedModel> cluster_exact(FitSession& c, ExactLloyd& problem, K
     LloydResult best = best_of_restarts(problem, c);
     DualCentres centres = problem.centres(best.labels);
     c.end_stage("lloyd");
-    finish_report(c, std::move(best));
-    return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, c.take_report(), std::move(basis), std::move(centres));
+    return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, c.report({}, std::move(best)), std::move(basis),
+                                       std::move(centres));
 }
 
 /// Exact over rows spread across ranks. The model is every training row (its centres are

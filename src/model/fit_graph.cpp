@@ -56,6 +56,7 @@ struct TrainingGraph {
     std::vector<double> degree;
     graph::Components parts;
     std::shared_ptr<const graph::Locator> locator;
+    MethodFacts facts;  ///< how it was searched, q, and (once taken) the spectrum's rank
 };
 
 std::vector<int64_t> neighbour_counts(const Params& p, int64_t n) {
@@ -100,10 +101,10 @@ void require_rank_for_components(const Params& p, int64_t components) {
 TrainingGraph graph_of_rows(FitSession& c) {
     c.begin_stage("graph");
     const int64_t n = c.X.rows;
-    graph::SearchRows rows(c.X, c.report().shift, c.report().isa, c.threads);
+    graph::SearchRows rows(c.X, c.shift(), c.isa, c.threads);
     const bool exact = exact_search(c.p, n, c.X.cols);
-    c.report().graph = exact ? GraphChoice::exact : GraphChoice::nndescent;
     TrainingGraph g;
+    g.facts.graph = exact ? GraphChoice::exact : GraphChoice::nndescent;
     int64_t q = 0;
     for (int64_t candidate : neighbour_counts(c.p, n)) {
         q = candidate;
@@ -116,19 +117,19 @@ TrainingGraph graph_of_rows(FitSession& c) {
         if (2 * c.p.k * smallest >= n) break;
     }
     g.degree = graph::degrees(*g.A);
-    c.report().neighbors = q;
+    g.facts.neighbors = q;
     g.locator = std::make_shared<graph::PointLocator>(std::move(rows), q, c.threads);
     c.end_stage("graph");
     return g;
 }
 
-TrainingGraph graph_of_user(FitSession& c, graph::SparseGraph A) {
+/// A user's graph (kkm_fit_graph): nothing searched, q = 0.
+TrainingGraph graph_of_user(graph::SparseGraph A) {
     TrainingGraph g;
     g.parts = graph::components(A);
     g.degree = graph::degrees(A);
     g.A = std::make_shared<const graph::SparseGraph>(std::move(A));
     g.locator = std::make_shared<graph::AffinityLocator>(g.A);
-    c.report().neighbors = 0;
     return g;
 }
 
@@ -144,7 +145,6 @@ graph::HeatMap heat_map(FitSession& c, const TrainingGraph& g) {
     map.degree = g.degree;
     map.t = c.p.heat_t;
     map.normalise = c.p.heat_normalize;
-    c.report().heat_rank = map.dim();
     c.end_stage("eigen");
     return map;
 }
@@ -159,7 +159,7 @@ graph::HeatMap heat_map(FitSession& c, const TrainingGraph& g) {
 class FeatureClustering {
 public:
     FeatureClustering(FitSession& c, const graph::HeatMap& map, const Matrix& F)
-        : c_(c), fine_(F.view(), {}, c.p.k, c.threads, c.report().isa) {
+        : c_(c), fine_(F.view(), {}, c.p.k, c.threads, c.isa) {
         if (c.p.k >= map.dim()) return;  // the leading k coordinates are all of them
         graph::HeatMap lead;
         lead.values.assign(map.values.begin(), map.values.begin() + c.p.k);
@@ -170,7 +170,7 @@ public:
         lead.t = map.t;
         lead.normalise = true;
         leading_ = graph::training_features(lead, c.threads);
-        coarse_.emplace(leading_.view(), std::vector<float>{}, c.p.k, c.threads, c.report().isa);
+        coarse_.emplace(leading_.view(), std::vector<float>{}, c.p.k, c.threads, c.isa);
     }
 
     /// Restart r's labels and objective on the features.
@@ -219,9 +219,8 @@ std::unique_ptr<FittedModel> heat_exact(FitSession& c, TrainingGraph& g, graph::
     const LloydResult best = best_restart(c.p.n_init, [&](int64_t r) { return clustering.run(r); });
     Matrix centroids = clustering.features().centroids(best.labels);
     const std::vector<double> mass = cluster_weights(best.labels, {}, c.p.k);
-    c.report().iterations = best.iterations;
-    auto model = std::make_unique<HeatModel>(c.p, g.A->n, g.locator->input_dim(), c.take_report(), g.locator,
-                                             std::move(map), std::move(centroids));
+    auto model = std::make_unique<HeatModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
+                                             g.locator, std::move(map), std::move(centroids));
     std::vector<char> alive(mass.size());
     for (size_t j = 0; j < mass.size(); ++j) alive[j] = mass[j] > 0 ? 1 : 0;
     model->set_alive(std::move(alive));
@@ -259,9 +258,8 @@ std::unique_ptr<FittedModel> knn_exact(FitSession& c, TrainingGraph& g, const gr
         return refined;
     });
     DualCoefficients centres = label_centres(best.labels, g.degree, ncut.centres(best.labels));
-    c.report().iterations = best.iterations;
-    auto model = std::make_unique<KnnModel>(c.p, g.A->n, g.locator->input_dim(), c.take_report(), g.locator, g.A,
-                                            std::move(centres));
+    auto model = std::make_unique<KnnModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
+                                            g.locator, g.A, std::move(centres));
     finish_graph_model(c, *model, g.degree);
     return model;
 }
@@ -363,7 +361,7 @@ std::unique_ptr<FittedModel> graph_minibatch(FitSession& c, TrainingGraph& g, gr
     const bool knn = c.p.kernel == KernelType::knn;
     FeatureClustering clustering(c, map, F);
     const graph::KnnPointKernel knn_kernel(*g.A, g.degree);
-    const graph::FeaturePointKernel heat_kernel(F, c.report().isa);
+    const graph::FeaturePointKernel heat_kernel(F, c.isa);
     const PointKernel& K = knn ? static_cast<const PointKernel&>(knn_kernel) : heat_kernel;
     const std::vector<double> weights = knn ? g.degree : std::vector<double>{};
     const std::vector<float> batch_weights(weights.begin(), weights.end());
@@ -397,17 +395,16 @@ std::unique_ptr<FittedModel> graph_minibatch(FitSession& c, TrainingGraph& g, gr
             return run;
         },
         [](const Run& run) { return run.objective; });
-    c.report().iterations = best.iterations;
     // The winner again with the fit's report (the models are cheap beside the graph).
     std::unique_ptr<GraphModel> model;
     if (knn) {
         const auto& winner = dynamic_cast<const KnnModel&>(*best.model);
-        model = std::make_unique<KnnModel>(c.p, g.A->n, g.locator->input_dim(), c.take_report(), g.locator, g.A,
-                                           winner.centres());
+        model = std::make_unique<KnnModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
+                                           g.locator, g.A, winner.centres());
     } else {
         const auto& winner = dynamic_cast<const HeatModel&>(*best.model);
-        model = std::make_unique<HeatModel>(c.p, g.A->n, g.locator->input_dim(), c.take_report(), g.locator,
-                                            std::move(map), winner.centroids());
+        model = std::make_unique<HeatModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
+                                            g.locator, std::move(map), winner.centroids());
     }
     finish_graph_model(c, *model, weights);
     return model;
@@ -426,6 +423,7 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
         const MemoryLedger::Charge spectrum =
             c.charge("eigen", "the Lanczos basis, its restarts and the eigenvectors", f.spectrum);
         map = heat_map(c, g);
+        g.facts.heat_rank = map.dim();
     }
     c.begin_stage("features");
     const MemoryLedger::Charge features = c.charge("features", "the n x r heat features and eigenvectors", f.features);
@@ -509,7 +507,7 @@ std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c) {
 }
 
 std::unique_ptr<FittedModel> fit_graph_user(FitSession& c, graph::SparseGraph A) {
-    return fit_graph(c, graph_of_user(c, std::move(A)));
+    return fit_graph(c, graph_of_user(std::move(A)));
 }
 
 }  // namespace kkm

@@ -38,12 +38,15 @@ std::vector<int64_t> choose_landmarks(FitSession& c, int64_t m) {
         ctx.comm = c.comm;
         ctx.part = c.part;
     }
-    double lambda = 0;
-    if (sampler.ridge) {
-        lambda = c.p.rls_lambda > 0 ? c.p.rls_lambda : std::sqrt(static_cast<double>(c.n_global()));
-        c.report().rls_lambda = lambda;
-    }
-    return sampler.choose(ctx, c.n_global(), m, lambda, rng);
+    return sampler.choose(ctx, c.n_global(), m, ridge_lambda(c.p, c.n_global()), rng);
+}
+
+/// What a landmark fit reports of its choices besides the method's own: m and the ridge λ.
+MethodFacts landmark_facts(const FitSession& c, int64_t m) {
+    MethodFacts facts;
+    facts.m = m;
+    facts.rls_lambda = ridge_lambda(c.p, c.n_global());
+    return facts;
 }
 
 /// ℓ of the rank restriction (0 when not restricted), validated against m.
@@ -138,9 +141,9 @@ void row_blocks_beside(const FitSession& c, Side&& side, Block&& block) {
 
 /// Whether a pass skips the block of `rows` starting at `begin`: it holds NaN or ±Inf (then
 /// recorded in `bad`), or an earlier block does; only rows the fit has not checked yet
-/// (FitSession::rows_checked) are looked at.
+/// (FitSession::rows_checked()) are looked at.
 bool skip_bad(const FitSession& c, FirstBadBlock& bad, ConstMatrix rows, int64_t begin) {
-    if (c.rows_checked) return false;
+    if (c.rows_checked()) return false;
     if (bad.before(begin)) return true;
     if (rows_finite(rows, 0, rows.rows)) return false;
     bad.record(begin);
@@ -148,7 +151,7 @@ bool skip_bad(const FitSession& c, FirstBadBlock& bad, ConstMatrix rows, int64_t
 }
 
 /// G = K(X, L) in row blocks beside `side` (the eigen-decomposition). Rows whose finiteness
-/// the fit has not checked yet (FitSession::rows_checked) are checked block by block first;
+/// the fit has not checked yet (FitSession::rows_checked()) are checked block by block first;
 /// the first row holding NaN or ±Inf is named after the pass, as scan_rows names it.
 template <class Side>
 void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Side&& side) {
@@ -160,11 +163,11 @@ void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Sid
     bad.raise(c.X, kRowBlock, c.part.offset);
 }
 
-/// Landmarks picked from rows not checked yet (FitSession::rows_checked): a landmark holding
+/// Landmarks picked from rows not checked yet (FitSession::rows_checked()): a landmark holding
 /// NaN or ±Inf would spoil K_LL before the kernel pass names it, so then every row is checked
 /// now and the first bad one named.
 void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
-    if (c.rows_checked) return;
+    if (c.rows_checked()) return;
     for (const int64_t i : idx) {
         if (!rows_finite(c.X, i, i + 1)) scan_rows(c.X, {}, false, c.part.offset, c.threads, &c.pages);
     }
@@ -178,7 +181,7 @@ void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
 RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& P_l, RowPrecision precision,
                    RankGram& gram) {
     const int64_t n = c.X.rows, m = basis.size(), l = P_l.cols;
-    RowStore R(n, l, precision, c.report().isa);
+    RowStore R(n, l, precision, c.isa);
     PerThread<std::array<Matrix, 3>> scratch(c.threads);  // G_b, R_b, R_bᵀR_b
     FirstBadBlock bad;
     parallel_blocks(c.threads, block_count(n, chunk_rows_of(n)), [&](int64_t q) {
@@ -248,7 +251,7 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
                  Matrix::footprint(static_cast<double>(G.rows()), static_cast<double>(P.cols)));
     std::vector<float> unused;
     const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
-    FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.report().isa);
+    FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.isa);
     features.hartigan(best.labels, c.p.max_iter);
     best.objective = problem.objective(best.labels);
     c.end_stage("refine");
@@ -265,8 +268,9 @@ struct FeatureSource {
 /// Stage "features": F = rows · proj (proj NULL: P) with the residuals K_ii − ‖f_i‖²
 /// (nystrom_features); the rows and the diagonal are freed, and Lloyd runs on F with the
 /// model's projection P.
-std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, FeatureSource src, const Matrix* proj,
-                                                const memory::NystromFootprint& f, KernelBasis basis, Matrix P) {
+std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, const MethodFacts& facts, FeatureSource src,
+                                                const Matrix* proj, const memory::NystromFootprint& f,
+                                                KernelBasis basis, Matrix P) {
     std::vector<float> residual;
     c.begin_stage("features");
     const MemoryLedger::Charge held = c.charge("features", "the n x r features and their residuals", f.features);
@@ -279,13 +283,13 @@ std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, FeatureSource src
     src = FeatureSource();  // the rows and the diagonal are no longer needed
     c.end_stage("features");
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
-    return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+    return cluster_features(c, facts, std::move(F), std::move(map), std::move(residual), true);
 }
 
 /// Rank-restricted Nyström whose features are taken, in one pass over X (rank_rows), then
 /// P = P_ℓ V_s (stage "rank"), F = R V_s and Lloyd on F. `projection` holds P_ℓ's charge.
-std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Matrix P_l, RowPrecision precision,
-                                           MemoryLedger::Charge& projection) {
+std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, const MethodFacts& facts, KernelBasis basis, Matrix P_l,
+                                           RowPrecision precision, MemoryLedger::Charge& projection) {
     const int64_t n = c.X.rows, l = P_l.cols, s = std::min(c.p.rank, l), chunks = block_count(n, chunk_rows_of(n));
     const memory::NystromFootprint f = nystrom_memory(c.shape(), {basis.size(), l, precision}, s);
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x l rows R = G P_l", f.kernel_rows);
@@ -310,7 +314,7 @@ std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, KernelBasis basis, Mat
     c.end_stage("rank");
     FeatureSource src{std::move(R), std::move(rows_charge), {}, c.charge("features", "the kernel diagonal", f.diag)};
     src.diag = training_diagonal(c);
-    return features_and_lloyd(c, std::move(src), &Vs, f, std::move(basis), std::move(P));
+    return features_and_lloyd(c, facts, std::move(src), &Vs, f, std::move(basis), std::move(P));
 }
 
 }  // namespace
@@ -335,9 +339,9 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     const NystromShape shape = nystrom_shape(c.shape());
     const int64_t m = shape.m, l = shape.l;
     const memory::NystromFootprint f = nystrom_memory(c.shape(), shape);
-    c.report().m = m;
-    c.report().reg_rank = l;
-    if (!f.direct) c.report().kernel_rows = shape.precision;
+    MethodFacts facts = landmark_facts(c, m);
+    facts.reg_rank = l;
+    if (!f.direct) facts.kernel_rows = shape.precision;
     c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
     request_rows(c, idx);
@@ -375,7 +379,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         residuals_in_place(F, residual, c.threads);
         diag_charge.release();  // the residuals took the diagonal's place
         c.end_stage("features");
-        return cluster_features(c, std::move(F), std::move(map), std::move(residual), true);
+        return cluster_features(c, facts, std::move(F), std::move(map), std::move(residual), true);
     }
     if (l > 0) {
         // The rank restriction: P_ℓ first (K_LL is small), then one pass when the features
@@ -389,14 +393,14 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         rows_of_landmarks.release();
         const int64_t s = std::min(c.p.rank, P.cols);
         if (memory::nystrom_fused(c.p, m, s)) {
-            return fused_nystrom(c, std::move(basis), std::move(P), shape.precision, projection);
+            return fused_nystrom(c, facts, std::move(basis), std::move(P), shape.precision, projection);
         }
     }
     // The eigen-decomposition of K_LL (one thread, LAPACK) runs beside the kernel rows
     // G = K(X, L) (every other thread): G needs only the landmarks, not the projection.
     if (l == 0) c.begin_stage("kernel+eigen");
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x m kernel rows G", f.kernel_rows);
-    RowStore G(n, m, shape.precision, c.report().isa);
+    RowStore G(n, m, shape.precision, c.isa);
     {
         const MemoryLedger::Charge scratch =
             c.charge("kernel+eigen", "every thread's block of kernel rows", f.row_scratch);
@@ -433,7 +437,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         c.p.solver == Solver::minibatch ||
         (memory::features_cheaper(c.p, m, P.cols) && every_rank(*c.comm, c.ledger().fits(fa.features_beside_rows())));
     if (features) {
-        return features_and_lloyd(c, {std::move(G), std::move(rows_charge), std::move(diag), std::move(diag_charge)},
+        return features_and_lloyd(c, facts,
+                                  {std::move(G), std::move(rows_charge), std::move(diag), std::move(diag_charge)},
                                   nullptr, fa, std::move(basis), std::move(P));
     }
     const MemoryLedger::Charge state =
@@ -441,14 +446,13 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     auto projection_map = std::make_unique<DenseProjection>(std::move(P));
     const Matrix& Pm = projection_map->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
-    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.report().isa, Bounds::elkan, *c.comm,
-                          &c.part);
+    LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.isa, Bounds::elkan, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
     LandmarkCentres centres = problem.centres(best.labels);
     c.end_stage("lloyd");
-    finish_report(c, std::move(best));
-    return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.take_report(), std::move(map), std::move(centres));
+    return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.report(facts, std::move(best)), std::move(map),
+                                          std::move(centres));
 }
 
 double check_sketch_budget(const FitShape& s, const MemoryLedger& ledger) {
@@ -460,7 +464,6 @@ double check_sketch_budget(const FitShape& s, const MemoryLedger& ledger) {
 
 std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     const int64_t n = c.X.rows, m = resolve_landmarks(c.p, c.n_global());
-    c.report().m = m;
     const memory::SketchFootprint f = memory::sketch_footprint(c.p, n, c.X.cols, m, c.threads, !c.w.empty());
     c.begin_stage("landmarks");
     const std::vector<int64_t> idx = charged_landmarks(c, m);
@@ -476,7 +479,7 @@ std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     const MemoryLedger::Charge features = c.charge("features", "the n x r sketched features", f.features);
     Matrix F = features_of_rows(c, *map, f.feature_scratch, "every thread's block of kernel rows and features");
     c.end_stage("features");
-    return cluster_features(c, std::move(F), std::move(map), {}, false);
+    return cluster_features(c, landmark_facts(c, m), std::move(F), std::move(map), {}, false);
 }
 
 }  // namespace kkm

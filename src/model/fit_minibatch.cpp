@@ -331,8 +331,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
             return run;
         },
         [](const Restart& r) { return r.assigned.objective; });
-    finish_report(c, std::move(best.assigned));
-    return std::make_unique<DualModel>(c.p, n, c.X.cols, c.take_report(), std::move(*best.basis),
+    return std::make_unique<DualModel>(c.p, n, c.X.cols, c.report({}, std::move(best.assigned)), std::move(*best.basis),
                                        std::move(best.centres), std::move(best.state));
 }
 
