@@ -12,10 +12,10 @@
 #           fails the test: ASan stops at the first error, LeakSanitizer reports leaks at exit
 #           (detect_leaks=1), UBSan is built with -fno-sanitize-recover and runs with
 #           halt_on_error=1; all of them print a stack trace and abort.
-# tsan      build-tsan: the library and two test programs built with gcc -fsanitize=thread:
+# tsan      build-tsan: the library and one test program built with gcc -fsanitize=thread:
 #           the 8-thread concurrent kkm_assign test on one fitted model for every assign path
-#           (tests/test_api_behaviour.cpp, ConcurrentAssign) and the thread-local
-#           kkm_last_error tests (tests/test_api_errors.cpp, LastError). Only the ConcurrentAssign
+#           (tests/test_api_handles.cpp, ConcurrentAssign) and the thread-local
+#           kkm_last_error tests (the same file, LastError). Only the ConcurrentAssign
 #           instances with the model's threads=1 run here: the 8 callers are plain std::threads
 #           and the library enters no multi-thread OpenMP team. GCC's libgomp is not
 #           instrumented, so TSan cannot see the barrier that ends a parallel region and
@@ -23,10 +23,11 @@
 #           positives); no suppressions are used in this run.
 # tsan-omp  build-tsan-omp: the same with clang and LLVM's libomp, run with the Archer OMPT tool
 #           (libarcher.so), which tells TSan about OpenMP's barriers, so OpenMP regions are
-#           checked too: all of test_api_behaviour (ConcurrentAssign with threads=0 as well: an
-#           OpenMP team inside each of the 8 callers; fits at threads=1, 2, 3), all of
-#           test_api_progress (progress and cancellation from inside parallel fits, the search's
-#           parallel scoring fits), LastError, and unit_host_threads (fits and assigns on the
+#           checked too: ConcurrentAssign with threads=0 as well (an OpenMP team inside each of
+#           the 8 callers) and LastError, the quality tests of test_api_quality on the rings,
+#           weights and objectives (fits at threads=1, 2, 3; not its per-method edge cases), all
+#           of test_api_progress (progress and cancellation from inside parallel fits, the
+#           search's parallel scoring fits), unit_host_threads (fits and assigns on the
 #           threads of the host's own OpenMP team), and the api_direct fits that read a file with
 #           O_DIRECT (RowStream's reader threads beside the fit's team; the rank restriction
 #           summed in the kernel pass). One suppression, for interceptor calls made inside libomp itself
@@ -70,6 +71,9 @@ common=(-Dbuildtype=debugoptimized -Db_lundef=false -Dwerror=false -Djava=disabl
 
 status=0
 summary=()
+# The tests of test_api_quality.cpp that run under tsan-omp: the fits on the rings, weights and
+# objectives, threads and seeds (not the per-method edge cases, Methods/EdgeCase).
+quality_on_rings='Rings.*:Defaults.*:Methods/ByMethod.*:Objective.*:Weights.*:Shift.*'
 
 # setup DIR OPTION...: meson setup, or reconfigure an existing build directory.
 setup() {
@@ -138,12 +142,12 @@ for run in "$@"; do
         echo "=== sanitize: ThreadSanitizer, gcc ($tsan_build)"
         rm -f "$tsan_build/meson-logs/testlog.json" "$tsan_build/meson-logs/sanitize.json"
         if setup "$tsan_build" "${common[@]}" -Db_sanitize=thread &&
-           ninja -C "$tsan_build" "${jobs[@]}" tests/test_api_behaviour tests/test_api_errors; then
+           ninja -C "$tsan_build" "${jobs[@]}" tests/test_api_handles; then
             built=$SECONDS
             # halt_on_error=0: print every race, then exit with status 66 (the test fails).
             export TSAN_OPTIONS=halt_on_error=0:exitcode=66:second_deadlock_stack=1
-            test_one "$tsan_build" api_behaviour 'Paths/ConcurrentAssign.*/*_threads1'
-            test_one "$tsan_build" api_errors 'LastError.*'
+            test_one "$tsan_build" api_handles 'Paths/ConcurrentAssign.*/*_threads1'
+            test_one "$tsan_build" api_handles 'LastError.*'
             unset TSAN_OPTIONS
             mv "$tsan_build/meson-logs/sanitize.json" "$tsan_build/meson-logs/testlog.json"
         else
@@ -162,14 +166,14 @@ for run in "$@"; do
             echo "sanitize: tsan-omp needs clang++ and libarcher.so (Debian: apt-get install clang libomp-dev libclang-rt-14-dev)" >&2
             ok=no
         elif CC=clang CXX=clang++ setup "$tsan_omp_build" "${common[@]}" -Db_sanitize=thread &&
-             ninja -C "$tsan_omp_build" "${jobs[@]}" tests/test_api_behaviour tests/test_api_progress tests/test_api_errors \
+             ninja -C "$tsan_omp_build" "${jobs[@]}" tests/test_api_quality tests/test_api_progress tests/test_api_handles \
                  tests/test_unit_host_threads tests/test_api_direct; then
             built=$SECONDS
             export OMP_TOOL_LIBRARIES="$archer"
             export TSAN_OPTIONS="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/scripts/tsan-libomp.supp"
-            test_one "$tsan_omp_build" api_behaviour
+            test_one "$tsan_omp_build" api_quality "$quality_on_rings"
             test_one "$tsan_omp_build" api_progress
-            test_one "$tsan_omp_build" api_errors 'LastError.*'
+            test_one "$tsan_omp_build" api_handles 'Paths/ConcurrentAssign.*:LastError.*'
             test_one "$tsan_omp_build" unit_host_threads  # fits inside the host's own OpenMP team
             # direct reads: RowStream's reader threads beside the fit's OpenMP team
             test_one "$tsan_omp_build" api_direct 'Direct.ReadingTheFileDirectly*:Direct.RankRestriction*'

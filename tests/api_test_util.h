@@ -1,5 +1,5 @@
 // Helpers shared by the GoogleTest suites that go through the public C API only
-// (test_api_errors.cpp, test_api_behaviour.cpp). Nothing here sees the library's internals.
+// (tests/test_api_*.cpp). Nothing here sees the library's internals.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <random>
@@ -36,7 +37,8 @@ using Model = std::unique_ptr<kkm_model, ModelDeleter>;
 // are their own default): for tests about a method's arithmetic or memory, which n_init=auto's
 // ten restarts below 10000 rows would only slow down.
 inline std::string one_restart_unless_given(const std::string& params) {
-    const bool graph = params.find("kernel=knn") != std::string::npos || params.find("kernel=heat") != std::string::npos;
+    const bool graph =
+        params.find("kernel=knn") != std::string::npos || params.find("kernel=heat") != std::string::npos;
     return params.find("n_init") != std::string::npos || graph ? params : params + " n_init=1";
 }
 
@@ -128,6 +130,12 @@ inline Word W(const std::string& text) {
 inline Word I(const std::string& text) {
     return Word(text, Word::no_case);
 }
+// A substring to find in the message, from a std::string.
+inline Word S(const std::string& text) {
+    return Word(text, Word::substring);
+}
+// What a message about a NULL pointer says.
+inline const Word kNull = I("null");
 
 inline bool is_word_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -292,6 +300,37 @@ inline Dataset uniform(int64_t n, int64_t d, uint32_t seed) {
     return ds;
 }
 
+// ------------------------------------------------------------------ small fitted models
+//
+// The bad-input tests of every feature fit on the same small data.
+
+// Two blobs of 10 rows in 2-D: n = 20, d = 2.
+inline Dataset small_blobs() {
+    return blobs(10, 2, 2, 42);
+}
+
+// method=nystrom on small_blobs(): a model with an explicit feature map (kkm_transform).
+inline constexpr const char* kSmallNystrom = "k=2 method=nystrom kernel=rbf gamma=0.1 m=8 seed=1";
+
+// A model fitted on small_blobs() (method=exact unless `params` say otherwise).
+struct SmallFit {
+    Dataset ds = small_blobs();
+    Model m;
+    explicit SmallFit(const char* params = "k=2 method=exact kernel=rbf gamma=0.1 seed=1") {
+        m = make_model(params);
+        EXPECT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    }
+};
+
+// The model is still unfitted (a failed fit must not fit it).
+inline void expect_unfitted(const kkm_model* m) {
+    int32_t k = 0;
+    EXPECT_EQ(kkm_get_k(m, &k), KKM_ERR_NOT_FITTED);
+}
+
+// A float NaN, to put in X or the weights.
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
 // ------------------------------------------------------------------ measures
 
 inline bool verbose() {
@@ -360,6 +399,46 @@ inline std::string param_of(const kkm_model* m, const char* key) {
     char buf[128] = {};
     EXPECT_TRUE(Ok(kkm_get_param(m, key, buf, sizeof buf, nullptr)));
     return buf;
+}
+
+// ------------------------------------------------------------------ fits on the rings
+
+// A fitted model with its labels, objective and iterations.
+struct FitResult {
+    Model m;
+    std::vector<int32_t> labels;
+    double objective = -1.0;
+    int32_t iterations = -1;
+};
+
+// Fits `params` on ds (optionally weighted) and reads labels, objective and iterations.
+inline FitResult fit_and_read(const Dataset& ds, const std::string& params, const float* weights = nullptr) {
+    FitResult r;
+    r.m = make_model(params.c_str());
+    r.labels.assign(static_cast<size_t>(ds.n), -1);
+    if (!r.m) return r;
+    const kkm_status s = kkm_fit(r.m.get(), ds.X.data(), ds.n, ds.d, weights);
+    EXPECT_TRUE(Ok(s)) << "fit with \"" << params << "\"";
+    if (s != KKM_OK) return r;
+    EXPECT_TRUE(Ok(kkm_get_labels(r.m.get(), r.labels.data(), ds.n)));
+    EXPECT_TRUE(Ok(kkm_get_objective(r.m.get(), &r.objective)));
+    EXPECT_TRUE(Ok(kkm_get_iterations(r.m.get(), &r.iterations)));
+    return r;
+}
+
+// The papers' bandwidth (Wang, Gittens & Mahoney): sigma = beta * sqrt(mean pairwise squared
+// distance), gamma = 1 / (2 sigma^2). beta = 0.4 makes the kernel local enough that the ring
+// partition is the global optimum of the kernel k-means objective on the rings data set
+// (with beta = 1, i.e. gamma=auto, a half-plane split wins).
+inline double ring_gamma(const Dataset& ds) {
+    const double sigma = 0.4 * std::sqrt(mean_pairwise_sq_dist(ds));
+    return 1.0 / (2.0 * sigma * sigma);
+}
+
+// The rings data set (2 × 1000 points), built once.
+inline const Dataset& ring_data() {
+    static const Dataset ds = rings(1000, 2024);
+    return ds;
 }
 
 // A private directory for the files of one test (the test directory's `prefix` and the

@@ -3,6 +3,7 @@
 // each row's first minimum is kkm_assign's label and its value kkm_assign's distance, exactly;
 // with method=exact and a linear kernel the values are Euclidean distances to the cluster
 // means; the float64 call widens the float32 one; every bad input gives its status and words.
+// kkm_transform: its output length, and the methods without an explicit feature map.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -242,12 +243,6 @@ struct ExactFit {
     std::vector<double> out64 = std::vector<double>(static_cast<size_t>(8 * kK));
 };
 
-const Word kNull = I("null");
-
-Word S(const std::string& text) {
-    return Word(text, Word::substring);
-}
-
 }  // namespace
 
 TEST(DistancesBadInput, NullModel) {
@@ -372,4 +367,28 @@ TEST(DistancesBadInput, PrecomputedKernelNeedsKxx) {
         std::vector<int32_t> labels(4);
         EXPECT_TRUE(Ok(kkm_assign(m.get(), K.data(), 4, train.n, labels.data(), nullptr))) << method;
     }
+}
+
+// ================================================================== transform: its output and the methods that have one
+
+TEST(Sizes, TransformOutTooSmall) {
+    SmallFit f(kSmallNystrom);
+    int64_t dim = 0;
+    ASSERT_TRUE(Ok(kkm_get_feature_dim(f.m.get(), &dim)));
+    ASSERT_GT(dim, 0);
+    std::vector<float> out(static_cast<size_t>(f.ds.n * dim));
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * dim - 1),
+                      KKM_ERR_INVALID_ARGUMENT, {W(std::to_string(f.ds.n * dim - 1)), "feature_dim"}));
+}
+TEST(Sizes, TransformOnExact) {
+    SmallFit f;
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), f.ds.n * 8),
+                      KKM_ERR_INVALID_ARGUMENT, {W("exact")}));
+}
+TEST(BadInputSizes, TransformNegativeOutLen) {
+    SmallFit f(kSmallNystrom);
+    std::vector<float> out(static_cast<size_t>(f.ds.n) * 8);
+    EXPECT_TRUE(Fails(kkm_transform(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, out.data(), -1), KKM_ERR_INVALID_ARGUMENT,
+                      {"out_len=-1", "feature_dim"}));
 }

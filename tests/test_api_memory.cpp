@@ -11,15 +11,25 @@
 //  - one MiB less is refused with KKM_ERR_OUT_OF_MEMORY naming max_memory_mb, before the fit
 //    allocates anything of its own (the peak stays within kRuntimeMiB).
 // Each line of the table the test prints is one combination: budget, peak growth, ratio.
+//
+// Also: a fit over max_memory_mb is refused before any stage starts, with the estimate and the
+// budget in the message, and leaves a fitted model as it was; an allocation that really fails
+// inside a fit is KKM_ERR_OUT_OF_MEMORY, never an abort.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "api_test_util.h"
 #include "kkmeans.h"
+
+using namespace kkm_test;
 
 // Sanitizers keep shadow memory and quarantined blocks: the statuses and messages are still
 // checked there, the resident sizes are not.
@@ -243,3 +253,175 @@ TEST(Budget, Float64CopyOverTheBudgetIsRefusedBeforeItIsMade) {
 }
 
 }  // namespace
+
+// ================================================================== refused before the fit starts
+
+TEST(Memory, ExactOverBudget) {
+    // 300000 × 2 floats: the training copy alone (2.4 MB) exceeds max_memory_mb=1, and the
+    // kernel matrix (360 GB) far more. The estimate must fail before any work is done.
+    Model m = make_model("k=2 method=exact kernel=rbf gamma=1 max_memory_mb=1");
+    const int64_t n = 300000;
+    const int64_t d = 2;
+    std::vector<float> X(static_cast<size_t>(n * d));
+    std::mt19937 gen(5);
+    std::uniform_real_distribution<float> U(0.0f, 1.0f);
+    for (auto& x : X) x = U(gen);
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), n, d, nullptr), KKM_ERR_OUT_OF_MEMORY, {"max_memory_mb"}));
+    int64_t n_train = 0;
+    EXPECT_EQ(kkm_get_n_train(m.get(), &n_train), KKM_ERR_NOT_FITTED);
+}
+// Every method estimates its peak before it starts: over max_memory_mb it fails with the
+// estimate and the budget in the message, and no stage has begun (the progress callback,
+// which reports every stage start, is never called).
+TEST(Memory, EveryMethodRefusesBeforeStartingWithEstimateAndBudget) {
+    const int64_t n = 200000, d = 4;
+    std::vector<float> X(static_cast<size_t>(n * d));
+    for (size_t i = 0; i < X.size(); ++i) X[i] = static_cast<float>((i * 7919) % 1000) * 0.001f;
+    struct Counter {
+        static int call(const char*, double, void* user) {
+            ++*static_cast<int*>(user);
+            return 0;
+        }
+    };
+    for (const char* method : {"method=exact", "method=nystrom m=2000", "method=nystrom m=2000 rank=5",
+                               "method=sketch m=2000", "method=sketch m=2000 sketch=ros", "method=rff m=2000",
+                               "method=minibatch tau=0", "method=minibatch tau=200"}) {
+        SCOPED_TRACE(method);
+        Model m = make_model((std::string("k=3 gamma=0.5 max_memory_mb=2 ") + method).c_str());
+        int calls = 0;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), &Counter::call, &calls)));
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), X.data(), n, d, nullptr), KKM_ERR_OUT_OF_MEMORY,
+                          {"estimated", "MiB", "max_memory_mb=2"}));
+        EXPECT_EQ(calls, 0) << "work started before the budget check";
+    }
+}
+
+TEST(Memory, OverBudgetLeavesFittedModelIntact) {
+    SmallFit f;
+    double obj0 = 0;
+    ASSERT_TRUE(Ok(kkm_get_objective(f.m.get(), &obj0)));
+    ASSERT_TRUE(Ok(kkm_set_params(f.m.get(), "k=3 max_memory_mb=1")));
+    const int64_t n = 300000;
+    std::vector<float> X(static_cast<size_t>(n * 2));
+    for (size_t i = 0; i < X.size(); ++i) X[i] = static_cast<float>(i % 97) * 0.01f;
+    EXPECT_TRUE(Fails(kkm_fit(f.m.get(), X.data(), n, 2, nullptr), KKM_ERR_OUT_OF_MEMORY, {"max_memory_mb"}));
+    int64_t n_train = 0;
+    int32_t k = 0;
+    double obj = 0;
+    ASSERT_TRUE(Ok(kkm_get_n_train(f.m.get(), &n_train)));
+    EXPECT_EQ(n_train, f.ds.n);
+    ASSERT_TRUE(Ok(kkm_get_k(f.m.get(), &k)));
+    EXPECT_EQ(k, 2);
+    ASSERT_TRUE(Ok(kkm_get_objective(f.m.get(), &obj)));
+    EXPECT_EQ(obj, obj0);
+}
+
+// ================================================================== a real allocation failure
+//
+// max_memory_mb is an estimate; an allocation can still fail (other processes, ulimit -v,
+// cgroups). It must come back as KKM_ERR_OUT_OF_MEMORY with a message, leave the model as it
+// was, and leave the process working. A child process (gtest's "threadsafe" death-test style
+// re-executes this binary, so the child has no OpenMP pool inherited across fork) first fits
+// a small problem with the same thread count, so the OpenMP threads' stacks and BLIS's packing
+// buffers exist, then caps its address space (setrlimit(RLIMIT_AS)) at its current size plus
+// 256 MiB, and fits a problem whose largest array (1.6 GB) is within max_memory_mb but not
+// within the cap. Sanitizers reserve terabytes of shadow address space: skipped there.
+// within the cap. Sanitizers reserve terabytes of shadow address space: skipped there
+// (KKM_TEST_SANITIZED, at the top of this file).
+
+namespace {
+
+#ifndef KKM_TEST_SANITIZED
+// Virtual memory size of this process in bytes (VmSize of /proc/self/status), 0 if unknown.
+long long vm_size_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmSize:") {
+            long long kb = 0;
+            status >> kb;
+            return kb * 1024;
+        }
+        status.ignore(1 << 20, '\n');
+    }
+    return 0;
+}
+
+// The child's whole life: exits 0 when the big fit failed as it should, else a code naming
+// the step that went wrong (the message goes to stderr, which the parent matches).
+[[noreturn]] void fit_under_address_limit(const char* warmup_params, const char* big_params, int64_t n) {
+    const Dataset small = blobs(50, 2, 2, 1);
+    std::vector<float> X(static_cast<size_t>(n * 2));
+    for (size_t i = 0; i < X.size(); ++i) X[i] = static_cast<float>((i * 7919) % 1000) * 0.001f;
+    kkm_model* m = nullptr;
+    if (kkm_create(&m) != KKM_OK || kkm_set_params(m, warmup_params) != KKM_OK ||
+        kkm_fit(m, small.X.data(), small.n, small.d, nullptr) != KKM_OK) {
+        std::fprintf(stderr, "warm-up failed: %s\n", kkm_last_error());
+        std::_Exit(2);
+    }
+    if (kkm_set_params(m, big_params) != KKM_OK) {
+        std::fprintf(stderr, "set_params failed: %s\n", kkm_last_error());
+        std::_Exit(2);
+    }
+    const long long vm = vm_size_bytes();
+    rlimit cap{};
+    getrlimit(RLIMIT_AS, &cap);  // lower the soft limit only (always allowed), below any hard one
+    const auto wanted = static_cast<rlim_t>(vm + (256LL << 20));
+    cap.rlim_cur = cap.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, cap.rlim_max);
+    if (vm <= 0 || setrlimit(RLIMIT_AS, &cap) != 0) {
+        std::fprintf(stderr, "cannot cap the address space (VmSize %lld)\n", vm);
+        std::_Exit(2);
+    }
+    const kkm_status s = kkm_fit(m, X.data(), n, 2, nullptr);
+    const std::string msg = kkm_last_error();
+    std::fprintf(stderr, "status=%d (%s) message: %s\n", static_cast<int>(s), kkm_status_string(s), msg.c_str());
+    if (s != KKM_ERR_OUT_OF_MEMORY) std::_Exit(3);
+    if (msg.empty()) std::_Exit(4);
+    int64_t n_train = 0;  // a failed fit leaves the model as it was
+    if (kkm_get_n_train(m, &n_train) != KKM_OK || n_train != small.n) std::_Exit(5);
+    std::vector<int32_t> labels(static_cast<size_t>(small.n));
+    if (kkm_assign(m, small.X.data(), small.n, small.d, labels.data(), nullptr) != KKM_OK) std::_Exit(6);
+    kkm_model* again = nullptr;  // and the library still works
+    if (kkm_create(&again) != KKM_OK || kkm_set_params(again, warmup_params) != KKM_OK ||
+        kkm_fit(again, small.X.data(), small.n, small.d, nullptr) != KKM_OK) {
+        std::fprintf(stderr, "fit after the failure: %s\n", kkm_last_error());
+        std::_Exit(7);
+    }
+    kkm_destroy(again);
+    kkm_destroy(m);
+    std::_Exit(0);
+}
+#endif
+
+struct AllocationCase {
+    const char* name;
+    const char* warmup;  // small fit before the cap, same method and threads
+    const char* big;     // parameters of the fit that must run out of memory
+};
+
+// n = 20000 rows: exact's kernel matrix, nystrom's n x m kernel rows and rff's n x m features
+// are each 1.6 GB with m = 20000; the estimates stay under max_memory_mb.
+const AllocationCase kAllocationCases[] = {
+    {"exact", "k=2 method=exact kernel=rbf gamma=1 threads=2", "max_memory_mb=8192"},
+    {"nystrom", "k=2 method=nystrom kernel=rbf gamma=1 threads=2", "m=20000 max_memory_mb=16384"},
+    {"rff", "k=2 method=rff kernel=rbf gamma=1 threads=2", "m=20000 max_memory_mb=8192"},
+};
+
+class AllocationFailure : public ::testing::TestWithParam<AllocationCase> {};
+
+}  // namespace
+
+TEST_P(AllocationFailure, IsOutOfMemoryNotAnAbort) {
+#ifdef KKM_TEST_SANITIZED
+    GTEST_SKIP() << "RLIMIT_AS cannot be used under a sanitizer";
+#else
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(fit_under_address_limit(GetParam().warmup, GetParam().big, 20000), ::testing::ExitedWithCode(0),
+                "status=4 \\(out of memory\\) message: .*memory");
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, AllocationFailure, ::testing::ValuesIn(kAllocationCases),
+                         [](const ::testing::TestParamInfo<AllocationCase>& info) {
+                             return std::string(info.param.name);
+                         });

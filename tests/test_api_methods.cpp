@@ -1,6 +1,8 @@
 // The approximate methods through the public C API: the bandwidth rule's β, every method on
 // the concentric rings, rank restriction against plain Nyström, thread-count invariance of
-// features, labels and objective, assigning new points, and sample weights.
+// features, labels and objective, assigning new points, and sample weights; and the
+// parameters that conflict with a method (more landmarks than rows, rank beyond nystrom, rff's
+// kernels).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -375,4 +377,44 @@ TEST(MinibatchKernel, LabelsAndObjectiveAreWhatAssignGives) {
     double total = 0;
     for (double v : dist) total += v;
     EXPECT_NEAR(total / f.objective, 1.0, 1e-5);
+}
+
+// ================================================================== parameters that conflict with the method
+
+TEST(Conflicts, LandmarksMoreThanN) {
+    Model m = make_model("k=2 method=nystrom m=50 gamma=1");
+    const Dataset ds = small_blobs();  // n = 20
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("m"), W("50"), W("20")}));
+}
+
+TEST(BadInputConflicts, SketchLandmarksMoreThanN) {
+    // method=nystrom: Conflicts.LandmarksMoreThanN.
+    Model m = make_model("k=2 method=sketch m=50 gamma=1");
+    const Dataset ds = small_blobs();  // n = 20
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {W("m"), W("50"), W("20")}));
+}
+
+TEST(BadInputConflicts, RankWithEveryOtherMethod) {
+    // method=exact: test_api_methods.cpp RankRestriction.ConflictsAreErrors.
+    const Dataset ds = small_blobs();
+    for (const char* method : {"method=sketch", "method=rff", "method=minibatch"}) {
+        Model m = make_model((std::string("k=2 gamma=1 rank=2 ") + method).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {W("rank"), "method=nystrom", "rank=none"}))
+            << method;
+        expect_unfitted(m.get());
+    }
+}
+
+TEST(BadInputConflicts, RandomFeaturesNeedAShiftInvariantKernel) {
+    // polynomial and precomputed: test_api_methods.cpp RankRestriction.ConflictsAreErrors.
+    const Dataset ds = small_blobs();
+    for (const char* kernel : {"linear", "cosine"}) {
+        Model m = make_model((std::string("k=2 method=rff kernel=") + kernel).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                          {"method=rff", "rbf", "laplacian", S(std::string("kernel=") + kernel)}))
+            << kernel;
+    }
 }

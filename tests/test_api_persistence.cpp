@@ -1,7 +1,11 @@
 // Model persistence through the public C API: kkm_save_buffer / kkm_load_buffer and
 // kkm_save / kkm_load. A loaded model must assign exactly (bit for bit) as the saved one,
-// for every method and model shape; every damaged buffer must be a FORMAT error.
+// for every method and model shape; every damaged buffer must be a FORMAT error, also one
+// whose checksum is valid (a parameter block that contradicts the body, a negative cluster
+// size), and a file that is not a model or is cut short (saying how many bytes are missing);
+// a save that fails half-way leaves the file saved before.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -11,10 +15,14 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "api_test_util.h"
 
@@ -246,8 +254,7 @@ TEST_F(SpecialFiles, DirectoryAndSocketAreRefusedByName) {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
-    if (sock.size() < sizeof addr.sun_path &&
-        ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
+    if (sock.size() < sizeof addr.sun_path && ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
         EXPECT_TRUE(Fails(kkm_save(model_.get(), sock.c_str()), KKM_ERR_IO, {"socket"}));
     }
     ::close(fd);
@@ -664,8 +671,8 @@ TEST(CraftedModel, MinibatchHistoriesAreValidated) {
     const Dataset ds = blobs(40, 3, 3, 5);
     const Fitted f = fitted("k=3 method=minibatch batch_size=32 tau=16", ds);
     Model m = make_model("");
-    EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTA", 8, 2.0)), KKM_ERR_FORMAT,
-                      {"mini-batch history", "(0, 1]"}));
+    EXPECT_TRUE(
+        Fails(load_into(m.get(), patched(f.bytes, "MBTA", 8, 2.0)), KKM_ERR_FORMAT, {"mini-batch history", "(0, 1]"}));
     EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTP", 8, int64_t{1} << 40)), KKM_ERR_FORMAT,
                       {"mini-batch history", "outside its basis"}));
     EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBSN", 8, 0.5)), KKM_ERR_FORMAT,
@@ -673,4 +680,243 @@ TEST(CraftedModel, MinibatchHistoriesAreValidated) {
     EXPECT_TRUE(Fails(load_into(m.get(), patched(f.bytes, "MBTS", 8, int64_t{0})), KKM_ERR_FORMAT,
                       {"mini-batch history", "counts"}));
     EXPECT_TRUE(Ok(load_into(m.get(), f.bytes)));
+}
+
+// ================================================================== damaged and unreadable model files
+
+namespace {
+
+/// Offset of the top-level section `tag` of a saved model (walking the sections from the
+/// 16-byte header), or 0.
+size_t top_section(const std::vector<unsigned char>& bytes, const char* tag) {
+    for (size_t at = 16; at + 12 <= bytes.size();) {
+        uint64_t size = 0;
+        std::memcpy(&size, bytes.data() + at + 4, 8);
+        if (std::memcmp(bytes.data() + at, tag, 4) == 0) return at;
+        at += 12 + static_cast<size_t>(size);
+    }
+    ADD_FAILURE() << "no section " << tag;
+    return 0;
+}
+
+/// The model with its parameter block (the first section, PARM) replaced by `text`, resealed.
+std::vector<unsigned char> with_parameter_block(const std::vector<unsigned char>& bytes, const std::string& text) {
+    const size_t at = top_section(bytes, "PARM");
+    uint64_t size = 0;
+    std::memcpy(&size, bytes.data() + at + 4, 8);
+    std::vector<unsigned char> out(bytes.begin(), bytes.begin() + static_cast<long>(at));
+    auto put64 = [&out](uint64_t v) {
+        const auto* p = reinterpret_cast<const unsigned char*>(&v);
+        out.insert(out.end(), p, p + 8);
+    };
+    out.insert(out.end(), {'P', 'A', 'R', 'M'});
+    put64(8 + text.size());
+    put64(text.size());
+    out.insert(out.end(), text.begin(), text.end());
+    out.insert(out.end(), bytes.begin() + static_cast<long>(at + 12 + size), bytes.end());
+    reseal(out);
+    return out;
+}
+
+/// The saved parameter text of a model.
+std::string parameter_block(const std::vector<unsigned char>& bytes) {
+    const size_t at = top_section(bytes, "PARM");
+    uint64_t count = 0;
+    std::memcpy(&count, bytes.data() + at + 12, 8);
+    return std::string(reinterpret_cast<const char*>(bytes.data() + at + 20), static_cast<size_t>(count));
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from << " in " << text;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+}  // namespace
+
+TEST(BadInputModel, ParameterBlockContradictsBody) {
+    // A PARM block whose method is not the one the body was fitted with loaded and reported
+    // parameters the model was not fitted with. Each pair: the fit, the method written over it.
+    struct Swap {
+        const char* fit;
+        const char* method;
+        const char* body;  // words of the message naming the body
+    };
+    const Swap swaps[] = {
+        {"k=2 method=rff gamma=0.1 m=16 seed=1", "exact", "random Fourier features"},
+        {"k=2 method=rff gamma=0.1 m=16 seed=1", "sketch", "random Fourier features"},
+        {"k=2 method=exact gamma=0.1 seed=1", "rff", "dual"},
+        {"k=2 method=exact gamma=0.1 seed=1", "nystrom", "dual"},
+        {"k=2 method=nystrom gamma=0.1 m=8 seed=1", "minibatch", "Nystrom"},
+        {"k=2 method=sketch gamma=0.1 m=8 seed=1", "nystrom", "sketched"},
+        {"k=2 method=nystrom solver=minibatch gamma=0.1 m=8 seed=1", "sketch", "Nystrom features"},
+    };
+    for (const Swap& c : swaps) {
+        SmallFit f(c.fit);
+        const std::vector<unsigned char> bytes = save(f.m.get());
+        const std::string text = parameter_block(bytes);
+        const std::string method = get_param(f.m.get(), "method");
+        const std::vector<unsigned char> bad =
+            with_parameter_block(bytes, replaced(text, "method=" + method, std::string("method=") + c.method));
+        Model target = make_model("k=3");
+        EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), bad.data(), static_cast<int64_t>(bad.size())), KKM_ERR_FORMAT,
+                          {"corrupted model", S(std::string("method=") + c.method), S(c.body), "inconsistent"}))
+            << c.fit << " saved as method=" << c.method;
+        expect_unfitted(target.get());
+        EXPECT_EQ(get_param(target.get(), "k"), "3");
+        // The untouched block (rebuilt the same way) still loads: the helper is not the cause.
+        const std::vector<unsigned char> same = with_parameter_block(bytes, text);
+        EXPECT_TRUE(Ok(kkm_load_buffer(target.get(), same.data(), static_cast<int64_t>(same.size())))) << c.fit;
+    }
+    // rff with a kernel that random features cannot represent.
+    SmallFit f("k=2 method=rff gamma=0.1 m=16 seed=1");
+    const std::vector<unsigned char> bytes = save(f.m.get());
+    const std::vector<unsigned char> bad =
+        with_parameter_block(bytes, replaced(parameter_block(bytes), "kernel=rbf", "kernel=linear"));
+    Model target = make_model();
+    EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), bad.data(), static_cast<int64_t>(bad.size())), KKM_ERR_FORMAT,
+                      {"kernel=linear", "rbf or laplacian"}));
+}
+
+TEST(BadInputModel, NegativeClusterSize) {
+    for (const char* params : {"k=2 method=nystrom gamma=0.1 m=8 seed=1", "k=2 method=exact gamma=0.1 seed=1"}) {
+        SmallFit f(params);
+        std::vector<unsigned char> bytes = save(f.m.get());
+        const double negative = -3.5;
+        std::memcpy(bytes.data() + top_section(bytes, "MASS") + 12 + 8 + 8, &negative, 8);  // cluster 1
+        reseal(bytes);
+        Model target = make_model("k=3");
+        EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), bytes.data(), static_cast<int64_t>(bytes.size())),
+                          KKM_ERR_FORMAT, {"corrupted model", "cluster 1", "-3.5", "negative"}))
+            << params;
+        expect_unfitted(target.get());
+    }
+}
+
+TEST(BadInputModel, TruncatedFileSaysHowManyBytesAreMissing) {
+    // The last 16 bytes of a cut file are not the END. trailer: the loader said "expected
+    // section END. but found B?6?" (whatever bytes were there). It must say the file is
+    // truncated, and by how much.
+    SmallFit f(kSmallNystrom);
+    const std::vector<unsigned char> bytes = save(f.m.get());
+    Model target = make_model("k=3");
+    // Cuts in the trailer and in BODY, the last section (nearly all of a model): exact counts.
+    for (const size_t cut : {size_t{1}, size_t{7}, size_t{16}, size_t{17}, size_t{100}}) {
+        const std::vector<unsigned char> part(bytes.begin(), bytes.end() - static_cast<long>(cut));
+        EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), part.data(), static_cast<int64_t>(part.size())), KKM_ERR_FORMAT,
+                          {"truncated", S("has " + std::to_string(part.size()) + " bytes"),
+                           S("expected " + std::to_string(cut) + " more bytes")}))
+            << "cut " << cut;
+    }
+    // Cut inside an earlier section: at least the rest of that section is missing.
+    const size_t labels = top_section(bytes, "LABL");
+    const std::vector<unsigned char> part(bytes.begin(), bytes.begin() + static_cast<long>(labels + 20));
+    EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), part.data(), static_cast<int64_t>(part.size())), KKM_ERR_FORMAT,
+                      {"truncated", "LABL", "expected at least"}));
+    // A damaged trailer in place is not a truncation.
+    std::vector<unsigned char> damaged = bytes;
+    damaged[damaged.size() - 16] = 'X';
+    EXPECT_TRUE(Fails(kkm_load_buffer(target.get(), damaged.data(), static_cast<int64_t>(damaged.size())),
+                      KKM_ERR_FORMAT, {"END."}));
+    expect_unfitted(target.get());
+}
+
+TEST(BadInputModel, FailedSaveLeavesTheOldFile) {
+    // kkm_save opened the path with "wb" (truncating it) and then wrote: a write that failed
+    // half-way (a full disk; here a file size limit) destroyed the model saved before.
+    SmallFit f;
+    char dir_template[] = "/tmp/kkm_bad_input_save_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir_template), nullptr);
+    const std::filesystem::path dir = dir_template;
+    const std::string path = (dir / "model.kkm").string();
+    const std::string old_bytes = "the model saved before (any bytes)";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << old_bytes;
+    }
+    auto read_all = [](const std::string& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    const std::vector<unsigned char> bytes = save(f.m.get());
+    ASSERT_GT(bytes.size(), 512u);
+    {
+        // Writes past 512 bytes fail with EFBIG (SIGXFSZ ignored) until the limit is restored.
+        rlimit saved{};
+        ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+        void (*old_handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limited = saved;
+        limited.rlim_cur = 512;
+        ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+        const kkm_status status = kkm_save(f.m.get(), path.c_str());
+        const std::string message = kkm_last_error();
+        ::setrlimit(RLIMIT_FSIZE, &saved);
+        std::signal(SIGXFSZ, old_handler);
+        EXPECT_EQ(status, KKM_ERR_IO) << message;
+        EXPECT_NE(message.find(path), std::string::npos) << message;
+        EXPECT_NE(message.find("unchanged"), std::string::npos) << message;
+    }
+    EXPECT_EQ(read_all(path), old_bytes) << "the old file must be intact";
+    size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+    EXPECT_EQ(files, 1u) << "no temporary file may be left behind";
+    // A save that succeeds replaces the file whole; through a symbolic link, the link stays.
+    const std::string link = (dir / "link.kkm").string();
+    ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+    ASSERT_TRUE(Ok(kkm_save(f.m.get(), link.c_str())));
+    EXPECT_EQ(read_all(path), std::string(bytes.begin(), bytes.end()));
+    struct stat st {};
+    ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    Model loaded = make_model();
+    EXPECT_TRUE(Ok(kkm_load(loaded.get(), link.c_str())));
+    // A directory in the way: IO naming the path, nothing left behind.
+    const std::string sub = (dir / "sub.kkm").string();
+    std::filesystem::create_directory(sub);
+    EXPECT_TRUE(Fails(kkm_save(f.m.get(), sub.c_str()), KKM_ERR_IO, {S(sub)}));
+    files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+    EXPECT_EQ(files, 3u);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(BadInputModel, LoadFileThatIsNotAModel) {
+    SmallFit f;
+    std::vector<int32_t> before(f.ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, before.data(), nullptr)));
+    const std::string path = ::testing::TempDir() + "kkm_bad_input_not_a_model.txt";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "k=3 method=exact\nthis is a text file, not a saved model\n";
+    }
+    EXPECT_TRUE(Fails(kkm_load(f.m.get(), path.c_str()), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);  // an empty file
+    }
+    EXPECT_TRUE(Fails(kkm_load(f.m.get(), path.c_str()), KKM_ERR_FORMAT, {"not a kkmeans model"}));
+    std::remove(path.c_str());
+    // The model is unchanged.
+    std::vector<int32_t> after(f.ds.n);
+    ASSERT_TRUE(Ok(kkm_assign(f.m.get(), f.ds.X.data(), f.ds.n, f.ds.d, after.data(), nullptr)));
+    EXPECT_EQ(after, before);
+    EXPECT_EQ(get_param(f.m.get(), "method"), "exact");
+}
+
+TEST(BadInputModel, TruncatedFileIsAFormatError) {
+    SmallFit f(kSmallNystrom);
+    int64_t size = 0;
+    ASSERT_TRUE(Ok(kkm_save_buffer(f.m.get(), nullptr, 0, &size)));
+    std::vector<unsigned char> bytes(static_cast<size_t>(size));
+    ASSERT_TRUE(Ok(kkm_save_buffer(f.m.get(), bytes.data(), size, &size)));
+    const std::string path = ::testing::TempDir() + "kkm_bad_input_truncated.kkm";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size() / 2));
+    }
+    Model target = make_model("k=3");
+    EXPECT_TRUE(Fails(kkm_load(target.get(), path.c_str()), KKM_ERR_FORMAT, {}));
+    std::remove(path.c_str());
+    expect_unfitted(target.get());
+    EXPECT_EQ(get_param(target.get(), "k"), "3");
 }

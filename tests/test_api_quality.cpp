@@ -1,7 +1,18 @@
-// Behaviour of fitted models through the public C API only: clustering quality on two
-// concentric rings, determinism across thread counts and seeds, the reported objective
-// against an independent double-precision recomputation, weights, assign on the training
-// data, and concurrent assign on one model (8 threads, every assign path).
+// Clustering quality through the public C API, on data with known structure: two concentric
+// rings and make_circles separated by the label-free defaults and by each method, the reported
+// objective against an independent double-precision recomputation, sample weights, results that
+// do not depend on the thread count and that the seed reproduces, assign on the training data
+// and on new points, blobs far from the origin, and the ARI / NMI metrics' arguments.
+//
+// Numerical edge cases for every method: duplicate points, constant columns, all points
+// identical, k = n, extreme gamma, rank-deficient landmark kernels, zero weights, extreme
+// magnitudes. Each gives a valid clustering or a clear error, never a NaN:
+//
+//  - on KKM_OK: every label in [0, k), the objective finite and >= 0 (up to round-off), the
+//    cluster sizes finite, >= 0 and adding up to the total weight, kkm_assign / kkm_assign_f64
+//    on the training rows give labels in [0, k) and finite, non-negative distances, and
+//    kkm_transform gives finite features;
+//  - on an error: the status the case documents and a message naming the problem.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,12 +20,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <latch>
 #include <limits>
 #include <random>
 #include <string>
-#include <thread>
-#include <tuple>
 #include <vector>
 
 #include "api_test_util.h"
@@ -25,37 +33,6 @@ using namespace kkm_test;
 namespace {
 
 // ------------------------------------------------------------------ helpers
-
-struct FitResult {
-    Model m;
-    std::vector<int32_t> labels;
-    double objective = -1.0;
-    int32_t iterations = -1;
-};
-
-// Fits `params` on ds (optionally weighted) and reads labels, objective and iterations.
-FitResult fit(const Dataset& ds, const std::string& params, const float* weights = nullptr) {
-    FitResult r;
-    r.m = make_model(params.c_str());
-    r.labels.assign(static_cast<size_t>(ds.n), -1);
-    if (!r.m) return r;
-    const kkm_status s = kkm_fit(r.m.get(), ds.X.data(), ds.n, ds.d, weights);
-    EXPECT_TRUE(Ok(s)) << "fit with \"" << params << "\"";
-    if (s != KKM_OK) return r;
-    EXPECT_TRUE(Ok(kkm_get_labels(r.m.get(), r.labels.data(), ds.n)));
-    EXPECT_TRUE(Ok(kkm_get_objective(r.m.get(), &r.objective)));
-    EXPECT_TRUE(Ok(kkm_get_iterations(r.m.get(), &r.iterations)));
-    return r;
-}
-
-// The papers' bandwidth (Wang, Gittens & Mahoney): sigma = beta * sqrt(mean pairwise squared
-// distance), gamma = 1 / (2 sigma^2). beta = 0.4 makes the kernel local enough that the ring
-// partition is the global optimum of the kernel k-means objective on the rings data set
-// (with beta = 1, i.e. gamma=auto, a half-plane split wins).
-double ring_gamma(const Dataset& ds) {
-    const double sigma = 0.4 * std::sqrt(mean_pairwise_sq_dist(ds));
-    return 1.0 / (2.0 * sigma * sigma);
-}
 
 // Kernel k-means objective of a labelling, recomputed in double with the rbf kernel:
 // sum_j [ sum_{i in j} w_i K_ii - (1 / W_j) sum_{a, b in j} w_a w_b K_ab ].
@@ -154,11 +131,7 @@ double rel_diff(double a, double b) {
     return r;
 }
 
-// The rings data set (2 × 1000 points) and its gamma, built once.
-const Dataset& ring_data() {
-    static const Dataset ds = rings(1000, 2024);
-    return ds;
-}
+// A fit of k clusters on ring_data() with its gamma (m = 200 for nystrom).
 std::string ring_params(const char* method, int k = 2) {
     std::string p =
         "k=" + std::to_string(k) + " kernel=rbf gamma=" + fmt(ring_gamma(ring_data())) + " method=" + method;
@@ -179,13 +152,13 @@ TEST(Rings, GammaIsThePapersBandwidth) {
 
 TEST(Rings, ExactSeparatesRings) {
     const Dataset& ds = ring_data();
-    FitResult r = fit(ds, ring_params("exact") + " n_init=5 seed=0");
+    FitResult r = fit_and_read(ds, ring_params("exact") + " n_init=5 seed=0");
     EXPECT_GE(ari(r.labels, ds.truth), 0.95);
 }
 
 TEST(Rings, NystromSeparatesRings) {
     const Dataset& ds = ring_data();
-    FitResult r = fit(ds, ring_params("nystrom") + " n_init=5 seed=0");
+    FitResult r = fit_and_read(ds, ring_params("nystrom") + " n_init=5 seed=0");
     EXPECT_GE(ari(r.labels, ds.truth), 0.95);
     int64_t dim = 0;
     ASSERT_TRUE(Ok(kkm_get_feature_dim(r.m.get(), &dim)));
@@ -195,9 +168,9 @@ TEST(Rings, NystromSeparatesRings) {
 
 TEST(Rings, LinearKernelCannotSeparateRings) {
     const Dataset& ds = ring_data();
-    FitResult exact = fit(ds, "k=2 kernel=linear method=exact n_init=5 seed=0");
+    FitResult exact = fit_and_read(ds, "k=2 kernel=linear method=exact n_init=5 seed=0");
     EXPECT_LE(ari(exact.labels, ds.truth), 0.3);
-    FitResult nys = fit(ds, "k=2 kernel=linear method=nystrom m=200 n_init=5 seed=0");
+    FitResult nys = fit_and_read(ds, "k=2 kernel=linear method=nystrom m=200 n_init=5 seed=0");
     EXPECT_LE(ari(nys.labels, ds.truth), 0.3);
 }
 
@@ -235,13 +208,13 @@ TEST(Defaults, KAloneSeparatesRingsAndCircles) {
             const std::string params = "k=2 seed=" + std::to_string(seed) + method;
             SCOPED_TRACE(params);
             const Dataset ring = rings(500, seed);
-            FitResult r = fit(ring, params.c_str());
+            FitResult r = fit_and_read(ring, params.c_str());
             EXPECT_GT(ari(r.labels, ring.truth), 0.99);
             EXPECT_EQ(get_param(r.m.get(), "n_init"), "10");
             const Dataset circle = circles(500, seed);
-            FitResult c = fit(circle, params.c_str());
+            FitResult c = fit_and_read(circle, params.c_str());
             circles_separated += ari(c.labels, circle.truth) > 0.99 ? 1 : 0;
-            FitResult old = fit(ring, (params + " bandwidth_scale=1 n_init=1").c_str());
+            FitResult old = fit_and_read(ring, (params + " bandwidth_scale=1 n_init=1").c_str());
             EXPECT_LT(ari(old.labels, ring.truth), 0.5);  // what the old defaults did
         }
     }
@@ -250,7 +223,7 @@ TEST(Defaults, KAloneSeparatesRingsAndCircles) {
 
 TEST(Rings, AutoParametersResolveAfterFit) {
     const Dataset& ds = ring_data();
-    FitResult r = fit(ds, "k=2 kernel=rbf gamma=auto m=auto method=nystrom seed=0");
+    FitResult r = fit_and_read(ds, "k=2 kernel=rbf gamma=auto m=auto method=nystrom seed=0");
     const std::string g = get_param(r.m.get(), "gamma");
     char* end = nullptr;
     const double gamma = std::strtod(g.c_str(), &end);
@@ -275,14 +248,14 @@ INSTANTIATE_TEST_SUITE_P(Methods, ByMethod, ::testing::Values("exact", "nystrom"
 TEST_P(ByMethod, ThreadCountDoesNotChangeResults) {
     const Dataset& ds = ring_data();
     const std::string params = ring_params(GetParam()) + " n_init=2 seed=11";
-    FitResult one = fit(ds, params + " threads=1");
-    FitResult two = fit(ds, params + " threads=2");
+    FitResult one = fit_and_read(ds, params + " threads=1");
+    FitResult two = fit_and_read(ds, params + " threads=2");
     EXPECT_EQ(one.labels, two.labels);
     EXPECT_TRUE(bits_equal(one.objective, two.objective))
         << fmt(one.objective) << " (threads=1) vs " << fmt(two.objective) << " (threads=2)";
     EXPECT_EQ(one.iterations, two.iterations);
     // Three threads on this 2-core machine split the work differently again.
-    FitResult three = fit(ds, params + " threads=3");
+    FitResult three = fit_and_read(ds, params + " threads=3");
     EXPECT_EQ(one.labels, three.labels);
     EXPECT_TRUE(bits_equal(one.objective, three.objective))
         << fmt(one.objective) << " (threads=1) vs " << fmt(three.objective) << " (threads=3)";
@@ -292,9 +265,9 @@ TEST_P(ByMethod, ThreadCountDoesNotChangeResultsOddSizes) {
     // n and d not multiples of any block size; k = 5 with k-means++ restarts.
     const Dataset ds = uniform(1237, 3, 21);
     const std::string params = std::string("k=5 kernel=rbf gamma=3 m=97 n_init=3 seed=4 method=") + GetParam();
-    FitResult one = fit(ds, params + " threads=1");
-    FitResult two = fit(ds, params + " threads=2");
-    FitResult dflt = fit(ds, params + " threads=0");
+    FitResult one = fit_and_read(ds, params + " threads=1");
+    FitResult two = fit_and_read(ds, params + " threads=2");
+    FitResult dflt = fit_and_read(ds, params + " threads=0");
     EXPECT_EQ(one.labels, two.labels);
     EXPECT_EQ(one.labels, dflt.labels);
     EXPECT_TRUE(bits_equal(one.objective, two.objective)) << fmt(one.objective) << " vs " << fmt(two.objective);
@@ -316,7 +289,7 @@ TEST(Objective, ExactMatchesRecomputation) {
     for (const auto& [clusters, extra] :
          {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
         SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters));
-        FitResult r = fit(ds, ring_params("exact", clusters) + extra);
+        FitResult r = fit_and_read(ds, ring_params("exact", clusters) + extra);
         const double want = exact_objective(ds, r.labels, gamma);
         EXPECT_LE(rel_diff(r.objective, want), 1e-5) << "reported " << fmt(r.objective) << ", recomputed " << fmt(want);
         // Cluster sizes are the label counts.
@@ -343,7 +316,7 @@ TEST(Objective, NystromMatchesRecomputationFromFeatures) {
          {std::pair{2, " seed=0 n_init=5"}, std::pair{5, " seed=3"}, std::pair{3, " seed=4 init=random"}}) {
         for (const auto& [rows, tolerance] : {std::pair{" kernel_rows=f32", 1e-5}, std::pair{"", 2e-3}}) {
             SCOPED_TRACE(std::string(extra) + " k=" + std::to_string(clusters) + rows);
-            FitResult r = fit(ds, ring_params("nystrom", clusters) + extra + rows);
+            FitResult r = fit_and_read(ds, ring_params("nystrom", clusters) + extra + rows);
             int64_t dim = 0;
             const std::vector<float> F = features_of(r.m.get(), ds, &dim);
             ASSERT_GT(dim, 0);
@@ -359,7 +332,7 @@ TEST(Objective, NystromFeaturesApproximateTheKernel) {
     // features reproduce K, so |f_a - f_b|^2 ≈ 2 - 2 K_ab for rbf.
     const Dataset ds = blobs(40, 2, 3, 9, 1.0);  // n = 120
     const double gamma = 0.05;
-    FitResult r = fit(ds, "k=3 method=nystrom kernel=rbf m=120 seed=1 gamma=" + fmt(gamma));
+    FitResult r = fit_and_read(ds, "k=3 method=nystrom kernel=rbf m=120 seed=1 gamma=" + fmt(gamma));
     int64_t dim = 0;
     const std::vector<float> F = features_of(r.m.get(), ds, &dim);
     ASSERT_GT(dim, 0);
@@ -450,7 +423,7 @@ TEST(Shift, BlobsFarFromTheOriginClusterAsAtTheOrigin) {
             Dataset ds = base, more = fresh;
             for (float& v : ds.X) v += offset;
             for (float& v : more.X) v += offset;
-            const FitResult r = fit(ds, params);
+            const FitResult r = fit_and_read(ds, params);
             EXPECT_EQ(ari(r.labels, ds.truth), 1.0);
             std::vector<int32_t> labels(static_cast<size_t>(more.n)), again(labels.size());
             ASSERT_TRUE(Ok(kkm_assign(r.m.get(), more.X.data(), more.n, more.d, labels.data(), nullptr)));
@@ -468,7 +441,7 @@ TEST(Shift, BlobsFarFromTheOriginClusterAsAtTheOrigin) {
 TEST(Weights, ExactObjectiveUsesTheWeights) {
     const Weighted wb = weighted_blobs();
     const double gamma = 0.02;
-    FitResult r = fit(wb.ds, "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=" + fmt(gamma), wb.w.data());
+    FitResult r = fit_and_read(wb.ds, "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=" + fmt(gamma), wb.w.data());
     const double want = exact_objective(wb.ds, r.labels, gamma, wb.w64);
     EXPECT_LE(rel_diff(r.objective, want), 1e-5)
         << "reported " << fmt(r.objective) << ", recomputed with weights " << fmt(want);
@@ -494,8 +467,8 @@ TEST(Weights, ExactWeightsEqualDuplicatedRows) {
     // the blob partition, with the same objective.
     const Weighted wb = weighted_blobs();
     const std::string params = "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=0.02";
-    FitResult weighted = fit(wb.ds, params, wb.w.data());
-    FitResult dup = fit(wb.dup, params);
+    FitResult weighted = fit_and_read(wb.ds, params, wb.w.data());
+    FitResult dup = fit_and_read(wb.dup, params);
     EXPECT_EQ(ari(weighted.labels, wb.ds.truth), 1.0);
     EXPECT_EQ(ari(dup.labels, wb.dup.truth), 1.0);
     EXPECT_LE(rel_diff(weighted.objective, dup.objective), 1e-5)
@@ -505,7 +478,7 @@ TEST(Weights, ExactWeightsEqualDuplicatedRows) {
 TEST(Weights, F64WeightsMatchFloatWeights) {
     const Weighted wb = weighted_blobs();
     const std::string params = "k=3 method=exact kernel=rbf n_init=3 seed=5 gamma=0.02";
-    FitResult r = fit(wb.ds, params, wb.w.data());
+    FitResult r = fit_and_read(wb.ds, params, wb.w.data());
     Model m = make_model(params.c_str());
     ASSERT_TRUE(Ok(kkm_fit_f64(m.get(), wb.ds.X64.data(), wb.ds.n, wb.ds.d, wb.w64.data())));
     std::vector<int32_t> labels(wb.ds.n);
@@ -523,11 +496,11 @@ TEST(Weights, AnyPositiveScaleOfUniformWeightsGivesTheUnweightedFit) {
     const Dataset ds = blobs(60, 3, 3, 17);
     for (const char* method : {"exact", "nystrom m=40", "sketch m=40", "rff m=200", "minibatch"}) {
         const std::string params = std::string("k=3 kernel=rbf gamma=0.2 n_init=2 seed=4 method=") + method;
-        const FitResult plain = fit(ds, params);
+        const FitResult plain = fit_and_read(ds, params);
         for (const float scale : {std::numeric_limits<float>::max(), 1e-38f, 1.0f}) {
             SCOPED_TRACE(params + " weights " + fmt(scale));
             const std::vector<float> w(static_cast<size_t>(ds.n), scale);
-            const FitResult r = fit(ds, params, w.data());
+            const FitResult r = fit_and_read(ds, params, w.data());
             EXPECT_EQ(r.labels, plain.labels);
             EXPECT_LE(rel_diff(r.objective / scale, plain.objective), 1e-6);
             std::vector<double> sizes(3);
@@ -550,8 +523,8 @@ TEST(Weights, NystromObjectiveUsesTheWeights) {
     const Weighted wb = weighted_blobs();
     // kernel_rows=f32: the objective of the kept rows is that of the features to float32
     // rounding (half rows: Objective.NystromMatchesRecomputationFromFeatures).
-    FitResult r =
-        fit(wb.ds, "k=3 method=nystrom kernel=rbf m=40 n_init=3 seed=5 gamma=0.02 kernel_rows=f32", wb.w.data());
+    FitResult r = fit_and_read(wb.ds, "k=3 method=nystrom kernel=rbf m=40 n_init=3 seed=5 gamma=0.02 kernel_rows=f32",
+                               wb.w.data());
     int64_t dim = 0;
     const std::vector<float> F = features_of(r.m.get(), wb.ds, &dim);
     ASSERT_GT(dim, 0);
@@ -569,7 +542,7 @@ TEST(Weights, NystromObjectiveUsesTheWeights) {
 TEST_P(ByMethod, AssignOnTrainingDataReturnsTrainingLabels) {
     const Dataset& ds = ring_data();
     // tol=0: Lloyd runs until no label changes, so every training row is at its nearest centre.
-    FitResult r = fit(ds, ring_params(GetParam()) + " seed=2 tol=0 max_iter=1000");
+    FitResult r = fit_and_read(ds, ring_params(GetParam()) + " seed=2 tol=0 max_iter=1000");
     std::vector<int32_t> labels(ds.n, -1);
     std::vector<float> dist(ds.n, -1.0f);
     ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
@@ -600,147 +573,12 @@ TEST_P(ByMethod, AssignOnTrainingDataReturnsTrainingLabels) {
 
 TEST_P(ByMethod, AssignNewPointsFollowsTheRings) {
     const Dataset& ds = ring_data();
-    FitResult r = fit(ds, ring_params(GetParam()) + " n_init=5 seed=0");
+    FitResult r = fit_and_read(ds, ring_params(GetParam()) + " n_init=5 seed=0");
     ASSERT_GE(ari(r.labels, ds.truth), 0.95);
     const Dataset fresh = rings(200, 777);  // new points from the same distribution
     std::vector<int32_t> labels(fresh.n, -1);
     ASSERT_TRUE(Ok(kkm_assign(r.m.get(), fresh.X.data(), fresh.n, fresh.d, labels.data(), nullptr)));
     EXPECT_GE(ari(labels, fresh.truth), 0.95);
-}
-
-// ================================================================== concurrent assign
-
-// kkm_assign and kkm_assign_f64 from 8 threads at once on one fitted model, each result
-// equal to the serial call's: labels exactly and distances bit for bit. One case per assign
-// path (dual: exact, minibatch; landmark: nystrom; features: nystrom rank=, sketch, rff; the
-// graph models: knn, heat),
-// each with the model's own threads=1 (the 8 callers are plain threads and the library
-// enters no OpenMP team: scripts/sanitize.sh runs these under ThreadSanitizer) and
-// threads=0 (all cores: an OpenMP team inside every caller's thread).
-// ds with its rows (and truth) in a random order drawn from seed.
-Dataset shuffled_rows(const Dataset& ds, uint32_t seed) {
-    std::vector<int64_t> order(static_cast<size_t>(ds.n));
-    for (int64_t i = 0; i < ds.n; ++i) order[static_cast<size_t>(i)] = i;
-    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
-    Dataset out = ds;
-    for (int64_t i = 0; i < ds.n; ++i) {
-        const int64_t from = order[static_cast<size_t>(i)];
-        std::copy_n(ds.X.begin() + from * ds.d, ds.d, out.X.begin() + i * ds.d);
-        std::copy_n(ds.X64.begin() + from * ds.d, ds.d, out.X64.begin() + i * ds.d);
-        out.truth[static_cast<size_t>(i)] = ds.truth[static_cast<size_t>(from)];
-    }
-    return out;
-}
-
-struct AssignCase {
-    const char* name;
-    const char* params;
-};
-void PrintTo(const AssignCase& c, std::ostream* os) {
-    *os << c.name << " (" << c.params << ")";
-}
-const AssignCase kAssignCases[] = {
-    {"exact", "method=exact"},
-    {"minibatch", "method=minibatch batch_size=256"},
-    {"nystrom", "method=nystrom m=200"},
-    {"nystrom_rank", "method=nystrom m=200 rank=20"},
-    {"sketch_ros", "method=sketch m=200 sketch=ros"},
-    {"sketch_gaussian", "method=sketch m=200 sketch=gaussian"},
-    {"rff", "method=rff m=500"},
-    {"knn", "kernel=knn"},  // the graph models: new rows placed by their nearest training rows
-    {"heat", "kernel=heat"},
-};
-
-class ConcurrentAssign : public ::testing::TestWithParam<std::tuple<AssignCase, int>> {};
-INSTANTIATE_TEST_SUITE_P(Paths, ConcurrentAssign,
-                         ::testing::Combine(::testing::ValuesIn(kAssignCases), ::testing::Values(1, 0)),
-                         [](const ::testing::TestParamInfo<std::tuple<AssignCase, int>>& info) {
-                             return std::string(std::get<0>(info.param).name) + "_threads" +
-                                    std::to_string(std::get<1>(info.param));
-                         });
-
-TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
-    const auto& [c, model_threads] = GetParam();
-    const Dataset& ds = ring_data();
-    const bool graph = std::string(c.params).find("kernel=") != std::string::npos;
-    const std::string kernel = graph ? "" : "kernel=rbf gamma=" + fmt(ring_gamma(ds)) + " ";
-    const std::string params = "k=2 " + kernel + c.params + " seed=1 threads=" + std::to_string(model_threads);
-    FitResult r = fit(ds, params);
-    ASSERT_TRUE(r.m != nullptr && r.objective >= 0) << params;
-    const kkm_model* model = r.m.get();
-
-    // Every thread assigns its own new points (800 rows, 13 row blocks of the assign loop, in
-    // its own random order: rings() lists the inner ring first), so state wrongly shared
-    // between calls would mix different data and show in the labels or distances.
-    constexpr int kThreads = 8;
-    constexpr int kRepeats = 4;
-    struct Reference {
-        Dataset pts;
-        std::vector<int32_t> labels, labels64;
-        std::vector<float> dist;
-        std::vector<double> dist64;
-    };
-    std::vector<Reference> ref(kThreads);
-    for (int t = 0; t < kThreads; ++t) {
-        Reference& e = ref[static_cast<size_t>(t)];
-        e.pts = shuffled_rows(rings(400, 4242 + static_cast<uint32_t>(t)), static_cast<uint32_t>(t));
-        const size_t n = static_cast<size_t>(e.pts.n);
-        e.labels.assign(n, -1);
-        e.labels64.assign(n, -1);
-        e.dist.assign(n, -1.0f);
-        e.dist64.assign(n, -1.0);
-        ASSERT_TRUE(Ok(kkm_assign(model, e.pts.X.data(), e.pts.n, e.pts.d, e.labels.data(), e.dist.data())));
-        ASSERT_TRUE(Ok(kkm_assign_f64(model, e.pts.X64.data(), e.pts.n, e.pts.d, e.labels64.data(), e.dist64.data())));
-        // A real partition, not a degenerate one the threads could match by luck.
-        EXPECT_GE(ari(e.labels, e.pts.truth), 0.9) << params;
-    }
-
-    std::vector<std::string> why(kThreads, "did not finish");
-    std::latch start(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([&, t] {
-            const Reference& e = ref[static_cast<size_t>(t)];
-            const size_t n = static_cast<size_t>(e.pts.n);
-            std::vector<int32_t> labels(n);
-            std::vector<float> dist(n);
-            std::vector<double> dist64(n);
-            start.arrive_and_wait();  // all 8 calls overlap
-            for (int rep = 0; rep < kRepeats; ++rep) {
-                // Every thread runs all three variants, in a different order from its neighbours.
-                const int variant = (t + rep) % 3;
-                std::fill(labels.begin(), labels.end(), -1);
-                std::fill(dist.begin(), dist.end(), -1.0f);
-                std::fill(dist64.begin(), dist64.end(), -1.0);
-                const Dataset& p = e.pts;
-                kkm_status s = KKM_OK;
-                if (variant == 0) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), dist.data());
-                if (variant == 1) s = kkm_assign(model, p.X.data(), p.n, p.d, labels.data(), nullptr);
-                if (variant == 2) s = kkm_assign_f64(model, p.X64.data(), p.n, p.d, labels.data(), dist64.data());
-                const std::string what =
-                    "repeat " + std::to_string(rep) + ", variant " + std::to_string(variant) + ": ";
-                if (s != KKM_OK) {
-                    why[t] = what + "assign failed: " + kkm_last_error();
-                    return;
-                }
-                if (labels != (variant == 2 ? e.labels64 : e.labels)) {
-                    why[t] = what + "labels differ from the serial call";
-                    return;
-                }
-                if (variant == 0 && std::memcmp(dist.data(), e.dist.data(), n * sizeof(float)) != 0) {
-                    why[t] = what + "float distances differ from the serial call";
-                    return;
-                }
-                if (variant == 2 && std::memcmp(dist64.data(), e.dist64.data(), n * sizeof(double)) != 0) {
-                    why[t] = what + "double distances differ from the serial call";
-                    return;
-                }
-            }
-            why[t].clear();
-        });
-    }
-    for (auto& th : threads) th.join();
-    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(why[t], "") << "thread " << t << " with " << params;
 }
 
 // ================================================================== seeds
@@ -749,9 +587,9 @@ TEST_P(ByMethod, SeedChangesResultsAndSameSeedReproducesThem) {
     // Uniform points have no cluster structure: the partition depends on the seeding.
     const Dataset ds = uniform(400, 2, 5);
     const std::string params = std::string("k=6 kernel=rbf gamma=2 m=60 method=") + GetParam();
-    FitResult a = fit(ds, params + " seed=1");
-    FitResult a2 = fit(ds, params + " seed=1");
-    FitResult b = fit(ds, params + " seed=2");
+    FitResult a = fit_and_read(ds, params + " seed=1");
+    FitResult a2 = fit_and_read(ds, params + " seed=1");
+    FitResult b = fit_and_read(ds, params + " seed=2");
     EXPECT_EQ(a.labels, a2.labels) << "the same seed must reproduce the labels";
     EXPECT_TRUE(bits_equal(a.objective, a2.objective)) << fmt(a.objective) << " vs " << fmt(a2.objective);
     EXPECT_EQ(a.iterations, a2.iterations);
@@ -762,7 +600,7 @@ TEST_P(ByMethod, SeedChangesResultsAndSameSeedReproducesThem) {
 TEST_P(ByMethod, RefitOnOneModelReproducesAFreshModel) {
     const Dataset ds = uniform(300, 3, 8);
     const std::string params = std::string("k=4 kernel=rbf gamma=1 m=50 seed=9 method=") + GetParam();
-    FitResult fresh = fit(ds, params);
+    FitResult fresh = fit_and_read(ds, params);
     // Fit something else first on the same handle, then the same data again.
     Model m = make_model(params.c_str());
     const Dataset other = uniform(100, 3, 1);
@@ -780,7 +618,7 @@ TEST_P(ByMethod, F64InputMatchesFloatInput) {
     // The f64 data are the float data widened: the f64 fit sees exactly the same numbers.
     const Dataset& ds = ring_data();
     const std::string params = ring_params(GetParam()) + " seed=6";
-    FitResult r = fit(ds, params);
+    FitResult r = fit_and_read(ds, params);
     Model m = make_model(params.c_str());
     ASSERT_TRUE(Ok(kkm_fit_f64(m.get(), ds.X64.data(), ds.n, ds.d, nullptr)));
     std::vector<int32_t> labels(ds.n);
@@ -794,7 +632,7 @@ TEST_P(ByMethod, F64InputMatchesFloatInput) {
 TEST_P(ByMethod, FittedModelKeepsItsParameters) {
     // Setting parameters after a fit does not change what the fitted model does.
     const Dataset ds = blobs(30, 2, 3, 4);
-    FitResult r = fit(ds, std::string("k=3 kernel=rbf gamma=0.02 m=20 seed=1 method=") + GetParam());
+    FitResult r = fit_and_read(ds, std::string("k=3 kernel=rbf gamma=0.02 m=20 seed=1 method=") + GetParam());
     std::vector<int32_t> before(ds.n);
     ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, before.data(), nullptr)));
     ASSERT_TRUE(Ok(kkm_set_params(r.m.get(), "k=5 gamma=9 kernel=linear")));
@@ -805,3 +643,453 @@ TEST_P(ByMethod, FittedModelKeepsItsParameters) {
     ASSERT_TRUE(Ok(kkm_get_k(r.m.get(), &k)));
     EXPECT_EQ(k, 3);
 }
+
+// ================================================================== the metrics' arguments
+
+TEST(NullPointer, AdjustedRandIndex) {
+    const int32_t a[3] = {0, 0, 1};
+    double out = 0;
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(nullptr, a, 3, &out), KKM_ERR_INVALID_ARGUMENT, {W("a"), kNull}));
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(a, nullptr, 3, &out), KKM_ERR_INVALID_ARGUMENT, {W("b"), kNull}));
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(a, a, 3, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("out"), kNull}));
+}
+TEST(NullPointer, NormalizedMutualInfo) {
+    const int32_t a[3] = {0, 0, 1};
+    double out = 0;
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(nullptr, a, 3, &out), KKM_ERR_INVALID_ARGUMENT, {W("a"), kNull}));
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(a, nullptr, 3, &out), KKM_ERR_INVALID_ARGUMENT, {W("b"), kNull}));
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(a, a, 3, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("out"), kNull}));
+}
+TEST(Sizes, MetricsNegativeN) {
+    const int32_t a[3] = {0, 0, 1};
+    double out = 0;
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(a, a, -1, &out), KKM_ERR_INVALID_ARGUMENT, {W("n")}));
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(a, a, -1, &out), KKM_ERR_INVALID_ARGUMENT, {W("n")}));
+}
+TEST(BadInputSizes, MetricsNZero) {
+    const int32_t a[3] = {0, 0, 1};
+    double out = 0;
+    EXPECT_TRUE(Fails(kkm_adjusted_rand_index(a, a, 0, &out), KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+    EXPECT_TRUE(Fails(kkm_normalized_mutual_info(a, a, 0, &out), KKM_ERR_INVALID_ARGUMENT, {W("n"), W("0")}));
+}
+
+// ================================================================== numerical edge cases of every method
+
+namespace {
+
+// ------------------------------------------------------------------ methods
+
+struct Method {
+    const char* name;    // test-name suffix
+    const char* params;  // method and its options
+};
+
+// Every method, and every variant of a method that computes differently.
+const Method kMethods[] = {
+    {"exact", "method=exact"},
+    {"nystrom", "method=nystrom"},
+    {"nystrom_rank", "method=nystrom rank=2"},
+    {"nystrom_rls", "method=nystrom sampling=rls"},
+    {"nystrom_kmeanspp", "method=nystrom sampling=kmeanspp"},
+    {"nystrom_minibatch_solver", "method=nystrom solver=minibatch batch_size=16"},
+    {"sketch_subgaussian", "method=sketch sketch=subgaussian"},
+    {"sketch_ros", "method=sketch sketch=ros"},
+    {"sketch_gaussian", "method=sketch sketch=gaussian"},
+    {"sketch_identity", "method=sketch sketch=identity"},
+    {"rff", "method=rff"},
+    {"minibatch", "method=minibatch batch_size=16"},
+};
+
+class EdgeCase : public ::testing::TestWithParam<Method> {
+protected:
+    std::string method() const { return GetParam().params; }
+    bool is(const char* prefix) const { return std::string(GetParam().name).starts_with(prefix); }
+    // method=rff exists for shift-invariant kernels only (a documented INVALID_ARGUMENT).
+    bool rff() const { return is("rff"); }
+};
+
+// ------------------------------------------------------------------ data
+
+Dataset from_rows(std::vector<float> X, int64_t d) {
+    Dataset ds;
+    ds.d = d;
+    ds.n = static_cast<int64_t>(X.size()) / d;
+    ds.X = std::move(X);
+    ds.truth.assign(static_cast<size_t>(ds.n), 0);
+    finish(ds);
+    return ds;
+}
+
+// `distinct` points 10 apart (in 3-D), each repeated `reps` times, interleaved.
+Dataset duplicates(int64_t distinct, int64_t reps) {
+    std::vector<float> X;
+    for (int64_t r = 0; r < reps; ++r) {
+        for (int64_t p = 0; p < distinct; ++p) {
+            X.push_back(static_cast<float>(10 * p));
+            X.push_back(static_cast<float>(p % 2 == 0 ? 1 : -1));
+            X.push_back(0.5f);
+        }
+    }
+    return from_rows(std::move(X), 3);
+}
+
+// Three blobs in 4-D whose columns 1 and 3 are constant.
+Dataset constant_columns() {
+    Dataset ds = blobs(15, 4, 3, 11);
+    for (int64_t i = 0; i < ds.n; ++i) {
+        ds.X[i * 4 + 1] = 7.0f;
+        ds.X[i * 4 + 3] = -2.5f;
+    }
+    finish(ds);
+    return ds;
+}
+
+// n copies of one row.
+Dataset identical(int64_t n) {
+    std::vector<float> X;
+    for (int64_t i = 0; i < n; ++i) X.insert(X.end(), {1.0f, 2.0f, 3.0f});
+    return from_rows(std::move(X), 3);
+}
+
+// Three blobs in 2-D multiplied by `scale`.
+Dataset scaled_blobs(double scale) {
+    Dataset ds = blobs(12, 2, 3, 5);
+    for (float& x : ds.X) x = static_cast<float>(x * scale);
+    finish(ds);
+    return ds;
+}
+
+// ------------------------------------------------------------------ checks
+
+double total_weight(const Dataset& ds, const std::vector<float>& w) {
+    if (w.empty()) return static_cast<double>(ds.n);
+    double s = 0;
+    for (float v : w) s += v;
+    return s;
+}
+
+// Largest kernel diagonal K(x, x) the objective may involve: 1 for rbf / laplacian / cosine,
+// |x|^2 for linear. Scales the round-off tolerance.
+double diag_scale(const Dataset& ds, const std::string& params) {
+    if (params.find("kernel=linear") == std::string::npos) return 1.0;
+    double m = 0;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        double s = 0;
+        for (int64_t j = 0; j < ds.d; ++j) s += static_cast<double>(ds.X[i * ds.d + j]) * ds.X[i * ds.d + j];
+        m = std::max(m, s);
+    }
+    return std::max(1.0, m);
+}
+
+// Every output of a fitted model is valid (see the file comment).
+void expect_valid_model(const kkm_model* m, const Dataset& ds, const std::vector<float>& w, const std::string& params) {
+    SCOPED_TRACE(params);
+    int32_t k = 0;
+    int64_t n_train = 0;
+    ASSERT_TRUE(Ok(kkm_get_k(m, &k)));
+    ASSERT_TRUE(Ok(kkm_get_n_train(m, &n_train)));
+    ASSERT_EQ(n_train, ds.n);
+    ASSERT_GE(k, 1);
+    const double W = total_weight(ds, w);
+    const double tol = 1e-6 * W * diag_scale(ds, params);
+
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n), -1);
+    ASSERT_TRUE(Ok(kkm_get_labels(m, labels.data(), ds.n)));
+    for (int64_t i = 0; i < ds.n; ++i) {
+        ASSERT_TRUE(labels[i] >= 0 && labels[i] < k) << "training label " << labels[i] << " of row " << i;
+    }
+
+    double objective = std::numeric_limits<double>::quiet_NaN();
+    ASSERT_TRUE(Ok(kkm_get_objective(m, &objective)));
+    EXPECT_TRUE(std::isfinite(objective)) << "objective " << objective;
+    EXPECT_GE(objective, -tol) << "objective";
+
+    std::vector<double> sizes(static_cast<size_t>(k), -1.0);
+    ASSERT_TRUE(Ok(kkm_get_cluster_sizes(m, sizes.data(), k)));
+    double sum = 0;
+    for (int32_t j = 0; j < k; ++j) {
+        EXPECT_TRUE(std::isfinite(sizes[j]) && sizes[j] >= 0) << "size of cluster " << j << ": " << sizes[j];
+        sum += sizes[j];
+    }
+    EXPECT_NEAR(sum, W, 1e-5 * W) << "cluster sizes must add up to the total weight";
+
+    std::vector<int32_t> assigned(static_cast<size_t>(ds.n), -1);
+    std::vector<float> dist(static_cast<size_t>(ds.n), -1.0f);
+    ASSERT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, assigned.data(), dist.data())));
+    std::vector<int32_t> assigned64(static_cast<size_t>(ds.n), -1);
+    std::vector<double> dist64(static_cast<size_t>(ds.n), -1.0);
+    ASSERT_TRUE(Ok(kkm_assign_f64(m, ds.X64.data(), ds.n, ds.d, assigned64.data(), dist64.data())));
+    const double dtol = 1e-5 * diag_scale(ds, params);
+    for (int64_t i = 0; i < ds.n; ++i) {
+        ASSERT_TRUE(assigned[i] >= 0 && assigned[i] < k) << "assigned label " << assigned[i] << " of row " << i;
+        ASSERT_TRUE(assigned64[i] >= 0 && assigned64[i] < k) << "assigned label " << assigned64[i] << " of row " << i;
+        ASSERT_TRUE(std::isfinite(dist[i])) << "distance of row " << i << ": " << dist[i];
+        ASSERT_TRUE(std::isfinite(dist64[i])) << "distance of row " << i << ": " << dist64[i];
+        EXPECT_GE(dist[i], -dtol) << "distance of row " << i;
+        EXPECT_GE(dist64[i], -dtol) << "distance of row " << i;
+    }
+
+    int64_t dim = -1;
+    ASSERT_TRUE(Ok(kkm_get_feature_dim(m, &dim)));
+    if (dim > 0) {
+        std::vector<float> F(static_cast<size_t>(ds.n * dim), std::numeric_limits<float>::quiet_NaN());
+        ASSERT_TRUE(Ok(kkm_transform(m, ds.X.data(), ds.n, ds.d, F.data(), ds.n * dim)));
+        for (size_t i = 0; i < F.size(); ++i) {
+            ASSERT_TRUE(std::isfinite(F[i])) << "feature " << i % dim << " of row " << i / dim << ": " << F[i];
+        }
+    }
+}
+
+// Fits `params` on ds (weights w, or none) and expects KKM_OK and a valid model.
+void expect_valid_fit(const std::string& params, const Dataset& ds, const std::vector<float>& w = {}) {
+    Model m = make_model(params.c_str());
+    ASSERT_TRUE(m);
+    const kkm_status s = kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.empty() ? nullptr : w.data());
+    ASSERT_TRUE(Ok(s)) << params;
+    expect_valid_model(m.get(), ds, w, params);
+}
+
+// Fits `params` on ds and expects status `want` with every word in the message, and the model
+// left unfitted.
+void expect_error(const std::string& params, const Dataset& ds, kkm_status want, std::initializer_list<Word> words) {
+    Model m = make_model(params.c_str());
+    ASSERT_TRUE(m);
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), want, words)) << params;
+    int32_t k = 0;
+    EXPECT_EQ(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED) << params;
+}
+
+}  // namespace
+
+// ================================================================== duplicate points
+
+TEST_P(EdgeCase, ManyExactDuplicates) {
+    const Dataset ds = duplicates(4, 15);  // 60 rows, 4 distinct points
+    expect_valid_fit("k=3 seed=1 gamma=auto " + method(), ds);
+    expect_valid_fit("k=4 seed=2 gamma=0.05 " + method(), ds);
+}
+
+TEST_P(EdgeCase, MoreClustersThanDistinctPoints) {
+    // k = 6 > 4 distinct points: some clusters must share a point or stay empty.
+    const Dataset ds = duplicates(4, 15);
+    expect_valid_fit("k=6 seed=3 gamma=auto " + method(), ds);
+    expect_valid_fit("k=6 seed=3 gamma=0.05 init=random " + method(), ds);
+}
+
+// With more clusters than distinct points, fill_empty_clusters hands an empty cluster a
+// duplicate point and the next reassignment gives it back to the tied centre of lower index.
+// Lloyd used to cycle so until max_iter (100 iterations where 1 is enough); it now stops when
+// a reassignment repeats the previous one (src/cluster/lloyd_driver.cpp).
+TEST_P(EdgeCase, LloydStopsWhenClustersOutnumberDistinctPoints) {
+    const Dataset ds = duplicates(4, 15);
+    Model m = make_model(("k=6 seed=3 gamma=0.05 max_iter=100 threads=1 " + method()).c_str());
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    int32_t iterations = 0;
+    ASSERT_TRUE(Ok(kkm_get_iterations(m.get(), &iterations)));
+    EXPECT_LT(iterations, 10);
+}
+
+// ================================================================== constant columns
+
+TEST_P(EdgeCase, ConstantColumns) {
+    const Dataset ds = constant_columns();
+    expect_valid_fit("k=3 seed=1 gamma=auto " + method(), ds);
+    expect_valid_fit("k=3 seed=1 gamma=0.02 " + method(), ds);
+    expect_valid_fit("k=3 seed=1 kernel=laplacian gamma=auto " + method(), ds);
+}
+
+// ================================================================== all points identical
+
+TEST_P(EdgeCase, AllIdenticalGammaAutoIsZeroSpread) {
+    const Dataset ds = identical(30);
+    for (const char* kernel : {"rbf", "laplacian"}) {
+        Model m = make_model(("k=3 gamma=auto kernel=" + std::string(kernel) + " " + method()).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                          {"gamma=auto", "identical", "zero spread"}))
+            << kernel;
+        int32_t k = 0;
+        EXPECT_EQ(kkm_get_k(m.get(), &k), KKM_ERR_NOT_FITTED);
+    }
+}
+
+// Non-uniform weights: the weighted mean of identical rows rounds away from them, which left
+// a spread of ~1e-34 and gamma ~8e34 instead of the zero-spread error.
+TEST_P(EdgeCase, AllIdenticalWeightedGammaAutoIsZeroSpread) {
+    std::vector<float> rows;
+    for (int i = 0; i < 30; ++i) rows.insert(rows.end(), {0.1f, 7.77f, 123.456f});  // not exact in binary
+    const Dataset ds = from_rows(std::move(rows), 3);
+    std::vector<float> w(static_cast<size_t>(ds.n));
+    for (int64_t i = 0; i < ds.n; ++i) w[static_cast<size_t>(i)] = 0.1f + 0.37f * static_cast<float>(i % 7);
+    for (const char* kernel : {"rbf", "laplacian"}) {
+        Model m = make_model(("k=3 gamma=auto kernel=" + std::string(kernel) + " " + method()).c_str());
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, w.data()), KKM_ERR_INVALID_DATA,
+                          {"gamma=auto", "identical", "zero spread"}))
+            << kernel;
+    }
+}
+
+TEST_P(EdgeCase, AllIdenticalExplicitGamma) {
+    const Dataset ds = identical(30);
+    expect_valid_fit("k=3 seed=1 gamma=1 " + method(), ds);
+    expect_valid_fit("k=1 seed=1 gamma=1 " + method(), ds);
+    if (!rff()) expect_valid_fit("k=3 seed=1 kernel=linear " + method(), ds);
+}
+
+// ================================================================== k = n
+
+TEST_P(EdgeCase, KEqualsN) {
+    const Dataset ds = uniform(12, 2, 7);
+    expect_valid_fit("k=12 seed=1 gamma=auto " + method(), ds);
+    expect_valid_fit("k=12 seed=1 gamma=auto init=random " + method(), ds);
+}
+
+// ================================================================== extreme gamma
+
+TEST_P(EdgeCase, ExtremeGamma) {
+    const Dataset ds = blobs(12, 2, 3, 9);
+    for (const char* kernel : {"rbf", "laplacian"}) {
+        for (const char* gamma : {"1e-12", "1e12", "1e-37", "1e30"}) {
+            expect_valid_fit("k=3 seed=1 kernel=" + std::string(kernel) + " gamma=" + gamma + " " + method(), ds);
+        }
+    }
+}
+
+TEST_P(EdgeCase, GammaBeyondFloat32IsAnError) {
+    // The kernels compute in float32: a gamma that is 0 or inf there would give 0 * inf = NaN.
+    const Dataset ds = blobs(12, 2, 3, 9);
+    for (const char* kernel : {"rbf", "laplacian"}) {
+        for (const char* gamma : {"1e39", "1e-39", "1e300"}) {
+            const std::string params = "k=3 seed=1 kernel=" + std::string(kernel) + " gamma=" + gamma + " " + method();
+            Model m = make_model(params.c_str());
+            EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT,
+                              {W("gamma"), "float32"}))
+                << params;
+        }
+    }
+}
+
+// ================================================================== rank-deficient landmark kernel
+
+TEST_P(EdgeCase, MoreLandmarksThanDistinctPoints) {
+    const Dataset ds = duplicates(4, 10);  // 40 rows, 4 distinct: K_LL has rank <= 4
+    expect_valid_fit("k=3 seed=1 gamma=0.05 m=20 " + method(), ds);
+    expect_valid_fit("k=3 seed=1 gamma=0.05 m=40 " + method(), ds);
+}
+
+TEST_P(EdgeCase, LinearKernelMoreLandmarksThanColumns) {
+    const Dataset ds = blobs(15, 2, 2, 4);  // d = 2: a linear K_LL has rank <= 2
+    if (rff()) {
+        Model m = make_model(("k=2 kernel=linear m=10 " + method()).c_str());
+        EXPECT_TRUE(
+            Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, {"rff", "linear"}));
+        return;
+    }
+    expect_valid_fit("k=2 seed=1 kernel=linear m=10 " + method(), ds);
+    expect_valid_fit("k=3 seed=1 kernel=linear m=30 " + method(), ds);
+}
+
+// ================================================================== zero weights
+
+TEST_P(EdgeCase, SomeZeroWeights) {
+    const Dataset ds = blobs(10, 2, 3, 6);
+    std::vector<float> w(static_cast<size_t>(ds.n), 1.0f);
+    for (size_t i = 0; i < w.size(); i += 3) w[i] = 0.0f;
+    w[1] = 2.5f;
+    expect_valid_fit("k=3 seed=1 gamma=auto " + method(), ds, w);
+}
+
+TEST_P(EdgeCase, FewerPositiveWeightsThanClusters) {
+    const Dataset ds = blobs(10, 2, 3, 6);
+    std::vector<float> w(static_cast<size_t>(ds.n), 0.0f);
+    w[0] = 1.0f;
+    w[15] = 0.5f;  // two points carry all the weight; k = 3
+    expect_valid_fit("k=3 seed=1 gamma=auto " + method(), ds, w);
+    expect_valid_fit("k=3 seed=1 gamma=0.1 init=random " + method(), ds, w);
+}
+
+// ================================================================== extreme magnitudes
+//
+// The kernels compute in float32. Laplacian (L1 distances) and random Fourier features work
+// at any scale float32 holds. The dot-product kernels (rbf, linear, polynomial, cosine) need
+// squared row norms below FLT_MAX / 4, and gamma=auto must resolve to a normal float32;
+// beyond that the fit is a clear INVALID_DATA asking to rescale the data.
+
+TEST_P(EdgeCase, HugeValues) {
+    const Dataset ds = scaled_blobs(1e30);
+    expect_valid_fit("k=3 seed=1 kernel=laplacian gamma=auto " + method(), ds);
+    expect_error("k=3 seed=1 kernel=rbf gamma=auto " + method(), ds, KKM_ERR_INVALID_DATA,
+                 {"gamma=auto", "too large", "rescale"});
+    if (rff()) {
+        expect_valid_fit("k=3 seed=1 kernel=rbf gamma=1 " + method(), ds);
+    } else {
+        expect_error("k=3 seed=1 kernel=rbf gamma=1 " + method(), ds, KKM_ERR_INVALID_DATA,
+                     {"squared norm", "kernel=rbf", "rescale"});
+    }
+    for (const char* kernel : {"linear", "cosine", "polynomial"}) {
+        const std::string params = "k=3 seed=1 kernel=" + std::string(kernel) + " " + method();
+        if (rff()) {
+            expect_error(params, ds, KKM_ERR_INVALID_ARGUMENT, {"rff", kernel});
+        } else {
+            expect_error(params, ds, KKM_ERR_INVALID_DATA, {"squared norm", kernel, "rescale"});
+        }
+    }
+}
+
+TEST_P(EdgeCase, TinyValues) {
+    const Dataset ds = scaled_blobs(1e-30);
+    expect_valid_fit("k=3 seed=1 kernel=laplacian gamma=auto " + method(), ds);
+    expect_error("k=3 seed=1 kernel=rbf gamma=auto " + method(), ds, KKM_ERR_INVALID_DATA,
+                 {"gamma=auto", "too small", "rescale"});
+    expect_valid_fit("k=3 seed=1 kernel=rbf gamma=1 " + method(), ds);  // every kernel value ~1
+    // Linear kernel values (~1e-60) underflow to 0: a degenerate but valid clustering, except
+    // where the Nystrom eigen-decomposition needs a positive eigenvalue.
+    if (rff()) {
+        expect_error("k=3 seed=1 kernel=linear " + method(), ds, KKM_ERR_INVALID_ARGUMENT, {"rff"});
+    } else if (is("nystrom")) {
+        expect_error("k=3 seed=1 kernel=linear " + method(), ds, KKM_ERR_INVALID_DATA, {"K_LL", "positive eigenvalue"});
+    } else {
+        expect_valid_fit("k=3 seed=1 kernel=linear " + method(), ds);
+    }
+}
+
+TEST_P(EdgeCase, CosineOfSubnormalRows) {
+    // |x|^2 ~ 1e-40 is subnormal: 1/|x| overflows the float32 products of the cosine kernel.
+    if (rff()) GTEST_SKIP() << "method=rff has no cosine kernel";
+    const Dataset ds = scaled_blobs(1e-20);
+    expect_error("k=3 seed=1 kernel=cosine " + method(), ds, KKM_ERR_INVALID_DATA,
+                 {"squared norm", "cosine", "rescale"});
+}
+
+TEST_P(EdgeCase, AssignHugeRowsToANormalModel) {
+    const Dataset ds = blobs(12, 2, 3, 5);
+    Model m = make_model(("k=3 seed=1 kernel=rbf gamma=auto " + method()).c_str());
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const Dataset far = scaled_blobs(1e30);
+    std::vector<int32_t> labels(static_cast<size_t>(far.n), -1);
+    std::vector<float> dist(static_cast<size_t>(far.n), -1.0f);
+    const kkm_status s = kkm_assign(m.get(), far.X.data(), far.n, far.d, labels.data(), dist.data());
+    if (rff()) {  // cos(W x + b) of any finite W x is finite
+        ASSERT_TRUE(Ok(s));
+        for (int64_t i = 0; i < far.n; ++i) {
+            EXPECT_TRUE(labels[i] >= 0 && labels[i] < 3) << labels[i];
+            EXPECT_TRUE(std::isfinite(dist[i]) && dist[i] >= 0) << dist[i];
+        }
+    } else {
+        EXPECT_TRUE(Fails(s, KKM_ERR_INVALID_DATA, {"squared norm", "kernel=rbf"}));
+    }
+}
+
+TEST(RandomFeatures, ProjectionOverflowIsAnError) {
+    // W x of method=rff is computed in float32: frequencies ~gamma (laplacian, Cauchy) or
+    // ~sqrt(2 gamma) (rbf) times values ~1e3 or 1e21 overflow; cos(inf) would be NaN.
+    const Dataset ds = scaled_blobs(100.0);
+    const Dataset far = scaled_blobs(1e21);
+    for (const auto& [params, data] :
+         {std::pair{"kernel=laplacian gamma=1e37", &ds}, std::pair{"kernel=rbf gamma=1e37", &far}}) {
+        const std::string p = std::string("k=3 seed=1 method=rff ") + params;
+        expect_error(p, *data, KKM_ERR_INVALID_DATA, {"rff", "overflows float32", "gamma", "rescale"});
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, EdgeCase, ::testing::ValuesIn(kMethods),
+                         [](const ::testing::TestParamInfo<Method>& info) { return std::string(info.param.name); });
