@@ -14,10 +14,12 @@
 
 namespace kkm {
 
+/// What minibatch_lloyd runs with (solver=minibatch: k, batch_size, max_iter, epsilon and init
+/// are the fit's parameters of those names).
 struct MinibatchLloydOptions {
-    int64_t k = 8;
-    int64_t batch_size = 1024;
-    int64_t max_iter = 100;
+    int64_t k = 8;              ///< clusters
+    int64_t batch_size = 1024;  ///< rows per batch (b)
+    int64_t max_iter = 100;     ///< batches at most
     /// Stop when the batch's mean squared distance improves by less than epsilon.
     double epsilon = 1e-3;
     Init init = Init::kmeanspp;
