@@ -62,14 +62,6 @@ struct FirstPass {
     bool rows_checked = true;
 };
 
-/// One fit, from its up-front checks to the model it returns. It holds the inputs every stage
-/// reads (parameters, rows, weights, threads, the process group), what fit_with resolved before
-/// the method (the estimate, the first pass, the starting partition: each set once, before the
-/// method runs), the clock of its stages and the charges against the ledger (max_memory_mb).
-/// fit_with makes one per fit; a method takes it by reference, runs its stages between
-/// begin_stage and end_stage, charges what it allocates, and builds the model it returns with
-/// report(): the one place a fit's report is made, from what the method returns. Functions
-/// that only read take it const.
 /// What a fit is given besides its parameters, rows, weights and threads, fixed for the fit.
 struct FitInputs {
     /// The caller's weights were divided by this (their largest) into the fit's weights.
@@ -99,6 +91,14 @@ struct FitShape {
     bool direct_reads = false;  ///< X is read through RowStream's buffers (a file larger than memory)
 };
 
+/// One fit, from its up-front checks to the model it returns. It holds the inputs every stage
+/// reads (parameters, rows, weights, threads, the process group), what fit_with resolved before
+/// the method (the estimate, the first pass, the starting partition: each set once, before the
+/// method runs), the clock of its stages and the charges against the ledger (max_memory_mb).
+/// fit_with makes one per fit; a method takes it by reference, runs its stages between
+/// begin_stage and end_stage, charges what it allocates, and builds the model it returns with
+/// report(): the one place a fit's report is made, from what the method returns. Functions
+/// that only read take it const.
 class FitSession {
 public:
     FitSession(const Params& params, ConstMatrix rows, const std::vector<float>& weights, int thread_count,
