@@ -24,8 +24,8 @@
 # tsan-omp  build-tsan-omp: the same with clang and LLVM's libomp, run with the Archer OMPT tool
 #           (libarcher.so), which tells TSan about OpenMP's barriers, so OpenMP regions are
 #           checked too: ConcurrentAssign with threads=0 as well (an OpenMP team inside each of
-#           the 8 callers) and LastError, the quality tests of test_api_quality on the rings,
-#           weights and objectives (fits at threads=1, 2, 3; not its per-method edge cases), all
+#           the 8 callers) and LastError, all of test_api_quality (the rings, weights and
+#           objectives: fits at threads=1, 2, 3; not test_api_edge_cases), all
 #           of test_api_progress (progress and cancellation from inside parallel fits, the
 #           search's parallel scoring fits), unit_host_threads (fits and assigns on the
 #           threads of the host's own OpenMP team), and the api_direct fits that read a file with
@@ -71,10 +71,6 @@ common=(-Dbuildtype=debugoptimized -Db_lundef=false -Dwerror=false -Djava=disabl
 
 status=0
 summary=()
-# The tests of test_api_quality.cpp that run under tsan-omp: the fits on the rings, weights and
-# objectives, threads and seeds (not the per-method edge cases, Methods/EdgeCase).
-quality_on_rings='Rings.*:Defaults.*:Methods/ByMethod.*:Objective.*:Weights.*:Shift.*'
-
 # setup DIR OPTION...: meson setup, or reconfigure an existing build directory.
 setup() {
     local dir="$1"; shift
@@ -171,7 +167,7 @@ for run in "$@"; do
             built=$SECONDS
             export OMP_TOOL_LIBRARIES="$archer"
             export TSAN_OPTIONS="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/scripts/tsan-libomp.supp"
-            test_one "$tsan_omp_build" api_quality "$quality_on_rings"
+            test_one "$tsan_omp_build" api_quality
             test_one "$tsan_omp_build" api_progress
             test_one "$tsan_omp_build" api_handles 'Paths/ConcurrentAssign.*:LastError.*'
             test_one "$tsan_omp_build" unit_host_threads  # fits inside the host's own OpenMP team
