@@ -141,19 +141,13 @@ int64_t resolve_landmarks(const Params& p, int64_t n) {
 
 FitReport FitSession::report(const MethodFacts& facts, int32_t iterations) const {
     FitReport r;
+    static_cast<MethodFacts&>(r) = facts;
     r.iterations = iterations;
     r.gamma = first_.gamma;
     r.shift = first_.shift;
     r.isa = isa;
     r.memory_estimate = estimate_;
     r.timings = timer_.timings();
-    r.m = facts.m;
-    r.reg_rank = facts.reg_rank;
-    r.rls_lambda = facts.rls_lambda;
-    r.kernel_rows = facts.kernel_rows;
-    r.neighbors = facts.neighbors;
-    r.heat_rank = facts.heat_rank;
-    r.graph = facts.graph;
     return r;
 }
 

@@ -41,17 +41,6 @@ private:
     Clock::time_point start_;
 };
 
-/// What a method chose that its report shows besides the clustering (0, empty: not used).
-struct MethodFacts {
-    int64_t m = 0;                            ///< landmarks or features
-    int64_t reg_rank = 0;                     ///< ℓ of a rank restriction
-    double rls_lambda = 0;                    ///< λ of leverage-score sampling
-    std::optional<RowPrecision> kernel_rows;  ///< storage of the kernel rows the fit kept
-    int64_t neighbors = 0;                    ///< q of the graph kernels' searched graph
-    int64_t heat_rank = 0;                    ///< eigenpairs of the graph kernels' spectrum
-    GraphChoice graph = GraphChoice::automatic;
-};
-
 /// What the one read of X before the kernel stage gives the fit (fit.cpp, scale_and_shift).
 struct FirstPass {
     double gamma = 0;          ///< the kernel's scale (resolved when auto; 0 for a kernel without one)

@@ -24,27 +24,32 @@
 namespace kkm {
 
 /// What a fit reports back (scikit-learn / stats::kmeans style).
-struct FitReport {
+/// What a method chose that its report shows besides the clustering (0, empty: not used); a
+/// fit's method returns them (model/fit_common.h) and they are part of its FitReport.
+struct MethodFacts {
+    int64_t m = 0;                            ///< landmarks / features used (0 for exact)
+    int64_t reg_rank = 0;                     ///< ℓ of a rank-restricted Nyström fit (0 if none)
+    double rls_lambda = 0;                    ///< λ of leverage-score sampling (0 if unused)
+    std::optional<RowPrecision> kernel_rows;  ///< storage of Nyström kernel rows (fits that kept them)
+    int64_t neighbors = 0;                    ///< neighbours q of the graph kernels' graph (0: none, or a user's graph)
+    int64_t heat_rank = 0;                    ///< eigenpairs r of the graph kernels' spectrum (0: none)
+    /// How the graph kernels' neighbour graph was searched (automatic: no graph was searched).
+    GraphChoice graph = GraphChoice::automatic;
+};
+
+struct FitReport : MethodFacts {
     std::vector<int32_t> labels;                          ///< training labels
     double objective = 0;                                 ///< Σ w_i ‖φ(x_i) − μ_{c(i)}‖²
     int32_t iterations = 0;                               ///< Lloyd iterations of the best restart
     std::vector<double> mass;                             ///< total weight per cluster
     double gamma = 0;                                     ///< gamma used (resolved when auto; 0 if unused)
-    int64_t m = 0;                                        ///< landmarks / features used (0 for exact)
-    int64_t reg_rank = 0;                                 ///< ℓ of a rank-restricted Nyström fit (0 if none)
-    double rls_lambda = 0;                                ///< λ of leverage-score sampling (0 if unused)
     engine::Isa isa = engine::Isa::portable;              ///< the engine path the kernel blocks ran on
-    std::optional<RowPrecision> kernel_rows;              ///< storage of Nyström kernel rows (fits that kept them)
     std::vector<float> shift;                             ///< subtracted from every row before the kernel (empty: none)
     std::vector<std::pair<std::string, double>> timings;  ///< seconds per stage
     std::vector<SearchPoint> search;                      ///< what gamma=search / k=auto scored (empty: no search)
     /// Bytes the fit's up-front check estimated for its peak (core/memory_ledger.h), what
     /// the ledger held before it included.
     double memory_estimate = 0;
-    int64_t neighbors = 0;  ///< neighbours q of the graph kernels' graph (0: none, or a user's graph)
-    int64_t heat_rank = 0;  ///< eigenpairs r of the graph kernels' spectrum (0: none)
-    /// How the graph kernels' neighbour graph was searched (automatic: no graph was searched).
-    GraphChoice graph = GraphChoice::automatic;
 };
 
 /// What a fitted model is: the model file's codes for it (never renumbered). Each kind has
