@@ -19,10 +19,16 @@ namespace kkm::linalg {
 // (threads by its global count, from BLIS_NUM_THREADS or OMP_NUM_THREADS at start-up) or an
 // OpenMP OpenBLAS, the host's own included (R links one; it threads by omp_get_max_threads()
 // of the calling thread). Neither takes a count per call, so in the child, and only there,
-// both process-wide counts go to 1. Called at each use rather than once: it is cheap.
+// both process-wide counts go to 1. The BLAS LAPACK reaches may also be another copy of BLIS
+// than ours (Debian's blis-openmp libblas.so.3 is a library of its own, with its own thread
+// count and no bli_ symbols to set it), which asks libgomp for its start-up thread count with
+// a num_threads clause that omp_set_num_threads does not override: no active levels at all
+// makes every region of this thread one thread, whichever library opens it. Called at each
+// use rather than once: it is cheap.
 void one_blas_thread_in_forked_child() {
     if (!in_forked_child()) return;
     omp_set_num_threads(1);
+    omp_set_max_active_levels(0);
 #if defined(KKM_BLAS_BLIS)
     bli_thread_set_num_threads(1);
 #endif
