@@ -38,6 +38,7 @@ to bench/out/graph.json. --quick: digits and satellite, one seed, no minibatch r
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -125,7 +126,7 @@ def run_kkmeans(kkm, X, params, threads):
 def run_sklearn(system, X, k, seed, threads):
     from sklearn.cluster import KMeans, SpectralClustering
     from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=threads or None):
+    with threadpool_limits(limits=threads or os.cpu_count()):  # BLIS defaults to 1 thread
         start = time.perf_counter()
         if system == "k-means":
             labels = KMeans(n_clusters=k, n_init=3, random_state=seed).fit_predict(X)

@@ -60,8 +60,26 @@ def cpu_name():
     return platform.processor() or "unknown"
 
 
+def blis_threads_note():
+    """Where numpy's libblas.so.3 is Debian's blis-openmp (the only provider installed), it
+    threads by BLIS_NUM_THREADS (else OMP_NUM_THREADS) read once at start-up, one thread when
+    both are unset, and threadpoolctl cannot see or limit it (it exports no bli_ symbols). So
+    that the peers get every core, as OpenBLAS gives them by default, BLIS_NUM_THREADS is set
+    to the core count before numpy loads, unless the environment sets it. The same copy of
+    BLIS serves the LAPACK that kkmeans calls, so both sides get it."""
+    if "BLIS_NUM_THREADS" in os.environ:
+        return f"BLIS_NUM_THREADS={os.environ['BLIS_NUM_THREADS']} (from the environment)"
+    os.environ["BLIS_NUM_THREADS"] = str(os.cpu_count())
+    return f"BLIS_NUM_THREADS={os.cpu_count()} (set: every core)"
+
+
 def choose_openblas_core(choice):
-    """Sets OPENBLAS_CORETYPE before numpy loads OpenBLAS; returns a note for the report."""
+    """Sets OPENBLAS_CORETYPE (and BLIS_NUM_THREADS, blis_threads_note) before numpy loads its
+    BLAS; returns a note for the report."""
+    return f"{_openblas_core(choice)}; {blis_threads_note()}"
+
+
+def _openblas_core(choice):
     if "OPENBLAS_CORETYPE" in os.environ:
         return f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} (from the environment)"
     if choice == "none":

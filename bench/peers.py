@@ -36,7 +36,8 @@ error (a message; then labels is None) where the fit failed.
 
 Threads: threads=T > 0 limits scikit-learn's OpenBLAS and OpenMP pools (threadpoolctl, as
 fashion_mnist.py does), kkmeans' threads parameter, and R's OpenBLAS (OPENBLAS_NUM_THREADS,
-OMP_NUM_THREADS in the Rscript environment); 0 = all cores. OPENBLAS_CORETYPE: setup_blas()
+OMP_NUM_THREADS in the Rscript environment); 0 = all cores (set explicitly: a BLIS numpy
+defaults to one thread). OPENBLAS_CORETYPE: setup_blas()
 (kkm_ctypes.choose_openblas_core) must run before numpy is imported; the Rscript child inherits
 the variable, so Debian's R, which links OpenBLAS, gets the same kernels.
 
@@ -112,8 +113,12 @@ def setup_blas(choice="auto"):
 # ---------------------------------------------------------------------------- scikit-learn
 
 def _limits(threads):
+    """threads > 0: that many; 0: every core, set explicitly. Left alone (limits=None), a BLIS
+    numpy (Debian's libblas.so.3 where blis-openmp is the only provider) keeps its default of
+    one thread while OpenBLAS takes every core, so the peer's speed would depend on which
+    BLAS the machine happens to have."""
     from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=threads if threads and threads > 0 else None)
+    return threadpool_limits(limits=threads if threads and threads > 0 else os.cpu_count())
 
 
 def sklearn_info(threads=0):

@@ -543,7 +543,8 @@ def main():
              "| target | measured | goal | met |", "|---|---|---|---|"]
     lines += [f"| {t} | {m} | {g} | {'yes' if ok else '**no**'} |" for t, m, g, ok in summary]
     lines += ["", f"kkmeans {kkm.version()} ({kkm.path}), {threads} threads, CPU {cpu_name()}, "
-              f"python {platform.python_version()}, numpy/scikit-learn BLAS {numpy_blas()}; {core_note}", ""]
+              f"python {platform.python_version()}, numpy/scikit-learn BLAS {numpy_blas()} by default, limited to the fits' threads (every core for 0) "
+              f"while scikit-learn runs; {core_note}", ""]
     lines += details
     text = "\n".join(lines)
     if args.markdown is None:
