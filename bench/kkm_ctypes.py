@@ -104,6 +104,16 @@ OPENBLAS_CORE_HELP = ("OPENBLAS_CORETYPE for numpy/scikit-learn's OpenBLAS (and 
 
 
 def numpy_blas():
+    """numpy's BLAS as the process mapped it. A libblas.so.3 that is Debian's blis-openmp
+    build is invisible to threadpoolctl (no bli_ symbols), which would report the libblis.so.4
+    that kkmeans links instead: it is named from the mapping, with the thread count it read."""
+    import numpy  # noqa: F401 (maps numpy's BLAS)
+    with open("/proc/self/maps") as maps:
+        mapped = {line.split()[-1] for line in maps if "libblas.so" in line}
+    for path in sorted(mapped):
+        if "blis" in os.path.realpath(path):
+            threads = os.environ.get("BLIS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "1"
+            return f"blis ({os.path.realpath(path)}, {threads} threads)"
     from threadpoolctl import threadpool_info
     for info in threadpool_info():
         if info.get("user_api") == "blas":
