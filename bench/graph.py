@@ -38,14 +38,13 @@ to bench/out/graph.json. --quick: digits and satellite, one seed, no minibatch r
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from kkm_ctypes import (OPENBLAS_CORE_HELP, REPO_ROOT, KkmeansError, choose_openblas_core, cpu_name, log,
-                        machine_line, open_library, parse_timings)
+from kkm_ctypes import (OPENBLAS_CORE_HELP, REPO_ROOT, KkmeansError, choose_openblas_core, log,
+                        machine_line, open_library, parse_timings, peer_threads)
 
 NAME = "graph"
 ALL = "digits,fashion10k,fashion60k,satellite,letter10k,vowel,dna"
@@ -125,8 +124,7 @@ def run_kkmeans(kkm, X, params, threads):
 
 def run_sklearn(system, X, k, seed, threads):
     from sklearn.cluster import KMeans, SpectralClustering
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=threads or os.cpu_count()):  # BLIS defaults to 1 thread
+    with peer_threads(threads):
         start = time.perf_counter()
         if system == "k-means":
             labels = KMeans(n_clusters=k, n_init=3, random_state=seed).fit_predict(X)

@@ -103,6 +103,17 @@ OPENBLAS_CORE_HELP = ("OPENBLAS_CORETYPE for numpy/scikit-learn's OpenBLAS (and 
                       "kernels on CPUs newer than it); 'none' leaves it alone (default: auto)")
 
 
+def peer_threads(threads):
+    """A peer's thread limit (threadpoolctl), as a context manager. threads > 0: that many; 0:
+    every core, set explicitly. Left alone (limits=None), a BLIS numpy (Debian's libblas.so.3
+    where blis-openmp is the only provider) keeps its default of one thread while OpenBLAS
+    takes every core, so the peer's speed would depend on which BLAS the machine happens to
+    have. (threadpoolctl cannot see that BLIS: its count is BLIS_NUM_THREADS, which
+    blis_threads_note sets before numpy loads.)"""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=threads if threads and threads > 0 else os.cpu_count())
+
+
 def numpy_blas():
     """numpy's BLAS as the process mapped it. A libblas.so.3 that is Debian's blis-openmp
     build is invisible to threadpoolctl (no bli_ symbols), which would report the libblis.so.4
@@ -110,10 +121,10 @@ def numpy_blas():
     import numpy  # noqa: F401 (maps numpy's BLAS)
     with open("/proc/self/maps") as maps:
         mapped = {line.split()[-1] for line in maps if "libblas.so" in line}
-    for path in sorted(mapped):
-        if "blis" in os.path.realpath(path):
+    for path in sorted({os.path.realpath(path) for path in mapped}):
+        if "blis" in path:
             threads = os.environ.get("BLIS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "1"
-            return f"blis ({os.path.realpath(path)}, {threads} threads)"
+            return f"blis ({path}, {threads} threads)"
     from threadpoolctl import threadpool_info
     for info in threadpool_info():
         if info.get("user_api") == "blas":

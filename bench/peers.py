@@ -57,7 +57,7 @@ import time
 from pathlib import Path
 
 from kkm_ctypes import (OPENBLAS_CORE_HELP, KkmeansError, choose_openblas_core, cpu_name, log,
-                        mean_std, numpy_blas, open_library, parse_timings)
+                        mean_std, numpy_blas, open_library, parse_timings, peer_threads)
 
 __all__ = ["setup_blas", "sklearn_nystroem_kmeans", "sklearn_nystroem_minibatch",
            "sklearn_kmeans_raw", "kernlab_kkmeans", "kkmeans_fit", "kernel_objective",
@@ -112,15 +112,6 @@ def setup_blas(choice="auto"):
 
 # ---------------------------------------------------------------------------- scikit-learn
 
-def _limits(threads):
-    """threads > 0: that many; 0: every core, set explicitly. Left alone (limits=None), a BLIS
-    numpy (Debian's libblas.so.3 where blis-openmp is the only provider) keeps its default of
-    one thread while OpenBLAS takes every core, so the peer's speed would depend on which
-    BLAS the machine happens to have."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=threads if threads and threads > 0 else os.cpu_count())
-
-
 def sklearn_info(threads=0):
     import numpy
     import sklearn
@@ -147,7 +138,7 @@ def stages_text(record):
 def sklearn_nystroem_kmeans(X, k, m, gamma, seed, threads=0):
     """Nystroem(rbf, gamma, n_components=m) + KMeans(k, n_init=1), both seeded with seed."""
     from sklearn.cluster import KMeans
-    with _limits(threads):
+    with peer_threads(threads):
         start = time.perf_counter()
         features = _nystroem(X, m, gamma, seed)
         middle = time.perf_counter()
@@ -165,7 +156,7 @@ def sklearn_nystroem_minibatch(X, k, m, gamma, seed, threads=0, n_init=MINIBATCH
                                batch_size=MINIBATCH_BATCH_SIZE):
     """Nystroem(rbf, gamma, n_components=m) + MiniBatchKMeans(k, n_init=3, batch_size=1024)."""
     from sklearn.cluster import MiniBatchKMeans
-    with _limits(threads):
+    with peer_threads(threads):
         start = time.perf_counter()
         features = _nystroem(X, m, gamma, seed)
         middle = time.perf_counter()
@@ -184,7 +175,7 @@ def sklearn_nystroem_minibatch(X, k, m, gamma, seed, threads=0, n_init=MINIBATCH
 def sklearn_kmeans_raw(X, k, seed, threads=0):
     """KMeans(k, n_init=1) on the raw rows (linear k-means, no kernel)."""
     from sklearn.cluster import KMeans
-    with _limits(threads):
+    with peer_threads(threads):
         start = time.perf_counter()
         km = KMeans(n_clusters=k, n_init=1, random_state=seed).fit(X)
         end = time.perf_counter()

@@ -277,6 +277,12 @@ void LandmarkLloyd::set_lower_bounds(int64_t first, int64_t count, const float* 
     }
 }
 
+float largest_centre_term(const LandmarkCentres& c) {
+    float top = 0.0f;
+    for (const float v : c.self_dot) top = std::max(top, std::fabs(v));
+    return top;
+}
+
 double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<int32_t>& labels,
                                    std::vector<int32_t>& next, std::vector<float>& dist) {
     const int64_t n = G_.rows(), m = G_.cols();
@@ -284,9 +290,7 @@ double LandmarkLloyd::bounded_pass(const LandmarkCentres& c, const std::vector<i
     const Drift drift = centre_drift(c.C, bounds_.centres);
     const std::vector<double> pairs = elkan ? half_distances(c.C, c.alive) : std::vector<double>();
     const std::vector<double> half = elkan ? nearest_half(pairs, k_) : half_separation(c.C, c.alive);
-    float top = 0.0f;  // the largest centre term: scales the rounding of a float32 distance
-    for (int64_t j = 0; j < k_; ++j) top = std::max(top, std::fabs(c.self_dot[static_cast<size_t>(j)]));
-    const BoundedStep step{drift, half, c.alive, top};
+    const BoundedStep step{drift, half, c.alive, largest_centre_term(c)};
     const int64_t nblocks = block_count(n, kRowBlock);
     std::vector<int64_t> computed(static_cast<size_t>(nblocks), 0);
     parallel_blocks(threads_, nblocks, [&](int64_t b) {

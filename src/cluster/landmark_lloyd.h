@@ -33,6 +33,10 @@ struct LandmarkCentres {
     Matrix C;                     ///< k×r, the centres in feature coordinates (fit only; not saved)
 };
 
+/// The largest centre term |self_dot[j]|: with a row's own term, it scales the rounding of a
+/// float32 distance (rounding_slack in cluster/hamerly.h).
+float largest_centre_term(const LandmarkCentres& c);
+
 /// Nearest centre of `count` kernel rows G (count×m), with K(x,x) in self (NULL: distances
 /// omit it), and, when `second` is not NULL, the distance to the second nearest (+inf when
 /// there is none). `each` (count×k, when not NULL) receives every squared distance, computed

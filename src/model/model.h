@@ -23,7 +23,6 @@
 
 namespace kkm {
 
-/// What a fit reports back (scikit-learn / stats::kmeans style).
 /// What a method chose that its report shows besides the clustering (0, empty: not used); a
 /// fit's method returns them (model/fit_common.h) and they are part of its FitReport.
 struct MethodFacts {
@@ -37,6 +36,7 @@ struct MethodFacts {
     GraphChoice graph = GraphChoice::automatic;
 };
 
+/// What a fit reports back (scikit-learn / stats::kmeans style).
 struct FitReport : MethodFacts {
     std::vector<int32_t> labels;                          ///< training labels
     double objective = 0;                                 ///< Σ w_i ‖φ(x_i) − μ_{c(i)}‖²
