@@ -42,7 +42,6 @@ inline std::string one_restart_unless_given(const std::string& params) {
     return params.find("n_init") != std::string::npos || graph ? params : params + " n_init=1";
 }
 
-// Creates a model and applies `params` (fails the test if either step fails).
 // True when this CPU runs engine path `isa` (a two-point fit with isa=<isa> succeeds).
 inline bool isa_runs_here(const std::string& isa) {
     kkm_model* m = nullptr;
@@ -70,6 +69,7 @@ inline std::string with_test_isa(const char* params) {
     return text;
 }
 
+// Creates a model and applies `params` (fails the test if either step fails).
 inline Model make_model(const char* params = "") {
     kkm_model* raw = nullptr;
     const kkm_status s = kkm_create(&raw);
@@ -88,6 +88,23 @@ inline std::string get_param(const kkm_model* m, const char* key) {
     char buf[256];
     if (kkm_get_param(m, key, buf, sizeof buf, nullptr) != KKM_OK) return "<error>";
     return buf;
+}
+
+// Why a run under KKM_TEST_ISA would repeat the default run test for test ("" if it would
+// not): its path is the one isa=auto takes on this CPU, or one this CPU lacks (which runs as
+// auto).
+inline std::string test_isa_repeats_auto() {
+    const char* env = std::getenv("KKM_TEST_ISA");
+    if (env == nullptr || env[0] == '\0') return "";
+    if (!isa_runs_here(env)) return std::string("KKM_TEST_ISA=") + env + ": this CPU lacks that path";
+    kkm_model* m = nullptr;
+    if (kkm_create(&m) != KKM_OK) return "";
+    const float x[2] = {0.0f, 1.0f};
+    std::string chosen;
+    if (kkm_set_params(m, "k=1 method=exact gamma=1") == KKM_OK && kkm_fit(m, x, 2, 1, nullptr) == KKM_OK)
+        chosen = get_param(m, "isa");
+    kkm_destroy(m);
+    return chosen == env ? std::string("KKM_TEST_ISA=") + env + ": isa=auto takes that path on this CPU" : "";
 }
 
 // The parameter table's accepted range / default of a key ("" if not found).
