@@ -42,15 +42,23 @@ inline std::string one_restart_unless_given(const std::string& params) {
     return params.find("n_init") != std::string::npos || graph ? params : params + " n_init=1";
 }
 
-// True when this CPU runs engine path `isa` (a two-point fit with isa=<isa> succeeds).
-inline bool isa_runs_here(const std::string& isa) {
+// The engine path a two-point fit with `params` took ("" when the fit fails: a path this CPU
+// lacks is refused).
+inline std::string fitted_isa(const std::string& params) {
     kkm_model* m = nullptr;
-    if (kkm_create(&m) != KKM_OK) return false;
+    if (kkm_create(&m) != KKM_OK) return "";
     const float x[2] = {0.0f, 1.0f};
-    const bool ok = kkm_set_params(m, ("k=1 method=exact gamma=1 isa=" + isa).c_str()) == KKM_OK &&
-                    kkm_fit(m, x, 2, 1, nullptr) == KKM_OK;
+    char isa[64] = "";
+    if (kkm_set_params(m, ("k=1 method=exact gamma=1 " + params).c_str()) != KKM_OK ||
+        kkm_fit(m, x, 2, 1, nullptr) != KKM_OK || kkm_get_param(m, "isa", isa, sizeof isa, nullptr) != KKM_OK)
+        isa[0] = '\0';
     kkm_destroy(m);
-    return ok;
+    return isa;
+}
+
+// True when this CPU runs engine path `isa`.
+inline bool isa_runs_here(const std::string& isa) {
+    return !fitted_isa("isa=" + isa).empty();
 }
 
 // The engine path every model of this test run uses: KKM_TEST_ISA (tests/meson.build runs
@@ -97,14 +105,8 @@ inline std::string test_isa_repeats_auto() {
     const char* env = std::getenv("KKM_TEST_ISA");
     if (env == nullptr || env[0] == '\0') return "";
     if (!isa_runs_here(env)) return std::string("KKM_TEST_ISA=") + env + ": this CPU lacks that path";
-    kkm_model* m = nullptr;
-    if (kkm_create(&m) != KKM_OK) return "";
-    const float x[2] = {0.0f, 1.0f};
-    std::string chosen;
-    if (kkm_set_params(m, "k=1 method=exact gamma=1") == KKM_OK && kkm_fit(m, x, 2, 1, nullptr) == KKM_OK)
-        chosen = get_param(m, "isa");
-    kkm_destroy(m);
-    return chosen == env ? std::string("KKM_TEST_ISA=") + env + ": isa=auto takes that path on this CPU" : "";
+    if (fitted_isa("") != env) return "";
+    return std::string("KKM_TEST_ISA=") + env + ": isa=auto takes that path on this CPU";
 }
 
 // The parameter table's accepted range / default of a key ("" if not found).
