@@ -6,9 +6,10 @@
 #
 # asan      build-asan: the library, the CLI, the examples and every C/C++ test built with gcc
 #           -fsanitize=address,undefined (plus float-cast-overflow, which -fsanitize=undefined
-#           leaves out, and libstdc++'s _GLIBCXX_ASSERTIONS bounds checks), -O2 -g1. Every
-#           meson test of that build runs: all of them except the R, Java, C#, Python bindings,
-#           which are not configured there (their runtimes are not instrumented). Any finding
+#           leaves out, and libstdc++'s _GLIBCXX_ASSERTIONS bounds checks), -O2 -g1 (the test
+#           programs -Og: tests/meson.build). Every meson test of that build runs except the R,
+#           Java, C#, Python bindings, which are not configured there (their runtimes are not
+#           instrumented), and two sets left to the main build for time (below). Any finding
 #           fails the test: ASan stops at the first error, LeakSanitizer reports leaks at exit
 #           (detect_leaks=1), UBSan is built with -fno-sanitize-recover and runs with
 #           halt_on_error=1; all of them print a stack trace and abort.
