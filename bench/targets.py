@@ -301,17 +301,18 @@ def p5_child(args):
     input_bytes = X.nbytes
     reset_peak_rss()  # the fit's peak, not the input generation's
     if args.child == "kkmeans":
-        labels, seconds, timings, _ = kkm.fit(
-            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}")
-        stages = timings
+        params = f"k=10 method=nystrom m={m} gamma={gamma!r} seed=0 n_init=1 max_memory_mb=64000 {threads_param(args)}"
+        with kkm.fitted(params, X) as model:
+            labels, seconds, stages, iterations = model.labels(), model.seconds, model.timings(), model.iterations()
     else:
         peer = peers.sklearn_nystroem_kmeans(X, 10, m, gamma, 0, args.threads)
         labels, seconds, stages = peer["labels"], peer["time_s"], peers.stages_text(peer)
+        iterations = peer["info"]["iterations"]
     rss = current_rss("VmHWM")
     print(json.dumps(dict(system=args.child, rows=args.rows, m=m, seconds=seconds, peak_rss=rss,
                           baseline_rss=baseline,
                           input_bytes=input_bytes, nmi=float(metrics.normalized_mutual_info_score(y, labels)),
-                          stages=stages)))
+                          stages=stages, iterations=iterations)))
 
 
 def run_child(args, system, rows):
@@ -324,7 +325,7 @@ def run_child(args, system, rows):
     if out.returncode != 0:
         raise SystemExit(f"P5 child {system} n={rows} failed:\n{out.stderr[-2000:]}")
     record = json.loads(out.stdout.strip().splitlines()[-1])
-    log(f"P5 {system} n={rows}: {record['seconds']:.1f} s, peak RSS {record['peak_rss'] / 2**30:.2f} GiB ({record['stages']})")
+    log(f"P5 {system} n={rows}: {record['seconds']:.1f} s, peak RSS {record['peak_rss'] / 2**30:.2f} GiB ({record['stages']}, {record['iterations']} Lloyd iterations)")
     return record
 
 
@@ -340,16 +341,18 @@ def p5(args, kkm, metrics):
     rss_limit = big["input_bytes"] + 2 * n2 * big["m"] * 4
     growth = big["seconds"] / small["seconds"]
     detail = [f"### P5: Fashion-MNIST replicated with N(0, {NOISE_SD}^2) noise, k=10, m={ours['m']}\n",
-              "| system | n | fit time (s) | peak RSS (GiB) | baseline (GiB) | input (GiB) | NMI | stages |",
-              "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "| system | n | fit time (s) | peak RSS (GiB) | baseline (GiB) | input (GiB) | NMI | Lloyd iterations | stages |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in [ours, theirs, small, big]:
         if r:
             detail.append(f"| {r['system']} | {r['rows']} | {r['seconds']:.1f} | {r['peak_rss'] / gib:.2f} | "
-                          f"{r['baseline_rss'] / gib:.2f} | {r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | {r['stages']} |")
+                          f"{r['baseline_rss'] / gib:.2f} | {r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | "
+                          f"{r['iterations']} | {r['stages']} |")
     detail += ["", "peak RSS: the child's VmHWM over the fit (reset after the input was generated, so it counts "
                "the input, which stays resident, and everything the fit allocates); baseline: its RSS "
                "with python, numpy, scikit-learn and the library loaded, before the input exists. "
-               "P5c compares peak - baseline with input + 2*n*m*4 bytes.", ""]
+               "P5c compares peak - baseline with input + 2*n*m*4 bytes. P5d also follows the number of Lloyd "
+               "iterations that each size's seeding leads to.", ""]
     rows = []
     if theirs:
         ratio = theirs["seconds"] / ours["seconds"]
