@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -137,6 +138,58 @@ TEST(Engine, LongRowsD3000) {
     const Matrix X = random_rows(17, 3000, 21, 0.0f, 1.0f), Y = random_rows(35, 3000, 22, 0.0f, 1.0f);
     for (const KernelCase& k : kernel_cases(3000)) {
         for (Isa isa : supported_paths()) expect_matches_reference(k, isa, X, Y);
+    }
+}
+
+/// K(X, Y) through engine::kernel_block on `isa` with the reduction in blocks of `depth`,
+/// into rows of stride Y.rows + 3 (the last three columns a guard).
+std::vector<float> block_in_depth(Isa isa, const engine::TileOp& op, const Matrix& X, const Matrix& Y, int64_t depth) {
+    const auto aux = [&](const Matrix& M) {
+        std::vector<float> v;
+        for (int64_t i = 0; i < M.rows && (op.fn == engine::TileFn::rbf || op.fn == engine::TileFn::cosine); ++i) {
+            float s = 0.0f;
+            for (int64_t t = 0; t < M.cols; ++t) s += M.row(i)[t] * M.row(i)[t];
+            v.push_back(op.fn == engine::TileFn::rbf ? s : 1.0f / std::sqrt(s));
+        }
+        return v;
+    };
+    const std::vector<float> xa = aux(X);
+    const engine::PackedRows packed(isa, Y.view(), aux(Y));
+    const int64_t ldo = Y.rows + 3;
+    std::vector<float> out(static_cast<size_t>(X.rows * ldo), -12345.0f);
+    engine::kernel_block(X.view(), xa.empty() ? nullptr : xa.data(), packed, op, out.data(), ldo, nullptr, depth);
+    return out;
+}
+
+TEST(Engine, DepthBlocksGiveTheBitsOfTheWholeReduction) {
+    // The tiles keep their sums in the output between depth blocks: every depth, on every
+    // path and every tile function (the L1 tile too), gives the whole reduction's bits, edge
+    // tiles included (37 rows and 45 columns are whole tiles of no path), and leaves the guard
+    // columns alone. At d = 1031 and depth 1030 the packed X rows take 13 passes.
+    EXPECT_EQ(engine::depth_block(784), 784);
+    EXPECT_EQ(engine::depth_block(2048), 2048);
+    EXPECT_EQ(engine::depth_block(2049), 228);  // 9 equal blocks, not 8 of 256 and one of 1
+    EXPECT_EQ(engine::depth_block(4096), 256);
+    for (Isa isa : supported_paths()) {
+        for (int64_t d : {9, 300, 1031}) {
+            const Matrix X = random_rows(d > 1000 ? 300 : 37, d, 71), Y = random_rows(45, d, 72);
+            for (const engine::TileFn fn : {engine::TileFn::dot, engine::TileFn::rbf, engine::TileFn::polynomial,
+                                            engine::TileFn::cosine, engine::TileFn::laplacian}) {
+                engine::TileOp op;
+                op.fn = fn;
+                op.gamma = 1.0f / static_cast<float>(d);
+                op.coef0 = 1.0f;
+                op.degree = 3;
+                const std::vector<float> whole = block_in_depth(isa, op, X, Y, d);
+                for (int64_t depth : {int64_t{1}, int64_t{7}, int64_t{64}, d - 1}) {
+                    SCOPED_TRACE(std::string("isa=") + engine::isa_name(isa) + " d=" + std::to_string(d) +
+                                 " depth=" + std::to_string(depth) + " fn=" + std::to_string(static_cast<int>(fn)));
+                    const std::vector<float> blocked = block_in_depth(isa, op, X, Y, depth);
+                    ASSERT_EQ(blocked.size(), whole.size());
+                    EXPECT_EQ(std::memcmp(blocked.data(), whole.data(), whole.size() * sizeof(float)), 0);
+                }
+            }
+        }
     }
 }
 

@@ -33,13 +33,23 @@ void run_tiles(Isa isa, const TileJob& job) {
     }
 }
 
-/// X rows per packed pass: whole register panels whose packed copy stays within kPanelBytes.
+constexpr int64_t kWholeDepth = 2048;  // rows this long or shorter: the whole reduction at once
+constexpr int64_t kDepthBlock = 256;   // longer ones: blocks of about this many values
+
+/// X rows per packed pass: whole register panels whose packed copy (of one depth block, d
+/// values when the reduction runs whole) stays within kPanelBytes.
 int64_t rows_per_pass(int64_t d, int64_t mr) {
     const int64_t panels = std::max<int64_t>(1, kPanelBytes / (4 * mr * std::max<int64_t>(d, 1)));
     return panels * mr;
 }
 
 }  // namespace
+
+int64_t depth_block(int64_t d) {
+    if (d <= kWholeDepth) return d;
+    const int64_t blocks = (d + kDepthBlock - 1) / kDepthBlock;
+    return (d + blocks - 1) / blocks;  // equal blocks, the last no longer than the others
+}
 
 // Row blocks of the streaming passes end on whole register tiles on every path.
 static_assert(kRowBlock % 14 == 0 && kRowBlock % 6 == 0 && kRowBlock % 4 == 0,
@@ -95,12 +105,12 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
 }
 
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
-                  BlockScratch* scratch) {
-    kernel_block_cols(X, x_aux, Y, 0, Y.rows(), op, out, ldo, scratch);
+                  BlockScratch* scratch, int64_t depth) {
+    kernel_block_cols(X, x_aux, Y, 0, Y.rows(), op, out, ldo, scratch, depth);
 }
 
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
-                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch) {
+                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch, int64_t depth) {
     if (X.rows <= 0 || cols <= 0) return;
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
@@ -113,7 +123,8 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
                                    std::to_string(col_begin + cols) + ") of " + std::to_string(Y.rows()) +
                                    " packed rows do not start on a panel or run past the end");
     }
-    const int64_t step = std::min(rows_per_pass(d, mr), round_up(X.rows, mr));
+    if (depth <= 0 || depth > d) depth = depth_block(d);
+    const int64_t step = std::min(rows_per_pass(depth, mr), round_up(X.rows, mr));
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
     // pack_panels writes every float the tiles read, so kept storage needs no clearing.
@@ -138,6 +149,7 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
         }
         job.y_aux = Y.aux() != nullptr ? Y.aux() + col_begin : nullptr;
         job.op = op;
+        job.depth = depth;
         job.out = out + begin * ldo;
         job.ldo = ldo;
         run_tiles(isa, job);

@@ -55,18 +55,26 @@ private:
 /// the blocking or the thread count.
 /// scratch: NULL, or storage the caller keeps from one call to the next (one per thread), so
 /// that repeated blocks do not allocate (and fault in) their packed rows every time.
+/// depth: the reduction over d in blocks of this many values (the tiles keep their sums in
+/// `out` between blocks), 0 for depth_block(d); any depth gives the same bits.
 struct BlockScratch {
     ZeroedBuffer packed;
     std::vector<float> aux;
 };
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
-                  BlockScratch* scratch = nullptr);
+                  BlockScratch* scratch = nullptr, int64_t depth = 0);
 
 /// As kernel_block against packed rows [col_begin, col_begin + cols) of Y only: out is
 /// X.rows × cols. col_begin must be a multiple of the path's panel width (geometry(isa).nr),
 /// so the columns start on a packed panel. The same values as the whole block's columns.
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
-                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr);
+                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr, int64_t depth = 0);
+
+/// The depth blocks kernel_block runs rows of d values in: d itself (the whole reduction in
+/// registers) up to 2048; beyond, equal blocks of at most 256, so that one block's slice of
+/// a Y panel stays in L1 and of the packed X rows in L2 (on a 2-core Zen 3, d = 4096: about
+/// twice the rate of the whole reduction, whose Y panels no longer fit the caches).
+int64_t depth_block(int64_t d);
 
 /// Copies rows [0, rows) of X (row stride ld, d columns) into panels of `width` rows: panel p
 /// holds, for each t < d, the values X[p·width + i][t] for i < width (zero past the last row).

@@ -53,6 +53,7 @@ struct TileJob {
     TileOp op;
     float* out = nullptr;  ///< rows × cols, row stride ldo
     int64_t ldo = 0;
+    int64_t depth = 0;  ///< the reduction over d in blocks of this many (0 or ≥ d: whole)
 };
 
 void run_tiles_avx512(const TileJob& job);
@@ -68,30 +69,62 @@ float engine_exp(float x);
 
 namespace kkm::engine {
 
-/// One MR×NR tile: a (d×MR packed), b (d×NR packed), the aux values of its rows and columns
-/// (or NULL), out with row stride ld.
-using TileKernel = void (*)(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux,
-                            const TileOp& op, float* out, int64_t ld);
+/// Which part of the reduction over d a tile call computes: `resume` — its accumulators
+/// start from the sums already in its output (an earlier depth block), not from zero;
+/// `partial` — more blocks follow, so the raw sums are stored, not the kernel function.
+/// Storing and reloading a float32 sum is exact: a reduction in blocks has the whole one's bits.
+struct TileSpan {
+    bool resume = false;
+    bool partial = false;
+};
 
-/// Runs `tile` over every MR×NR tile of the job: Y panels outer (one stays in L2 while the
-/// packed X panels pass under it), edge tiles through a local buffer.
+/// One MR×NR tile over `depth` values of its panels: a (depth×MR packed, row t: MR values),
+/// b (depth×NR packed), the aux values of its rows and columns (or NULL), out with row stride ld.
+using TileKernel = void (*)(const float* a, const float* b, int64_t depth, TileSpan span, const float* xaux,
+                            const float* yaux, const TileOp& op, float* out, int64_t ld);
+
+/// Runs `tile` over every MR×NR tile of the job. Whole reduction (job.depth 0 or ≥ d): Y
+/// panels outer (one stays in L2 while the packed X panels pass under it). In depth blocks:
+/// for each block, every whole tile adds that block to the sums it keeps in the output (the
+/// block's slice of a Y panel stays in L1 while the X panels' slices pass under it); edge
+/// tiles (fewer than MR rows or NR columns) run their whole reduction at once through a local
+/// buffer.
 template <int64_t MR, int64_t NR>
 void for_each_tile(const TileJob& job, TileKernel tile) {
-    const int64_t rp = (job.rows + MR - 1) / MR, cp = (job.cols + NR - 1) / NR;
+    const int64_t rp = (job.rows + MR - 1) / MR, cp = (job.cols + NR - 1) / NR, d = job.d;
+    const bool blocked = job.depth > 0 && job.depth < d;
     alignas(64) float edge[MR * NR];
-    for (int64_t jp = 0; jp < cp; ++jp) {
-        const float* b = job.b + jp * job.d * NR;
-        const float* yaux = job.y_aux != nullptr ? job.y_aux + jp * NR : nullptr;
-        const int64_t cols = std::min(NR, job.cols - jp * NR);
-        for (int64_t ip = 0; ip < rp; ++ip) {
-            const int64_t rows = std::min(MR, job.rows - ip * MR);
-            const bool whole = rows == MR && cols == NR;
-            float* out = job.out + ip * MR * job.ldo + jp * NR;
-            tile(job.a + ip * job.d * MR, b, job.d, job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr, yaux, job.op,
-                 whole ? out : edge, whole ? job.ldo : NR);
-            if (whole) continue;
-            for (int64_t i = 0; i < rows; ++i) std::copy(edge + i * NR, edge + i * NR + cols, out + i * job.ldo);
+    const auto whole_reduction = [&](int64_t ip, int64_t jp) {
+        const int64_t rows = std::min(MR, job.rows - ip * MR), cols = std::min(NR, job.cols - jp * NR);
+        const bool whole = rows == MR && cols == NR;
+        float* out = job.out + ip * MR * job.ldo + jp * NR;
+        tile(job.a + ip * d * MR, job.b + jp * d * NR, d, TileSpan{},
+             job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr, job.y_aux != nullptr ? job.y_aux + jp * NR : nullptr,
+             job.op, whole ? out : edge, whole ? job.ldo : NR);
+        if (whole) return;
+        for (int64_t i = 0; i < rows; ++i) std::copy(edge + i * NR, edge + i * NR + cols, out + i * job.ldo);
+    };
+    if (!blocked) {
+        for (int64_t jp = 0; jp < cp; ++jp) {
+            for (int64_t ip = 0; ip < rp; ++ip) whole_reduction(ip, jp);
         }
+        return;
+    }
+    const int64_t whole_rp = job.rows / MR, whole_cp = job.cols / NR;
+    for (int64_t k0 = 0; k0 < d; k0 += job.depth) {
+        const int64_t kc = std::min(job.depth, d - k0);
+        const TileSpan span{k0 > 0, k0 + kc < d};
+        for (int64_t jp = 0; jp < whole_cp; ++jp) {
+            const float* b = job.b + jp * d * NR + k0 * NR;
+            const float* yaux = job.y_aux != nullptr ? job.y_aux + jp * NR : nullptr;
+            for (int64_t ip = 0; ip < whole_rp; ++ip) {
+                tile(job.a + ip * d * MR + k0 * MR, b, kc, span, job.x_aux != nullptr ? job.x_aux + ip * MR : nullptr,
+                     yaux, job.op, job.out + ip * MR * job.ldo + jp * NR, job.ldo);
+            }
+        }
+    }
+    for (int64_t ip = 0; ip < rp; ++ip) {
+        for (int64_t jp = ip < whole_rp ? whole_cp : 0; jp < cp; ++jp) whole_reduction(ip, jp);
     }
 }
 

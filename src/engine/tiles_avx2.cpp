@@ -55,13 +55,17 @@ KKM_AVX2 inline __m256 finish(__m256 v, __m256 xa, __m256 ya, const TileOp& op) 
     return v;
 }
 
-/// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
+/// One MR×NR tile: the reduction over d (or one depth block of it) in registers, then finish,
+/// then one store (or the raw sums stored, when more blocks follow).
 template <bool L1>
-KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op,
-                   float* dst, int64_t ld) {
+KKM_AVX2 void tile(const float* a, const float* b, int64_t d, TileSpan span, const float* xaux, const float* yaux,
+                   const TileOp& op, float* dst, int64_t ld) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
-    for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < MR; ++i) {
+        acc[i][0] = span.resume ? _mm256_loadu_ps(dst + i * ld) : _mm256_setzero_ps();
+        acc[i][1] = span.resume ? _mm256_loadu_ps(dst + i * ld + 8) : _mm256_setzero_ps();
+    }
     const __m256 sign = _mm256_set1_ps(-0.0f);
     for (int64_t t = 0; t < d; ++t) {
         const __m256 b0 = _mm256_loadu_ps(b + t * NR), b1 = _mm256_loadu_ps(b + t * NR + 8);
@@ -77,6 +81,13 @@ KKM_AVX2 void tile(const float* a, const float* b, int64_t d, const float* xaux,
                 acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
             }
         }
+    }
+    if (span.partial) {
+        for (int64_t i = 0; i < MR; ++i) {
+            _mm256_storeu_ps(dst + i * ld, acc[i][0]);
+            _mm256_storeu_ps(dst + i * ld + 8, acc[i][1]);
+        }
+        return;
     }
     const __m256 y0 = yaux != nullptr ? _mm256_loadu_ps(yaux) : _mm256_setzero_ps();
     const __m256 y1 = yaux != nullptr ? _mm256_loadu_ps(yaux + 8) : _mm256_setzero_ps();

@@ -60,13 +60,17 @@ KKM_AVX512 inline __m512 finish(__m512 v, __m512 xa, __m512 ya, const TileOp& op
     return v;
 }
 
-/// One MR×NR tile: the whole reduction over d in registers, then finish, then one store.
+/// One MR×NR tile: the reduction over d (or one depth block of it) in registers, then finish,
+/// then one store (or the raw sums stored, when more blocks follow).
 template <bool L1>
-KKM_AVX512 void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op,
-                     float* dst, int64_t ld) {
+KKM_AVX512 void tile(const float* a, const float* b, int64_t d, TileSpan span, const float* xaux, const float* yaux,
+                     const TileOp& op, float* dst, int64_t ld) {
     __m512 acc[MR][2];
 #pragma GCC unroll 14
-    for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < MR; ++i) {
+        acc[i][0] = span.resume ? _mm512_loadu_ps(dst + i * ld) : _mm512_setzero_ps();
+        acc[i][1] = span.resume ? _mm512_loadu_ps(dst + i * ld + 16) : _mm512_setzero_ps();
+    }
     const __m512 sign = _mm512_set1_ps(-0.0f);
     for (int64_t t = 0; t < d; ++t) {
         const __m512 b0 = _mm512_loadu_ps(b + t * NR), b1 = _mm512_loadu_ps(b + t * NR + 16);
@@ -82,6 +86,13 @@ KKM_AVX512 void tile(const float* a, const float* b, int64_t d, const float* xau
                 acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
             }
         }
+    }
+    if (span.partial) {
+        for (int64_t i = 0; i < MR; ++i) {
+            _mm512_storeu_ps(dst + i * ld, acc[i][0]);
+            _mm512_storeu_ps(dst + i * ld + 16, acc[i][1]);
+        }
+        return;
     }
     const __m512 y0 = yaux != nullptr ? _mm512_loadu_ps(yaux) : _mm512_setzero_ps();
     const __m512 y1 = yaux != nullptr ? _mm512_loadu_ps(yaux + 16) : _mm512_setzero_ps();

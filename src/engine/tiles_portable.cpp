@@ -28,9 +28,10 @@ float finish(float v, float xa, float ya, const TileOp& op) {
 }
 
 template <bool L1>
-void tile(const float* a, const float* b, int64_t d, const float* xaux, const float* yaux, const TileOp& op, float* dst,
-          int64_t ld) {
+void tile(const float* a, const float* b, int64_t d, TileSpan span, const float* xaux, const float* yaux,
+          const TileOp& op, float* dst, int64_t ld) {
     float acc[MR][NR] = {};
+    for (int64_t i = 0; i < MR && span.resume; ++i) std::copy(dst + i * ld, dst + i * ld + NR, acc[i]);
     for (int64_t t = 0; t < d; ++t) {
         const float* at = a + t * MR;
         const float* bt = b + t * NR;
@@ -43,6 +44,10 @@ void tile(const float* a, const float* b, int64_t d, const float* xaux, const fl
                 }
             }
         }
+    }
+    if (span.partial) {
+        for (int64_t i = 0; i < MR; ++i) std::copy(acc[i], acc[i] + NR, dst + i * ld);
+        return;
     }
     for (int64_t i = 0; i < MR; ++i) {
         const float xa = xaux != nullptr ? xaux[i] : 0.0f;
