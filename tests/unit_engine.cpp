@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/lloyd.h"
 #include "core/error.h"
 #include "core/matrix.h"
 #include "engine/dots.h"
@@ -144,12 +145,12 @@ TEST(Engine, LongRowsD3000) {
 /// K(X, Y) through engine::kernel_block on `isa` with the reduction in blocks of `depth`,
 /// into rows of stride Y.rows + 3 (the last three columns a guard).
 std::vector<float> block_in_depth(Isa isa, const engine::TileOp& op, const Matrix& X, const Matrix& Y, int64_t depth) {
+    // The tile functions' per-row terms: squared norms (rbf), inverse norms (cosine), none else.
     const auto aux = [&](const Matrix& M) {
-        std::vector<float> v;
-        for (int64_t i = 0; i < M.rows && (op.fn == engine::TileFn::rbf || op.fn == engine::TileFn::cosine); ++i) {
-            float s = 0.0f;
-            for (int64_t t = 0; t < M.cols; ++t) s += M.row(i)[t] * M.row(i)[t];
-            v.push_back(op.fn == engine::TileFn::rbf ? s : 1.0f / std::sqrt(s));
+        if (op.fn != engine::TileFn::rbf && op.fn != engine::TileFn::cosine) return std::vector<float>();
+        std::vector<float> v = row_squared_norms(M.view());
+        if (op.fn == engine::TileFn::cosine) {
+            for (float& s : v) s = 1.0f / std::sqrt(s);
         }
         return v;
     };
@@ -195,7 +196,7 @@ TEST(Engine, DepthBlocksGiveTheBitsOfTheWholeReduction) {
 
 TEST(Engine, ManyRowsCrossThePackedPassBoundary) {
     // 120 KiB of packed X per pass: at d = 784 a pass holds 28 rows, so 700 rows take 25
-    // passes (and d = 3000 one register panel per pass).
+    // passes.
     const Matrix X = random_rows(700, 784, 31, 0.0f, 1.0f), Y = random_rows(45, 784, 32, 0.0f, 1.0f);
     for (Isa isa : supported_paths()) expect_matches_reference(kernel_cases(784)[0], isa, X, Y);
 }
