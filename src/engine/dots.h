@@ -80,11 +80,13 @@ void for_each_dot_tile(const T* A, const int64_t* idx, int64_t rows, int64_t lda
         const int64_t nr = rows - i < R ? rows - i : R;
         const T* a[R] = {};
         for (int64_t r = 0; r < nr; ++r) a[r] = A + (idx != nullptr ? idx[i + r] : i + r) * lda;
-        // Rows picked by index are scattered: start fetching the next tile's rows while this
-        // one computes (the hardware prefetcher follows a row once its first lines were read).
-        for (int64_t r = i + R; idx != nullptr && r < rows && r < i + 2 * R; ++r) {
-            const char* next = reinterpret_cast<const char*>(A + idx[r] * lda);
-            const int64_t bytes = std::min<int64_t>(m * static_cast<int64_t>(sizeof(T)), 512);
+        // Fetch the next tile's rows (their first 4 KiB each) while this one computes: the
+        // hardware prefetcher alone left the tiles waiting on memory, contiguous rows or not
+        // (AMD Zen 3, 2 threads, 60000 half rows of m = 1000: 10 centres 15-18 -> 12 ms with
+        // the register-held centres below, 4 candidates 8-10 -> 6.5 ms).
+        for (int64_t r = i + R; r < rows && r < i + 2 * R; ++r) {
+            const char* next = reinterpret_cast<const char*>(A + (idx != nullptr ? idx[r] : r) * lda);
+            const int64_t bytes = std::min<int64_t>(m * static_cast<int64_t>(sizeof(T)), 4096);
             for (int64_t byte = 0; byte < bytes; byte += 64) __builtin_prefetch(next + byte);
         }
         for (int64_t j = 0; j < cols; j += J) {

@@ -51,7 +51,9 @@ struct Tile {
             __m256 a[NR];
             for (int64_t r = 0; r < NR; ++r) a[r] = load8(A[r] + t);
             for (int64_t j = 0; j < NJ; ++j) {
-                const __m256 b = load8(B + j * ldb + t);
+                __m256 b = load8(B + j * ldb + t);
+                // One load per centre: GCC folded it into each row's FMA (NR loads of it).
+                asm("" : "+x"(b));
                 for (int64_t r = 0; r < NR; ++r) acc[r][j] = _mm256_fmadd_ps(a[r], b, acc[r][j]);
             }
         }
