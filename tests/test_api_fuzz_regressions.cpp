@@ -282,3 +282,39 @@ TEST(FuzzRegression, DistancesNearDenormalsAreNotErrors) {
     ASSERT_TRUE(Ok(kkm_assign(m.get(), X.data(), 33, 3, labels.data(), dist.data())));
     for (const float v : dist) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
 }
+
+// fuzz_fit: 37 rows with many duplicates, kernel=laplacian at gamma 0.0187604919661516 (what
+// bandwidth_scale=0.01 gave), m = 37: LAPACK 3.11's dsyevd did not converge on K_LL (info=75,
+// Debian bookworm's LAPACK and BLIS) and the fit failed with KKM_ERR_INTERNAL. dsyevd's steps
+// now run again with dsteqr in place of dstedc (tests/unit_linalg.cpp checks the
+// decomposition); the fit succeeds and assigns its own rows.
+TEST(FuzzRegression, EigenDecompositionThatDivideAndConquerCannotFinish) {
+    const float values[74] = {
+        -1937.5f,  -843.75f,  -281.25f,  468.75f,   3031.25f,  -1812.5f,  -875.f,    1687.5f,   1031.25f,  3968.75f,
+        3968.75f,  3968.75f,  3968.75f,  3968.75f,  3968.75f,  3968.75f,  3968.75f,  531.25f,   1343.75f,  3562.5f,
+        2187.5f,   -187.5f,   -2468.75f, -1500.f,   -812.5f,   -4000.f,   -4000.f,   -4000.f,   -4000.f,   -4000.f,
+        -4000.f,   -4000.f,   -4000.f,   -3156.25f, 812.5f,    -3406.25f, 2250.f,    -1937.5f,  531.25f,   1343.75f,
+        3562.5f,   2187.5f,   -1937.5f,  531.25f,   1343.75f,  3562.5f,   2187.5f,   -187.5f,   -2468.75f, -843.75f,
+        -875.f,    -1500.f,   -812.5f,   -3156.25f, 812.5f,    -968.75f,  -2437.5f,  -1218.75f, -1218.75f, -1218.75f,
+        -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f, -1218.75f,
+        -1218.75f, -1218.75f, -1218.75f, -1218.75f};
+    Dataset ds;
+    ds.n = 37;
+    ds.d = 2;
+    ds.X.assign(values, values + 74);
+    finish(ds);
+    for (const char* params :
+         {"k=7 method=nystrom kernel=laplacian gamma=0.01876049196615163 m=37 init=random n_init=2 max_iter=3 "
+          "seed=29303 threads=1",
+          "k=7 method=nystrom kernel=laplacian bandwidth_scale=0.01 sampling=rls rls_lambda=1e9 nystrom_rcond=0.1 "
+          "m=37 init=random n_init=2 max_iter=3 seed=29303 threads=1"}) {
+        Model m = make_model(params);
+        ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr))) << params << ": " << kkm_last_error();
+        double objective = -1;
+        ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
+        EXPECT_TRUE(std::isfinite(objective) && objective >= 0) << objective;
+        std::vector<int32_t> labels;
+        std::vector<float> dist;
+        assign_checked(m.get(), ds, 7, labels, dist);
+    }
+}

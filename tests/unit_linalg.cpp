@@ -5,12 +5,16 @@
 // columns), random, block-diagonal (the tridiagonal splits), diagonal, zero and tiny
 // (dsyevd's scaling) matrices; orthonormal eigenvectors with small residuals; a cancel from
 // the progress callback throws CANCELLED and leaves nothing behind; non-finite input is
-// refused as before.
+// refused as before; where dstedc does not converge (a matrix fuzz_fit found), dsteqr takes
+// over in both, with the same bits.
 #include <gtest/gtest.h>
+
+#include <lapacke.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -155,6 +159,210 @@ TEST(SymmetricEigen, BitForBitOneDsyevdCall) {
         const Decomposition ours = pieces(c.A, c.n), reference = one_call(c.A, c.n);
         EXPECT_TRUE(same_bits(ours.values, reference.values));
         EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
+    }
+}
+
+/// A 37×37 laplacian kernel matrix (duplicate rows, gamma 0.0187604919661516, values down to
+/// 4e-38) on which LAPACK 3.11's dstedc does not converge (dsyevd info=75 with Debian
+/// bookworm's LAPACK and BLIS; fuzz_fit found it): the distinct values, and each entry's
+/// index among them.
+constexpr double kFailValues[] = {0x0.0p+0,
+                                  0x1.967e4e0000000p-125,
+                                  0x1.48426e0000000p-123,
+                                  0x1.0915200000000p-121,
+                                  0x1.dc6c5c0000000p-121,
+                                  0x1.ac21160000000p-120,
+                                  0x1.80bb0c0000000p-119,
+                                  0x1.59bb360000000p-118,
+                                  0x1.36af6a0000000p-117,
+                                  0x1.1731120000000p-116,
+                                  0x1.f5c7fe0000000p-116,
+                                  0x1.c2eaac0000000p-115,
+                                  0x1.95354a0000000p-114,
+                                  0x1.6c22100000000p-113,
+                                  0x1.4738be0000000p-112,
+                                  0x1.260d460000000p-111,
+                                  0x1.daeac00000000p-110,
+                                  0x1.7f83a60000000p-108,
+                                  0x1.164e8e0000000p-105,
+                                  0x1.f430e20000000p-105,
+                                  0x1.c17cd60000000p-104,
+                                  0x1.6afaa20000000p-102,
+                                  0x1.a96c500000000p-98,
+                                  0x1.7e4c800000000p-97,
+                                  0x1.34b8ae0000000p-95,
+                                  0x1.f29c0a0000000p-94,
+                                  0x1.f29d020000000p-94,
+                                  0x1.c011060000000p-93,
+                                  0x1.45273e0000000p-90,
+                                  0x1.2431760000000p-89,
+                                  0x1.0692fe0000000p-88,
+                                  0x1.a813fa0000000p-87,
+                                  0x1.5675b60000000p-85,
+                                  0x1.56760c0000000p-85,
+                                  0x1.33bed00000000p-84,
+                                  0x1.148cc20000000p-83,
+                                  0x1.f107fc0000000p-83,
+                                  0x1.f108f40000000p-83,
+                                  0x1.915f540000000p-81,
+                                  0x1.68afa20000000p-80,
+                                  0x1.441fc20000000p-79,
+                                  0x1.2344ae0000000p-78,
+                                  0x1.ef75b40000000p-72,
+                                  0x1.bd3c6c0000000p-71,
+                                  0x1.901a760000000p-70,
+                                  0x1.678bb40000000p-69,
+                                  0x1.43196c0000000p-68,
+                                  0x1.2258a60000000p-67,
+                                  0x1.04ea1a0000000p-66,
+                                  0x1.d4eea40000000p-66,
+                                  0x1.7aae6a0000000p-64,
+                                  0x1.31ccd60000000p-62,
+                                  0x1.12cd420000000p-61,
+                                  0x1.12cd880000000p-61,
+                                  0x1.ede4340000000p-61,
+                                  0x1.bbd40e0000000p-60,
+                                  0x1.8ed63c0000000p-59,
+                                  0x1.216da40000000p-56,
+                                  0x1.5338220000000p-52,
+                                  0x1.30d5060000000p-51,
+                                  0x1.11ef1c0000000p-50,
+                                  0x1.ec53f80000000p-50,
+                                  0x1.8d93080000000p-48,
+                                  0x1.6545e60000000p-47,
+                                  0x1.410e980000000p-46,
+                                  0x1.0344480000000p-44,
+                                  0x1.d1f8880000000p-44,
+                                  0x1.784a620000000p-42,
+                                  0x1.b905aa0000000p-38,
+                                  0x1.0272500000000p-33,
+                                  0x1.d07f600000000p-33,
+                                  0x1.51133a0000000p-30,
+                                  0x1.6303f60000000p-25,
+                                  0x1.3f07660000000p-24,
+                                  0x1.1eb0640000000p-23,
+                                  0x1.75e9ae0000000p-20,
+                                  0x1.2df2c00000000p-18,
+                                  0x1.0f57220000000p-17,
+                                  0x1.89d0240000000p-15,
+                                  0x1.00d00c0000000p-11,
+                                  0x1.74ba740000000p-9,
+                                  0x1.0000000000000p+0};
+constexpr unsigned char kFailIndex[37][37] = {
+    {81, 38, 0,  22, 0, 0,  0,  0,  0,  0,  0,  70, 9,  0,  0,  0,  6,  0, 0,
+     0,  0,  68, 0,  0, 78, 63, 25, 41, 73, 71, 71, 71, 71, 71, 71, 71, 71},
+    {38, 81, 0,  61, 0,  0,  0,  0,  8,  0,  32, 13, 0,  0,  0,  0,  0,  0, 0,
+     64, 0,  63, 0,  32, 24, 44, 13, 45, 19, 42, 42, 42, 42, 42, 42, 42, 42},
+    {0, 0, 81, 0, 0,  0, 0,  0, 29, 0, 47, 0, 0, 0, 0, 0, 0, 20, 72,
+     0, 2, 0,  0, 47, 0, 11, 0, 35, 0, 0,  0, 0, 0, 0, 0, 0, 0},
+    {22, 61, 0,  81, 12, 0,  0,  0, 0, 15, 0,  0,  0,  0,  0,  0,  0,  0, 0,
+     62, 0,  54, 15, 0,  14, 31, 0, 7, 3,  30, 30, 30, 30, 30, 30, 30, 30},
+    {0,  0, 0, 12, 81, 39, 39, 39, 0, 75, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     33, 8, 0, 75, 0,  0,  0,  0,  0, 0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0,  0, 0,  39, 81, 81, 81, 26, 37, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 55, 0, 37, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0,  0, 0,  39, 81, 81, 81, 26, 37, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 55, 0, 37, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0,  0, 0,  39, 81, 81, 81, 26, 37, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 55, 0, 37, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0,  8,  29, 0, 0,  26, 26, 26, 81, 0, 46, 0, 0, 0, 0, 0, 0, 0, 12,
+     10, 57, 0,  0, 46, 0,  0,  0,  0,  0, 0,  0, 0, 0, 0, 0, 0, 0},
+    {0,  0,  0, 15, 75, 37, 37, 37, 0, 81, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+     36, 22, 0, 81, 1,  0,  0,  0,  0, 0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0,  32, 47, 0, 0,  0, 0, 0, 46, 1, 81, 0, 0, 0, 0, 0, 0, 1, 61,
+     31, 21, 0,  1, 81, 0, 6, 0, 56, 0, 4,  4, 4, 4, 4, 4, 4, 4},
+    {70, 13, 0,  0, 0, 0,  0,  0,  0,  0,  0,  81, 13, 16, 16, 16, 31, 0, 0,
+     0,  0,  44, 0, 0, 76, 66, 28, 20, 80, 67, 67, 67, 67, 67, 67, 67, 67},
+    {9, 0, 0, 0, 0, 0, 0,  0,  0, 0, 0,  13, 81, 31, 31, 31, 16, 54, 0,
+     0, 0, 0, 0, 0, 0, 44, 74, 0, 5, 31, 31, 31, 31, 31, 31, 31, 31},
+    {0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 16, 31, 81, 81, 81, 74, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 16, 0, 7, 0, 0,  0,  0,  0,  0,  0,  0},
+    {0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 16, 31, 81, 81, 81, 74, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 16, 0, 7, 0, 0,  0,  0,  0,  0,  0,  0},
+    {0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 16, 31, 81, 81, 81, 74, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 16, 0, 7, 0, 0,  0,  0,  0,  0,  0,  0},
+    {6, 0, 0, 0, 0, 0,  0, 0,  0, 0,  0, 31, 16, 74, 74, 74, 81, 0, 0,
+     0, 0, 0, 0, 0, 19, 0, 31, 0, 24, 0, 0,  0,  0,  0,  0,  0,  0},
+    {0, 0, 20, 0, 0, 0, 0,  0,  0,  0, 1,  0,  54, 0,  0,  0,  0,  81, 40,
+     0, 0, 0,  0, 1, 0, 22, 59, 48, 0, 11, 11, 11, 11, 11, 11, 11, 11},
+    {0, 0, 72, 0, 0,  0, 0,  0, 12, 0, 61, 0,  0,  0,  0,  0,  0,  40, 81,
+     0, 0, 0,  0, 61, 0, 23, 9, 49, 0, 12, 12, 12, 12, 12, 12, 12, 12},
+    {0,  64, 0,  62, 33, 0, 0,  0, 10, 36, 31, 0, 0, 0, 0, 0, 0, 0, 0,
+     81, 18, 29, 36, 31, 0, 10, 0, 43, 0,  8,  8, 8, 8, 8, 8, 8, 8},
+    {0,  0,  2, 0,  8,  55, 55, 55, 57, 22, 21, 0, 0, 0, 0, 0, 0, 0, 0,
+     18, 81, 0, 22, 21, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0},
+    {68, 63, 0,  54, 0, 0,  0,  0, 0,  0,  0,  44, 0,  0,  0,  0,  0,  0, 0,
+     29, 0,  81, 0,  0, 58, 34, 0, 10, 52, 47, 47, 47, 47, 47, 47, 47, 47},
+    {0,  0,  0, 15, 75, 37, 37, 37, 0, 81, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+     36, 22, 0, 81, 1,  0,  0,  0,  0, 0,  0, 0, 0, 0, 0, 0, 0, 0},
+    {0,  32, 47, 0, 0,  0, 0, 0, 46, 1, 81, 0, 0, 0, 0, 0, 0, 1, 61,
+     31, 21, 0,  1, 81, 0, 6, 0, 56, 0, 4,  4, 4, 4, 4, 4, 4, 4},
+    {78, 24, 0,  14, 0, 0,  0,  0,  0,  0,  0,  76, 0,  0,  0,  0,  19, 0, 0,
+     0,  0,  58, 0,  0, 81, 53, 17, 27, 79, 65, 65, 65, 65, 65, 65, 65, 65},
+    {63, 44, 11, 31, 0, 0,  0,  0,  0,  0,  6,  66, 44, 0,  0,  0,  0,  22, 23,
+     10, 0,  34, 0,  6, 53, 81, 63, 54, 60, 77, 77, 77, 77, 77, 77, 77, 77},
+    {25, 13, 0, 0, 0, 0,  0,  0,  0,  0,  0,  28, 74, 16, 16, 16, 31, 59, 9,
+     0,  0,  0, 0, 0, 17, 63, 81, 20, 23, 50, 50, 50, 50, 50, 50, 50, 50},
+    {41, 45, 35, 7, 0,  0,  0,  0,  0,  0,  56, 20, 0,  0,  0,  0,  0,  48, 49,
+     43, 0,  10, 0, 56, 27, 54, 20, 81, 24, 51, 51, 51, 51, 51, 51, 51, 51},
+    {73, 19, 0,  3, 0, 0,  0,  0,  0,  0,  0,  80, 5,  7,  7,  7,  24, 0, 0,
+     0,  0,  52, 0, 0, 79, 60, 23, 24, 81, 69, 69, 69, 69, 69, 69, 69, 69},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+    {71, 42, 0,  30, 0, 0,  0,  0,  0,  0,  4,  67, 31, 0,  0,  0,  0,  11, 12,
+     8,  0,  47, 0,  4, 65, 77, 50, 51, 69, 81, 81, 81, 81, 81, 81, 81, 81},
+};
+
+/// `copies` copies of that matrix down the diagonal, then `zeros` zero rows and columns.
+Square dstedc_fails(int64_t copies, int64_t zeros) {
+    constexpr int64_t s = 37;
+    const int64_t n = copies * s + zeros;
+    Square A(static_cast<size_t>(n * n), 0.0);
+    for (int64_t b = 0; b < copies; ++b) {
+        for (int64_t i = 0; i < s; ++i) {
+            for (int64_t j = 0; j < s; ++j)
+                A[static_cast<size_t>((b * s + i) * n + b * s + j)] = kFailValues[kFailIndex[i][j]];
+        }
+    }
+    return A;
+}
+
+TEST(SymmetricEigen, WhereDivideAndConquerFailsTheQrIterationTakesOver) {
+    // Both ways in: one call below 512 (the 37×37 matrix) and the steps from 512 on (14
+    // copies of it down the diagonal and two zero rows: 520×520). Where dsyevd fails (here,
+    // Debian's LAPACK 3.11: info 75 and 77814), dsyevd's steps run again with dsteqr in place
+    // of dstedc, so the one call and the steps still agree bit for bit, and the decomposition
+    // is a true one. A LAPACK whose dstedc converges on these matrices takes the ordinary
+    // path, where the same checks hold.
+    for (const auto& [copies, zeros] : {std::pair<int64_t, int64_t>{1, 0}, {14, 2}}) {
+        const int64_t n = copies * 37 + zeros;
+        const Square A = dstedc_fails(copies, zeros);
+        SCOPED_TRACE("n = " + std::to_string(n));
+        Square plain = A;
+        std::vector<double> w(static_cast<size_t>(n));
+        const lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', static_cast<lapack_int>(n), plain.data(),
+                                               static_cast<lapack_int>(n), w.data());
+        std::printf("n = %ld: LAPACKE_dsyevd info = %d (%s)\n", static_cast<long>(n), static_cast<int>(info),
+                    info > 0 ? "the fallback runs" : "the ordinary path");
+        Decomposition ours, reference;
+        ASSERT_NO_THROW(ours = pieces(A, n));
+        ASSERT_NO_THROW(reference = one_call(A, n));
+        EXPECT_TRUE(same_bits(ours.values, reference.values));
+        EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
+        expect_orthonormal_eigenvectors(A, n, ours, 1e-12 * static_cast<double>(n));
+        EXPECT_NEAR(ours.values.back(), 8.0, 1e-9);  // eight equal rows of ones, to round-off
     }
 }
 

@@ -18,7 +18,9 @@ void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, con
 /// Symmetric eigen-decomposition in float64 (LAPACK dsyevd): A (n×n, row-major, its upper
 /// triangle read) is overwritten by the eigenvectors as rows, row e for eigenvalue w[e]; w
 /// receives the eigenvalues in ascending order. Throws kkm::Error(KKM_ERR_INVALID_DATA) if A
-/// holds a non-finite value, kkm::Error(KKM_ERR_INTERNAL) if LAPACK does not converge.
+/// holds a non-finite value, kkm::Error(KKM_ERR_INTERNAL) if LAPACK does not converge (where
+/// dsyevd's divide and conquer does not, its steps run again with dsteqr's QL/QR iteration
+/// in its place, in both functions alike; only that failing too is an error).
 /// Cancellable: from n = 512 on, dsyevd's steps run one by one with a progress poll
 /// (core/progress.h) between pieces of at most 0.04 s at n = 2000, so a fit's cancel
 /// throws Error(KKM_ERR_CANCELLED) from here (A and w then hold nothing of use). The results

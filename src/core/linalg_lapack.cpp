@@ -20,6 +20,11 @@
 // to numpy's BLAS, OpenBLAS on Debian, and ours to BLIS, README "BLIS stays the BLAS"). The
 // results are then a mix of the two BLASes' roundings: deterministic, but not those of the
 // one call in that process.
+//
+// Where dstedc does not converge (LAPACK 3.11 on a 37x37 laplacian kernel matrix of duplicate
+// rows: info=75; tests/unit_linalg.cpp keeps it), both functions run dsyevd's steps again with
+// dsteqr in dstedc's place (dsyevd_steps): the same bits from both, and only that failing too
+// is an error.
 #include <lapacke.h>
 
 #include <algorithm>
@@ -459,8 +464,8 @@ void check_finite(int64_t n, const double* A) {
 }
 
 [[noreturn]] void failed(int64_t n, Int info) {
-    fail(KKM_ERR_INTERNAL, "eigen-decomposition (LAPACK dsyevd) of a " + std::to_string(n) + "x" + std::to_string(n) +
-                               " matrix failed, info=" + std::to_string(info));
+    fail(KKM_ERR_INTERNAL, "eigen-decomposition (LAPACK dsyevd, then dsteqr) of a " + std::to_string(n) + "x" +
+                               std::to_string(n) + " matrix failed, info=" + std::to_string(info));
 }
 
 /// LAPACK works in column-major order. The upper triangle of the row-major matrix is
@@ -483,27 +488,6 @@ void mirror_upper(int64_t n, double* A) {
     }
 }
 
-}  // namespace
-
-void dsyevd_rows_one_call(int64_t n, double* A, double* w) {
-    check_finite(n, A);
-    mirror_upper(n, A);
-    one_blas_thread_in_forked_child();
-    const auto order = static_cast<Int>(n);
-    double work_size = 0;
-    Int iwork_size = 0;
-    Int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, &work_size, -1, &iwork_size, -1);
-    if (info == 0) {
-        std::vector<double> work(static_cast<size_t>(work_size));
-        std::vector<Int> iwork(static_cast<size_t>(iwork_size));
-        info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, work.data(),
-                                   static_cast<Int>(work.size()), iwork.data(), static_cast<Int>(iwork.size()));
-    }
-    if (info != 0) failed(n, info);
-}
-
-namespace {
-
 /// dsyevd's workspace for an n×n matrix: doubles and ints.
 int64_t work_doubles(int64_t n) {
     return 1 + 6 * n + 2 * n * n;
@@ -512,23 +496,10 @@ int64_t work_ints(int64_t n) {
     return 3 + 5 * n;
 }
 
-}  // namespace
-
-double dsyevd_footprint(double s) {
-    const auto n = static_cast<int64_t>(s);
-    return 8 * s * s + 8 * static_cast<double>(work_doubles(n)) +
-           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s + 2 * sgemm_footprint(s, s, s);
-}
-
-void dsyevd_rows(int64_t n, double* A, double* w) {
-    if (n < kPiecewiseFrom) {
-        dsyevd_rows_one_call(n, A, w);
-        return;
-    }
-    check_finite(n, A);
-    poll();
-    mirror_upper(n, A);
-    one_blas_thread_in_forked_child();
+/// dsyevd's steps on the mirrored, column-major matrix A (its result to A and w, as the one
+/// call's), with cancellation polls between them; dsteqr where dstedc does not converge.
+/// Returns 0, or the info of the step that failed.
+Int dsyevd_steps(int64_t n, double* A, double* w) {
     // dsyevd's workspace and its layout: e, tau, then the n×n eigenvectors Z of the
     // tridiagonal (dsytrd's panel workspace before them), then dstedc's and dormtr's.
     const auto N = static_cast<Int>(n);
@@ -564,14 +535,68 @@ void dsyevd_rows(int64_t n, double* A, double* w) {
     }
     tridiagonalize(N, a, w, e, tau, Z);
     poll();
+    const std::vector<double> diagonal(w, w + n), off(e, e + n);  // for dsteqr, should dstedc fail
     info = tridiagonal_eigen(N, w, e, Fortran{Z, N}, work2, iwork.get());
-    if (info != 0) failed(n, info);
+    if (info > 0) {
+        // dsyev's eigen step on the same tridiagonal (the reduction and the back-transformation
+        // are dsyevd's): the implicit QL/QR iteration, eigenvectors of T into Z.
+        std::copy(diagonal.begin(), diagonal.end(), w);
+        std::copy(off.begin(), off.end(), e);
+        info = LAPACKE_dsteqr_work(LAPACK_COL_MAJOR, 'I', N, w, e, Z, N, work2);
+    }
+    if (info != 0) return info;
     back_transform(N, a, tau, Fortran{Z, N}, work2, lwork2);
     LAPACK_dlacpy("A", &N, &N, Z, &N, A, &N);
     if (scaled) {
         const double inverse = 1.0 / sigma;
         dscal_(&N, &inverse, w, &kOne);
     }
+    return 0;
+}
+
+}  // namespace
+
+void dsyevd_rows_one_call(int64_t n, double* A, double* w) {
+    check_finite(n, A);
+    mirror_upper(n, A);
+    one_blas_thread_in_forked_child();
+    const auto order = static_cast<Int>(n);
+    double work_size = 0;
+    Int iwork_size = 0;
+    const std::vector<double> input(A, A + n * n);  // for the steps, should dsyevd fail
+    Int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, &work_size, -1, &iwork_size, -1);
+    if (info == 0) {
+        std::vector<double> work(static_cast<size_t>(work_size));
+        std::vector<Int> iwork(static_cast<size_t>(iwork_size));
+        info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, work.data(),
+                                   static_cast<Int>(work.size()), iwork.data(), static_cast<Int>(iwork.size()));
+    }
+    if (info > 0) {  // dstedc did not converge: dsyevd's steps again, with dsteqr in its place
+        std::copy(input.begin(), input.end(), A);
+        info = dsyevd_steps(n, A, w);
+    }
+    if (info != 0) failed(n, info);
+}
+
+double dsyevd_footprint(double s) {
+    const auto n = static_cast<int64_t>(s);
+    // The copy kept for the fallback: the matrix below kPiecewiseFrom, else the tridiagonal.
+    const double fallback = s < static_cast<double>(kPiecewiseFrom) ? 8 * s * s : 16 * s;
+    return fallback + 8 * s * s + 8 * static_cast<double>(work_doubles(n)) +
+           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s + 2 * sgemm_footprint(s, s, s);
+}
+
+void dsyevd_rows(int64_t n, double* A, double* w) {
+    if (n < kPiecewiseFrom) {
+        dsyevd_rows_one_call(n, A, w);
+        return;
+    }
+    check_finite(n, A);
+    poll();
+    mirror_upper(n, A);
+    one_blas_thread_in_forked_child();
+    const Int info = dsyevd_steps(n, A, w);
+    if (info != 0) failed(n, info);
 }
 
 }  // namespace kkm::linalg
