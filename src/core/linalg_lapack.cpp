@@ -571,7 +571,9 @@ void dsyevd_rows_one_call(int64_t n, double* A, double* w) {
         info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', order, A, order, w, work.data(),
                                    static_cast<Int>(work.size()), iwork.data(), static_cast<Int>(iwork.size()));
     }
-    if (info > 0) {  // dstedc did not converge: dsyevd's steps again, with dsteqr in its place
+    // dstedc did not converge: dsyevd's steps again from the input (their dstedc fails the
+    // same way, then dsteqr takes its place on the same tridiagonal).
+    if (info > 0) {
         std::copy(input.begin(), input.end(), A);
         info = dsyevd_steps(n, A, w);
     }
