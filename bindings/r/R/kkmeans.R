@@ -158,7 +158,8 @@ listened_fit <- function(progress, call, fit) {
 
 # A numeric matrix (double storage) from a matrix, data.frame or vector; error otherwise or
 # when a value is missing or not finite (NA, NaN, Inf), naming the first such cell (1-based).
-as_data_matrix <- function(x, what = "x", call = sys.call(-1L)) {
+# With missing_ok, missing values (NA, NaN) stay for the caller to handle; Inf is still an error.
+as_data_matrix <- function(x, what = "x", call = sys.call(-1L), missing_ok = FALSE) {
     if (is.data.frame(x)) {
         ok <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1L))
         if (!all(ok)) {
@@ -179,8 +180,8 @@ as_data_matrix <- function(x, what = "x", call = sys.call(-1L)) {
         stop(kkmeans_error(sprintf("%s has no data (%d x %d)", what, nrow(x), ncol(x)), 1L, call))
     }
     if (storage.mode(x) != "double") storage.mode(x) <- "double"
-    if (anyNA(x) || any(is.infinite(x))) {
-        bad <- which(!is.finite(x), arr.ind = TRUE)[1L, ]
+    if ((!missing_ok && anyNA(x)) || any(is.infinite(x))) {
+        bad <- which(if (missing_ok) is.infinite(x) else !is.finite(x), arr.ind = TRUE)[1L, ]
         value <- x[bad[1L], bad[2L]]
         stop(kkmeans_error(sprintf("%s has a missing or non-finite value (%s) at row %d, column %d",
                                    what, format(value), bad[1L], bad[2L]), 2L, call))
@@ -819,10 +820,11 @@ formula_design <- function(formula, data, na.action, call) {
 }
 
 # New rows as the model sees them: for a formula fit the model matrix of `newdata` under the
-# fit's terms (missing values are an error naming the cell), otherwise a numeric matrix
-# whose columns are matched by name to the training columns when both have the same names.
-# A sparse Matrix is densified (for a graph fit: affinity rows, n_new x n_train).
-design_matrix <- function(object, newdata, what, call) {
+# fit's terms, otherwise a numeric matrix whose columns are matched by name to the training
+# columns when both have the same names. A sparse Matrix is densified (for a graph fit:
+# affinity rows, n_new x n_train). Missing values are an error naming the cell unless
+# missing_ok (then they stay: predict's na.action handles them).
+design_matrix <- function(object, newdata, what, call, missing_ok = FALSE) {
     if (!is.null(object$terms)) {
         if (!is.data.frame(newdata) && !is.list(newdata)) newdata <- as.data.frame(newdata)
         terms <- stats::delete.response(object$terms)
@@ -835,7 +837,7 @@ design_matrix <- function(object, newdata, what, call) {
     } else {
         x <- if (is_graph_input(newdata)) as.matrix(newdata) else newdata
     }
-    x <- as_data_matrix(x, what, call)
+    x <- as_data_matrix(x, what, call, missing_ok)
     if (!is.null(object$colnames) && !is.null(colnames(x)) && setequal(colnames(x), object$colnames) &&
         ncol(x) == length(object$colnames)) {
         x <- x[, object$colnames, drop = FALSE]
@@ -1043,7 +1045,10 @@ fitted.kkmeans <- function(object, method = c("classes", "centers"), ...) {
 # Nearest fitted cluster (1-based) of each row of newdata, or (type = "distance") the n x k
 # matrix of squared distances of each row to every fitted centre (kkm_distances), measured as
 # the library measures tot.withinss, for every method; without newdata, the training clusters.
-predict.kkmeans <- function(object, newdata, type = c("class", "distance"), ...) {
+# Rows with missing values go through na.action (predict_missing); by default (NULL) na.pass
+# for a formula fit, as stats::predict.lm, and an error naming the cell for a matrix fit, as
+# kkmeans() gives one for a matrix without na.action.
+predict.kkmeans <- function(object, newdata, type = c("class", "distance"), na.action = NULL, ...) {
     call <- sys.call()
     type <- match.arg(type)
     if (missing(newdata) || is.null(newdata)) {
@@ -1053,10 +1058,52 @@ predict.kkmeans <- function(object, newdata, type = c("class", "distance"), ...)
         }
         return(fitted(object))
     }
-    x <- design_matrix(object, newdata, "newdata", call)
-    if (type == "class") return(assign_rows(object, x, call))
+    if (is.null(na.action) && !is.null(object$terms)) na.action <- stats::na.pass
+    x <- design_matrix(object, newdata, "newdata", call, missing_ok = !is.null(na.action))
+    predict_missing(x, na.action, call, function(rows) predict_rows(object, rows, type, call))
+}
+
+# predict() of the complete rows of x: na.pass (or an na.action that keeps every row) gives
+# NA (a row of NA for distances) where a row has a missing value; na.omit drops those rows
+# (their numbers in the result's "na.action" attribute), na.exclude pads them with NA
+# (stats::napredict); na.fail, or no na.action, is an error naming the first missing cell.
+predict_missing <- function(x, na.action, call, predict_rows) {
+    incomplete <- which(rowSums(is.na(x)) > 0L)
+    if (length(incomplete) == 0L) return(predict_rows(x))
+    kept <- if (is.null(na.action)) NULL else tryCatch(match.fun(na.action)(x), error = function(e) NULL)
+    if (is.null(kept)) as_data_matrix(x, "newdata", call)  # stops, naming the cell
+    omitted <- attr(kept, "na.action")
+    result <- predict_rows(x[-incomplete, , drop = FALSE])
+    if (!is.null(omitted)) {
+        result <- stats::napredict(omitted, result)
+        if (inherits(omitted, "omit")) attr(result, "na.action") <- omitted
+        return(result)
+    }
+    pad_rows(result, incomplete, nrow(x), rownames(x))
+}
+
+# A result for the complete rows (vector or matrix) put back among NA at the incomplete ones.
+pad_rows <- function(result, incomplete, n, names) {
+    if (is.matrix(result)) {
+        full <- matrix(NA_real_, n, ncol(result), dimnames = list(names, colnames(result)))
+        full[-incomplete, ] <- result
+        return(full)
+    }
+    full <- rep(NA_integer_, n)
+    full[-incomplete] <- result
+    if (!is.null(names)) names(full) <- names
+    full
+}
+
+# predict() of the rows of a design matrix without missing values (none at all: a 0-row result).
+predict_rows <- function(object, x, type, call) {
     model <- native_model(object, call)
+    if (type == "class") {
+        if (nrow(x) == 0L) return(integer(0L))
+        return(assign_rows(object, x, call))
+    }
     k <- native_call(NativeModel_k(model), call)
+    if (nrow(x) == 0L) return(matrix(NA_real_, 0L, k, dimnames = list(NULL, seq_len(k))))
     values <- native_call(NativeModel_distances_f64(model, row_major(x), nrow(x), ncol(x), nrow(x) * k), call)
     matrix(values, nrow = nrow(x), ncol = k, byrow = TRUE, dimnames = list(rownames(x), seq_len(k)))
 }

@@ -82,3 +82,36 @@ test_that("predict(type = \"distance\") is the n x k matrix whose row minima are
     }
     expect_error(predict(fit, type = "distance"), "needs newdata", class = "kkmeans_invalid_argument")
 })
+
+test_that("predict's na.action: NA rows of a formula fit's data frame get NA; a matrix fit names the cell", {
+    b <- blob_frame(64L)
+    df <- b$df
+    df$a[3] <- NA
+    df$b[7] <- NaN
+    fit <- kkmeans(~ ., data = df, centers = 3, method = "exact", gamma = 0.1, seed = 1)
+    complete <- predict(fit, df[-c(3, 7), ])
+    labels <- predict(fit, df)
+    expect_length(labels, nrow(df))
+    expect_identical(unname(which(is.na(labels))), c(3L, 7L))
+    expect_identical(unname(labels[-c(3, 7)]), unname(complete))
+    D <- predict(fit, df, type = "distance")
+    expect_identical(dim(D), c(nrow(df), 3L))
+    expect_true(all(is.na(D[c(3, 7), ])))
+    expect_identical(unname(D[-c(3, 7), ]), unname(predict(fit, df[-c(3, 7), ], type = "distance")))
+    expect_identical(unname(apply(D[-c(3, 7), ], 1L, which.min)), unname(complete))
+    omitted <- predict(fit, df, na.action = na.omit)
+    expect_identical(unname(as.vector(omitted)), unname(as.vector(complete)))
+    expect_identical(as.integer(attr(omitted, "na.action")), c(3L, 7L))
+    expect_identical(unname(predict(fit, df, na.action = na.exclude)), unname(labels))
+    expect_error(predict(fit, df, na.action = na.fail), "row 3, column 1", class = "kkmeans_invalid_data")
+    expect_identical(unname(predict(fit, df[c(3, 7), ])), c(NA_integer_, NA_integer_))
+    df$a[9] <- Inf
+    expect_error(predict(fit, df), "Inf.*row 9, column 1", class = "kkmeans_invalid_data")
+    x <- as.matrix(b$df)
+    mfit <- kkmeans(x, 3, method = "exact", gamma = 0.1, seed = 1)
+    x[5, 2] <- NA
+    expect_error(predict(mfit, x), "row 5, column 2", class = "kkmeans_invalid_data")
+    padded <- predict(mfit, x, na.action = na.pass)
+    expect_true(is.na(padded[5]))
+    expect_identical(padded[-5], fitted(mfit)[-5])
+})
