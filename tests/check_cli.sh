@@ -4,7 +4,7 @@
 # bad sizes, CSV first rows and output files (tests/BAD_INPUT.md, "The command-line program").
 # usage: check_cli.sh path/to/kkmeans
 set -u
-kkm="$1"
+case "$1" in /*) kkm="$1" ;; *) kkm="$PWD/$1" ;; esac  # absolute: some checks cd
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 passed=0
@@ -176,6 +176,27 @@ cp "$dir/exact.kkm" "$dir/model_copy.kkm"
 check "assign -l naming the model is refused and the model is kept" sh -c \
     "! '$kkm' assign -q '$dir/model_copy.kkm' '$dir/input.csv' -l '$dir/model_copy.kkm' 2>'$dir/e' &&
      grep -q 'same file' '$dir/e' && cmp '$dir/model_copy.kkm' '$dir/exact.kkm'"
+# The model beside the summary on standard output: -o - (a file named "-" is an input here)
+# and -o naming the file standard output is redirected to are refused before the fit; a
+# summary standard output cannot take (a full device, a closed descriptor) is exit 1.
+mkdir "$dir/dash" && cp "$dir/rings.csv" "$dir/dash/-"
+check "-o - is refused, and an input file named - is kept" sh -c \
+    "cd '$dir/dash' && ! '$kkm' fit -q ./- k=2 -o - >/dev/null 2>'$dir/e' &&
+     grep -q -e \"'-': this output cannot go to standard output\" '$dir/e' && cmp ./- '$dir/rings.csv'"
+check "-o naming the file standard output goes to is refused" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 -o /dev/stdout >'$dir/model_out' 2>'$dir/e' &&
+     grep -q 'the file standard output goes to' '$dir/e' && test ! -s '$dir/model_out' &&
+     ! '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/model_out' >>'$dir/model_out' 2>'$dir/e' &&
+     grep -q 'the file standard output goes to' '$dir/e'"
+if [ -c /dev/full ]; then
+    check "a summary to a full device: exit 1, saying so" sh -c \
+        "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 >/dev/full 2>'$dir/e'; test \$? -eq 1 &&
+         grep -q 'cannot write to standard output' '$dir/e' &&
+         '$kkm' params >/dev/full 2>'$dir/e'; test \$? -eq 1"
+fi
+check "closed standard output: exit 1; the labels file (opened before the summary) is whole" sh -c \
+    "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 -l '$dir/closed.csv' >&- 2>'$dir/e';
+     test \$? -eq 1 && grep -q 'cannot write to standard output' '$dir/e' && cmp '$dir/closed.csv' '$dir/exact.fit.csv'"
 # Unbounded input: an endless stream stops at max_memory_mb with an error naming it.
 check "an endless standard input stops at max_memory_mb" sh -c \
     "yes 1,2 | timeout 60 '$kkm' fit -q - k=2 max_memory_mb=1 2>'$dir/e'; test \$? -eq 1 &&

@@ -1,8 +1,14 @@
 #include "cli.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <iostream>
 
 namespace kkm_tool {
 namespace {
@@ -129,6 +135,24 @@ long long parse_count(std::string_view option, std::string_view text) {
                          "' is not a non-negative integer");
     }
     return value;
+}
+
+void reserve_standard_descriptors() {
+    for (const int fd : {0, 1, 2}) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        const int opened = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (opened >= 0 && opened != fd) ::close(opened);  // a lower one was free: taken in its turn
+    }
+}
+
+int finish_standard_output(int status, std::string_view program) {
+    errno = 0;
+    std::cout.flush();
+    if (std::cout) return status;
+    const int error = errno;
+    std::cerr << program << ": error: cannot write to standard output"
+              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    return 1;
 }
 
 }  // namespace kkm_tool

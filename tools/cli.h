@@ -50,4 +50,15 @@ ParsedArgs parse_args(std::span<char* const> args, std::span<const OptionSpec> s
 /// Parses a whole non-negative integer option value; throws UsageError naming the option.
 long long parse_count(std::string_view option, std::string_view text);
 
+/// At start: a standard descriptor (0, 1, 2) the program was started without is opened on
+/// /dev/null the wrong way round (0 write-only, 1 and 2 read-only), so that no file the
+/// command opens takes its number (a model file as descriptor 1 would receive the summary)
+/// and what is printed there fails instead of vanishing.
+void reserve_standard_descriptors();
+
+/// At the end of a command that returned `status`: standard output flushed; 1 (after saying
+/// so on standard error, prefixed by `program`) where it could not take what was printed (a
+/// full disk, a closed descriptor), else `status`.
+int finish_standard_output(int status, std::string_view program);
+
 }  // namespace kkm_tool

@@ -148,10 +148,34 @@ kkm::io::FileIdentity identify_file(const CommandFile& f) {
 
 }  // namespace
 
+namespace {
+
+/// An output that cannot share standard output with the summary (CommandFile::not_stdout):
+/// "-", or a path to the file standard output goes to (/dev/stdout, or the very file it is
+/// redirected to: the summary, written after, would overwrite the model's first bytes).
+void refuse_standard_output(const CommandFile& f) {
+    if (!f.not_stdout) return;
+    if (f.path == "-") {
+        throw ToolError(f.role +
+                        " '-': this output cannot go to standard output (the summary goes there); name a "
+                        "file");
+    }
+    if (!std::filesystem::exists(f.path)) return;
+    const kkm::io::FileIdentity target = kkm::io::identify(f.path), out = kkm::io::identify_descriptor(1);
+    if (target == out && target.regular) {
+        throw ToolError(f.role + " '" + f.path +
+                        "' is the file standard output goes to, where the summary is "
+                        "printed; name another file");
+    }
+}
+
+}  // namespace
+
 void check_files(const std::vector<CommandFile>& files) {
     std::vector<std::optional<kkm::io::FileIdentity>> ids(files.size());
     try {
         for (size_t i = 0; i < files.size(); ++i) {
+            refuse_standard_output(files[i]);
             // An input that does not exist is reported by its reader, with its reason.
             if (files[i].output || files[i].path == "-" || std::filesystem::exists(files[i].path)) {
                 ids[i] = identify_file(files[i]);

@@ -98,13 +98,17 @@ struct CommandFile {
     std::string role;  ///< "the input", "-o (the model)", ...
     std::string path;  ///< "-": standard input (an input) or output (an output)
     bool output = false;
+    /// An output written to its file directly (a model; kkmeans-mpi's labels), beside the
+    /// summary printed on standard output: "-" or a path to standard output's file is refused.
+    bool not_stdout = false;
 };
 
 /// Before any (long) work: throws ToolError when an output cannot be created at all (its
 /// directory does not exist, it is a directory), when two outputs are one regular file
 /// (the second would replace the first), or when an output is one of the inputs (it would
 /// be destroyed). Files are compared by device and inode, so links and other spellings of
-/// one file are caught. Only regular files (and files still to be created) can clash: /dev/null
+/// one file are caught, and an output marked not_stdout must not be standard output ("-" or
+/// its file). Only regular files (and files still to be created) can clash: /dev/null
 /// twice, or one terminal as standard input and output, is allowed.
 void check_files(const std::vector<CommandFile>& files);
 

@@ -61,7 +61,7 @@ struct LoadedInput {
 std::vector<CommandFile> command_files(const FitRequest& request) {
     std::vector<CommandFile> files{{"the input", request.input, false}};
     if (request.truth_path) files.push_back({"--truth", *request.truth_path, false});
-    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true});
+    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true, true});
     if (request.labels_path) files.push_back({"-l (the labels)", *request.labels_path, true});
     return files;
 }

@@ -94,8 +94,9 @@ int dispatch(int argc, char** argv) {
 }  // namespace kkm_tool
 
 int main(int argc, char** argv) {
+    kkm_tool::reserve_standard_descriptors();
     try {
-        return kkm_tool::dispatch(argc, argv);
+        return kkm_tool::finish_standard_output(kkm_tool::dispatch(argc, argv), "kkmeans");
     } catch (const kkm_tool::UsageError& e) {
         std::cerr << "kkmeans: " << e.what() << "\n\n";
         kkm_tool::print_usage(std::cerr);

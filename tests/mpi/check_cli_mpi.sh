@@ -6,7 +6,7 @@
 # usage: check_cli_mpi.sh MPIRUN KKMEANS_MPI KKMEANS
 set -u
 mpirun="$1"
-kkm_mpi="$2"
+case "$2" in /*) kkm_mpi="$2" ;; *) kkm_mpi="$PWD/$2" ;; esac  # absolute: a check cds
 kkm="$3"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -85,6 +85,12 @@ cp "$dir/rings.f32" "$dir/input.f32"
 check "-l naming the input: refused, the input kept" sh -c \
     "! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 '$dir/input.f32' k=2 \
          -l '$dir/input.f32' 2>'$dir/e' && grep -q 'same file' '$dir/e' && cmp '$dir/input.f32' '$dir/rings.f32'"
+mkdir "$dir/dash" && cp "$dir/rings.f32" "$dir/dash/-"
+check "-l - and -o - (standard output, where the summary goes): refused, an input named - kept" sh -c \
+    "cd '$dir/dash' && ! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 ./- \
+         k=2 -l - 2>'$dir/e' && grep -q 'cannot go to standard output' '$dir/e' && cmp ./- '$dir/rings.f32' &&
+     ! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 ./- \
+         k=2 -o - 2>'$dir/e' && grep -q 'cannot go to standard output' '$dir/e' && cmp ./- '$dir/rings.f32'"
 mkfifo "$dir/labels.fifo"
 check "-l naming a FIFO: refused (each rank writes at its offset), the FIFO kept" sh -c \
     "! timeout 100 '$mpirun' --allow-run-as-root --oversubscribe -np 2 '$kkm_mpi' fit -q --dims 2 '$dir/input.f32' k=2 \

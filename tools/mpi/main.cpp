@@ -75,8 +75,8 @@ struct FitRequest {
 
 std::vector<CommandFile> command_files(const FitRequest& request) {
     std::vector<CommandFile> files{{"the input", request.input, false}};
-    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true});
-    if (request.labels_path) files.push_back({"-l (the labels)", *request.labels_path, true});
+    if (request.model_path) files.push_back({"-o (the model)", *request.model_path, true, true});
+    if (request.labels_path) files.push_back({"-l (the labels)", *request.labels_path, true, true});
     return files;
 }
 
@@ -218,7 +218,7 @@ int dispatch(MPI_Comm comm, int argc, char** argv) {
 int run(MPI_Comm comm, int argc, char** argv) {
     const bool lead = rank_of(comm) == 0;
     try {
-        return dispatch(comm, argc, argv);
+        return finish_standard_output(dispatch(comm, argc, argv), "kkmeans-mpi");
     } catch (const UsageError& e) {
         if (lead) {
             std::cerr << "kkmeans-mpi: " << e.what() << "\n\n";
@@ -235,6 +235,7 @@ int run(MPI_Comm comm, int argc, char** argv) {
 }  // namespace kkm_tool
 
 int main(int argc, char** argv) {
+    kkm_tool::reserve_standard_descriptors();
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     const int status = kkm_tool::run(MPI_COMM_WORLD, argc, argv);
