@@ -250,5 +250,23 @@ check "assign in pieces names a bad row by its place in the input and keeps the 
     "! '$kkm' assign -q '$dir/big.kkm' '$dir/big_nan.f32' --dims 2 -l '$dir/assign.csv' 2>'$dir/e' &&
      grep -q 'row 1099990, column 1' '$dir/e' && cmp '$dir/fit.csv' '$dir/assign.csv' &&
      test -z \"\$(ls '$dir' | grep tmp)\""
+# Numbers and labels read exactly or refused: "+-7" is no number (was read as -7); a truth
+# label of 2^24 or more (16777217 became 16777216 in float32, merging two classes) is refused.
+printf '0,0\n+-7,1\n' >"$dir/plus_minus.csv"
+check "a field '+-7' is not a number" sh -c \
+    "! '$kkm' fit -q '$dir/plus_minus.csv' k=1 2>'$dir/e' && grep -q \"column 1: '+-7' is not a number\" '$dir/e'"
+awk 'NR > 1 { print (NR <= 151) ? 16777215 : 16777217 }' "$dir/rings.csv" >"$dir/big_labels.csv"
+check "truth labels at or above 2^24 are refused naming the label; below, exact" sh -c \
+    "! '$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 --truth '$dir/big_labels.csv' 2>'$dir/e' &&
+     grep -q 'label 151 (16777216) is not a whole number between -16777215 and 16777215' '$dir/e' &&
+     sed 's/16777217/-16777215/' '$dir/big_labels.csv' >'$dir/ok_labels.csv' &&
+     '$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 --truth '$dir/ok_labels.csv' | grep -q 'ARI  *1.0000'"
+# A field's bytes are quoted printable (a NUL ended the message after "column 1: '"); UTF-16
+# is named.
+printf '1,2\n3,4\0005\n' >"$dir/nul.csv"
+printf '\377\3761\000,\0002\000\n\000' >"$dir/utf16.csv"
+check "a NUL in a field is quoted as \\x00; UTF-16 text is named" sh -c \
+    "! '$kkm' fit -q '$dir/nul.csv' k=1 2>'$dir/e' && grep -qF \"column 2: '4\\x005' is not a number\" '$dir/e' &&
+     ! '$kkm' fit -q '$dir/utf16.csv' k=1 2>'$dir/e' && grep -q 'UTF-16 text' '$dir/e'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

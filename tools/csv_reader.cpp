@@ -1,5 +1,5 @@
 // CSV of numbers: header detection, separator detection, errors naming file, line, column.
-// A UTF-8 byte-order mark is skipped; lines end at LF, CRLF or a lone CR.
+// A UTF-8 byte-order mark is skipped (UTF-16 refused); lines end at LF, CRLF or a lone CR.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -30,7 +30,10 @@ enum class NumberParse { ok, not_a_number, out_of_range };
 
 /// Parses a float32; values too small for float32 become subnormal or zero, too large fail.
 NumberParse parse_float(std::string_view text, float& out) {
-    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    if (!text.empty() && text.front() == '+') {
+        text.remove_prefix(1);
+        if (!text.empty() && text.front() == '-') return NumberParse::not_a_number;  // "+-7"
+    }
     const char* end = text.data() + text.size();
     double wide = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), end, wide);
@@ -101,11 +104,35 @@ private:
     size_t number_ = 0;
 };
 
-/// The text without a leading UTF-8 byte-order mark (spreadsheet programs write one).
-std::string_view without_bom(const std::vector<char>& bytes) {
+/// The text without a leading UTF-8 byte-order mark (spreadsheet programs write one); UTF-16
+/// (its byte-order mark) is refused by name.
+std::string_view without_bom(const std::vector<char>& bytes, const std::string& path) {
     std::string_view text(bytes.data(), bytes.size());
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
+        throw ToolError(path + ": UTF-16 text (a UTF-16 byte-order mark); save it as UTF-8 or ASCII");
+    }
     return text;
+}
+
+/// A field as an error message quotes it: bytes outside printable ASCII as \xNN (a NUL would
+/// end the message), at most 40 of them.
+std::string quoted(std::string_view field) {
+    constexpr size_t kMost = 40;
+    std::string out = "'";
+    for (const char c : field.substr(0, kMost)) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7F) {
+            out += c;
+        } else {
+            constexpr std::string_view kHex = "0123456789ABCDEF";
+            out += "\\x";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 15];
+        }
+    }
+    if (field.size() > kMost) out += "...";
+    return out + "'";
 }
 
 class CsvParser {
@@ -113,7 +140,7 @@ public:
     explicit CsvParser(std::string path) : path_(std::move(path)) {}
 
     CsvTable parse(const std::vector<char>& bytes) {
-        LineReader lines(without_bom(bytes));
+        LineReader lines(without_bom(bytes, path_));
         std::string_view line;
         if (!lines.next(line)) throw ToolError(path_ + ": no data (the file is empty)");
         table_.separator = detect_separator(line);
@@ -150,9 +177,9 @@ private:
         if (text == fields_.end()) return false;
         if (number == fields_.end()) return true;
         auto column = [this](auto it) { return std::to_string(it - fields_.begin() + 1); };
-        fail(line, "the first row is neither a header nor data: column " + column(text) + " '" + std::string(*text) +
-                       "' is not a number but column " + column(number) + " '" + std::string(*number) +
-                       "' is; a header row must hold no number and a data row only numbers (a typo in the "
+        fail(line, "the first row is neither a header nor data: column " + column(text) + " " + quoted(*text) +
+                       " is not a number but column " + column(number) + " " + quoted(*number) +
+                       " is; a header row must hold no number and a data row only numbers (a typo in the "
                        "first data row, or a header field named like a number?)");
     }
 
@@ -172,10 +199,10 @@ private:
         if (field.empty()) fail(line, where + "empty field");
         const NumberParse result = parse_float(field, value);
         if (result == NumberParse::out_of_range) {
-            fail(line, where + "'" + std::string(field) + "' is out of float32 range");
+            fail(line, where + quoted(field) + " is out of float32 range");
         }
-        if (result != NumberParse::ok) fail(line, where + "'" + std::string(field) + "' is not a number");
-        if (!std::isfinite(value)) fail(line, where + "'" + std::string(field) + "' is not finite");
+        if (result != NumberParse::ok) fail(line, where + quoted(field) + " is not a number");
+        if (!std::isfinite(value)) fail(line, where + quoted(field) + " is not finite");
         table_.matrix.values.push_back(value);
     }
 

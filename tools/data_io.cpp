@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,10 +28,16 @@ float from_little_endian(const char* p) {
     return std::bit_cast<float>(bits);
 }
 
+/// A label read as a float32 number: a whole number below 2^24 in magnitude, where every
+/// integer is exact (2^24 itself may be 2^24 + 1 rounded, which would merge two classes).
 int32_t to_label(const std::string& path, int64_t row, float value) {
-    if (value != std::floor(value) || std::abs(value) > 16777216.0F) {
-        throw ToolError(path + ": label " + std::to_string(row + 1) + " (" + std::to_string(value) +
-                        ") is not an integer");
+    constexpr float kExact = 16777216.0F;
+    if (value != std::floor(value) || !(std::abs(value) < kExact)) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+        throw ToolError(path + ": label " + std::to_string(row + 1) + " (" + text +
+                        ") is not a whole number between -16777215 and 16777215 (labels are read as float32, "
+                        "exact only below 2^24)");
     }
     return static_cast<int32_t>(value);
 }

@@ -87,7 +87,8 @@ Matrix read_idx_images(const std::string& path, uint64_t max_bytes);
 std::vector<int32_t> read_idx_labels(const std::string& path, uint64_t max_bytes);
 
 /// Integer labels from a CSV (optional header) or one-per-line file; with several columns
-/// the last one is used.
+/// the last one is used. Read as float32 numbers: a label must be a whole number below 2^24
+/// in magnitude (else a ToolError naming it), where float32 holds every integer exactly.
 std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes);
 
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
