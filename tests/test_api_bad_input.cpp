@@ -157,6 +157,18 @@ TEST(BadInputSizes, FitShapeOverflows64Bits) {
     expect_unfitted(m.get());
 }
 
+TEST(BadInputSizes, StartingLabelsAndCentresOverflow64Bits) {
+    // Refused before a label or centre is read: the labels were scanned up to n (a fault past
+    // the buffer, or "labels[8]=<garbage> is negative"); the centres' message named n and X.
+    Model m = make_model("k=2 method=exact gamma=1");
+    std::vector<int32_t> labels(64, 0);
+    std::vector<float> centres(64, 1.0f);
+    EXPECT_TRUE(Fails(kkm_set_init_labels(m.get(), labels.data(), int64_t{1} << 62), KKM_ERR_INVALID_ARGUMENT,
+                      {S("n=" + std::to_string(int64_t{1} << 62)), "starting labels", "overflow"}));
+    EXPECT_TRUE(Fails(kkm_set_init_centres(m.get(), centres.data(), kTwo33, kTwo33), KKM_ERR_INVALID_ARGUMENT,
+                      {"k=8589934592", "d=8589934592", "starting centres", "overflows", "check k and d"}));
+}
+
 TEST(BadInputSizes, AssignShapeOverflows64Bits) {
     SmallFit f(kSmallNystrom);  // d = 2
     std::vector<int32_t> labels(64);

@@ -3,6 +3,7 @@
 // from points; training rows are assigned their labels (also after save/load); new rows land in
 // their neighbours' clusters; results do not depend on the thread count; every bad graph, row
 // and parameter is refused with a message; progress and cancellation reach the graph stages.
+#include <array>
 #include <atomic>
 #include <map>
 #include <set>
@@ -465,6 +466,11 @@ TEST(GraphKernels, BadGraphsAreRefusedNamingTheEntry) {
     Csr decreasing = ok;
     decreasing.indptr[3] = 1;
     EXPECT_TRUE(Fails(fit_graph(m.get(), decreasing), KKM_ERR_INVALID_ARGUMENT, {"indptr[3]=1"}));
+    const std::array<int64_t, 3> huge_nnz{0, 1, int64_t{1} << 62};  // 2^62 8-byte indices: 2^65 bytes
+    const std::array<int64_t, 2> two{1, 0};
+    EXPECT_TRUE(Fails(kkm_fit_graph(m.get(), 2, huge_nnz.data(), two.data(), nullptr), KKM_ERR_INVALID_ARGUMENT,
+                      {"indptr[2]=4611686018427387904", "overflow"}))
+        << "was KKM_ERR_INTERNAL (a vector larger than max_size)";
     EXPECT_TRUE(
         Fails(kkm_fit_graph(m.get(), 6, nullptr, ok.indices.data(), nullptr), KKM_ERR_INVALID_ARGUMENT, {"indptr"}));
     EXPECT_TRUE(

@@ -1,6 +1,7 @@
 // The C API's starting partitions (kkm_set_init_labels, kkm_set_init_centres: where the next
 // fits start) and the fitted model's feature-space centres (kkm_get_centres).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "api/api_guard.h"
@@ -19,6 +20,10 @@ kkm_status kkm_set_init_labels(kkm_model* model, const int32_t* labels, int64_t 
         return KKM_OK;
     }
     if (n < 1) kkm::invalid_argument("n=" + std::to_string(n) + " starting labels; give at least one (or NULL to clear)");
+    if (static_cast<uint64_t>(n) > static_cast<uint64_t>(INT64_MAX) / sizeof(int32_t)) {
+        kkm::invalid_argument("n=" + std::to_string(n) +
+                              " starting labels overflow 64-bit sizes (n x 4 bytes); check n");
+    }
     for (int64_t i = 0; i < n; ++i) {
         if (labels[i] < 0) {
             kkm::invalid_argument("starting label labels[" + std::to_string(i) + "]=" + std::to_string(labels[i]) +
@@ -42,7 +47,7 @@ kkm_status kkm_set_init_centres(kkm_model* model, const float* centres, int64_t 
         kkm::invalid_argument("starting centres of k=" + std::to_string(k) + " rows and d=" + std::to_string(d) +
                               " columns; both must be >= 1 (or centres NULL to clear)");
     }
-    kkm::require_shape(k, d, sizeof(float));
+    kkm::require_product(k, "k", d, "d", sizeof(float), "the starting centres");
     kkm::require_finite(kkm::ConstMatrix{centres, k, d}, "centres", 0, 1);
     kkm::Start start;
     start.centres.assign(centres, centres + k * d);

@@ -117,6 +117,12 @@ SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indic
         }
     }
     const int64_t nnz = indptr[n];
+    // The caller's nnz int64 indices must be addressable (else the entries' size would wrap, or
+    // the allocation fail as an internal error).
+    if (nnz > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(int64_t))) {
+        bad_entry("indptr[" + std::to_string(n) + "]=" + std::to_string(nnz) +
+                  " entries overflow 64-bit sizes (8-byte indices); check indptr");
+    }
     std::vector<int64_t> offsets(indptr, indptr + n + 1);
     std::vector<std::pair<int32_t, float>> entries(static_cast<size_t>(nnz));
     for (int64_t i = 0; i < n; ++i) {
