@@ -192,11 +192,16 @@ if [ -c /dev/full ]; then
     check "a summary to a full device: exit 1, saying so" sh -c \
         "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 >/dev/full 2>'$dir/e'; test \$? -eq 1 &&
          grep -q 'cannot write to standard output' '$dir/e' &&
-         '$kkm' params >/dev/full 2>'$dir/e'; test \$? -eq 1"
+         { '$kkm' params >/dev/full 2>'$dir/e'; test \$? -eq 1; }"
 fi
 check "closed standard output: exit 1; the labels file (opened before the summary) is whole" sh -c \
     "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 -l '$dir/closed.csv' >&- 2>'$dir/e';
      test \$? -eq 1 && grep -q 'cannot write to standard output' '$dir/e' && cmp '$dir/closed.csv' '$dir/exact.fit.csv'"
+long_name=$(printf 'a%.0s' $(seq 1 246)).kkm  # 250 bytes: "<name>.tmp-<pid>-<n>" passed NAME_MAX
+check "outputs with 250-byte names are written (the temporary name is cut to 255 bytes)" sh -c \
+    "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 n_init=5 -o '$dir/$long_name' -l '$dir/$long_name.csv' &&
+     cmp '$dir/$long_name.csv' '$dir/exact.fit.csv' && '$kkm' assign -q '$dir/$long_name' '$dir/input.csv' |
+     cmp - '$dir/exact.fit.csv' && test -z \"\$(ls '$dir' | grep tmp-)\""
 # Unbounded input: an endless stream stops at max_memory_mb with an error naming it.
 check "an endless standard input stops at max_memory_mb" sh -c \
     "yes 1,2 | timeout 60 '$kkm' fit -q - k=2 max_memory_mb=1 2>'$dir/e'; test \$? -eq 1 &&
@@ -205,6 +210,17 @@ awk 'BEGIN { for (i = 0; i < 120000; i++) print i % 7 "," i % 11 }' >"$dir/two_m
 check "a CSV larger than max_memory_mb is refused naming the limit; within it, read" sh -c \
     "! '$kkm' fit -q '$dir/two_mib.csv' k=2 max_memory_mb=1 2>'$dir/e' && grep -q 'max_memory_mb' '$dir/e' &&
      '$kkm' fit -q '$dir/two_mib.csv' k=2 method=rff m=16 max_memory_mb=64 >/dev/null"
+awk 'BEGIN { for (i = 0; i < 400000; i++) print i % 7 "," i % 11 }' >"$dir/over_one_mib.csv"  # 1.6 MB
+check "assign reads input past the model's max_memory_mb with max_memory_mb= (its one parameter)" sh -c \
+    "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 max_memory_mb=1 -o '$dir/tiny_budget.kkm' >/dev/null &&
+     ! '$kkm' assign -q '$dir/tiny_budget.kkm' '$dir/over_one_mib.csv' -l '$dir/o.csv' 2>'$dir/e' &&
+     grep -q 'raise max_memory_mb' '$dir/e' && test ! -e '$dir/o.csv' &&
+     '$kkm' assign -q '$dir/tiny_budget.kkm' '$dir/over_one_mib.csv' max_memory_mb=64 -l '$dir/o.csv' &&
+     test \$(wc -l <'$dir/o.csv') -eq 400001 &&
+     { '$kkm' assign -q '$dir/tiny_budget.kkm' '$dir/input.csv' k=3 2>'$dir/e'; test \$? -eq 2; } &&
+     grep -q 'assign takes no parameters but max_memory_mb=' '$dir/e' &&
+     ! '$kkm' assign -q '$dir/tiny_budget.kkm' '$dir/input.csv' max_memory_mb=0 2>'$dir/e' &&
+     grep -q 'max_memory_mb' '$dir/e'"
 # Raw float32 in a regular file is mapped, not read: the summary says so, the labels are those
 # of the same rows read from a CSV, and -l *.i32 writes them as raw int32 (4 bytes a row).
 awk -F, 'NR > 1 { print $1 "," $2 }' "$dir/rings.csv" >"$dir/plain.csv"
@@ -226,6 +242,10 @@ check "assign maps raw input too" sh -c \
     "'$kkm' fit -q '$dir/rings.f32' --dims 2 k=2 gamma=0.5 n_init=5 -o '$dir/r.kkm' &&
      '$kkm' assign '$dir/r.kkm' '$dir/rings.f32' --dims 2 -l '$dir/a.csv' 2>'$dir/e' && grep -q 'mapped' '$dir/e' &&
      cmp '$dir/a.csv' '$dir/mapped.csv'"
+{ printf '\037\213\010\100'; tail -c +5 "$dir/rings.f32"; } >"$dir/gzip_like.f32"
+check "raw rows whose first float starts 1f 8b (2.1335) are mapped, not taken for gzip" sh -c \
+    "'$kkm' fit '$dir/gzip_like.f32' --dims 2 k=2 gamma=0.5 n_init=5 > '$dir/m.out' &&
+     grep -q 'raw float32, mapped' '$dir/m.out'"
 # assign labels 2^20 rows at a time, writing each piece as it comes (into the staged file):
 # 1100000 rows are two pieces; the labels are the fit's in every format, a bad value in the
 # second piece is named by its row in the input, and the labels file it would replace is kept.

@@ -27,13 +27,30 @@ struct AssignRequest {
     std::optional<std::string> truth_path;
     int64_t dims = 0;
     bool quiet = false;
+    /// max_memory_mb=, the one parameter assign takes: the limit on the input read into memory
+    /// (default: the model's max_memory_mb).
+    std::optional<std::string> memory;
 };
 
-AssignRequest make_request(const ParsedArgs& parsed) {
-    if (parsed.positionals.size() != 2 || !parsed.params.empty()) {
-        throw UsageError("assign: expected MODEL INPUT (and no key=value parameters: the model keeps its own)");
+/// max_memory_mb=VALUE among the parameters, checked as the library checks it; any other
+/// parameter is a usage error (the model keeps its own).
+std::optional<std::string> memory_param(const ParsedArgs& parsed) {
+    std::optional<std::string> memory;
+    for (const std::string& param : parsed.params) {
+        if (!param.starts_with("max_memory_mb=")) {
+            throw UsageError("assign: '" + param +
+                             "': assign takes no parameters but max_memory_mb= (the model keeps its own)");
+        }
+        memory = param;
     }
+    if (memory) Model().set_params(*memory);  // the library's bounds and message
+    return memory;
+}
+
+AssignRequest make_request(const ParsedArgs& parsed) {
+    if (parsed.positionals.size() != 2) throw UsageError("assign: expected MODEL INPUT");
     AssignRequest request;
+    request.memory = memory_param(parsed);
     request.model_path = parsed.positionals[0];
     request.input = parsed.positionals[1];
     if (const auto labels = parsed.last("labels")) request.labels_path = *labels;
@@ -96,12 +113,18 @@ int assign(const AssignRequest& request) {
                                 ", d=" + std::to_string(model.n_features()));
     progress.begin("reading " + request.input);
     std::string format;
-    const InputMatrix data = open_matrix(request.input, request.dims, format, model.max_input_bytes());
+    uint64_t max_bytes = model.max_input_bytes();
+    if (request.memory) {
+        Model limits;
+        limits.set_params(*request.memory);
+        max_bytes = limits.max_input_bytes();
+    }
+    const InputMatrix data = open_matrix(request.input, request.dims, format, max_bytes);
     progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols) + " (" + format + ")");
     // Every input is read before the labels file is replaced: a bad --truth file must not
     // leave new labels behind an error (and the labels file itself is replaced only whole).
     std::optional<std::vector<int32_t>> truth;
-    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows, model.max_input_bytes());
+    if (request.truth_path) truth = read_truth(*request.truth_path, data.rows, max_bytes);
     progress.begin("assigning");
     const std::vector<int32_t> labels = assign_in_pieces(model, data.view(), request.labels_path, truth.has_value());
     progress.end("assigning");

@@ -39,9 +39,11 @@ commands:
                             columns the last one): print ARI and NMI
             --dims D        INPUT is raw float32 with D columns
         -q, --quiet         no progress lines on stderr
-  assign [options] MODEL INPUT
+  assign [options] MODEL INPUT [max_memory_mb=N|auto]
       Assign the rows of INPUT (as for fit; d must match the model) to the clusters of
-      MODEL (a file written by 'fit -o') and write their labels as CSV.
+      MODEL (a file written by 'fit -o') and write their labels as CSV. INPUT read into
+      memory (CSV, gzip, standard input) is limited by the model's max_memory_mb, or by
+      max_memory_mb= given here (the one parameter assign takes).
         -l, --labels FILE   where to write the labels (default '-': standard output;
                             written piece by piece into a staged copy that replaces
                             the file only once the labels are complete)

@@ -63,9 +63,14 @@ bool mappable(const std::string& path) {
     const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     struct stat st {};
     if (file.fd < 0 || ::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return false;
-    unsigned char magic[2] = {0, 0};
+    // A gzip header (RFC 1952): 1f 8b, method 8 (deflate), no reserved flag bit. Checking all
+    // four bytes keeps raw rows whose first float merely starts with 1f 8b (2.1335 is
+    // 1f 8b 08 40: a reserved flag) mappable; only a tiny positive first value below 2^-63
+    // with those low bytes can still look like gzip.
+    unsigned char magic[4] = {0, 0, 0, 0};
     const ssize_t got = ::pread(file.fd, magic, sizeof magic, 0);
-    return !(got == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
+    const bool gzip = got == 4 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8 && (magic[3] & 0xE0) == 0;
+    return !gzip;
 }
 
 }  // namespace kkm::io

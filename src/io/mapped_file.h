@@ -33,8 +33,9 @@ private:
 };
 
 /// Whether `path` is mapped rather than read: an existing regular file that is not
-/// gzip-compressed (does not start with 1f 8b), on a little-endian machine (raw float32 is
-/// little-endian). False for "-", FIFOs, devices and unreadable paths (their readers report).
+/// gzip-compressed (does not start with a gzip header: 1f 8b 08, no reserved flag bit), on a
+/// little-endian machine (raw float32 is little-endian). False for "-", FIFOs, devices and
+/// unreadable paths (their readers report).
 bool mappable(const std::string& path);
 
 }  // namespace kkm::io

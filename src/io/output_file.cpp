@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -128,6 +129,15 @@ FileIdentity identify(const std::string& path) {
     return {st.st_dev, st.st_ino, name_in_directory(file), true};
 }
 
+std::string temporary_beside(const std::string& file, const std::string& tag) {
+    constexpr size_t kNameMax = 255;
+    const std::string suffix = ".tmp-" + tag;
+    const size_t slash = file.rfind('/');
+    const size_t base = slash == std::string::npos ? 0 : slash + 1;
+    const size_t keep = std::min(file.size() - base, kNameMax - std::min(kNameMax, suffix.size()));
+    return file.substr(0, base + keep) + suffix;
+}
+
 StagedFile::StagedFile(std::string path) : path_(std::move(path)), target_(output_target(path_)) {}
 
 StagedFile::~StagedFile() {
@@ -148,7 +158,7 @@ void StagedFile::write(std::string_view bytes) {
     static std::atomic<unsigned> counter{0};
     int fd = -1;
     for (int attempt = 0; fd < 0; ++attempt) {
-        temp_ = target_.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+        temp_ = temporary_beside(target_.file, std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
         fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
             const int error = errno;

@@ -32,6 +32,10 @@ struct OutputTarget {
 /// a loop of symbolic links or a path that cannot be inspected.
 OutputTarget output_target(const std::string& path);
 
+/// The temporary file beside `file` an output is staged in: "<file>.tmp-<tag>", its name cut
+/// so that the last component stays within NAME_MAX (255 bytes) for any name `file` may have.
+std::string temporary_beside(const std::string& file, const std::string& tag);
+
 /// What a path names, for "is it the same file" checks: an existing file's device and inode;
 /// for a file still to be created, its directory's device and inode and its name there.
 struct FileIdentity {

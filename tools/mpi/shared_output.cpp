@@ -25,7 +25,7 @@ std::string create_temporary(const std::string& path, const std::string& target,
     std::string temp;
     int fd = -1;
     for (int attempt = 0; fd < 0; ++attempt) {
-        temp = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+        temp = kkm::io::temporary_beside(target, std::to_string(::getpid()) + "-" + std::to_string(attempt));
         fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && (errno != EEXIST || attempt >= 100)) fail("cannot open for writing", path);
     }
