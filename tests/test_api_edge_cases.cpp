@@ -279,6 +279,16 @@ TEST_P(EdgeCase, AllIdenticalWeightedGammaAutoIsZeroSpread) {
     }
 }
 
+// Distinct float64 rows below float32's range (1e-50) are all 0 in float32: the zero-spread
+// error says why and what to do (it read as if the caller's rows were identical).
+TEST(EdgeCaseScale, RowsBelowFloat32RangeAreNamedAsSuch) {
+    std::vector<double> X(40);
+    for (size_t i = 0; i < X.size(); ++i) X[i] = 1e-50 * static_cast<double>(i + 1);
+    Model m = make_model("k=2 gamma=auto method=exact");
+    EXPECT_TRUE(Fails(kkm_fit_f64(m.get(), X.data(), 20, 2, nullptr), KKM_ERR_INVALID_DATA,
+                      {"gamma=auto", "zero spread", "in float32", "rescale the data", "1.4e-45"}));
+}
+
 TEST_P(EdgeCase, AllIdenticalExplicitGamma) {
     const Dataset ds = identical(30);
     expect_valid_fit("k=3 seed=1 gamma=1 " + method(), ds);

@@ -64,8 +64,9 @@ bool weighted_rows_identical(ConstMatrix X, const std::vector<float>& w, const C
 
 [[noreturn]] void zero_spread() {
     invalid_data(
-        "gamma=auto: all rows are identical (zero spread), so no bandwidth can be "
-        "derived from the data; set gamma explicitly");
+        "gamma=auto: all rows are identical (zero spread) in float32, which the fit computes in, so no "
+        "bandwidth can be derived from the data; set gamma explicitly (or, if the rows differ, rescale the data: "
+        "float32 holds no magnitude below 1.4e-45)");
 }
 
 /// The kernels compute in float32: a resolved gamma must be a normal float32, else it becomes
