@@ -188,6 +188,10 @@ check "-o naming the file standard output goes to is refused" sh -c \
      grep -q 'the file standard output goes to' '$dir/e' && test ! -s '$dir/model_out' &&
      ! '$kkm' fit -q '$dir/input.csv' k=2 -o '$dir/model_out' >>'$dir/model_out' 2>'$dir/e' &&
      grep -q 'the file standard output goes to' '$dir/e'"
+check "-o /dev/stdout into a pipe is refused; -o /dev/null with standard output on /dev/null is written" sh -c \
+    "'$kkm' fit -q '$dir/input.csv' k=2 -o /dev/stdout 2>'$dir/e' | cat >'$dir/piped' &&
+     grep -q 'the file standard output goes to' '$dir/e' && test ! -s '$dir/piped' &&
+     '$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 -o /dev/null >/dev/null"
 if [ -c /dev/full ]; then
     check "a summary to a full device: exit 1, saying so" sh -c \
         "'$kkm' fit -q '$dir/input.csv' k=2 method=exact gamma=0.5 >/dev/full 2>'$dir/e'; test \$? -eq 1 &&

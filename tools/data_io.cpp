@@ -147,19 +147,10 @@ InputMatrix open_matrix(const std::string& path, int64_t dims, std::string& form
 
 namespace {
 
-kkm::io::FileIdentity identify_file(const CommandFile& f) {
-    if (f.path == "-") return kkm::io::identify_descriptor(f.output ? 1 : 0);
-    if (f.output) kkm::io::output_target(f.path);  // a directory or socket is refused here
-    return kkm::io::identify(f.path);
-}
-
-}  // namespace
-
-namespace {
-
 /// An output that cannot share standard output with the summary (CommandFile::not_stdout):
-/// "-", or a path to the file standard output goes to (/dev/stdout, or the very file it is
-/// redirected to: the summary, written after, would overwrite the model's first bytes).
+/// "-", or a path to the file, pipe or socket standard output goes to (/dev/stdout, or the very
+/// file it is redirected to: the summary, printed after, would overwrite the model's first
+/// bytes or follow them down the pipe). A terminal or /dev/null as both is left alone.
 void refuse_standard_output(const CommandFile& f) {
     if (!f.not_stdout) return;
     if (f.path == "-") {
@@ -167,13 +158,19 @@ void refuse_standard_output(const CommandFile& f) {
                         " '-': this output cannot go to standard output (the summary goes there); name a "
                         "file");
     }
-    if (!std::filesystem::exists(f.path)) return;
-    const kkm::io::FileIdentity target = kkm::io::identify(f.path), out = kkm::io::identify_descriptor(1);
-    if (target == out && target.regular) {
+    struct stat st {};
+    if (::stat(f.path.c_str(), &st) != 0 || !(kkm::io::identify(f.path) == kkm::io::identify_descriptor(1))) return;
+    if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
         throw ToolError(f.role + " '" + f.path +
                         "' is the file standard output goes to, where the summary is "
                         "printed; name another file");
     }
+}
+
+kkm::io::FileIdentity identify_file(const CommandFile& f) {
+    if (f.path == "-") return kkm::io::identify_descriptor(f.output ? 1 : 0);
+    if (f.output) kkm::io::output_target(f.path);  // a directory or socket is refused here
+    return kkm::io::identify(f.path);
 }
 
 }  // namespace
