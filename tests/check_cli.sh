@@ -289,8 +289,11 @@ check "truth labels at or above 2^24 are refused naming the label; below, exact"
 # is named.
 printf '1,2\n3,4\0005\n' >"$dir/nul.csv"
 printf '\377\3761\000,\0002\000\n\000' >"$dir/utf16.csv"
-check "a NUL in a field is quoted as \\x00; UTF-16 text is named" sh -c \
+printf 'Gr\303\266\303\237e,2019\n1,2\n' >"$dir/utf8_header.csv"
+printf "column 1 'Gr\303\266\303\237e' is not" >"$dir/utf8_expected"
+check "a NUL in a field is quoted as \\x00, UTF-8 as it is; UTF-16 text is named" sh -c \
     "! '$kkm' fit -q '$dir/nul.csv' k=1 2>'$dir/e' && grep -qF \"column 2: '4\\x005' is not a number\" '$dir/e' &&
+     ! '$kkm' fit -q '$dir/utf8_header.csv' k=1 2>'$dir/e' && grep -qFf '$dir/utf8_expected' '$dir/e' &&
      ! '$kkm' fit -q '$dir/utf16.csv' k=1 2>'$dir/e' && grep -q 'UTF-16 text' '$dir/e'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

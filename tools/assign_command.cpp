@@ -27,14 +27,14 @@ struct AssignRequest {
     std::optional<std::string> truth_path;
     int64_t dims = 0;
     bool quiet = false;
-    /// max_memory_mb=, the one parameter assign takes: the limit on the input read into memory
-    /// (default: the model's max_memory_mb).
-    std::optional<std::string> memory;
+    /// From max_memory_mb=, the one parameter assign takes: the most bytes of input read into
+    /// memory (default: the model's max_memory_mb).
+    std::optional<uint64_t> max_input_bytes;
 };
 
-/// max_memory_mb=VALUE among the parameters, checked as the library checks it; any other
-/// parameter is a usage error (the model keeps its own).
-std::optional<std::string> memory_param(const ParsedArgs& parsed) {
+/// The input limit of max_memory_mb=VALUE among the parameters, checked as the library checks
+/// it; any other parameter is a usage error (the model keeps its own).
+std::optional<uint64_t> input_limit(const ParsedArgs& parsed) {
     std::optional<std::string> memory;
     for (const std::string& param : parsed.params) {
         if (!param.starts_with("max_memory_mb=")) {
@@ -43,14 +43,16 @@ std::optional<std::string> memory_param(const ParsedArgs& parsed) {
         }
         memory = param;
     }
-    if (memory) Model().set_params(*memory);  // the library's bounds and message
-    return memory;
+    if (!memory) return std::nullopt;
+    Model limits;
+    limits.set_params(*memory);  // the library's bounds and message
+    return limits.max_input_bytes();
 }
 
 AssignRequest make_request(const ParsedArgs& parsed) {
     if (parsed.positionals.size() != 2) throw UsageError("assign: expected MODEL INPUT");
     AssignRequest request;
-    request.memory = memory_param(parsed);
+    request.max_input_bytes = input_limit(parsed);
     request.model_path = parsed.positionals[0];
     request.input = parsed.positionals[1];
     if (const auto labels = parsed.last("labels")) request.labels_path = *labels;
@@ -113,12 +115,7 @@ int assign(const AssignRequest& request) {
                                 ", d=" + std::to_string(model.n_features()));
     progress.begin("reading " + request.input);
     std::string format;
-    uint64_t max_bytes = model.max_input_bytes();
-    if (request.memory) {
-        Model limits;
-        limits.set_params(*request.memory);
-        max_bytes = limits.max_input_bytes();
-    }
+    const uint64_t max_bytes = request.max_input_bytes.value_or(model.max_input_bytes());
     const InputMatrix data = open_matrix(request.input, request.dims, format, max_bytes);
     progress.end("reading", std::to_string(data.rows) + " x " + std::to_string(data.cols) + " (" + format + ")");
     // Every input is read before the labels file is replaced: a bad --truth file must not

@@ -115,14 +115,16 @@ std::string_view without_bom(const std::vector<char>& bytes, const std::string& 
     return text;
 }
 
-/// A field as an error message quotes it: bytes outside printable ASCII as \xNN (a NUL would
-/// end the message), at most 40 of them.
+/// A field as an error message quotes it: control bytes as \xNN (a NUL would end the
+/// message), UTF-8 text as it is, at most 40 bytes.
 std::string quoted(std::string_view field) {
     constexpr size_t kMost = 40;
+    size_t cut = std::min(field.size(), kMost);  // not inside a UTF-8 character
+    while (cut > 0 && cut < field.size() && (static_cast<unsigned char>(field[cut]) & 0xC0) == 0x80) --cut;
     std::string out = "'";
-    for (const char c : field.substr(0, kMost)) {
+    for (const char c : field.substr(0, cut)) {
         const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7F) {
+        if (byte >= 0x20 && byte != 0x7F) {
             out += c;
         } else {
             constexpr std::string_view kHex = "0123456789ABCDEF";
@@ -131,7 +133,7 @@ std::string quoted(std::string_view field) {
             out += kHex[byte & 15];
         }
     }
-    if (field.size() > kMost) out += "...";
+    if (cut < field.size()) out += "...";
     return out + "'";
 }
 
