@@ -57,8 +57,8 @@ TEST(ScanRows, MomentsMatchAFloat64TwoPassReferenceForAnyThreadCount) {
                     spread += (weighted ? w[static_cast<size_t>(i)] : 1.0) * diff * diff;
                 }
             }
-            const kkm::RowMoments one = kkm::scan_rows(X.view(), ws, true, 0, 1);
-            const kkm::RowMoments two = kkm::scan_rows(X.view(), ws, true, 0, 2);
+            const kkm::RowMoments one = kkm::scan_rows(X.view(), ws, kkm::Moments::spread, 0, 1);
+            const kkm::RowMoments two = kkm::scan_rows(X.view(), ws, kkm::Moments::spread, 0, 2);
             EXPECT_NEAR(one.weight, total, 1e-12 * total);
             EXPECT_NEAR(one.spread, spread, 1e-10 * spread + 1e-9) << "n=" << n;
             for (int64_t t = 0; t < 5; ++t) EXPECT_NEAR(one.mean[static_cast<size_t>(t)], mean[static_cast<size_t>(t)], 1e-9);
@@ -72,7 +72,7 @@ TEST(ScanRows, TheShiftIsTheChunkedSumsOfTheOldPass) {
     // centring_shift's own pass summed 32 fixed chunks row by row: the fused pass keeps those
     // sums, so the shift is the same float for the same rows whether or not moments are passed.
     const kkm::Matrix X = random_rows(4001, 7, 50.0, 3);
-    const kkm::RowMoments m = kkm::scan_rows(X.view(), {}, true, 0, 2);
+    const kkm::RowMoments m = kkm::scan_rows(X.view(), {}, kkm::Moments::spread, 0, 2);
     std::vector<double> sums(8, 0.0);
     const int64_t per = (X.rows + 31) / 32;
     for (int64_t c = 0; c < 32; ++c) {
@@ -88,12 +88,45 @@ TEST(ScanRows, TheShiftIsTheChunkedSumsOfTheOldPass) {
     for (size_t t = 0; t < 7; ++t) EXPECT_EQ(shift[t], static_cast<float>(sums[t] / sums[7]));
 }
 
+TEST(ScanRows, SumsAloneAreTheSameBitsAsWithTheSpread) {
+    // Moments::sums skips the spread's two in-cache reads and adds four rows per load of a sum:
+    // the same additions in the same order, so the same sums (weighted or not, blocks of rows
+    // that are not a multiple of four), and no spread.
+    const kkm::Matrix X = random_rows(5003, 9, 1e3, 17);
+    std::vector<float> w(static_cast<size_t>(X.rows));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f + static_cast<float>(i % 7) * 0.37f;
+    for (const bool weighted : {false, true}) {
+        const std::vector<float> ws = weighted ? w : std::vector<float>{};
+        const kkm::RowMoments full = kkm::scan_rows(X.view(), ws, kkm::Moments::spread, 0, 2);
+        const kkm::RowMoments sums = kkm::scan_rows(X.view(), ws, kkm::Moments::sums, 0, 1);
+        EXPECT_EQ(sums.sums, full.sums);
+        EXPECT_EQ(sums.mean, full.mean);
+        EXPECT_EQ(sums.weight, full.weight);
+        EXPECT_GT(full.spread, 0.0);
+        EXPECT_EQ(sums.spread, 0.0);
+        // Row by row in the 32 fixed chunks, as centring_shift's own pass summed them.
+        const int64_t per = (X.rows + 31) / 32;
+        std::vector<double> total(10, 0.0);
+        for (int64_t c = 0; c < 32; ++c) {
+            std::vector<double> chunk(10, 0.0);
+            for (int64_t i = c * per; i < std::min(X.rows, (c + 1) * per); ++i) {
+                const double wi = weighted ? w[static_cast<size_t>(i)] : 1.0;
+                for (int64_t t = 0; t < 9; ++t) chunk[static_cast<size_t>(t)] += wi * X.row(i)[t];
+                chunk[9] += wi;
+            }
+            for (size_t t = 0; t < 10; ++t) total[t] += chunk[t];
+        }
+        for (size_t t = 0; t < 9; ++t) EXPECT_EQ(sums.sums[t], total[t]) << "column " << t;
+        EXPECT_EQ(sums.weight, total[9]);
+    }
+}
+
 TEST(ScanRows, NamesTheFirstNonFiniteValueWithTheRowOffset) {
     kkm::Matrix X = random_rows(3000, 4, 0.0, 9);
     X.row(2999)[3] = NAN;
     X.row(1500)[2] = INFINITY;
     try {
-        kkm::scan_rows(X.view(), {}, false, 100, 2);
+        kkm::scan_rows(X.view(), {}, kkm::Moments::none, 100, 2);
         FAIL() << "no error";
     } catch (const kkm::Error& e) {
         EXPECT_EQ(e.status(), KKM_ERR_INVALID_DATA);
@@ -189,23 +222,23 @@ TEST(ScanRows, DirectReadsAndTheSampleGiveTheSameBitsAsMemory) {
         }
     }
     for (const int64_t every : {int64_t{0}, int64_t{4}}) {
-        const kkm::RowMoments own = kkm::scan_rows(X.view(), {}, true, 0, 2, nullptr, every);
-        const kkm::RowMoments read = kkm::scan_rows(M, {}, true, 0, 2, &direct, every);
+        const kkm::RowMoments own = kkm::scan_rows(X.view(), {}, kkm::Moments::spread, 0, 2, nullptr, every);
+        const kkm::RowMoments read = kkm::scan_rows(M, {}, kkm::Moments::spread, 0, 2, &direct, every);
         EXPECT_EQ(own.spread, read.spread);
         EXPECT_EQ(own.sums, read.sums);
         EXPECT_EQ(own.weight, every == 0 ? 100000.0 : static_cast<double>(idx.size()));
     }
     const kkm::Matrix S = kkm::gather_rows(X.view(), idx);
-    const kkm::RowMoments sample = kkm::scan_rows(X.view(), {}, true, 0, 1, nullptr, 4);
-    const kkm::RowMoments whole = kkm::scan_rows(S.view(), {}, true, 0, 1);
+    const kkm::RowMoments sample = kkm::scan_rows(X.view(), {}, kkm::Moments::spread, 0, 1, nullptr, 4);
+    const kkm::RowMoments whole = kkm::scan_rows(S.view(), {}, kkm::Moments::spread, 0, 1);
     EXPECT_NEAR(sample.spread, whole.spread, 1e-9 * whole.spread);
     // A bad row outside the sample is not seen by it; inside it, it is named.
     kkm::Matrix Y = copy_of(X.view());
     Y.row(300)[3] = NAN;
-    EXPECT_NO_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 4));
-    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 0), kkm::Error);
+    EXPECT_NO_THROW(kkm::scan_rows(Y.view(), {}, kkm::Moments::spread, 0, 2, nullptr, 4));
+    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, kkm::Moments::spread, 0, 2, nullptr, 0), kkm::Error);
     Y.row(per_chunk + 1024 + 9)[0] = NAN;
-    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, true, 0, 2, nullptr, 4), kkm::Error);
+    EXPECT_THROW(kkm::scan_rows(Y.view(), {}, kkm::Moments::spread, 0, 2, nullptr, 4), kkm::Error);
     EXPECT_EQ(kkm::moments_sample(2000, 2000), 0);
     EXPECT_EQ(kkm::moments_sample(kkm::kSampledMomentsAbove, kkm::kSampledMomentsAbove), 0);
     // 2^21 + 32·256 rows: 257 blocks per chunk, 64 wanted: every 5th.

@@ -89,8 +89,8 @@ double auto_gamma(KernelType type, ConstMatrix X, const std::vector<float>& weig
     switch (scale) {
         case AutoScale::squared: {
             // One read of X (scan_rows), unless the fit's own pass already gave the moments.
-            const double sigma2 =
-                pairwise_sq_distance(moments != nullptr ? *moments : scan_rows(X, weights, true, 0, threads), comm);
+            const double sigma2 = pairwise_sq_distance(
+                moments != nullptr ? *moments : scan_rows(X, weights, Moments::spread, 0, threads), comm);
             if (!(sigma2 > 0)) zero_spread();
             return representable(1.0 / (2.0 * beta * beta * sigma2), "mean pairwise squared distance", sigma2);
         }

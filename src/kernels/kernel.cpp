@@ -176,7 +176,7 @@ std::vector<float> centring_shift(KernelType type, ConstMatrix X, const std::vec
     // Identical rows need no centring, and centred they would all be 0: a linear kernel
     // without a single nonzero value has no landmark span to project onto.
     if (rows_identical(X, comm)) return {};
-    const RowMoments own = moments != nullptr ? RowMoments{} : scan_rows(X, weights, true, 0, threads);
+    const RowMoments own = moments != nullptr ? RowMoments{} : scan_rows(X, weights, Moments::sums, 0, threads);
     const RowMoments& m = moments != nullptr ? *moments : own;
     const int64_t d = X.cols;
     std::vector<double> total(m.sums);  // sums, then the weight: one collective

@@ -18,28 +18,34 @@ inline constexpr int64_t kScanChunks = kReduceChunks;
 /// Rows per block of scan_rows (its segments are whole blocks; a sample takes whole blocks).
 inline constexpr int64_t kScanBlockRows = 256;
 
+/// What scan_rows computes besides finiteness: nothing; the column sums and weight (the
+/// centring shift's); or those and the spread too (gamma=auto's mean pairwise squared
+/// distance), which costs two more in-cache reads of every block.
+enum class Moments { none, sums, spread };
+
 /// What one pass over a rank's rows gives (weights empty: all 1).
 struct RowMoments {
     /// Σ w_i x_i per column, accumulated row by row in 32 fixed chunks of rows and summed in
     /// chunk order: the same sums, in the same order, as centring_shift's own pass.
     std::vector<double> sums;
     double weight = 0;  ///< Σ w_i
-        /// Σ w_i ‖x_i − μ‖² about this rank's weighted mean μ, from in-cache blocks merged with
-    /// Chan, Golub & LeVeque's pairwise update (no cancellation, one read of X).
+    /// Σ w_i ‖x_i − μ‖² about this rank's weighted mean μ, from in-cache blocks merged with
+    /// Chan, Golub & LeVeque's pairwise update (no cancellation, one read of X); 0 unless
+    /// Moments::spread was asked for.
     double spread = 0;
     std::vector<double> mean;  ///< μ = sums / weight; empty when weight is 0
 };
 
 /// One pass over X on `threads` threads: throws INVALID_DATA naming the first row and column
-/// holding NaN or ±Inf (require_finite's message, rows numbered from row_offset), and, when
-/// `moments` is true, returns the moments (else an empty RowMoments). The result does not
-/// depend on the thread count.
+/// holding NaN or ±Inf (require_finite's message, rows numbered from row_offset), and returns
+/// the moments asked for (Moments::none: an empty RowMoments). The sums are the same bits
+/// whether or not the spread is asked for, and no result depends on the thread count.
 /// pages: where X lives (NULL: the caller's memory): rows in a file mapping are read ahead of
 /// each chunk and, for a file larger than the memory, dropped behind it or read directly
 /// (InputPages, RowStream).
 /// sample_every > 1 scans only every sample_every-th block of kScanBlockRows rows of each of
 /// the kScanChunks chunks (moments_sample), whose finiteness alone is checked.
-RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, bool moments, int64_t row_offset = 0,
+RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, Moments moments, int64_t row_offset = 0,
                      int threads = 1, const InputPages* pages = nullptr, int64_t sample_every = 0);
 
 /// Rows over all ranks above which gamma=auto and the centring shift take the moments of a

@@ -184,7 +184,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     int threads = 1;
     collectively(comm, [&] {
         if (comm.size() > 1) require_distributable(p, X, weights, !weights.empty());
-        scan_rows(X, {}, false, 0, resolve_threads(p.threads));  // finite (the search is one process)
+        scan_rows(X, {}, Moments::none, 0, resolve_threads(p.threads));  // finite (the search is one process)
         validate_combination(p);
         Params smallest = p;
         smallest.k = p.k == 0 ? p.k_min : p.k;
@@ -325,7 +325,8 @@ FirstPass scale_and_shift(FitSession& session, int threads, bool reads_first) {
     const KernelTraits& traits = kernel_traits(p.kernel);
     const bool auto_scale = traits.uses_gamma && p.gamma <= 0;
     if (auto_scale) session.begin_stage("gamma");
-    const bool moments = traits.centred || (auto_scale && traits.auto_scale == AutoScale::squared);
+    const bool spread = auto_scale && traits.auto_scale == AutoScale::squared;
+    const bool moments = traits.centred || spread;
     const bool sampled = session.n_global() > kSampledMomentsAbove;
     FirstPass pass;
     pass.rows_checked = (moments && !sampled) || reads_first || !nystrom_checks_rows(session);
@@ -333,16 +334,16 @@ FirstPass scale_and_shift(FitSession& session, int threads, bool reads_first) {
     collectively(comm, [&] {
         if (moments) {
             try {
-                scanned = scan_rows(X, session.w, true, session.part.offset, threads, &session.pages,
-                                    moments_sample(X.rows, session.n_global()));
+                scanned = scan_rows(X, session.w, spread ? Moments::spread : Moments::sums, session.part.offset,
+                                    threads, &session.pages, moments_sample(X.rows, session.n_global()));
             } catch (const Error&) {  // a bad row in the sample: name the first of all rows
-                if (sampled) scan_rows(X, {}, false, session.part.offset, threads, &session.pages);
+                if (sampled) scan_rows(X, {}, Moments::none, session.part.offset, threads, &session.pages);
                 throw;
             }
         }
         // A precomputed kernel was scanned for finiteness before its symmetry check (fit_with).
         const bool checked = (moments && !sampled) || traits.precomputed || !pass.rows_checked;
-        if (!checked) scan_rows(X, {}, false, session.part.offset, threads, &session.pages);
+        if (!checked) scan_rows(X, {}, Moments::none, session.part.offset, threads, &session.pages);
     });
     if (traits.uses_gamma) {
         pass.gamma =
@@ -373,7 +374,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
         if (kernel_traits(p.kernel).precomputed) {
-            scan_rows(X, {}, false, part.offset, threads);  // finite before its symmetry is checked
+            scan_rows(X, {}, Moments::none, part.offset, threads);  // finite before its symmetry is checked
             check_precomputed_kernel(X, threads);
         }
         isa = resolve_isa(p.isa);

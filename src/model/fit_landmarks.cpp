@@ -169,7 +169,7 @@ void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Sid
 void check_landmark_rows(const FitSession& c, const std::vector<int64_t>& idx) {
     if (c.rows_checked()) return;
     for (const int64_t i : idx) {
-        if (!rows_finite(c.X, i, i + 1)) scan_rows(c.X, {}, false, c.part.offset, c.threads, &c.pages);
+        if (!rows_finite(c.X, i, i + 1)) scan_rows(c.X, {}, Moments::none, c.part.offset, c.threads, &c.pages);
     }
 }
 

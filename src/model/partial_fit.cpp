@@ -118,7 +118,7 @@ void check_batch(const FittedModel& previous, ConstMatrix X, int threads) {
         invalid_argument("X has d=" + std::to_string(X.cols) +
                          " columns but the stream's earlier batches had d=" + std::to_string(previous.input_dim()));
     }
-    scan_rows(X, {}, false, 0, threads);
+    scan_rows(X, {}, Moments::none, 0, threads);
 }
 
 FitReport later_report(const FittedModel& previous, int64_t iterations) {
