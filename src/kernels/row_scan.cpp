@@ -25,20 +25,40 @@ double weight_of(const float* w, int64_t i) {
     return w == nullptr ? 1.0 : static_cast<double>(w[i]);
 }
 
-/// The block's weighted mean into `mean` (d values), its weight returned.
-double block_mean(ConstMatrix B, const float* w, std::vector<double>& mean) {
-    std::fill(mean.begin(), mean.end(), 0.0);
-    double bw = 0;
-    for (int64_t i = 0; i < B.rows; ++i) {
+/// sums[t] += w_i x_i[t] for the rows of B in order, four rows per load and store of a sum
+/// (the same additions in the same order as one row at a time: the same bits). Unweighted
+/// rows skip the product by 1, which is exact.
+void add_rows(ConstMatrix B, const float* w, double* sums) {
+    const int64_t d = B.cols;
+    int64_t i = 0;
+    for (; i + 4 <= B.rows; i += 4) {
+        const float *x0 = B.row(i), *x1 = B.row(i + 1), *x2 = B.row(i + 2), *x3 = B.row(i + 3);
+        if (w == nullptr) {
+#pragma omp simd
+            for (int64_t t = 0; t < d; ++t) sums[t] = (((sums[t] + x0[t]) + x1[t]) + x2[t]) + x3[t];
+        } else {
+            const double w0 = w[i], w1 = w[i + 1], w2 = w[i + 2], w3 = w[i + 3];
+#pragma omp simd
+            for (int64_t t = 0; t < d; ++t) sums[t] = (((sums[t] + w0 * x0[t]) + w1 * x1[t]) + w2 * x2[t]) + w3 * x3[t];
+        }
+    }
+    for (; i < B.rows; ++i) {
         const double wi = weight_of(w, i);
         const float* x = B.row(i);
-        double* m = mean.data();
 #pragma omp simd
-        for (int64_t t = 0; t < B.cols; ++t) m[t] += wi * x[t];
-        bw += wi;
+        for (int64_t t = 0; t < d; ++t) sums[t] += wi * x[t];
     }
+    for (int64_t r = 0; r < B.rows; ++r) sums[d] += weight_of(w, r);
+}
+
+/// The block's weighted mean into `mean` (d values, then the block's weight), its weight
+/// returned.
+double block_mean(ConstMatrix B, const float* w, std::vector<double>& mean) {
+    std::fill(mean.begin(), mean.end(), 0.0);
+    add_rows(B, w, mean.data());
+    const double bw = mean[static_cast<size_t>(B.cols)];
     if (bw > 0) {
-        for (double& v : mean) v /= bw;
+        for (int64_t t = 0; t < B.cols; ++t) mean[static_cast<size_t>(t)] /= bw;
     }
     return bw;
 }
@@ -86,32 +106,6 @@ void add_spread(ConstMatrix B, const float* w, Chunk& c, std::vector<double>& me
     c.m2 += m2 + (cw > 0 ? between * cw * bw / (cw + bw) : 0.0);
 }
 
-/// sums[t] += w_i x_i[t] for the rows of B in order, four rows per load and store of a sum
-/// (the same additions in the same order as one row at a time: the same bits). Unweighted
-/// rows skip the product by 1, which is exact.
-void add_rows(ConstMatrix B, const float* w, double* sums) {
-    const int64_t d = B.cols;
-    int64_t i = 0;
-    for (; i + 4 <= B.rows; i += 4) {
-        const float *x0 = B.row(i), *x1 = B.row(i + 1), *x2 = B.row(i + 2), *x3 = B.row(i + 3);
-        if (w == nullptr) {
-#pragma omp simd
-            for (int64_t t = 0; t < d; ++t) sums[t] = (((sums[t] + x0[t]) + x1[t]) + x2[t]) + x3[t];
-        } else {
-            const double w0 = w[i], w1 = w[i + 1], w2 = w[i + 2], w3 = w[i + 3];
-#pragma omp simd
-            for (int64_t t = 0; t < d; ++t) sums[t] = (((sums[t] + w0 * x0[t]) + w1 * x1[t]) + w2 * x2[t]) + w3 * x3[t];
-        }
-    }
-    for (; i < B.rows; ++i) {
-        const double wi = weight_of(w, i);
-        const float* x = B.row(i);
-#pragma omp simd
-        for (int64_t t = 0; t < d; ++t) sums[t] += wi * x[t];
-    }
-    for (int64_t r = 0; r < B.rows; ++r) sums[d] += weight_of(w, r);
-}
-
 /// Adds the block B (weights w, NULL: all 1) to the chunk: its spread when asked for, then the
 /// rows to the chunk's sums one by one (centring_shift's order).
 void add_block(ConstMatrix B, const float* w, Moments moments, Chunk& c, std::vector<double>& mean) {
@@ -124,7 +118,7 @@ void add_block(ConstMatrix B, const float* w, Moments moments, Chunk& c, std::ve
 /// it so).
 void scan_chunk(ConstMatrix X, const std::vector<float>& w, Moments moments, int64_t begin, int64_t end, int64_t every,
                 Chunk& c, FirstBadBlock& bad, const InputPages* pages) {
-    std::vector<double> mean(moments == Moments::spread ? static_cast<size_t>(X.cols) : 0);
+    std::vector<double> mean(moments == Moments::spread ? static_cast<size_t>(X.cols + 1) : 0);
     const bool sampled = every > 1;
     RowStream stream(pages, X, begin, end, sampled ? kBlockRows : RowStream::segment_rows(X.cols, kBlockRows),
                      sampled ? every * kBlockRows : 0);
@@ -192,7 +186,7 @@ int64_t moments_sample(int64_t rows, int64_t global) {
 
 double scan_footprint(int64_t d, int threads) {
     const double dd = static_cast<double>(d);
-    return 8.0 * static_cast<double>(kScanChunks) * (dd + 1) + 8.0 * threads * dd + 16.0 * (dd + 1);
+    return 8.0 * static_cast<double>(kScanChunks) * (dd + 1) + 8.0 * threads * (dd + 1) + 16.0 * (dd + 1);
 }
 
 double pairwise_sq_distance(const RowMoments& local, const Comm& comm) {
