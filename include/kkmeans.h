@@ -233,7 +233,8 @@ KKM_API kkm_status kkm_partial_fit(kkm_model *model, const float *X, int64_t n, 
  * kkm_set_init_labels: labels[i] in [0, k) is training row i's cluster (n must equal the fit's
  *   row count; with kkm_fit_mpi, this rank's rows); k is the parameter k at the fit (a label
  *   >= k is INVALID_ARGUMENT naming the row then). An empty cluster gets the point farthest
- *   from its centre, as in Lloyd.
+ *   from its centre, as in Lloyd. With max_iter=1 the fit labels every row by its nearest
+ *   mean of these labels, and those means are the model's centres.
  * kkm_set_init_centres: k rows of d floats in the input space (row-major); each training row
  *   starts in the cluster of the nearest centre in the kernel's feature space, that is the
  *   largest 2 k(x, c_j) - k(c_j, c_j) (for rbf and laplacian: the nearest centre in input
@@ -342,13 +343,19 @@ KKM_API kkm_status kkm_get_n_features(const kkm_model *model, int64_t *d);
 /* Number of clusters k of the fitted model. Errors: NOT_FITTED. */
 KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
 
-/* Copies the n_train training labels (0-based) into labels (capacity len). labels may be
- * NULL when n_train is 0 (a rank that held no rows in kkm_fit_mpi). Errors: NOT_FITTED,
- * INVALID_ARGUMENT (labels NULL, len < n_train). */
+/* Copies the n_train training labels (0-based) into labels (capacity len): each training row's
+ * nearest centre, what kkm_assign gives it (as scikit-learn's KMeans labels_; with half kernel
+ * rows, kernel_rows=f16, up to their rounding at near-ties). A Lloyd stopped by tol or
+ * max_iter before a fixed point keeps the centres its last reassignment measured, the means
+ * of the labels before it; at a fixed point (tol=0) they are the means of these labels.
+ * refine=hartigan: the centres are the means of these labels, which need not all be nearest.
+ * labels may be NULL when n_train is 0 (a rank that held no rows in kkm_fit_mpi). Errors:
+ * NOT_FITTED, INVALID_ARGUMENT (labels NULL, len < n_train). */
 KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64_t len);
 
 /* Objective of the fit: Σ_i w_i · (squared distance of training row i to its centre), the
- * distances as kkm_assign reports them (scikit-learn's inertia_, R's tot.withinss). For exact
+ * distances as kkm_assign reports them (scikit-learn's inertia_; R's tot.withinss at a fixed
+ * point, see kkm_get_labels). For exact
  * it is the kernel k-means objective; for nystrom it is the kernel k-means objective of the
  * Nyström centres (Calandriello & Rosasco 2018, Algorithm 1), measured with the exact kernel:
  * Σ_i w_i (K_ii − 2 f_i·c + ‖c‖²), the feature-space objective plus Σ_i w_i (K_ii − ‖f_i‖²);

@@ -122,7 +122,9 @@ public:
         last_ = next;
         return value;
     }
-    double objective(const std::vector<int32_t>& labels) override { return inner_.objective(labels); }
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override {
+        return inner_.objective_of(members, labels);
+    }
     int relocations = 0;
 
 private:

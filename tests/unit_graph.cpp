@@ -382,6 +382,10 @@ TEST(NormalizedCut, ObjectiveIsTheFormulaAndNeverRises) {
         // new labels (no farther from their members than the old ones): both steps lower it.
         const double reported = problem.reassign(labels, next, dist);
         EXPECT_LE(reported, previous + 1e-9 * std::abs(previous)) << "iteration " << it;
+        // The new labels against the old centres, point by point: what reassign summed.
+        if (next != labels) {
+            EXPECT_EQ(problem.objective_of(labels, next), reported) << "iteration " << it;
+        }
         const double now = problem.objective(next);
         EXPECT_LE(now, reported + 1e-9 * std::abs(reported)) << "iteration " << it;
         if (next == labels) break;

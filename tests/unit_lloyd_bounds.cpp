@@ -247,7 +247,9 @@ public:
         last_next_ = next;
         return objective;
     }
-    double objective(const std::vector<int32_t>& labels) override { return inner_.objective(labels); }
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override {
+        return inner_.objective_of(members, labels);
+    }
     int count = 0;
 
 private:

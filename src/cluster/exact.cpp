@@ -296,13 +296,14 @@ double ExactLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int3
     return sum_over_ranks(comm_, total);
 }
 
-double ExactLloyd::objective(const std::vector<int32_t>& labels) {
-    // Σ_a w_a (K_aa − 2 S[a, j] / W_j + C_j) with j = l_a, each point's distance clamped at 0
-    // before it is added: a sum of non-negative terms, never negative however the kernel rows
-    // were rounded.
-    sync(labels);
+double ExactLloyd::objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) {
+    // Σ_a w_a (K_aa − 2 S[a, j] / W_j + C_j) with j = l_a (S, W, C: the sums, weights and
+    // self terms of the clusters of `members`), each point's distance clamped at 0 before it
+    // is added: a sum of non-negative terms, never negative however the kernel rows were
+    // rounded.
+    sync(members);
     const int64_t n = rows_.size();
-    const std::vector<double> mass = global_mass(labels);
+    const std::vector<double> mass = global_mass(members);
     const std::vector<double> cc = self_dots(mass);
     double total = 0;
     for (int64_t a = 0; a < n; ++a) {

@@ -97,7 +97,7 @@ public:
 
     int64_t size() const override { return rows_.size(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
-    double objective(const std::vector<int32_t>& labels) override;
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override;
 
     /// Centres of a labelling (from S, brought to these labels).
     DualCentres centres(const std::vector<int32_t>& labels);

@@ -365,12 +365,13 @@ void LandmarkLloyd::move_sums(const std::vector<int32_t>& labels, const std::vec
     cached_labels_ = next;
 }
 
-double LandmarkLloyd::objective(const std::vector<int32_t>& labels) {
-    // Σ_i w_i ‖φ_i − c_{l_i}‖², each point's K_ii − 2 g_i·(P c_j) + ‖c_j‖² in float64 and
-    // clamped at 0 before it is added: a sum of non-negative terms, never negative however
-    // the BLAS rounded G (the closed form Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
+double LandmarkLloyd::objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) {
+    // Σ_i w_i ‖φ_i − c_{l_i}‖² (c_j: the centres of the clusters of `members`), each point's
+    // K_ii − 2 g_i·(P c_j) + ‖c_j‖² in float64 and clamped at 0 before it is added: a sum of
+    // non-negative terms, never negative however the BLAS rounded G (the closed form
+    // Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
     const int64_t n = G_.rows(), m = G_.cols(), r = P_.cols;
-    const auto [sums, mass] = global_sums_and_mass(sums_for(labels), labels);
+    const auto [sums, mass] = global_sums_and_mass(sums_for(members), members);
     std::vector<double> means(sums.size(), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
         const double w = mass[static_cast<size_t>(j)];

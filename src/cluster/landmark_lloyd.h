@@ -73,7 +73,7 @@ public:
 
     int64_t size() const override { return G_.rows(); }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
-    double objective(const std::vector<int32_t>& labels) override;
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override;
 
     /// Centres of a labelling, and the weighted mean kernel rows ḡ_j (k×m) behind them.
     LandmarkCentres centres(const std::vector<int32_t>& labels, Matrix* means = nullptr);

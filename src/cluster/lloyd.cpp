@@ -304,8 +304,8 @@ LloydResult FeatureLloyd::assign_to(const Matrix& C) const {
     return out;
 }
 
-double FeatureLloyd::objective(const std::vector<int32_t>& labels) {
-    const auto [sums, mass] = global_sums_and_mass(centroid_sums(labels), labels);
+double FeatureLloyd::objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) {
+    const auto [sums, mass] = global_sums_and_mass(centroid_sums(members), members);
     const int64_t r = F_.cols;
     std::vector<double> means(sums.size());
     for (int64_t j = 0; j < k_; ++j) {

@@ -41,7 +41,7 @@ public:
 
     int64_t size() const override { return F_.rows; }
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
-    double objective(const std::vector<int32_t>& labels) override;
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override;
 
     /// Weighted means of the clusters (rows of clusters without weight are zero).
     Matrix centroids(const std::vector<int32_t>& labels) const;

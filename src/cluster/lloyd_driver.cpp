@@ -105,6 +105,7 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
     double done = 0;  // the fraction reported: never decreases
+    bool settled = true;  // false: stopped by tol or max_iter right after labels moved
     for (int64_t it = 1; it <= options.max_iter; ++it) {
         progress_range(done, std::max(done, static_cast<double>(it) / max_iter));
         const double objective = problem.reassign(labels, next, dist);
@@ -116,6 +117,7 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k, comm, offset);
         const bool unchanged = !relocated && every_rank(comm, next == labels);
         labels.swap(next);
+        settled = unchanged || relocated;
         if (unchanged) break;
         // The reassignment undid the last relocation (with fewer distinct points than k, a
         // relocated duplicate goes back to its tied centre): the same step would repeat
@@ -125,7 +127,12 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
         if (!relocated && previous - objective < options.tol * objective) break;
         previous = objective;
     }
-    result.objective = problem.objective(labels);
+    // Stopped by tol or max_iter after a reassignment that moved points (and relocated none):
+    // the labels are each point's nearest centre of the labels before (next, after the swap),
+    // which stay the model's centres. A relocation's labels have no such centres (the cluster
+    // it filled had none): their own means are the centres then.
+    if (!settled) result.centre_labels = std::move(next);
+    result.objective = problem.objective_of(result.centre_labels.empty() ? labels : result.centre_labels, labels);
     result.labels = std::move(labels);
     return result;
 }

@@ -22,14 +22,25 @@ public:
     /// distance to it to dist, and returns Σ w_i dist_i.
     virtual double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                             std::vector<float>& dist) = 0;
-    /// The objective of the labels, computed exactly (float64 reductions).
-    virtual double objective(const std::vector<int32_t>& labels) = 0;
+    /// Σ w_i · (squared distance of point i to the centre of cluster labels_i), the centres
+    /// being those of `members` (the clusters' means), computed exactly (float64 reductions;
+    /// members == labels: the objective of the labels).
+    virtual double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) = 0;
+    /// The objective of the labels against their own centres.
+    double objective(const std::vector<int32_t>& labels) { return objective_of(labels, labels); }
 };
 
 struct LloydResult {
+    /// Every point's cluster: its nearest centre (as scikit-learn's KMeans labels them), or,
+    /// after refine=hartigan, the labelling whose means are the centres.
     std::vector<int32_t> labels;
-    double objective = 0;
+    double objective = 0;  ///< objective_of(centre_members(), labels)
     int32_t iterations = 0;
+    /// The labelling whose clusters' means are the centres, when it is not `labels` (empty:
+    /// it is): a Lloyd stopped by tol or max_iter before a fixed point keeps the centres its
+    /// last reassignment measured, the means of the labels before it.
+    std::vector<int32_t> centre_labels;
+    const std::vector<int32_t>& centre_members() const { return centre_labels.empty() ? labels : centre_labels; }
 };
 
 struct LloydOptions {
@@ -40,7 +51,12 @@ struct LloydOptions {
 
 /// Runs Lloyd from the given labels until no label changes, the objective improves by less
 /// than tol · objective, or max_iter reassignments. A cluster left empty is given the point
-/// farthest from its centre (among points whose cluster keeps another member).
+/// farthest from its centre (among points whose cluster keeps another member). Stopped by tol
+/// or max_iter before a fixed point, the result keeps the centres the last reassignment used
+/// (the means of the labels before it: LloydResult::centre_labels), so that every label is its
+/// point's nearest centre, as scikit-learn's KMeans leaves them and as kkm_assign labels the
+/// training rows; with init labels and max_iter=1, the labels are each point's nearest mean
+/// of those labels. After a relocation the labels' own means are the centres.
 /// Over rows spread across ranks (collective): labels and weights are this rank's rows',
 /// `offset` the global index of its first row, and the problem's reassign and objective
 /// return the objective over all ranks.

@@ -57,6 +57,17 @@ NcutCentres NcutLloyd::centres(const std::vector<int32_t>& labels) const {
     return c;
 }
 
+double NcutLloyd::self_term(int64_t i) const {
+    const double d = degree_[static_cast<size_t>(i)];
+    return kKnnShift / d + static_cast<double>(A_.weight(i, i)) / (d * d);
+}
+
+double NcutLloyd::centre_distance(const NcutCentres& c, double self, double d, int32_t own, int64_t j,
+                                  const double* links) {
+    const double inner = ((j == own ? kKnnShift : 0.0) + links[j] / d) / c.mass[static_cast<size_t>(j)];
+    return self - 2.0 * inner + c.norm[static_cast<size_t>(j)];
+}
+
 double NcutLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) {
     const NcutCentres c = centres(labels);
     const int64_t blocks = block_count(A_.n, kRows);
@@ -64,17 +75,14 @@ double NcutLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32
     parallel_blocks(threads_, blocks, [&](int64_t b) {
         std::vector<double> row(static_cast<size_t>(k_));
         for (int64_t i = b * kRows; i < std::min(A_.n, (b + 1) * kRows); ++i) {
-            const double d = degree_[static_cast<size_t>(i)];
-            const double self = kKnnShift / d + static_cast<double>(A_.weight(i, i)) / (d * d);
+            const double d = degree_[static_cast<size_t>(i)], self = self_term(i);
             const int32_t own = labels[static_cast<size_t>(i)];
             row_links(A_, labels, i, row.data(), k_);
             int32_t best = -1;
             double best_d = kInf;
             for (int64_t j = 0; j < k_; ++j) {
-                const double w = c.mass[static_cast<size_t>(j)];
-                if (!(w > 0)) continue;
-                const double inner = ((j == own ? kKnnShift : 0.0) + row[static_cast<size_t>(j)] / d) / w;
-                const double v = self - 2.0 * inner + c.norm[static_cast<size_t>(j)];
+                if (!(c.mass[static_cast<size_t>(j)] > 0)) continue;
+                const double v = centre_distance(c, self, d, own, j, row.data());
                 if (v < best_d) {
                     best_d = v;
                     best = static_cast<int32_t>(j);
@@ -91,7 +99,29 @@ double NcutLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32
     return total;
 }
 
-double NcutLloyd::objective(const std::vector<int32_t>& labels) {
+double NcutLloyd::objective_against(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) const {
+    // Point by point, as reassign measures a point's distance to a centre (degree-weighted,
+    // each clamped at 0): the closed form below holds only for the centres' own clusters.
+    const NcutCentres c = centres(members);
+    const int64_t blocks = block_count(A_.n, kRows);
+    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+    parallel_blocks(threads_, blocks, [&](int64_t b) {
+        std::vector<double> row(static_cast<size_t>(k_));
+        for (int64_t i = b * kRows; i < std::min(A_.n, (b + 1) * kRows); ++i) {
+            const double d = degree_[static_cast<size_t>(i)];
+            const int32_t own = members[static_cast<size_t>(i)];
+            row_links(A_, members, i, row.data(), k_);
+            const double v = centre_distance(c, self_term(i), d, own, labels[static_cast<size_t>(i)], row.data());
+            partial[static_cast<size_t>(b)] += d * std::max(v, 0.0);
+        }
+    });
+    double total = 0;
+    for (double v : partial) total += v;
+    return total;
+}
+
+double NcutLloyd::objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) {
+    if (members != labels) return objective_against(members, labels);
     const NcutCentres c = centres(labels);
     double loops = 0;
     for (int64_t i = 0; i < A_.n; ++i) {

@@ -42,8 +42,9 @@ public:
     int64_t size() const override { return A_.n; }
     /// Distances (float) to the centres of `labels`; returns Σ d_i dist_i.
     double reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next, std::vector<float>& dist) override;
-    /// Σ_i d_i ‖φ(x_i) − m_c(i)‖², exactly (float64) from the formula above.
-    double objective(const std::vector<int32_t>& labels) override;
+    /// Σ_i d_i ‖φ(x_i) − m_c(i)‖², exactly (float64) from the formula above; against the
+    /// centres of other `members` than the labels, point by point (objective_against).
+    double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) override;
 
     NcutCentres centres(const std::vector<int32_t>& labels) const;
     /// ncut = Σ_c cut(c, rest)/vol(c) over the clusters with members.
@@ -52,6 +53,14 @@ public:
     std::vector<float> weights() const;
 
 private:
+    /// Point i's own term of its squared distances, kKnnShift/d_i + A_ii/d_i².
+    double self_term(int64_t i) const;
+    /// Point i's squared distance to centre j of c (mass > 0): self its self_term, d its
+    /// degree, own its cluster in c's labelling, links its links to each cluster.
+    static double centre_distance(const NcutCentres& c, double self, double d, int32_t own, int64_t j,
+                                  const double* links);
+    double objective_against(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) const;
+
     const SparseGraph& A_;
     const std::vector<double>& degree_;
     int64_t k_;

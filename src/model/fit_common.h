@@ -274,6 +274,7 @@ LloydResult best_of_restarts(Problem& problem, FitSession& c) {
             if (c.p.refine == Refine::hartigan) {
                 c.begin_stage("refine");
                 problem.hartigan(result.labels, c.p.max_iter);
+                result.centre_labels.clear();  // Hartigan's labels are the centres' clusters
                 result.objective = problem.objective(result.labels);
                 c.end_stage("refine");
             }

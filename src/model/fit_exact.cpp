@@ -44,7 +44,7 @@ Matrix stored_kernel(const FitSession& c, const KernelBasis& columns, ConstMatri
 /// (moved into the model only at the end: the problem's kernel rows read it until then).
 std::unique_ptr<FittedModel> cluster_exact(FitSession& c, ExactLloyd& problem, KernelBasis&& basis) {
     LloydResult best = best_of_restarts(problem, c);
-    DualCentres centres = problem.centres(best.labels);
+    DualCentres centres = problem.centres(best.centre_members());
     c.end_stage("lloyd");
     return std::make_unique<DualModel>(c.p, c.X.rows, c.X.cols, c.report({}, std::move(best)), std::move(basis),
                                        std::move(centres));

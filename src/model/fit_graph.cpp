@@ -217,8 +217,8 @@ void finish_graph_model(FitSession& c, GraphModel& model, const std::vector<doub
 std::unique_ptr<FittedModel> heat_exact(FitSession& c, TrainingGraph& g, graph::HeatMap map, const Matrix& F) {
     FeatureClustering clustering(c, map, F);
     const LloydResult best = best_restart(c.p.n_init, [&](int64_t r) { return clustering.run(r); });
-    Matrix centroids = clustering.features().centroids(best.labels);
-    const std::vector<double> mass = cluster_weights(best.labels, {}, c.p.k);
+    Matrix centroids = clustering.features().centroids(best.centre_members());
+    const std::vector<double> mass = cluster_weights(best.centre_members(), {}, c.p.k);
     auto model = std::make_unique<HeatModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
                                              g.locator, std::move(map), std::move(centroids));
     std::vector<char> alive(mass.size());
@@ -257,7 +257,7 @@ std::unique_ptr<FittedModel> knn_exact(FitSession& c, TrainingGraph& g, const gr
         c.end_stage("ncut");
         return refined;
     });
-    DualCoefficients centres = label_centres(best.labels, g.degree, ncut.centres(best.labels));
+    DualCoefficients centres = label_centres(best.centre_members(), g.degree, ncut.centres(best.centre_members()));
     auto model = std::make_unique<KnnModel>(c.p, g.A->n, g.locator->input_dim(), c.report(g.facts, best.iterations),
                                             g.locator, g.A, std::move(centres));
     finish_graph_model(c, *model, g.degree);

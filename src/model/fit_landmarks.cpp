@@ -253,6 +253,7 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
     const Matrix F = nystrom_features(G, P, std::vector<float>(static_cast<size_t>(G.rows()), 0.0f), unused, c.threads);
     FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.isa);
     features.hartigan(best.labels, c.p.max_iter);
+    best.centre_labels.clear();  // Hartigan's labels are the centres' clusters
     best.objective = problem.objective(best.labels);
     c.end_stage("refine");
 }
@@ -449,7 +450,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.isa, Bounds::elkan, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
-    LandmarkCentres centres = problem.centres(best.labels);
+    LandmarkCentres centres = problem.centres(best.centre_members());
     c.end_stage("lloyd");
     return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.report(facts, std::move(best)), std::move(map),
                                           std::move(centres));

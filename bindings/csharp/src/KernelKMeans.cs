@@ -1077,7 +1077,11 @@ namespace FastKKM
 
         // ------------------------------------------------------------------ fitted results
 
-        /// <summary>Cluster (0-based) of each training row of the last fit.</summary>
+        /// <summary>Cluster (0-based) of each training row of the last fit: its nearest centre,
+        /// what Predict gives it (with half kernel rows up to their rounding at near-ties). A fit
+        /// stopped by tol or max_iter keeps the centres its last step measured, the means of the
+        /// labels before it; at a fixed point (tol=0) they are the means of these labels
+        /// (refine=hartigan: always).</summary>
         public int[] Labels
         {
             get

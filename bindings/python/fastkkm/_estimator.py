@@ -259,8 +259,14 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,), int32
+        Each training row's nearest centre, what ``predict`` gives it (as KMeans' labels_; with
+        half kernel rows up to their rounding at near-ties). A fit stopped by tol or max_iter
+        keeps the centres its last step measured (the means of the labels before it); at a
+        fixed point (tol=0) they are the means of labels_. refine="hartigan": the centres are
+        the means of labels_.
     inertia_ : float
-        The fit's objective: the weighted sum of squared kernel-space distances to the centres.
+        The fit's objective: the weighted sum of squared kernel-space distances of the training
+        rows to their centres (feature-space ones for sketch and rff), ``-score(X)``.
     cluster_centers_ : ndarray of shape (n_clusters_, feature_dim_), float32
         The centres in the feature space of ``feature_map`` (nystrom, sketch, rff,
         kernel="heat"): each training row's label is its nearest centre there. Absent

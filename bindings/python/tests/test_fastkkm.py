@@ -62,6 +62,17 @@ def test_predict_on_training_data_equals_labels(ring_data, dtype):
     np.testing.assert_array_equal(km.fit_predict(X.astype(dtype)), km.labels_)
 
 
+@pytest.mark.parametrize("method", ["exact", "nystrom", "sketch", "rff"])
+def test_a_fit_stopped_by_tol_labels_by_its_centres(method):
+    """Uniform points: Lloyd still moves a few rows when tol stops it. As KMeans, labels_ are
+    then each row's nearest centre (predict's), and inertia_ is -score(X)."""
+    X = np.random.default_rng(5).random((3000, 2))
+    km = KernelKMeans(n_clusters=9, method=method, gamma=2.0, n_init=1, random_state=1,
+                      kernel_rows="f32").fit(X)
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+    assert km.score(X) == pytest.approx(-km.inertia_, rel=1e-4)
+
+
 def test_new_points_go_to_their_ring(ring_data):
     X, y = ring_data
     km = KernelKMeans(**RING_PARAMS, method="exact").fit(X)

@@ -203,7 +203,9 @@ class KernelKMeansTest {
 
     @Test
     void distancesWithALinearKernelAreEuclideanToTheMeans() {
-        try (KernelKMeans km = new KernelKMeans("k=3 method=exact kernel=linear n_init=3 seed=1").fit(RINGS.x)) {
+        // tol=0: a fixed point, where the centres are the means of the labels (a fit stopped by
+        // tol keeps the centres of its last reassignment, the means of the labels before it).
+        try (KernelKMeans km = new KernelKMeans("k=3 method=exact kernel=linear n_init=3 seed=1 tol=0").fit(RINGS.x)) {
             int[] labels = km.labels();
             double[][] means = new double[3][2];
             double[] counts = new double[3];
@@ -222,6 +224,31 @@ class KernelKMeansTest {
                     double dx = RINGS.x[i][0] - means[j][0];
                     double dy = RINGS.x[i][1] - means[j][1];
                     assertEquals(dx * dx + dy * dy, all[i][j], 1e-3, "row " + i + " centre " + j);
+                }
+            }
+        }
+    }
+
+    @Test
+    void everyTrainingLabelIsItsRowsNearestCentre() {
+        // Stopped by tol or not, as scikit-learn's KMeans: labels() is what predict gives the
+        // training rows, and each is the row's nearest centre of distances().
+        // Uniform points: Lloyd moves a few of them for many steps and stops by tol.
+        java.util.Random random = new java.util.Random(5);
+        double[][] x = new double[3000][2];
+        for (double[] row : x) {
+            row[0] = random.nextDouble();
+            row[1] = random.nextDouble();
+        }
+        for (String method : new String[] {"exact", "nystrom m=300 kernel_rows=f32", "rff"}) {
+            try (KernelKMeans km = new KernelKMeans("k=9 n_init=1 seed=1 gamma=2 method=" + method).fit(x)) {
+                int[] labels = km.labels();
+                assertArrayEquals(labels, km.predict(x), method);
+                double[][] all = km.distances(x);
+                for (int i = 0; i < labels.length; i++) {
+                    for (int j = 0; j < all[i].length; j++) {
+                        assertTrue(all[i][labels[i]] <= all[i][j], method + " row " + i + " centre " + j);
+                    }
                 }
             }
         }
