@@ -371,6 +371,9 @@ double LandmarkLloyd::objective_of(const std::vector<int32_t>& members, const st
     // non-negative terms, never negative however the BLAS rounded G (the closed form
     // Σ w_i K_ii − Σ_j W_j ‖c_j‖² cancels to below 0).
     const int64_t n = G_.rows(), m = G_.cols(), r = P_.cols;
+    // The members of a stop before a fixed point are the labels before the last reassignment,
+    // whose sums the cache held then: moved back by the rows that moved, not a pass over G.
+    if (!sums_cached_for(members) && !cached_sums_.empty()) move_sums(std::vector<int32_t>(cached_labels_), members);
     const auto [sums, mass] = global_sums_and_mass(sums_for(members), members);
     std::vector<double> means(sums.size(), 0.0);
     for (int64_t j = 0; j < k_; ++j) {
