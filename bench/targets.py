@@ -94,6 +94,9 @@ def parse_args(argv=None):
                    help="LetterRecognition rows for P7 (default all 20000; --quick: 4000)")
     p.add_argument("--seeds8", type=int, default=10, help="seeds per storage in P8 (default 10)")
     p.add_argument("--openblas-core", default="auto", help=OPENBLAS_CORE_HELP)
+    p.add_argument("--params", default="",
+                   help="extra kkmeans parameters for the P1 and P5 fits, e.g. 'isa=avx2' (an AVX2 "
+                        "engine on an AVX-512 CPU: Zen 5's stand-in for Zen 4); default none")
     p.add_argument("--json", default=str(OUT_DIR / "targets.json"))
     p.add_argument("--markdown", default=None,
                    help="where the tables go (default bench/results/targets.md; --quick: bench/out/targets-quick.md)")
@@ -105,6 +108,11 @@ def parse_args(argv=None):
 
 def threads_param(args):
     return f"threads={args.threads}"
+
+
+def race_params(args):
+    """The parameters every P1 and P5 fit of ours adds: the thread count and --params."""
+    return f"{threads_param(args)} {args.params}".strip()
 
 
 def mean(values):
@@ -121,7 +129,7 @@ def p1(args, kkm, metrics):
     ours, theirs = [], []
     for seed in range(args.seeds):
         labels, seconds, timings, _ = kkm.fit(
-            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 {threads_param(args)}")
+            X, f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 {race_params(args)}")
         ours.append(dict(seconds=seconds, nmi=metrics.normalized_mutual_info_score(y, labels),
                          stages=timings))
         log(f"P1 kkmeans seed {seed}: {seconds:.2f} s ({timings})")
@@ -309,7 +317,7 @@ def p5_child(args):
         reset_peak_rss()  # this fit's peak, not the input generation's or an earlier fit's
         if args.child == "kkmeans":
             params = (f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 max_memory_mb=64000 "
-                      f"{threads_param(args)}")
+                      f"{race_params(args)}")
             with kkm.fitted(params, X) as model:
                 labels, seconds, stages, iterations = model.labels(), model.seconds, model.timings(), model.iterations()
         else:
@@ -328,7 +336,7 @@ def run_child(args, system, rows, seeds):
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", system, "--rows", str(rows),
            "--fit-seeds", ",".join(str(v) for v in seeds),
            "--threads", str(args.threads), "--data-dir", str(args.data_dir),
-           "--openblas-core", args.openblas_core] + (["--lib", args.lib] if args.lib else []) + \
+           "--openblas-core", args.openblas_core, "--params", args.params] + (["--lib", args.lib] if args.lib else []) + \
           (["--quick"] if args.quick else [])
     log(f"P5 {system} n={rows}, seeds {seeds}...")
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -564,7 +572,8 @@ def main():
     lines += [f"| {t} | {m} | {g} | {'yes' if ok else '**no**'} |" for t, m, g, ok in summary]
     lines += ["", f"kkmeans {kkm.version()} ({kkm.path}), {threads} threads, CPU {cpu_name()}, "
               f"python {platform.python_version()}, numpy/scikit-learn BLAS {numpy_blas()} by default, limited to the fits' threads (every core for 0) "
-              f"while scikit-learn runs; {core_note}", ""]
+              f"while scikit-learn runs; {core_note}"
+              f"{f'; P1 and P5 with {args.params}' if args.params else ''}", ""]
     lines += details
     text = "\n".join(lines)
     if args.markdown is None:

@@ -6,7 +6,8 @@
 // (dsyevd's scaling) matrices; orthonormal eigenvectors with small residuals; a cancel from
 // the progress callback throws CANCELLED and leaves nothing behind; non-finite input is
 // refused as before; where dstedc does not converge (a matrix fuzz_fit found), dsteqr takes
-// over in both, with the same bits.
+// over in both, with the same bits. The default products (engine::Dgemm) give one result on
+// every engine path, the BLAS result to round-off.
 #include <gtest/gtest.h>
 
 #include <lapacke.h>
@@ -96,9 +97,12 @@ struct Decomposition {
     std::vector<double> values;
 };
 
-Decomposition pieces(const Square& A, int64_t n) {
+/// The steps' products by the BLAS, as in LAPACK's one call: the bits of dsyevd.
+const EigenProducts kBlas{true};
+
+Decomposition pieces(const Square& A, int64_t n, EigenProducts products) {
     Decomposition d{A, std::vector<double>(static_cast<size_t>(n))};
-    dsyevd_rows(n, d.vectors.data(), d.values.data());
+    dsyevd_rows(n, d.vectors.data(), d.values.data(), products);
     return d;
 }
 
@@ -156,9 +160,47 @@ TEST(SymmetricEigen, BitForBitOneDsyevdCall) {
     cases.push_back({"small", 100, small});
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name + ", n = " + std::to_string(c.n));
-        const Decomposition ours = pieces(c.A, c.n), reference = one_call(c.A, c.n);
+        const Decomposition ours = pieces(c.A, c.n, kBlas), reference = one_call(c.A, c.n);
         EXPECT_TRUE(same_bits(ours.values, reference.values));
         EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
+    }
+}
+
+TEST(SymmetricEigen, TheEngineProductsGiveOneResultOnEveryPathAndTheBlasResultToRoundOff) {
+    // The default (EigenProducts{}): dlaed3's and dormtr's products and dsytrd's rank-2k
+    // updates by engine::Dgemm, whose bits do not depend on the path, so neither do the
+    // eigenvalues and eigenvectors; against the BLAS's decomposition they differ only by the
+    // products' rounding.
+    struct Case {
+        std::string name;
+        int64_t n;
+        Square A;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"rbf 50-d", 700, rbf(700, 50, 41)});
+    cases.push_back({"rbf 2-d (deflation)", 777, rbf(777, 2, 42)});
+    cases.push_back({"random", 640, random_symmetric(640, 43)});
+    cases.push_back({"block diagonal", 700, block_diagonal(700, 44)});
+    cases.push_back({"zero", 520, Square(520 * 520, 0.0)});
+    Square tiny = rbf(560, 8, 46);
+    for (double& v : tiny) v *= 1e-160;
+    cases.push_back({"tiny", 560, tiny});
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name + ", n = " + std::to_string(c.n));
+        const Decomposition blas = pieces(c.A, c.n, kBlas), ours = pieces(c.A, c.n, EigenProducts{});
+        double top = 0;
+        for (double v : blas.values) top = std::max(top, std::abs(v));
+        for (size_t e = 0; e < ours.values.size(); ++e) {
+            ASSERT_NEAR(ours.values[e], blas.values[e], 1e-13 * static_cast<double>(c.n) * top) << "eigenvalue " << e;
+        }
+        expect_orthonormal_eigenvectors(c.A, c.n, ours, 1e-12 * static_cast<double>(c.n));
+        for (engine::Isa isa : {engine::Isa::portable, engine::Isa::avx2, engine::Isa::avx512}) {
+            if (!engine::isa_supported(isa) || isa == engine::best_isa()) continue;
+            SCOPED_TRACE(engine::isa_name(isa));
+            const Decomposition path = pieces(c.A, c.n, EigenProducts{false, isa});
+            EXPECT_TRUE(same_bits(path.values, ours.values));
+            EXPECT_TRUE(same_bits(path.vectors, ours.vectors));
+        }
     }
 }
 
@@ -357,12 +399,16 @@ TEST(SymmetricEigen, WhereDivideAndConquerFailsTheQrIterationTakesOver) {
         std::printf("n = %ld: LAPACKE_dsyevd info = %d (%s)\n", static_cast<long>(n), static_cast<int>(info),
                     info > 0 ? "the fallback runs" : "the ordinary path");
         Decomposition ours, reference;
-        ASSERT_NO_THROW(ours = pieces(A, n));
+        ASSERT_NO_THROW(ours = pieces(A, n, kBlas));
         ASSERT_NO_THROW(reference = one_call(A, n));
         EXPECT_TRUE(same_bits(ours.values, reference.values));
         EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
         expect_orthonormal_eigenvectors(A, n, ours, 1e-12 * static_cast<double>(n));
         EXPECT_NEAR(ours.values.back(), 8.0, 1e-9);  // eight equal rows of ones, to round-off
+        Decomposition engine;                        // the engine's products take the same fallback
+        ASSERT_NO_THROW(engine = pieces(A, n, EigenProducts{}));
+        expect_orthonormal_eigenvectors(A, n, engine, 1e-12 * static_cast<double>(n));
+        EXPECT_NEAR(engine.values.back(), 8.0, 1e-9);
     }
 }
 
@@ -372,7 +418,8 @@ TEST(SymmetricEigen, OrthonormalEigenvectorsWithSmallResiduals) {
                                {530, random_symmetric(530, 13)},
                                {540, block_diagonal(540, 14)}}) {
         SCOPED_TRACE(n);
-        expect_orthonormal_eigenvectors(A, n, pieces(A, n), 1e-12 * static_cast<double>(n));
+        expect_orthonormal_eigenvectors(A, n, pieces(A, n, kBlas), 1e-12 * static_cast<double>(n));
+        expect_orthonormal_eigenvectors(A, n, pieces(A, n, EigenProducts{}), 1e-12 * static_cast<double>(n));
     }
 }
 
@@ -410,7 +457,7 @@ TEST(SymmetricEigen, ACancelFromTheProgressCallbackThrowsCancelledAndLeavesNothi
     }
     EXPECT_EQ(cancel.calls, 2);  // the stage start, then the decomposition's first poll
     // Nothing left over: the next decomposition, with no progress installed, is the usual one.
-    const Decomposition after = pieces(A, n), reference = one_call(A, n);
+    const Decomposition after = pieces(A, n, kBlas), reference = one_call(A, n);
     EXPECT_TRUE(same_bits(after.values, reference.values));
     EXPECT_TRUE(same_bits(after.vectors, reference.vectors));
 }

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "engine/isa.h"
+
 namespace kkm::linalg {
 
 enum class Trans { no, yes };
@@ -15,6 +17,15 @@ enum class Trans { no, yes };
 void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads);
 
+/// Who makes dsyevd_rows' large matrix products (those of dlaed3 and dormtr's dlarfb, about
+/// two thirds of its work): the library's float64 engine on path `isa` (engine/dgemm.h: the
+/// same bits on every path and CPU), or, with `blas`, the BLAS as LAPACK's one dsyevd call
+/// does (whose bits the tests compare the steps with).
+struct EigenProducts {
+    bool blas = false;
+    engine::Isa isa = engine::best_isa();
+};
+
 /// Symmetric eigen-decomposition in float64 (LAPACK dsyevd): A (n×n, row-major, its upper
 /// triangle read) is overwritten by the eigenvectors as rows, row e for eigenvalue w[e]; w
 /// receives the eigenvalues in ascending order. Throws kkm::Error(KKM_ERR_INVALID_DATA) if A
@@ -24,9 +35,11 @@ void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, con
 /// Cancellable: from n = 512 on, dsyevd's steps run one by one with a progress poll
 /// (core/progress.h) between pieces of at most 0.04 s at n = 2000, so a fit's cancel
 /// throws Error(KKM_ERR_CANCELLED) from here (A and w then hold nothing of use). The results
-/// are those of dsyevd_rows_one_call, bit for bit where LAPACK's BLAS is the library's (see
-/// core/linalg_lapack.cpp). Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints).
-void dsyevd_rows(int64_t n, double* A, double* w);
+/// are those of dsyevd_rows_one_call below n = 512 (it makes them); from there on, with
+/// products.blas, bit for bit where LAPACK's BLAS is the library's (see
+/// core/linalg_lapack.cpp), and else the same up to the rounding of the products.
+/// Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints) and the products' packing.
+void dsyevd_rows(int64_t n, double* A, double* w, EigenProducts products = {});
 
 /// Bytes dsyevd_rows of an s×s matrix holds: the matrix, the divide-and-conquer workspace
 /// (1 + 6s + 2s² doubles, 3 + 5s ints), the eigenvalues and the packing of its products.

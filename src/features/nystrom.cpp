@@ -13,7 +13,7 @@
 
 namespace kkm {
 
-void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values) {
+void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values, engine::Isa isa) {
     const int64_t m = A.rows;
     vectors.assign(static_cast<size_t>(m * m), 0.0);
     values.assign(static_cast<size_t>(m), 0.0);
@@ -30,7 +30,7 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
         }
         progress_check();
     }
-    linalg::dsyevd_rows(m, vectors.data(), values.data());
+    linalg::dsyevd_rows(m, vectors.data(), values.data(), linalg::EigenProducts{false, isa});
 }
 
 namespace {
@@ -44,7 +44,7 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     Matrix kll(m, m);
     basis.evaluate(landmark_rows, kll.data(), m);
     std::vector<double> U, w;
-    symmetric_eigen(kll, U, w);
+    symmetric_eigen(kll, U, w, basis.isa());
     const double top = w[static_cast<size_t>(m - 1)];
     if (!(top > 0)) {
         invalid_data(

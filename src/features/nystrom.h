@@ -20,8 +20,9 @@ namespace kkm {
 
 /// Eigen-decomposition of the symmetric part (A + Aᵀ)/2 of a float matrix, in float64
 /// (linalg::dsyevd_rows): `vectors` gets the eigenvectors as rows, `values` the eigenvalues
-/// in ascending order.
-void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values);
+/// in ascending order; its large products on engine path `isa` (linalg::EigenProducts).
+void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values,
+                     engine::Isa isa = engine::best_isa());
 
 /// P = U_r Λ_r^-½ (m×r, columns in decreasing eigenvalue order) from
 /// K_LL = basis.evaluate(landmark_rows), landmark_rows a Matrix (m × basis.input_dim()).

@@ -36,6 +36,8 @@ public:
     /// Number of columns an input row must have.
     int64_t input_dim() const { return input_dim_; }
     bool precomputed() const { return !kernel_.has_value(); }
+    /// The engine path of the kernel's blocks (a precomputed kernel's: the widest).
+    engine::Isa isa() const { return kernel_ ? kernel_->isa() : engine::best_isa(); }
 
     /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded.
     void evaluate(ConstMatrix rows, float* out, int64_t ldo) const;
