@@ -14,6 +14,7 @@
 #include "cluster/lloyd_driver.h"
 #include "core/error.h"
 #include "core/linalg.h"
+#include "engine/dgemm.h"
 #include "engine/isa.h"
 #include "graph/heat.h"
 #include "graph/ncut.h"
@@ -259,7 +260,8 @@ std::vector<double> dense_spectrum(const SparseGraph& A) {
                 A.values[static_cast<size_t>(e)] / std::sqrt(d[static_cast<size_t>(i)] * d[static_cast<size_t>(j)]);
         }
     }
-    linalg::dsyevd_rows(n, S.data(), w.data());
+    engine::Dgemm products(engine::best_isa());
+    linalg::dsyevd_rows(n, S.data(), w.data(), &products);
     std::reverse(w.begin(), w.end());
     return w;
 }

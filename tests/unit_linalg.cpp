@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/progress.h"
+#include "engine/dgemm.h"
 
 namespace kkm::linalg {
 namespace {
@@ -97,12 +98,20 @@ struct Decomposition {
     std::vector<double> values;
 };
 
-/// The steps' products by the BLAS, as in LAPACK's one call: the bits of dsyevd.
-const EigenProducts kBlas{true};
+/// The steps' products by the BLAS, as in LAPACK's one call (the bits of dsyevd), or by the
+/// library's engine on a path.
+struct Blas {};
 
-Decomposition pieces(const Square& A, int64_t n, EigenProducts products) {
+Decomposition pieces(const Square& A, int64_t n, Blas) {
     Decomposition d{A, std::vector<double>(static_cast<size_t>(n))};
-    dsyevd_rows(n, d.vectors.data(), d.values.data(), products);
+    dsyevd_rows(n, d.vectors.data(), d.values.data(), nullptr);
+    return d;
+}
+
+Decomposition pieces(const Square& A, int64_t n, engine::Isa isa) {
+    Decomposition d{A, std::vector<double>(static_cast<size_t>(n))};
+    engine::Dgemm products(isa);
+    dsyevd_rows(n, d.vectors.data(), d.values.data(), &products);
     return d;
 }
 
@@ -160,14 +169,14 @@ TEST(SymmetricEigen, BitForBitOneDsyevdCall) {
     cases.push_back({"small", 100, small});
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name + ", n = " + std::to_string(c.n));
-        const Decomposition ours = pieces(c.A, c.n, kBlas), reference = one_call(c.A, c.n);
+        const Decomposition ours = pieces(c.A, c.n, Blas{}), reference = one_call(c.A, c.n);
         EXPECT_TRUE(same_bits(ours.values, reference.values));
         EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
     }
 }
 
 TEST(SymmetricEigen, TheEngineProductsGiveOneResultOnEveryPathAndTheBlasResultToRoundOff) {
-    // The default (EigenProducts{}): dlaed3's and dormtr's products and dsytrd's rank-2k
+    // The library's (engine::Dgemm): dlaed3's and dormtr's products and dsytrd's rank-2k
     // updates by engine::Dgemm, whose bits do not depend on the path, so neither do the
     // eigenvalues and eigenvectors; against the BLAS's decomposition they differ only by the
     // products' rounding.
@@ -187,7 +196,7 @@ TEST(SymmetricEigen, TheEngineProductsGiveOneResultOnEveryPathAndTheBlasResultTo
     cases.push_back({"tiny", 560, tiny});
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name + ", n = " + std::to_string(c.n));
-        const Decomposition blas = pieces(c.A, c.n, kBlas), ours = pieces(c.A, c.n, EigenProducts{});
+        const Decomposition blas = pieces(c.A, c.n, Blas{}), ours = pieces(c.A, c.n, engine::best_isa());
         double top = 0;
         for (double v : blas.values) top = std::max(top, std::abs(v));
         for (size_t e = 0; e < ours.values.size(); ++e) {
@@ -197,7 +206,7 @@ TEST(SymmetricEigen, TheEngineProductsGiveOneResultOnEveryPathAndTheBlasResultTo
         for (engine::Isa isa : {engine::Isa::portable, engine::Isa::avx2, engine::Isa::avx512}) {
             if (!engine::isa_supported(isa) || isa == engine::best_isa()) continue;
             SCOPED_TRACE(engine::isa_name(isa));
-            const Decomposition path = pieces(c.A, c.n, EigenProducts{false, isa});
+            const Decomposition path = pieces(c.A, c.n, isa);
             EXPECT_TRUE(same_bits(path.values, ours.values));
             EXPECT_TRUE(same_bits(path.vectors, ours.vectors));
         }
@@ -399,14 +408,14 @@ TEST(SymmetricEigen, WhereDivideAndConquerFailsTheQrIterationTakesOver) {
         std::printf("n = %ld: LAPACKE_dsyevd info = %d (%s)\n", static_cast<long>(n), static_cast<int>(info),
                     info > 0 ? "the fallback runs" : "the ordinary path");
         Decomposition ours, reference;
-        ASSERT_NO_THROW(ours = pieces(A, n, kBlas));
+        ASSERT_NO_THROW(ours = pieces(A, n, Blas{}));
         ASSERT_NO_THROW(reference = one_call(A, n));
         EXPECT_TRUE(same_bits(ours.values, reference.values));
         EXPECT_TRUE(same_bits(ours.vectors, reference.vectors));
         expect_orthonormal_eigenvectors(A, n, ours, 1e-12 * static_cast<double>(n));
         EXPECT_NEAR(ours.values.back(), 8.0, 1e-9);  // eight equal rows of ones, to round-off
         Decomposition engine;                        // the engine's products take the same fallback
-        ASSERT_NO_THROW(engine = pieces(A, n, EigenProducts{}));
+        ASSERT_NO_THROW(engine = pieces(A, n, engine::best_isa()));
         expect_orthonormal_eigenvectors(A, n, engine, 1e-12 * static_cast<double>(n));
         EXPECT_NEAR(engine.values.back(), 8.0, 1e-9);
     }
@@ -418,8 +427,8 @@ TEST(SymmetricEigen, OrthonormalEigenvectorsWithSmallResiduals) {
                                {530, random_symmetric(530, 13)},
                                {540, block_diagonal(540, 14)}}) {
         SCOPED_TRACE(n);
-        expect_orthonormal_eigenvectors(A, n, pieces(A, n, kBlas), 1e-12 * static_cast<double>(n));
-        expect_orthonormal_eigenvectors(A, n, pieces(A, n, EigenProducts{}), 1e-12 * static_cast<double>(n));
+        expect_orthonormal_eigenvectors(A, n, pieces(A, n, Blas{}), 1e-12 * static_cast<double>(n));
+        expect_orthonormal_eigenvectors(A, n, pieces(A, n, engine::best_isa()), 1e-12 * static_cast<double>(n));
     }
 }
 
@@ -448,7 +457,8 @@ TEST(SymmetricEigen, ACancelFromTheProgressCallbackThrowsCancelledAndLeavesNothi
         progress.begin("kernel+eigen");
         Decomposition d{A, std::vector<double>(static_cast<size_t>(n))};
         try {
-            dsyevd_rows(n, d.vectors.data(), d.values.data());
+            engine::Dgemm products(engine::best_isa());
+            dsyevd_rows(n, d.vectors.data(), d.values.data(), &products);
             ADD_FAILURE() << "not cancelled";
         } catch (const Error& e) {
             EXPECT_EQ(e.status(), KKM_ERR_CANCELLED);
@@ -457,7 +467,7 @@ TEST(SymmetricEigen, ACancelFromTheProgressCallbackThrowsCancelledAndLeavesNothi
     }
     EXPECT_EQ(cancel.calls, 2);  // the stage start, then the decomposition's first poll
     // Nothing left over: the next decomposition, with no progress installed, is the usual one.
-    const Decomposition after = pieces(A, n, kBlas), reference = one_call(A, n);
+    const Decomposition after = pieces(A, n, Blas{}), reference = one_call(A, n);
     EXPECT_TRUE(same_bits(after.values, reference.values));
     EXPECT_TRUE(same_bits(after.vectors, reference.vectors));
 }
@@ -468,7 +478,8 @@ TEST(SymmetricEigen, NonFiniteInputIsInvalidData) {
         A[static_cast<size_t>(3 * n + 5)] = std::nan("");
         std::vector<double> w(static_cast<size_t>(n));
         try {
-            dsyevd_rows(n, A.data(), w.data());
+            engine::Dgemm products(engine::best_isa());
+            dsyevd_rows(n, A.data(), w.data(), &products);
             ADD_FAILURE() << "accepted a NaN";
         } catch (const Error& e) {
             EXPECT_EQ(e.status(), KKM_ERR_INVALID_DATA);

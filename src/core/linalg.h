@@ -5,8 +5,6 @@
 
 #include <cstdint>
 
-#include "engine/isa.h"
-
 namespace kkm::linalg {
 
 enum class Trans { no, yes };
@@ -17,13 +15,14 @@ enum class Trans { no, yes };
 void sgemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads);
 
-/// Who makes dsyevd_rows' large matrix products (those of dlaed3 and dormtr's dlarfb, about
-/// two thirds of its work): the library's float64 engine on path `isa` (engine/dgemm.h: the
-/// same bits on every path and CPU), or, with `blas`, the BLAS as LAPACK's one dsyevd call
-/// does (whose bits the tests compare the steps with).
-struct EigenProducts {
-    bool blas = false;
-    engine::Isa isa = engine::best_isa();
+/// The large matrix products of dsyevd_rows (those of dlaed3, dormtr's dlarfb and dsytrd's
+/// rank-2k updates, about two thirds of its work): C = alpha·op(A)·op(B) + beta·C, float64,
+/// column-major, with dgemm_'s arguments. engine::Dgemm is the library's (engine/dgemm.h).
+class Products {
+public:
+    virtual ~Products() = default;
+    virtual void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* A, int64_t lda,
+                      const double* B, int64_t ldb, double beta, double* C, int64_t ldc) = 0;
 };
 
 /// Symmetric eigen-decomposition in float64 (LAPACK dsyevd): A (n×n, row-major, its upper
@@ -36,13 +35,15 @@ struct EigenProducts {
 /// (core/progress.h) between pieces of at most 0.04 s at n = 2000, so a fit's cancel
 /// throws Error(KKM_ERR_CANCELLED) from here (A and w then hold nothing of use). The results
 /// are those of dsyevd_rows_one_call below n = 512 (it makes them); from there on, with
-/// products.blas, bit for bit where LAPACK's BLAS is the library's (see
-/// core/linalg_lapack.cpp), and else the same up to the rounding of the products.
-/// Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints) and the products' packing.
-void dsyevd_rows(int64_t n, double* A, double* w, EigenProducts products = {});
+/// `products` NULL (the BLAS's dgemm_ and LAPACK's dlarfb, as in the one call), bit for bit
+/// where LAPACK's BLAS is the library's (see core/linalg_lapack.cpp), and else the same up to
+/// the rounding of the products. Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints)
+/// and the products' own (engine::Dgemm::footprint).
+void dsyevd_rows(int64_t n, double* A, double* w, Products* products);
 
 /// Bytes dsyevd_rows of an s×s matrix holds: the matrix, the divide-and-conquer workspace
-/// (1 + 6s + 2s² doubles, 3 + 5s ints), the eigenvalues and the packing of its products.
+/// (1 + 6s + 2s² doubles, 3 + 5s ints), the eigenvalues and the packing of its products (the
+/// BLAS's; engine::Dgemm packs less).
 double dsyevd_footprint(double s);
 
 /// Bytes one thread's sgemm of an M×K by K×N product packs its operands into (at most the

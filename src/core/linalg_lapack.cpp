@@ -11,8 +11,8 @@
 // leaves (dlarfg, dsytd2, dlaed2, dlaed4, dsteqr, dlarft, dlarfb, dormtr for small sizes,
 // the BLAS) are LAPACK's and the BLAS's own.
 //
-// The large products go one of two ways (EigenProducts, core/linalg.h). By default the
-// library's float64 engine makes them (engine/dgemm.h): dlaed3's two products, dormtr's
+// The large products go one of two ways (Products, core/linalg.h). The library's callers pass
+// its float64 engine (engine::Dgemm, engine/dgemm.h), which makes dlaed3's two products, dormtr's
 // block reflectors (dlarfb, written out below for the one case dormql uses) and dsytrd's
 // rank-2k updates; the level-2 and triangular BLAS calls and LAPACK's leaves stay as they
 // are. Debian's BLIS runs its generic kernels on Zen 4 and Zen 5 (17 GFLOP/s in dgemm on one
@@ -20,7 +20,7 @@
 // 0.15-0.22 s instead of 0.33-0.40 s there. The engine's products do not depend on the path
 // or the CPU, so neither does this decomposition's result where the BLAS calls left agree.
 //
-// With EigenProducts{blas}, the steps call the BLAS as LAPACK does, and the eigenvalues and
+// With no Products (NULL), the steps call the BLAS as LAPACK does, and the eigenvalues and
 // eigenvectors are bit for bit those of one dsyevd call (tests/unit_linalg.cpp), given two
 // conditions. (1) dlaed3's two matrix products are made in blocks of columns, each as wide
 // as the BLAS's usual blocked path needs to compute a column as in the whole product
@@ -46,7 +46,6 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/progress.h"
-#include "engine/dgemm.h"
 
 // Fortran routines that lapack.h does not declare: LAPACK's auxiliaries and the BLAS (both
 // LP64, as lapack_int; gfortran passes each CHARACTER argument's length last).
@@ -120,26 +119,24 @@ struct Fortran {
     double* at(Int i, Int j) const { return &(*this)(i, j); }
 };
 
-/// Who makes the large products of dlaed3 and dormtr: the BLAS, through dgemm_ and LAPACK's
-/// dlarfb (the bits of one dsyevd call), or the library's float64 engine (engine/dgemm.h: the
-/// same bits on every path and CPU, and 4-5x BLIS's generic kernels on Zen 4 and Zen 5).
-class Products {
+/// The large products of dlaed3, dormtr and dsytrd: by `products` (dsyevd_rows'), or, where
+/// that is NULL, by the BLAS's dgemm_ and LAPACK's dlarfb and dsyr2k, as in one dsyevd call.
+class Gemm {
 public:
-    explicit Products(EigenProducts choice) : blas_(choice.blas), engine_(choice.isa) {}
-    bool blas() const { return blas_; }
+    explicit Gemm(Products* products) : products_(products) {}
+    bool blas() const { return products_ == nullptr; }
     /// C = alpha·op(A)·op(B) + beta·C, column-major, as dgemm_ takes it.
-    void gemm(bool ta, bool tb, Int m, Int n, Int k, double alpha, const double* A, Int lda, const double* B, Int ldb,
-              double beta, double* C, Int ldc) {
-        if (blas_) {
+    void operator()(bool ta, bool tb, Int m, Int n, Int k, double alpha, const double* A, Int lda, const double* B,
+                    Int ldb, double beta, double* C, Int ldc) {
+        if (products_ == nullptr) {
             dgemm_(ta ? "T" : "N", tb ? "T" : "N", &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
         } else {
-            engine_({A, lda, ta}, {B, ldb, tb}, m, n, k, alpha, beta, C, ldc);
+            products_->gemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         }
     }
 
 private:
-    bool blas_;
-    engine::Dgemm engine_;
+    Products* products_;
 };
 
 // ---------------------------------------------------------------- reduction to tridiagonal
@@ -181,8 +178,8 @@ void latrd_upper(Int n, Int nb, Fortran A, double* e, double* tau, Fortran W) {
 /// dsyr2k('U', 'N') with alpha = −1, beta = 1: the upper triangle of C (n×n) −= V Wᵀ + W Vᵀ,
 /// V and W n×k. Through the engine: by blocks of columns, the part above each diagonal block
 /// in two products, the diagonal block in a copy of which only the upper triangle goes back.
-void rank_2k_update(Products& products, Int n, Int k, Fortran V, Fortran W, Fortran C) {
-    if (products.blas()) {
+void rank_2k_update(Gemm& gemm, Int n, Int k, Fortran V, Fortran W, Fortran C) {
+    if (gemm.blas()) {
         dsyr2k_("U", "N", &n, &k, &kMinus, V.a, &V.ld, W.a, &W.ld, &kPlus, C.a, &C.ld, 1, 1);
         return;
     }
@@ -191,13 +188,11 @@ void rank_2k_update(Products& products, Int n, Int k, Fortran V, Fortran W, Fort
     for (Int j0 = 0; j0 < n; j0 += kBlock) {
         const Int cols = std::min(kBlock, n - j0);
         double* above = C.at(1, j0 + 1);
-        products.gemm(false, true, j0, cols, k, kMinus, V.a, V.ld, W.at(j0 + 1, 1), W.ld, kPlus, above, C.ld);
-        products.gemm(false, true, j0, cols, k, kMinus, W.a, W.ld, V.at(j0 + 1, 1), V.ld, kPlus, above, C.ld);
+        gemm(false, true, j0, cols, k, kMinus, V.a, V.ld, W.at(j0 + 1, 1), W.ld, kPlus, above, C.ld);
+        gemm(false, true, j0, cols, k, kMinus, W.a, W.ld, V.at(j0 + 1, 1), V.ld, kPlus, above, C.ld);
         LAPACK_dlacpy("A", &cols, &cols, C.at(j0 + 1, j0 + 1), &C.ld, block, &cols);
-        products.gemm(false, true, cols, cols, k, kMinus, V.at(j0 + 1, 1), V.ld, W.at(j0 + 1, 1), W.ld, kPlus, block,
-                      cols);
-        products.gemm(false, true, cols, cols, k, kMinus, W.at(j0 + 1, 1), W.ld, V.at(j0 + 1, 1), V.ld, kPlus, block,
-                      cols);
+        gemm(false, true, cols, cols, k, kMinus, V.at(j0 + 1, 1), V.ld, W.at(j0 + 1, 1), W.ld, kPlus, block, cols);
+        gemm(false, true, cols, cols, k, kMinus, W.at(j0 + 1, 1), W.ld, V.at(j0 + 1, 1), V.ld, kPlus, block, cols);
         for (Int j = 0; j < cols; ++j) {
             for (Int i = 0; i <= j; ++i) C(j0 + 1 + i, j0 + 1 + j) = block[i + j * cols];
         }
@@ -206,7 +201,7 @@ void rank_2k_update(Products& products, Int n, Int k, Fortran V, Fortran W, Fort
 
 /// LAPACK dsytrd, uplo 'U', with a workspace of at least n·nb (dsyevd's): the diagonal to d,
 /// the off-diagonal to e, the reflectors to A's upper triangle and tau.
-void tridiagonalize(Products& products, Int n, Fortran A, double* d, double* e, double* tau, double* work) {
+void tridiagonalize(Gemm& gemm, Int n, Fortran A, double* d, double* e, double* tau, double* work) {
     Int nb = ilaenv(1, "DSYTRD", "U", n, -1, -1, -1);
     Int nx = n;
     if (nb > 1 && nb < n) {
@@ -220,7 +215,7 @@ void tridiagonalize(Products& products, Int n, Fortran A, double* d, double* e, 
     for (Int i = n - nb + 1; i >= kk + 1; i -= nb) {
         const Int order = i + nb - 1, im1 = i - 1;
         latrd_upper(order, nb, A, e, tau, W);
-        rank_2k_update(products, im1, nb, Fortran{A.at(1, i), A.ld}, W, A);
+        rank_2k_update(gemm, im1, nb, Fortran{A.at(1, i), A.ld}, W, A);
         for (Int j = i; j <= i + nb - 1; ++j) {
             A(j - 1, j) = e[j - 2];
             d[j - 1] = A(j, j);
@@ -239,7 +234,7 @@ void tridiagonalize(Products& products, Int n, Fortran A, double* d, double* e, 
 /// usual blocked path for each (BLIS's small-matrix path, which it takes when one dimension
 /// is small, can round a narrow block differently from the whole) and every column comes
 /// out as from the one product. (The engine's columns never depend on the blocking.)
-void product_in_column_blocks(Products& products, Int m, Int cols, Int inner, const double* A, Int lda, const double* B,
+void product_in_column_blocks(Gemm& gemm, Int m, Int cols, Int inner, const double* A, Int lda, const double* B,
                               Int ldb, double* C, Int ldc) {
     const double per_column = 2.0 * m * inner;
     Int blocks = 1;
@@ -250,8 +245,8 @@ void product_in_column_blocks(Products& products, Int m, Int cols, Int inner, co
     Int begin = 0;
     for (Int b = 0; b < blocks; ++b) {
         const Int count = cols / blocks + (b < cols % blocks ? 1 : 0);
-        products.gemm(false, false, m, count, inner, kPlus, A, lda, B + static_cast<int64_t>(begin) * ldb, ldb, kZero,
-                      C + static_cast<int64_t>(begin) * ldc, ldc);
+        gemm(false, false, m, count, inner, kPlus, A, lda, B + static_cast<int64_t>(begin) * ldb, ldb, kZero,
+             C + static_cast<int64_t>(begin) * ldc, ldc);
         begin += count;
         poll();
     }
@@ -261,8 +256,8 @@ void product_in_column_blocks(Products& products, Int m, Int cols, Int inner, co
 /// non-deflated values dlamda, weights w) to d, their eigenvectors, and those multiplied
 /// into the n×n block Q from q2 (dlaed2's packed copy). s: dlaed1's workspace. Returns
 /// dlaed4's info (non-zero: a root did not converge).
-Int secular(Products& products, Int k, Int n, Int n1, double* d, Fortran Q, double rho, double* dlamda,
-            const double* q2, const Int* indx, const Int* ctot, double* w, double* s) {
+Int secular(Gemm& gemm, Int k, Int n, Int n1, double* d, Fortran Q, double rho, double* dlamda, const double* q2,
+            const Int* indx, const Int* ctot, double* w, double* s) {
     if (k == 0) return 0;
     // DLAMDA(I) = DLAMC3(DLAMDA(I), DLAMDA(I)) - DLAMDA(I): no change on binary machines.
     for (Int i = 0; i < k; ++i) dlamda[i] = (dlamda[i] + dlamda[i]) - dlamda[i];
@@ -303,13 +298,13 @@ Int secular(Products& products, Int k, Int n, Int n1, double* d, Fortran Q, doub
     LAPACK_dlacpy("A", &n23, &k, Q.at(ctot[0] + 1, 1), &Q.ld, s, &n23);
     const int64_t iq2 = static_cast<int64_t>(n1) * n12;  // 0-based Q2(IQ2)
     if (n23 != 0) {
-        product_in_column_blocks(products, n2, k, n23, q2 + iq2, n2, s, n23, Q.at(n1 + 1, 1), Q.ld);
+        product_in_column_blocks(gemm, n2, k, n23, q2 + iq2, n2, s, n23, Q.at(n1 + 1, 1), Q.ld);
     } else {
         LAPACK_dlaset("A", &n2, &k, &kZero, &kZero, Q.at(n1 + 1, 1), &Q.ld);
     }
     LAPACK_dlacpy("A", &n12, &k, Q.a, &Q.ld, s, &n12);
     if (n12 != 0) {
-        product_in_column_blocks(products, n1, k, n12, q2, n1, s, n12, Q.a, Q.ld);
+        product_in_column_blocks(gemm, n1, k, n12, q2, n1, s, n12, Q.a, Q.ld);
     } else {
         LAPACK_dlaset("A", &n1, &k, &kZero, &kZero, Q.a, &Q.ld);
     }
@@ -319,8 +314,7 @@ Int secular(Products& products, Int k, Int n, Int n1, double* d, Fortran Q, doub
 /// LAPACK dlaed1: merges the eigensystems of the leading cutpnt×cutpnt and the trailing block
 /// of the n×n tridiagonal (cut by the rank-one modification rho) into one. work: 4n + n²;
 /// iwork: 4n. Returns a non-zero info on failure.
-Int merge(Products& products, Int n, double* d, Fortran Q, Int* indxq, double* rho, Int cutpnt, double* work,
-          Int* iwork) {
+Int merge(Gemm& gemm, Int n, double* d, Fortran Q, Int* indxq, double* rho, Int cutpnt, double* work, Int* iwork) {
     double* z = work;
     double* dlamda = work + n;
     double* w = work + 2 * static_cast<int64_t>(n);
@@ -342,7 +336,7 @@ Int merge(Products& products, Int n, double* d, Fortran Q, Int* indxq, double* r
     }
     const int64_t is = static_cast<int64_t>(coltyp[0] + coltyp[1]) * cutpnt +
                        static_cast<int64_t>(coltyp[1] + coltyp[2]) * (n - cutpnt);  // 0-based, from q2
-    info = secular(products, k, n, cutpnt, d, Q, *rho, dlamda, q2, indxc, coltyp, w, q2 + is);
+    info = secular(gemm, k, n, cutpnt, d, Q, *rho, dlamda, q2, indxc, coltyp, w, q2 + is);
     if (info != 0) return info;
     const Int n1 = k, n2 = n - k, forward = 1, backward = -1;
     dlamrg_(&n1, &n2, d, &forward, &backward, indxq);
@@ -352,7 +346,7 @@ Int merge(Products& products, Int n, double* d, Fortran Q, Int* indxq, double* r
 /// LAPACK dlaed0 with icompq = 2: the eigenvalues (to d) and eigenvectors (to the n×n block
 /// Q, which holds the identity) of the unreduced n×n tridiagonal (d, e), by divide and
 /// conquer. work: 4n + n² + 1; iwork: 5n + 3. Returns dlaed0's info.
-Int divide_and_conquer(Products& products, Int n, double* d, double* e, Fortran Q, double* work, Int* iwork) {
+Int divide_and_conquer(Gemm& gemm, Int n, double* d, double* e, Fortran Q, double* work, Int* iwork) {
     const Int smlsiz = ilaenv(9, "DLAED0", " ", 0, 0, 0, 0);
     auto iw = [&](Int i) -> Int& { return iwork[i - 1]; };  // IWORK(I)
     // The sizes of the subproblems, halved until at most smlsiz, then their end positions.
@@ -400,7 +394,7 @@ Int divide_and_conquer(Products& products, Int n, double* d, double* e, Fortran 
                 msd2 = matsiz / 2;
             }
             const Fortran block{Q.at(submat, submat), Q.ld};
-            if (merge(products, matsiz, &d[submat - 1], block, &iw(indxq + submat), &e[submat + msd2 - 2], msd2, work,
+            if (merge(gemm, matsiz, &d[submat - 1], block, &iw(indxq + submat), &e[submat + msd2 - 2], msd2, work,
                       &iw(subpbs + 1)) != 0) {
                 return failed();
             }
@@ -423,7 +417,7 @@ Int divide_and_conquer(Products& products, Int n, double* d, double* e, Fortran 
 /// LAPACK dstedc with compz 'I': the eigenvalues (ascending, to d) and eigenvectors (to Z)
 /// of the symmetric tridiagonal (d, e). work: 1 + 4n + n²; iwork: 3 + 5n. Returns dstedc's
 /// info.
-Int tridiagonal_eigen(Products& products, Int n, double* d, double* e, Fortran Z, double* work, Int* iwork) {
+Int tridiagonal_eigen(Gemm& gemm, Int n, double* d, double* e, Fortran Z, double* work, Int* iwork) {
     Int info = 0;
     const Int smlsiz = ilaenv(9, "DSTEDC", " ", 0, 0, 0, 0);
     if (n <= smlsiz) {
@@ -457,8 +451,8 @@ Int tridiagonal_eigen(Products& products, Int n, double* d, double* e, Fortran Z
             orgnrm = LAPACK_dlanst("M", &m, &d[start - 1], &e[start - 1]);
             LAPACK_dlascl("G", &zero, &zero, &orgnrm, &kPlus, &m, &kOne, &d[start - 1], &m, &info);
             LAPACK_dlascl("G", &zero, &zero, &orgnrm, &kPlus, &m1, &kOne, &e[start - 1], &m1, &info);
-            info = divide_and_conquer(products, m, &d[start - 1], &e[start - 1], Fortran{Z.at(start, start), Z.ld},
-                                      work, iwork);
+            info = divide_and_conquer(gemm, m, &d[start - 1], &e[start - 1], Fortran{Z.at(start, start), Z.ld}, work,
+                                      iwork);
             if (info != 0) return (info / (m + 1) + start - 1) * (n + 1) + info % (m + 1) + start - 1;
             LAPACK_dlascl("G", &zero, &zero, &kPlus, &orgnrm, &m, &kOne, &d[start - 1], &m, &info);
         } else {
@@ -492,11 +486,10 @@ Int tridiagonal_eigen(Products& products, Int n, double* d, double* e, Fortran Z
 
 /// LAPACK dlarfb('L', 'N', 'B', 'C'): C (m×n) = H C with H = I − V T Vᵀ, V (m×k) the
 /// reflectors stored backward by columns (its last k rows V2 unit upper triangular), T (k×k)
-/// lower triangular; W (n×k) the workspace. Its two large products through `products`, its
+/// lower triangular; W (n×k) the workspace. Its two large products through `gemm`, its
 /// triangular ones through the BLAS (k = 64 columns at most: a few percent of the work).
 /// (LAPACK's own also skips trailing zero rows of V and columns of C, which changes no value.)
-void apply_block_reflector(Products& products, Int m, Int n, Int k, Fortran V, const double* T, Int ldt, Fortran C,
-                           Fortran W) {
+void apply_block_reflector(Gemm& gemm, Int m, Int n, Int k, Fortran V, const double* T, Int ldt, Fortran C, Fortran W) {
     if (m <= 0 || n <= 0) return;
     const Int rest = m - k;  // the rows of C1 and V1
     const Fortran V2{V.at(rest + 1, 1), V.ld};
@@ -504,10 +497,9 @@ void apply_block_reflector(Products& products, Int m, Int n, Int k, Fortran V, c
         for (Int i = 1; i <= n; ++i) W(i, j) = C(rest + j, i);
     }
     dtrmm_("R", "U", "N", "U", &n, &k, &kPlus, V2.a, &V2.ld, W.a, &W.ld, 1, 1, 1, 1);                     // W = W V2
-    if (rest > 0) products.gemm(true, false, n, k, rest, kPlus, C.a, C.ld, V.a, V.ld, kPlus, W.a, W.ld);  // + C1ᵀ V1
+    if (rest > 0) gemm(true, false, n, k, rest, kPlus, C.a, C.ld, V.a, V.ld, kPlus, W.a, W.ld);           // + C1ᵀ V1
     dtrmm_("R", "L", "T", "N", &n, &k, &kPlus, T, &ldt, W.a, &W.ld, 1, 1, 1, 1);                          // W = W Tᵀ
-    if (rest > 0)
-        products.gemm(false, true, rest, n, k, kMinus, V.a, V.ld, W.a, W.ld, kPlus, C.a, C.ld);  // C1 −= V1 Wᵀ
+    if (rest > 0) gemm(false, true, rest, n, k, kMinus, V.a, V.ld, W.a, W.ld, kPlus, C.a, C.ld);  // C1 −= V1 Wᵀ
     dtrmm_("R", "U", "T", "U", &n, &k, &kPlus, V2.a, &V2.ld, W.a, &W.ld, 1, 1, 1, 1);            // W = W V2ᵀ
     for (Int j = 1; j <= k; ++j) {                                                               // C2 −= Wᵀ
         for (Int i = 1; i <= n; ++i) C(rest + j, i) -= W(i, j);
@@ -517,7 +509,7 @@ void apply_block_reflector(Products& products, Int m, Int n, Int k, Fortran V, c
 /// LAPACK dormtr('L', 'U', 'N'): C (n×n) = Q C, with Q = H(n−1) ⋯ H(1) from tridiagonalize
 /// (reflectors in A, tau), through dormql's blocked loop, a poll after each block of
 /// reflectors. work: lwork doubles (dsyevd gives it 1 + 4n + n²).
-void back_transform(Products& products, Int n, Fortran A, const double* tau, Fortran C, double* work, Int lwork) {
+void back_transform(Gemm& gemm, Int n, Fortran A, const double* tau, Fortran C, double* work, Int lwork) {
     // dormql(side 'L', trans 'N', m = n − 1, n, k = n − 1, A(1, 2)) on the first n − 1 rows of C.
     const Int m = n - 1, k = n - 1, nw = std::max<Int>(1, n), ldt = 65;
     Int info = 0;
@@ -533,10 +525,10 @@ void back_transform(Products& products, Int n, Fortran A, const double* tau, For
     for (Int i = 1; i <= k; i += nb) {
         const Int ib = std::min(nb, k - i + 1), rows = i + ib - 1;  // nq − k + i + ib − 1 with nq = m = k
         LAPACK_dlarft("B", "C", &rows, &ib, V.at(1, i), &V.ld, &tau[i - 1], T, &ldt);
-        if (products.blas()) {
+        if (gemm.blas()) {
             LAPACK_dlarfb("L", "N", "B", "C", &rows, &n, &ib, V.at(1, i), &V.ld, T, &ldt, C.a, &C.ld, work, &nw);
         } else {
-            apply_block_reflector(products, rows, n, ib, Fortran{V.at(1, i), V.ld}, T, ldt, C, Fortran{work, nw});
+            apply_block_reflector(gemm, rows, n, ib, Fortran{V.at(1, i), V.ld}, T, ldt, C, Fortran{work, nw});
         }
         poll();
     }
@@ -590,8 +582,8 @@ int64_t work_ints(int64_t n) {
 /// dsyevd's steps on the mirrored, column-major matrix A (its result to A and w, as the one
 /// call's), with cancellation polls between them; dsteqr where dstedc does not converge.
 /// Returns 0, or the info of the step that failed.
-Int dsyevd_steps(int64_t n, double* A, double* w, EigenProducts choice) {
-    Products products(choice);
+Int dsyevd_steps(int64_t n, double* A, double* w, Products* products) {
+    Gemm gemm(products);
     // dsyevd's workspace and its layout: e, tau, then the n×n eigenvectors Z of the
     // tridiagonal (dsytrd's panel workspace before them), then dstedc's and dormtr's.
     const auto N = static_cast<Int>(n);
@@ -625,10 +617,10 @@ Int dsyevd_steps(int64_t n, double* A, double* w, EigenProducts choice) {
         const Int zero = 0;
         LAPACK_dlascl("U", &zero, &zero, &kPlus, &sigma, &N, &N, A, &N, &info);
     }
-    tridiagonalize(products, N, a, w, e, tau, Z);
+    tridiagonalize(gemm, N, a, w, e, tau, Z);
     poll();
     const std::vector<double> diagonal(w, w + n), off(e, e + n);  // for dsteqr, should dstedc fail
-    info = tridiagonal_eigen(products, N, w, e, Fortran{Z, N}, work2, iwork.get());
+    info = tridiagonal_eigen(gemm, N, w, e, Fortran{Z, N}, work2, iwork.get());
     if (info > 0) {
         // dsyev's eigen step on the same tridiagonal (the reduction and the back-transformation
         // are dsyevd's): the implicit QL/QR iteration, eigenvectors of T into Z.
@@ -637,7 +629,7 @@ Int dsyevd_steps(int64_t n, double* A, double* w, EigenProducts choice) {
         info = LAPACKE_dsteqr_work(LAPACK_COL_MAJOR, 'I', N, w, e, Z, N, work2);
     }
     if (info != 0) return info;
-    back_transform(products, N, a, tau, Fortran{Z, N}, work2, lwork2);
+    back_transform(gemm, N, a, tau, Fortran{Z, N}, work2, lwork2);
     LAPACK_dlacpy("A", &N, &N, Z, &N, A, &N);
     if (scaled) {
         const double inverse = 1.0 / sigma;
@@ -667,7 +659,7 @@ void dsyevd_rows_one_call(int64_t n, double* A, double* w) {
     // same way, then dsteqr takes its place on the same tridiagonal).
     if (info > 0) {
         std::copy(input.begin(), input.end(), A);
-        info = dsyevd_steps(n, A, w, EigenProducts{true});
+        info = dsyevd_steps(n, A, w, nullptr);
     }
     if (info != 0) failed(n, info);
 }
@@ -677,11 +669,10 @@ double dsyevd_footprint(double s) {
     // The copy kept for the fallback: the matrix below kPiecewiseFrom, else the tridiagonal.
     const double fallback = s < static_cast<double>(kPiecewiseFrom) ? 8 * s * s : 16 * s;
     return fallback + 8 * s * s + 8 * static_cast<double>(work_doubles(n)) +
-           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s + 2 * sgemm_footprint(s, s, s) +
-           engine::Dgemm::footprint(s);
+           static_cast<double>(sizeof(Int)) * static_cast<double>(work_ints(n)) + 8 * s + 2 * sgemm_footprint(s, s, s);
 }
 
-void dsyevd_rows(int64_t n, double* A, double* w, EigenProducts products) {
+void dsyevd_rows(int64_t n, double* A, double* w, Products* products) {
     if (n < kPiecewiseFrom) {
         dsyevd_rows_one_call(n, A, w);
         return;

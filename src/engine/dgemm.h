@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/linalg.h"
 #include "engine/isa.h"
 
 namespace kkm::engine {
@@ -35,14 +36,19 @@ struct DOperand {
 void dgemm_reference(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, double alpha, double beta, double* C,
                      int64_t ldc);
 
-/// The products of one eigen-decomposition on path `isa`: the same bits as dgemm_reference,
-/// single-threaded. Keeps its packing buffers between calls (at most footprint(k) bytes for
-/// an inner dimension k). Not thread-safe: one per thread.
-class Dgemm {
+/// The products of one eigen-decomposition on path `isa` (linalg::dsyevd_rows takes it): the
+/// same bits as dgemm_reference, single-threaded. Keeps its packing buffers between calls
+/// (at most footprint(k) bytes for an inner dimension k, within what dsyevd_footprint allows
+/// the BLAS). Not thread-safe: one per thread.
+class Dgemm final : public linalg::Products {
 public:
     explicit Dgemm(Isa isa);
     void operator()(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, double alpha, double beta, double* C,
                     int64_t ldc);
+    void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* A, int64_t lda,
+              const double* B, int64_t ldb, double beta, double* C, int64_t ldc) override {
+        (*this)({A, lda, ta}, {B, ldb, tb}, m, n, k, alpha, beta, C, ldc);
+    }
     Isa isa() const { return isa_; }
     /// Bytes of packing a product of inner dimension k holds.
     static double footprint(double k);

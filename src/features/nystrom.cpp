@@ -10,6 +10,7 @@
 #include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "engine/dgemm.h"
 
 namespace kkm {
 
@@ -30,7 +31,8 @@ void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<
         }
         progress_check();
     }
-    linalg::dsyevd_rows(m, vectors.data(), values.data(), linalg::EigenProducts{false, isa});
+    engine::Dgemm products(isa);
+    linalg::dsyevd_rows(m, vectors.data(), values.data(), &products);
 }
 
 namespace {
@@ -88,7 +90,8 @@ Matrix RankGram::restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix
     }
     sum_over_ranks(comm, V.data(), V.size());
     std::vector<double>().swap(partial_);        // not held through the decomposition
-    linalg::dsyevd_rows(l, V.data(), w.data());  // RᵀR in float64: its eigenvectors are the rows of V
+    engine::Dgemm products(engine::best_isa());
+    linalg::dsyevd_rows(l, V.data(), w.data(), &products);  // RᵀR in float64: its eigenvectors are the rows of V
     // P = P_ℓ V_s with V_s the eigenvectors of the s largest eigenvalues (last columns).
     Matrix P(m, s);
     for (int64_t i = 0; i < m; ++i) {

@@ -16,6 +16,7 @@
 #include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/rng.h"
+#include "engine/dgemm.h"
 
 namespace kkm::graph {
 namespace {
@@ -98,7 +99,8 @@ void dense_pairs(const Part& p, int32_t id, int64_t r, std::vector<Pair>& out) {
                                                 p.scale[static_cast<size_t>(i)] * p.scale[static_cast<size_t>(j)];
         }
     }
-    linalg::dsyevd_rows(m, S.data(), w.data());
+    engine::Dgemm products(engine::best_isa());
+    linalg::dsyevd_rows(m, S.data(), w.data(), &products);
     for (int64_t rank = 0; rank < std::min(r, m); ++rank) {
         const int64_t e = m - 1 - rank;  // ascending order: the largest last
         out.push_back(
