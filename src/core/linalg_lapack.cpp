@@ -120,7 +120,7 @@ struct Fortran {
 };
 
 /// The large products of dlaed3, dormtr and dsytrd: by `products` (dsyevd_rows'), or, where
-/// that is NULL, by the BLAS's dgemm_ and LAPACK's dlarfb and dsyr2k, as in one dsyevd call.
+/// that is NULL, by the BLAS's dgemm_ and dsyr2k and LAPACK's dlarfb, as in one dsyevd call.
 class Gemm {
 public:
     explicit Gemm(Products* products) : products_(products) {}
