@@ -38,7 +38,7 @@ public:
 /// `products` NULL (the BLAS's dgemm_ and LAPACK's dlarfb, as in the one call), bit for bit
 /// where LAPACK's BLAS is the library's (see core/linalg_lapack.cpp), and else the same up to
 /// the rounding of the products. Workspace: dsyevd's (1 + 6n + 2n² doubles, 3 + 5n ints)
-/// and the products' own (engine::Dgemm::footprint).
+/// and the products' own packing (dsyevd_footprint counts the BLAS's, the larger).
 void dsyevd_rows(int64_t n, double* A, double* w, Products* products);
 
 /// Bytes dsyevd_rows of an s×s matrix holds: the matrix, the divide-and-conquer workspace

@@ -92,10 +92,6 @@ void dgemm_reference(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, do
 
 Dgemm::Dgemm(Isa isa) : isa_(isa) {}
 
-double Dgemm::footprint(double k) {
-    return 8.0 * k * static_cast<double>(kRowBlock + kColumnBlock + 16);  // + a padded panel each
-}
-
 void Dgemm::operator()(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, double alpha, double beta, double* C,
                        int64_t ldc) {
     if (m <= 0 || n <= 0) return;
