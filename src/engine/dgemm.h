@@ -5,11 +5,12 @@
 // Why ours: the BLAS the library links (Debian's BLIS 0.9) has no sub-configuration for AMD
 // Zen 4 or Zen 5 and runs its generic kernels there: 17 GFLOP/s in dgemm on one Zen 5 core,
 // where OpenBLAS makes 90. A Nyström fit's m×m eigen-decomposition spent two thirds of its
-// time in those products (0.2 of 0.4 s at m = 1000), beside a kernel stage that takes 0.5 s.
+// time in those products (0.2 of 0.35 s at m = 1000 on one thread), beside kernel tiles that
+// take 0.27 s on two threads (P1 on Zen 5).
 //
 // Every C(i, j) is one chain of fused multiply-adds over p = 0..k−1 in order, from zero, so
 // the result does not depend on the path (avx512, avx2, portable), the blocking or the CPU:
-// the bits of dgemm_reference everywhere.
+// the bits of dgemm_reference everywhere. The path only decides the speed.
 #pragma once
 
 #include <cstdint>
