@@ -6,8 +6,8 @@
 // (dsyevd's scaling) matrices; orthonormal eigenvectors with small residuals; a cancel from
 // the progress callback throws CANCELLED and leaves nothing behind; non-finite input is
 // refused as before; where dstedc does not converge (a matrix fuzz_fit found), dsteqr takes
-// over in both, with the same bits. The default products (engine::Dgemm) give one result on
-// every engine path, the BLAS result to round-off.
+// over in both, with the same bits. With the library's products (engine::Dgemm) the result is
+// one on every engine path, and the BLAS's to round-off.
 #include <gtest/gtest.h>
 
 #include <lapacke.h>
@@ -176,10 +176,9 @@ TEST(SymmetricEigen, BitForBitOneDsyevdCall) {
 }
 
 TEST(SymmetricEigen, TheEngineProductsGiveOneResultOnEveryPathAndTheBlasResultToRoundOff) {
-    // The library's (engine::Dgemm): dlaed3's and dormtr's products and dsytrd's rank-2k
-    // updates by engine::Dgemm, whose bits do not depend on the path, so neither do the
-    // eigenvalues and eigenvectors; against the BLAS's decomposition they differ only by the
-    // products' rounding.
+    // dlaed3's and dormtr's products and dsytrd's rank-2k updates by engine::Dgemm, whose
+    // bits do not depend on the path, so neither do the eigenvalues and eigenvectors; against
+    // the BLAS's decomposition they differ only by the products' rounding.
     struct Case {
         std::string name;
         int64_t n;
