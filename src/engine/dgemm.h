@@ -50,7 +50,6 @@ public:
               const double* B, int64_t ldb, double beta, double* C, int64_t ldc) override {
         (*this)({A, lda, ta}, {B, ldb, tb}, m, n, k, alpha, beta, C, ldc);
     }
-    Isa isa() const { return isa_; }
 
 private:
     Isa isa_;
