@@ -135,10 +135,15 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
     }
 }
 
+std::vector<float>& LandmarkLloyd::zeroed_partial() {
+    partial_.assign(static_cast<size_t>(kChunks * k_ * G_.cols()), 0.0f);
+    return partial_;
+}
+
 std::vector<double> LandmarkLloyd::sums_for(const std::vector<int32_t>& labels) {
     if (sums_cached_for(labels)) return cached_sums_;
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
-    std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
+    std::vector<float>& partial = zeroed_partial();
     parallel_blocks(threads_, kChunks, [&](int64_t c) {
         const int64_t begin = c * per_chunk, end = std::min(n, (c + 1) * per_chunk);
         if (begin < end)
@@ -232,7 +237,7 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     // to its partial sums for the new labels (the next centres).
     const int64_t n = G_.rows(), m = G_.cols(), per_chunk = block_count(n, kChunks);
     const bool elkan = bounds_.enabled && lower_per_row_ > 1;
-    std::vector<float> partial(static_cast<size_t>(kChunks * k_ * m), 0.0f);
+    std::vector<float>& partial = zeroed_partial();
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
     std::vector<float> second(static_cast<size_t>(n));
     if (bounds_.enabled) {

@@ -46,6 +46,7 @@
 #include "core/error.h"
 #include "core/linalg.h"
 #include "core/progress.h"
+#include "core/zeroed_buffer.h"
 
 // Fortran routines that lapack.h does not declare: LAPACK's auxiliaries and the BLAS (both
 // LP64, as lapack_int; gfortran passes each CHARACTER argument's length last).
@@ -588,10 +589,12 @@ Int dsyevd_steps(int64_t n, double* A, double* w, Products* products) {
     // tridiagonal (dsytrd's panel workspace before them), then dstedc's and dormtr's.
     const auto N = static_cast<Int>(n);
     const int64_t nn = n * n;
-    // Not zeroed: every piece writes what it reads (256 MB at n = 4000 took 0.15 s to zero).
-    const auto work = std::make_unique_for_overwrite<double[]>(static_cast<size_t>(work_doubles(n)));
+    // Every piece writes what it reads; a ZeroedArray costs no memset (256 MB at n = 4000 took
+    // 0.15 s to zero) and starts on a huge page (16 MB at n = 1000 took 45 ms to fault in 4 KiB
+    // pages in a KVM guest).
+    ZeroedArray<double> work(static_cast<size_t>(work_doubles(n)));
     const auto iwork = std::make_unique_for_overwrite<Int[]>(static_cast<size_t>(work_ints(n)));
-    double* e = work.get();
+    double* e = work.data();
     double* tau = e + n;
     double* Z = tau + n;
     double* work2 = Z + nn;
@@ -602,7 +605,7 @@ Int dsyevd_steps(int64_t n, double* A, double* w, Products* products) {
     const double safmin = LAPACK_dlamch("Safe minimum"), eps = LAPACK_dlamch("Precision");
     const double smlnum = safmin / eps, bignum = 1.0 / smlnum;
     const double rmin = std::sqrt(smlnum), rmax = std::sqrt(bignum);
-    const double anrm = LAPACK_dlansy("M", "U", &N, A, &N, work.get());
+    const double anrm = LAPACK_dlansy("M", "U", &N, A, &N, work.data());
     double sigma = 1.0;
     bool scaled = false;
     if (anrm > 0 && anrm < rmin) {

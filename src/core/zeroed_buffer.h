@@ -1,9 +1,14 @@
 // ZeroedArray<T>: an owning array of trivially copyable values that starts out zero without
-// writing a byte. Small arrays come from calloc; large ones (kHugeBytes and up) are anonymous
-// mappings, which the kernel hands out zeroed, page by page, to whichever thread first writes
-// them, and which are asked for transparent huge pages (MADV_HUGEPAGE) where the system
-// allows. A 4 GB kernel block then costs no single-threaded memset and about 2000 page faults
-// instead of a million; its pages are faulted in by the threads that fill it.
+// writing a byte. Small arrays come from calloc; large ones (kMappedBytes and up) are
+// anonymous mappings that start on a huge-page boundary, which the kernel hands out zeroed,
+// page by page, to whichever thread first writes them, and which are asked for transparent
+// huge pages (MADV_HUGEPAGE) where the system allows. A 4 GB kernel block then costs no
+// single-threaded memset and about 2000 page faults instead of a million; its pages are
+// faulted in by the threads that fill it. The threshold is one huge page, not more: a page
+// fault is the cost of a fresh buffer, and in a virtual machine it can be dear (11 µs per
+// 4 KiB page on the KVM guests this project is measured on, so 3 ms per MB: the 16 MB
+// workspace of a 1000×1000 eigen-decomposition took 45 ms to fault in, against 1 ms in
+// huge pages).
 #pragma once
 
 #include <cstddef>
@@ -12,13 +17,17 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 namespace kkm {
 
+/// The transparent huge page of x86-64 (a PMD): mappings start on a multiple of it.
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 /// Allocations of at least this many bytes are mapped rather than calloc'ed.
-inline constexpr size_t kHugeBytes = size_t{32} << 20;
+inline constexpr size_t kMappedBytes = kHugePageBytes;
 
-/// `bytes` zero bytes (calloc or an anonymous mapping, by size); throws std::bad_alloc.
+/// `bytes` zero bytes (calloc, or from kMappedBytes on an anonymous mapping aligned to
+/// kHugePageBytes); throws std::bad_alloc.
 void* allocate_zeroed(size_t bytes);
 /// Frees what allocate_zeroed(bytes) returned.
 void release_zeroed(void* p, size_t bytes) noexcept;
@@ -46,8 +55,14 @@ public:
         if (this != &other) *this = ZeroedArray(other);
         return *this;
     }
-    ZeroedArray(ZeroedArray&& other) noexcept = default;
-    ZeroedArray& operator=(ZeroedArray&& other) noexcept = default;
+    /// A moved-from array is empty (size 0), so that code sizing it again (Matrix::reshape)
+    /// never takes its old size for storage it no longer has.
+    ZeroedArray(ZeroedArray&& other) noexcept : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)) {}
+    ZeroedArray& operator=(ZeroedArray&& other) noexcept {
+        data_ = std::move(other.data_);
+        size_ = std::exchange(other.size_, 0);
+        return *this;
+    }
     ~ZeroedArray() = default;
 
     /// count·sizeof(T), or std::bad_array_new_length when that overflows size_t.

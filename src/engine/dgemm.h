@@ -14,9 +14,9 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "core/linalg.h"
+#include "core/zeroed_buffer.h"
 #include "engine/isa.h"
 
 namespace kkm::engine {
@@ -38,9 +38,9 @@ void dgemm_reference(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, do
                      int64_t ldc);
 
 /// The products of one eigen-decomposition on path `isa` (linalg::dsyevd_rows takes it): the
-/// same bits as dgemm_reference, single-threaded. Keeps its packing buffers between calls:
-/// (48 + 240)·k doubles for an inner dimension k (2.3 MB at k = 1000, within what
-/// linalg::dsyevd_footprint allows the BLAS's packing). Not thread-safe: one per thread.
+/// same bits as dgemm_reference, single-threaded. Keeps its packing buffer between calls:
+/// (48 + 240)·k doubles for an inner dimension k, at least 2 MiB (2.3 MB at k = 1000, within
+/// what linalg::dsyevd_footprint allows the BLAS's packing). Not thread-safe: one per thread.
 class Dgemm final : public linalg::Products {
 public:
     explicit Dgemm(Isa isa);
@@ -53,7 +53,7 @@ public:
 
 private:
     Isa isa_;
-    std::vector<double> packed_a_, packed_b_;
+    ZeroedArray<double> packed_;  ///< A's panels, then B's
 };
 
 /// One register tile: the h×w top-left part (h ≤ MR, w ≤ NR) of S = Σ_p a[p·MR + i] ·

@@ -14,9 +14,9 @@
 
 namespace kkm {
 
-void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values, engine::Isa isa) {
+void symmetric_eigen(const Matrix& A, ZeroedArray<double>& vectors, std::vector<double>& values, engine::Isa isa) {
     const int64_t m = A.rows;
-    vectors.assign(static_cast<size_t>(m * m), 0.0);
+    vectors = ZeroedArray<double>(static_cast<size_t>(m * m));
     values.assign(static_cast<size_t>(m), 0.0);
     // (A + Aᵀ) / 2 in tiles (A.row(j)[i] down a column missed the cache at every step: 0.08 s
     // at m = 4000), with a cancellation poll after each row of tiles.
@@ -45,7 +45,8 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     const int64_t m = basis.size();
     Matrix kll(m, m);
     basis.evaluate(landmark_rows, kll.data(), m);
-    std::vector<double> U, w;
+    ZeroedArray<double> U;
+    std::vector<double> w;
     symmetric_eigen(kll, U, w, basis.isa());
     const double top = w[static_cast<size_t>(m - 1)];
     if (!(top > 0)) {

@@ -21,7 +21,7 @@ namespace kkm {
 /// Eigen-decomposition of the symmetric part (A + Aᵀ)/2 of a float matrix, in float64
 /// (linalg::dsyevd_rows): `vectors` gets the eigenvectors as rows, `values` the eigenvalues
 /// in ascending order; its large products on engine path `isa` (engine::Dgemm).
-void symmetric_eigen(const Matrix& A, std::vector<double>& vectors, std::vector<double>& values,
+void symmetric_eigen(const Matrix& A, ZeroedArray<double>& vectors, std::vector<double>& values,
                      engine::Isa isa = engine::best_isa());
 
 /// P = U_r Λ_r^-½ (m×r, columns in decreasing eigenvalue order) from

@@ -36,7 +36,8 @@ Matrix sample_gram(const LandmarkContext& ctx, const Matrix& C, const std::vecto
 /// ‖K_iS M‖² = K_iS (K_SS + ridge·I)⁻¹ K_Si.
 Matrix inverse_root(const Matrix& Kss, double ridge) {
     const int64_t s = Kss.rows;
-    std::vector<double> U, w;
+    ZeroedArray<double> U;
+    std::vector<double> w;
     symmetric_eigen(Kss, U, w);
     Matrix M(s, s);
     for (int64_t c = 0; c < s; ++c) {
