@@ -41,13 +41,17 @@ KKM_AVX2 inline __m256 load_tail(const uint16_t* p, int64_t left) {
 /// rows × cols (≤ R × J) dot products, accumulated along m in 8 lanes.
 template <int64_t NR, int64_t NJ, class T>
 struct Tile {
-    KKM_AVX2 static void run(const T* const* A, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    KKM_AVX2 static void run(const T* const* A, const T* const* next, const float* B, int64_t ldb, int64_t m,
+                             float* out, int64_t ldo) {
         __m256 acc[NR][NJ];
         for (int64_t r = 0; r < NR; ++r) {
             for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm256_setzero_ps();
         }
         int64_t t = 0;
         for (; t + 8 <= m; t += 8) {
+            if (next != nullptr && (t * static_cast<int64_t>(sizeof(T))) % 64 == 0) {
+                for (int64_t r = 0; r < NR; ++r) __builtin_prefetch(next[r] + t);
+            }
             __m256 a[NR];
             for (int64_t r = 0; r < NR; ++r) a[r] = load8(A[r] + t);
             for (int64_t j = 0; j < NJ; ++j) {

@@ -45,13 +45,17 @@ KKM_AVX512 inline __m512 load_tail(const uint16_t* p, int64_t left) {
 /// rows × cols (≤ R × J) dot products, accumulated along m in 16 lanes.
 template <int64_t NR, int64_t NJ, class T>
 struct Tile {
-    KKM_AVX512 static void run(const T* const* A, const float* B, int64_t ldb, int64_t m, float* out, int64_t ldo) {
+    KKM_AVX512 static void run(const T* const* A, const T* const* next, const float* B, int64_t ldb, int64_t m,
+                               float* out, int64_t ldo) {
         __m512 acc[NR][NJ];
         for (int64_t r = 0; r < NR; ++r) {
             for (int64_t j = 0; j < NJ; ++j) acc[r][j] = _mm512_setzero_ps();
         }
         int64_t t = 0;
         for (; t + 16 <= m; t += 16) {
+            if (next != nullptr && (t * static_cast<int64_t>(sizeof(T))) % 64 == 0) {
+                for (int64_t r = 0; r < NR; ++r) __builtin_prefetch(next[r] + t);
+            }
             __m512 a[NR];
             for (int64_t r = 0; r < NR; ++r) a[r] = load16(A[r] + t);
             for (int64_t j = 0; j < NJ; ++j) {
