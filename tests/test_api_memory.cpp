@@ -28,26 +28,14 @@
 
 #include "api_test_util.h"
 #include "kkmeans.h"
+#include "sanitized.h"
 
 using namespace kkm_test;
 
-// Sanitizers keep shadow memory and quarantined blocks: the statuses and messages are still
-// checked there, the resident sizes are not.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define KKM_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define KKM_TEST_SANITIZED 1
-#endif
-#endif
-
 namespace {
 
-#ifdef KKM_TEST_SANITIZED
-constexpr bool kMeasured = false;
-#else
-constexpr bool kMeasured = true;
-#endif
+// Under a sanitizer the statuses and messages are still checked, the resident sizes are not.
+constexpr bool kMeasured = !kSanitized;
 
 constexpr double kRuntimeMiB = 5.0;  // the runtime's own memory, see above
 constexpr double kSlack = 0.10;      // the bound: budget · (1 + kSlack) + kRuntimeMiB
@@ -327,7 +315,7 @@ TEST(Memory, OverBudgetLeavesFittedModelIntact) {
 // 256 MiB, and fits a problem whose largest array (1.6 GB) is within max_memory_mb but not
 // within the cap. Sanitizers reserve terabytes of shadow address space: skipped there.
 // within the cap. Sanitizers reserve terabytes of shadow address space: skipped there
-// (KKM_TEST_SANITIZED, at the top of this file).
+// (KKM_TEST_SANITIZED, sanitized.h).
 
 namespace {
 

@@ -12,14 +12,7 @@
 #include <string>
 
 #include "core/zeroed_buffer.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define KKM_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define KKM_TEST_SANITIZED 1
-#endif
-#endif
+#include "sanitized.h"
 
 namespace kkm {
 namespace {
@@ -100,9 +93,7 @@ TEST(ZeroedArray, SizesThatOverflowAreRefused) {
 // 4 KiB pages (1954), starting off a boundary, or with its last partial huge page in small
 // pages (3 + 418) would not.
 TEST(ZeroedArray, AMappedBufferIsTouchedInAFewPageFaultsWhereTheSystemGrantsHugePages) {
-#ifdef KKM_TEST_SANITIZED
-    GTEST_SKIP() << "the sanitizers' shadow memory faults in small pages beside the buffer";
-#endif
+    if (kkm_test::kSanitized) GTEST_SKIP() << "the sanitizers' shadow memory faults in small pages beside the buffer";
     if (!thp_for_madvise()) GTEST_SKIP() << "transparent huge pages are off here (THP 'never')";
     constexpr size_t kBytes = 8000000;
     ZeroedArray<unsigned char> a(kBytes);
