@@ -101,10 +101,11 @@ void Dgemm::operator()(DOperand A, DOperand B, int64_t m, int64_t n, int64_t k, 
     // One buffer for both panels (B's after A's), at least a huge page: mapped on huge pages
     // (zeroed_buffer.h) it costs a few page faults per decomposition, where growing with k in
     // small pages faulted in 600 of them (7 ms in a KVM guest).
-    const auto need = static_cast<size_t>((row_block + column_block) * std::max<int64_t>(1, k));
+    const int64_t depth = std::max<int64_t>(1, k);  // packed doubles per row (A) or column (B)
+    const auto need = static_cast<size_t>((row_block + column_block) * depth);
     if (packed_.size() < need) packed_ = ZeroedArray<double>(std::max(need, kMappedBytes / sizeof(double)));
     double* const packed_a = packed_.data();
-    double* const packed_b = packed_a + row_block * std::max<int64_t>(1, k);
+    double* const packed_b = packed_a + row_block * depth;
     for (int64_t j0 = 0; j0 < n; j0 += column_block) {
         const int64_t cols = std::min(column_block, n - j0);
         pack_columns(B, j0, cols, k, nr, packed_b);
