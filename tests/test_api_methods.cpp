@@ -5,6 +5,7 @@
 // kernels).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -151,6 +152,32 @@ TEST(EnginePaths, ExactMinibatchAndEveryKernelAgree) {
         }
     }
     expect_paths_agree(rings2000(), kRingParams + "method=exact");
+}
+
+/// The rings as 8-bit pixels: q = round(30 (x + 4)) in [0, 255], stored as q/255, the way
+/// image data arrive (the grid step, 1/30 of the rings' unit, is a third of their noise).
+/// On an AVX-512 VNNI CPU the avx512 path computes their rbf kernel rows by the exact 8-bit
+/// tiles (src/engine/q8.h), the other paths by the float32 tiles.
+Dataset eight_bit_rings() {
+    Dataset ds = rings(1000, 7);
+    for (float& v : ds.X) v = static_cast<float>(std::clamp(std::nearbyint(30.0f * (v + 4.0f)), 0.0f, 255.0f)) / 255.0f;
+    finish(ds);
+    return ds;
+}
+
+TEST(EnginePaths, EightBitRowsClusterAlikeOnEveryPath) {
+    const Dataset ds = eight_bit_rings();
+    for (const char* method : {"method=exact", "method=nystrom m=200 kernel_rows=f32", "method=nystrom m=200",
+                               "method=nystrom m=200 rank=20", "method=minibatch"}) {
+        SCOPED_TRACE(method);
+        expect_paths_agree(ds, kRingParams + method);
+        const Fitted f = fit(ds, kRingParams + method);
+        EXPECT_GE(ari(f.labels, ds.truth), 0.99);
+        // New rows go through the same tiles: the training rows get their own labels back.
+        std::vector<int32_t> again(static_cast<size_t>(ds.n));
+        ASSERT_EQ(kkm_assign(f.m.get(), ds.X.data(), ds.n, ds.d, again.data(), nullptr), KKM_OK);
+        EXPECT_EQ(again, f.labels);
+    }
 }
 
 TEST(EnginePaths, AutoReportsTheWidestPathThisCpuRuns) {

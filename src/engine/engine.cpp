@@ -81,11 +81,13 @@ void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t wi
 
 double PackedRows::footprint(double rows, double d) {
     const double padded = std::ceil(std::max(rows, 1.0) / kWidestPanel) * kWidestPanel;
-    return 4 * (padded * d + kAlignFloats) + 4 * padded;
+    const double q8 = padded * 4 * std::ceil(d / 4) + 2 * 4 * padded;  // the 8-bit copy (q8.h)
+    return 4 * (padded * d + kAlignFloats) + 4 * padded + q8;
 }
 
 void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     isa_ = isa;
+    q8_scale_ = 0.0f;  // assign_q8 packs the 8-bit copy afresh
     rows_ = Y.rows;
     d_ = Y.cols;
     has_aux_ = !aux.empty();

@@ -32,12 +32,23 @@ public:
     /// for callers that pack rows of similar sizes again and again (mini-batch iterations), so
     /// that tens of megabytes are not mapped and faulted in afresh every time.
     void assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
+    /// After assign, for an rbf kernel: Y's rows as they were given (not centred: the 8-bit
+    /// tiles need the values themselves, and ‖x − y‖² does not change with a shift) also packed
+    /// for the exact 8-bit tiles (q8.h) when the path is avx512, the CPU runs them and every
+    /// value of Y is 8-bit (q8_scale); else nothing (q8_scale() 0). assign clears it.
+    void assign_q8(ConstMatrix Y);
 
     Isa isa() const { return isa_; }
     int64_t rows() const { return rows_; }
     int64_t dim() const { return d_; }
     const float* panels() const { return panels_.data() + offset_; }
     const float* aux() const { return has_aux_ ? aux_.data() : nullptr; }
+    /// The scale of the 8-bit copy (q8.h), 0 without one.
+    float q8_scale() const { return q8_scale_; }
+    /// The 8-bit copy: NR-wide panels of groups of 4 values (q − 128 as signed bytes, one
+    /// 32-bit word per row and group), and Σq² of every row (padded to whole panels).
+    const int32_t* q8_panels() const { return q8_panels_.data(); }
+    const int32_t* q8_norms() const { return q8_norms_.data(); }
 
 private:
     Isa isa_ = Isa::portable;
@@ -47,6 +58,9 @@ private:
     size_t offset_ = 0;  // floats from panels_.data() to the first 64-byte boundary
     std::vector<float> aux_;
     bool has_aux_ = false;
+    float q8_scale_ = 0.0f;
+    ZeroedArray<int32_t> q8_panels_;
+    std::vector<int32_t> q8_norms_;
 };
 
 /// out (X.rows × Y.rows(), row stride ldo) = op(X_i, Y_j), on Y's path. x_aux: one value per
@@ -60,9 +74,19 @@ private:
 struct BlockScratch {
     ZeroedBuffer packed;
     std::vector<float> aux;
+    ZeroedArray<int32_t> q8;        ///< X's rows for the 8-bit tiles
+    std::vector<int32_t> q8_terms;  ///< and their Σq² − 256·Σq
 };
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                   BlockScratch* scratch = nullptr, int64_t depth = 0);
+
+/// kernel_block by the exact 8-bit tiles (q8.h), X as given (not centred): true when it ran,
+/// which needs op rbf, Y with an 8-bit copy (PackedRows::assign_q8) and every value of X
+/// 8-bit at Y's scale; false (out untouched or partly written) otherwise, and the caller
+/// takes kernel_block. Which of the two computes a row's values depends on the other rows
+/// of its call only when some rows are 8-bit and others are not.
+bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
+                     BlockScratch* scratch = nullptr);
 
 /// As kernel_block against packed rows [col_begin, col_begin + cols) of Y only: out is
 /// X.rows × cols. col_begin must be a multiple of the path's panel width (geometry(isa).nr),

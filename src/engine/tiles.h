@@ -56,6 +56,32 @@ struct TileJob {
     int64_t depth = 0;  ///< the reduction over d in blocks of this many (0 or ≥ d: whole)
 };
 
+/// Every tile of the exact 8-bit rbf blocks (q8.h): X and Y in groups of 4 values, one 32-bit
+/// word per row and group, X as unsigned bytes q, Y as signed bytes q − 128.
+struct Q8Job {
+    const int32_t* a = nullptr;  ///< X: ceil(rows/MR) panels, each d4×MR words
+    int64_t rows = 0;
+    const int32_t* b = nullptr;  ///< Y: ceil(cols/NR) panels, each d4×NR words
+    int64_t cols = 0;
+    int64_t d4 = 0;                    ///< groups of 4 values per row (d rounded up, zero-padded)
+    const int32_t* x_terms = nullptr;  ///< per X row (whole panels): Σq² − 256·Σq
+    const int32_t* y_norms = nullptr;  ///< per Y row (whole panels): Σq²
+    float scale = 0.0f;                ///< −gamma/c²: the tile returns exp(scale · ‖q_x − q_y‖²)
+    float* out = nullptr;              ///< rows × cols, row stride ldo
+    int64_t ldo = 0;
+};
+
+/// The AVX-512 VNNI tiles of a Q8Job (the avx512 path's MR×NR geometry).
+void run_q8_tiles_avx512(const Q8Job& job);
+
+/// Packs rows [0, rows) of X (row stride ld, d values, each q/c: q8_value) for a Q8Job:
+/// panels of `width` rows, for each group of 4 values one word per row (bytes q, or q − 128
+/// when `signed_bytes`), zero words past the last row and zero values past d; sq[i] = Σq²
+/// and sum[i] = Σq (wrapped to 32 bits, as the tiles' lanes), 0 past the last row of the
+/// last panel. False as soon as a value is not q/c (what was written is then undefined).
+bool pack_q8_avx512(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
+                    int32_t* dst, int32_t* sq, int32_t* sum);
+
 void run_tiles_avx512(const TileJob& job);
 void run_tiles_avx2(const TileJob& job);
 void run_tiles_portable(const TileJob& job);

@@ -125,6 +125,7 @@ engine::PackedRows Kernel::pack(ConstMatrix Y) const {
 void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) const {
     const ConstMatrix rows = centred(Y, scratch);
     out.assign(isa_, rows, aux(rows));
+    if (kernel_traits(type_).tile == engine::TileFn::rbf) out.assign_q8(Y);
 }
 
 double Kernel::block_footprint(double rows, double d) {
@@ -132,10 +133,15 @@ double Kernel::block_footprint(double rows, double d) {
 }
 
 void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {
+    const engine::TileOp op{scalars(), kernel_traits(type_).tile};
+    // 8-bit rows against 8-bit packed rows: exact squared distances of the rows as given (a
+    // shift changes none), else the float32 tiles on the centred rows.
+    if (Y.q8_scale() != 0.0f &&
+        engine::kernel_block_q8(rows, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr))
+        return;
     Matrix local;
     const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
     const std::vector<float> xa = aux(X);
-    const engine::TileOp op{scalars(), kernel_traits(type_).tile};
     engine::kernel_block(X, xa.empty() ? nullptr : xa.data(), Y, op, out, ldo,
                          scratch != nullptr ? &scratch->engine : nullptr);
 }

@@ -1,0 +1,112 @@
+#include "engine/q8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/engine.h"
+#include "engine/tiles.h"
+
+namespace kkm::engine {
+namespace {
+
+constexpr float kScales[] = {1.0f, 255.0f, 256.0f};
+constexpr int64_t kGroup = 4;               // values per 32-bit word
+constexpr int64_t kPassBytes = 120 * 1024;  // packed X rows per pass, as the float32 tiles'
+
+int64_t groups(int64_t d) {
+    return (d + kGroup - 1) / kGroup;
+}
+
+/// Wraps to int32 as the tiles' integer lanes do; the tiles' final sums are exact.
+int32_t wrap(int64_t v) {
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+
+bool fits(ConstMatrix X, float c) {
+    for (int64_t i = 0; i < X.rows; ++i) {
+        const float* x = X.row(i);
+        for (int64_t t = 0; t < X.cols; ++t) {
+            if (q8_value(x[t], c) < 0) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool q8_supported() {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return isa_supported(Isa::avx512) && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+#else
+    return false;
+#endif
+}
+
+int q8_value(float x, float c) {
+    // The packer (pack_q8_avx512) tests the same: x·c in float32, rounded to the nearest
+    // integer (ties to even), in [0, 255] and within the slack of it.
+    const float r = x * c;
+    if (!(r >= -0.5f && r <= 255.5f)) return -1;        // also NaN
+    const float q = (r + 0x1.8p23f) - 0x1.8p23f;        // round to nearest even (|r| < 2^22)
+    const float slack = c == 255.0f ? 0x1p-15f : 0.0f;  // q/255 is rounded; q and q/256 are exact
+    if (!(q >= 0.0f && q <= 255.0f && std::fabs(r - q) <= slack)) return -1;
+    return static_cast<int>(q);
+}
+
+float q8_scale(ConstMatrix X) {
+    if (X.rows <= 0 || X.cols <= 0 || X.cols > kQ8MaxDim) return 0.0f;
+    for (const float c : kScales) {
+        if (fits(X, c)) return c;
+    }
+    return 0.0f;
+}
+
+void PackedRows::assign_q8(ConstMatrix Y) {
+    q8_scale_ = 0.0f;
+    if (isa_ != Isa::avx512 || Y.rows != rows_ || Y.cols != d_ || !q8_supported()) return;
+    const float c = engine::q8_scale(Y);
+    if (c == 0.0f) return;
+    const int64_t nr = geometry(Isa::avx512).nr, padded = (std::max<int64_t>(rows_, 1) + nr - 1) / nr * nr;
+    const auto words = static_cast<size_t>(padded * groups(d_));
+    if (q8_panels_.size() < words) q8_panels_ = ZeroedArray<int32_t>(words);
+    q8_norms_.assign(static_cast<size_t>(padded), 0);
+    std::vector<int32_t> sums(static_cast<size_t>(padded));
+    if (pack_q8_avx512(Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data()))
+        q8_scale_ = c;
+}
+
+bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
+                     BlockScratch* scratch) {
+    const float c = Y.q8_scale();
+    if (op.fn != TileFn::rbf || c == 0.0f || X.cols != Y.dim() || X.rows <= 0) return false;
+    const int64_t mr = geometry(Isa::avx512).mr, d4 = groups(X.cols);
+    const int64_t step = std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (X.rows + mr - 1) / mr * mr);
+    BlockScratch local;
+    BlockScratch& s = scratch != nullptr ? *scratch : local;
+    if (s.q8.size() < static_cast<size_t>(step * d4)) s.q8 = ZeroedArray<int32_t>(static_cast<size_t>(step * d4));
+    s.q8_terms.resize(static_cast<size_t>(2 * step));
+    int32_t* sq = s.q8_terms.data();
+    int32_t* sum = sq + step;
+    for (int64_t begin = 0; begin < X.rows; begin += step) {
+        const int64_t count = std::min(step, X.rows - begin);
+        if (!pack_q8_avx512(X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)) return false;
+        for (int64_t i = 0; i < step; ++i) sq[i] = wrap(int64_t{sq[i]} - int64_t{256} * sum[i]);
+        Q8Job job;
+        job.a = s.q8.data();
+        job.rows = count;
+        job.b = Y.q8_panels();
+        job.cols = Y.rows();
+        job.d4 = d4;
+        job.x_terms = sq;
+        job.y_norms = Y.q8_norms();
+        job.scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
+        job.out = out + begin * ldo;
+        job.ldo = ldo;
+        run_q8_tiles_avx512(job);
+    }
+    return true;
+}
+
+}  // namespace kkm::engine

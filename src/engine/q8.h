@@ -1,0 +1,32 @@
+// Exact rbf kernel blocks of 8-bit rows. Where every value of the rows is q/c with q an
+// integer in [0, 255] and c one of 1, 255, 256 (pixels, counts: Fashion-MNIST, MNIST, CIFAR
+// and the like, as the bytes they were, or divided by 255 or 256), ‖x − y‖² is an integer
+// multiple of 1/c², and the AVX-512 VNNI instructions compute it exactly, four products per
+// 32-bit lane per instruction: four times the multiply-adds of the float32 tiles per
+// instruction. The squared distance is then rounded to float32 once (the float32 tiles round
+// every partial sum), scaled by gamma/c² and passed to the engine's exp. Used for rbf on the
+// avx512 path of a CPU with AVX-512 VNNI and BW (Zen 4, Zen 5, Intel since Cascade Lake);
+// every other case takes the float32 tiles (engine.h). Private to src/engine and Kernel.
+#pragma once
+
+#include <cstdint>
+
+#include "core/matrix.h"
+
+namespace kkm::engine {
+
+/// Whether this CPU runs the 8-bit tiles: AVX-512 F, BW and VNNI with the OS's register state.
+bool q8_supported();
+
+/// The first c of 1, 255, 256 for which every value of X is q/c with q an integer in [0, 255]
+/// (for c = 255 within the float32 rounding of q/255, |x·255 − q| ≤ 2^-15), else 0: also for
+/// an empty X, NaN or ±Inf, a negative value, or rows longer than kQ8MaxDim.
+float q8_scale(ConstMatrix X);
+
+/// The longest rows the 8-bit tiles take: their squared distances (≤ d·255²) stay below 2^31.
+inline constexpr int64_t kQ8MaxDim = 32768;
+
+/// q of x at scale c (0 ≤ q ≤ 255), or −1 when x is not q/c within q8_scale's slack.
+int q8_value(float x, float c);
+
+}  // namespace kkm::engine

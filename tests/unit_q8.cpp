@@ -1,0 +1,192 @@
+// The exact 8-bit rbf tiles (src/engine/q8.h): which rows are 8-bit and at which scale, the
+// values the tiles compute (exp of float32(‖q_x − q_y‖²) · −gamma/c², the squared distance
+// summed exactly in integers, within the engine's exp accuracy) at every tile edge, at the longest rows they take and at
+// each scale, and the float32 tiles wherever any row is not 8-bit. The tiles themselves
+// need AVX-512 VNNI; on a CPU without it those tests are skipped and the detection is still
+// checked.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/enum_text.h"
+#include "core/matrix.h"
+#include "engine/engine.h"
+#include "engine/q8.h"
+#include "kernels/kernel.h"
+
+namespace kkm {
+namespace {
+
+using engine::Isa;
+
+/// n rows of d integers in [0, 255] (seeded), and the same as float32 values q/c.
+struct EightBit {
+    std::vector<int> q;
+    Matrix X;
+};
+
+EightBit eight_bit(int64_t n, int64_t d, float c, unsigned seed) {
+    EightBit e{std::vector<int>(static_cast<size_t>(n * d)), Matrix(n, d)};
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> u(0, 255);
+    for (size_t i = 0; i < e.q.size(); ++i) {
+        e.q[i] = u(gen);
+        e.X.values[i] = static_cast<float>(e.q[i]) / c;  // as numpy's uint8 / float32(255) rounds
+    }
+    return e;
+}
+
+/// The argument the 8-bit tiles pass to exp for rows i of a and j of b: the exact squared
+/// distance in integers, rounded to float32 once, times −gamma/c² (one float32 product).
+float argument(const EightBit& a, int64_t i, const EightBit& b, int64_t j, int64_t d, float gamma, float c) {
+    int64_t d2 = 0;
+    for (int64_t t = 0; t < d; ++t) {
+        const int64_t diff = a.q[static_cast<size_t>(i * d + t)] - b.q[static_cast<size_t>(j * d + t)];
+        d2 += diff * diff;
+    }
+    const auto scale = static_cast<float>(-static_cast<double>(gamma) / (static_cast<double>(c) * c));
+    return scale * static_cast<float>(d2);
+}
+
+/// The tiles' exp of that argument against float64's: within the engine's exp accuracy
+/// (unit_engine: 4.8e-7 relative), 0 below the normal range.
+void expect_exp_of(float got, float arg, const char* where, int64_t i = 0, int64_t j = 0) {
+    if (arg < -87.336544f) {
+        EXPECT_EQ(got, 0.0f) << where << " (" << i << ", " << j << ")";
+        return;
+    }
+    EXPECT_NEAR(got / std::exp(static_cast<double>(arg)), 1.0, 4.8e-7)
+        << where << " (" << i << ", " << j << "): " << got << " for exp(" << arg << ")";
+}
+
+/// The float32 tiles' values of the same block: Kernel::block against Y's packed rows with
+/// their 8-bit copy dropped (assign_q8 of rows that are not 8-bit).
+std::vector<float> float_tiles(const Kernel& kernel, const Matrix& X, const Matrix& Y) {
+    std::vector<float> out(static_cast<size_t>(X.rows * Y.rows));
+    engine::PackedRows packed = kernel.pack(Y.view());
+    Matrix odd = Y;
+    odd.row(0)[0] = 0.3f;
+    packed.assign_q8(odd.view());
+    EXPECT_EQ(packed.q8_scale(), 0.0f);
+    kernel.block(X.view(), packed, out.data(), Y.rows);
+    return out;
+}
+
+TEST(Q8, TheScaleIsTheFirstOfOne255And256ThatEveryValueFits) {
+    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 1.0f, 1).X.view()), 1.0f);
+    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 255.0f, 2).X.view()), 255.0f);
+    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 256.0f, 3).X.view()), 256.0f);
+    // q/255 computed in float64 and then rounded to float32 is accepted too.
+    Matrix X(1, 256);
+    for (int q = 0; q < 256; ++q) X.row(0)[q] = static_cast<float>(q / 255.0);
+    EXPECT_EQ(engine::q8_scale(X.view()), 255.0f);
+    // One value off the grid, out of [0, 255], negative, NaN or Inf: not 8-bit.
+    for (const float bad : {0.3f, 256.0f, -1.0f, std::nanf(""), INFINITY, 3.0001f}) {
+        EightBit e = eight_bit(4, 6, 1.0f, 4);
+        e.X.row(3)[5] = bad;
+        EXPECT_EQ(engine::q8_scale(e.X.view()), 0.0f) << bad;
+    }
+    EXPECT_EQ(engine::q8_scale(Matrix(0, 3).view()), 0.0f);
+    EXPECT_EQ(engine::q8_scale(Matrix(2, engine::kQ8MaxDim + 1).view()), 0.0f);  // zeros, but too long
+    EXPECT_EQ(engine::q8_value(1.0f / 255.0f, 255.0f), 1);
+    EXPECT_EQ(engine::q8_value(0.5f, 1.0f), -1);
+    EXPECT_EQ(engine::q8_value(0.5f, 256.0f), 128);
+}
+
+TEST(Q8, EveryTileEdgeAndScaleGivesTheExactSquaredDistanceRoundedOnce) {
+    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    struct Shape {
+        int64_t rows, cols, d;
+    };
+    const std::vector<Shape> shapes = {{1, 1, 1},     {13, 31, 3},  {14, 32, 4}, {15, 33, 5},
+                                       {29, 65, 784}, {300, 40, 9}, {7, 7, 1001}};
+    for (const float c : {1.0f, 255.0f, 256.0f}) {
+        for (const Shape& s : shapes) {
+            SCOPED_TRACE("c=" + std::to_string(c) + " rows=" + std::to_string(s.rows) +
+                         " cols=" + std::to_string(s.cols) + " d=" + std::to_string(s.d));
+            const EightBit X = eight_bit(s.rows, s.d, c, 10), Y = eight_bit(s.cols, s.d, c, 11);
+            const float gamma = static_cast<float>(c * c / (1000.0 * static_cast<double>(s.d)));
+            const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, Isa::avx512);
+            const engine::PackedRows packed = kernel.pack(Y.X.view());
+            ASSERT_EQ(packed.q8_scale(), c);
+            std::vector<float> out(static_cast<size_t>(s.rows * s.cols), -1.0f);
+            kernel.block(X.X.view(), packed, out.data(), s.cols);
+            for (int64_t i = 0; i < s.rows && !HasFailure(); ++i) {
+                for (int64_t j = 0; j < s.cols && !HasFailure(); ++j) {
+                    expect_exp_of(out[static_cast<size_t>(i * s.cols + j)], argument(X, i, Y, j, s.d, gamma, c),
+                                  "value", i, j);
+                }
+            }
+        }
+    }
+}
+
+TEST(Q8, TheLongestRowsAtTheLargestDistanceStayExact) {
+    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    const int64_t d = engine::kQ8MaxDim;
+    EightBit X{std::vector<int>(static_cast<size_t>(d), 255), Matrix(1, d)};
+    EightBit Y{std::vector<int>(static_cast<size_t>(2 * d), 0), Matrix(2, d)};
+    std::fill(X.X.values.begin(), X.X.values.end(), 255.0f);
+    for (int64_t t = 0; t < d; t += 2) {  // row 1: 255 and 0 alternating
+        Y.q[static_cast<size_t>(d + t)] = 255;
+        Y.X.row(1)[t] = 255.0f;
+    }
+    const float gamma = 1e-10f;  // exp(−0.21): the whole d·255² = 2.1e9 must have been summed
+    const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, Isa::avx512);
+    const engine::PackedRows packed = kernel.pack(Y.X.view());
+    ASSERT_EQ(packed.q8_scale(), 1.0f);
+    float out[2] = {-1.0f, -1.0f};
+    kernel.block(X.X.view(), packed, out, 2);
+    // The arguments are exact here (d·255² and half of it are multiples of 2^7 below 2^31).
+    EXPECT_EQ(argument(X, 0, Y, 0, d, gamma, 1.0f), -1e-10f * static_cast<float>(d * 65025));
+    expect_exp_of(out[0], argument(X, 0, Y, 0, d, gamma, 1.0f), "all 255 against all 0");
+    expect_exp_of(out[1], argument(X, 0, Y, 1, d, gamma, 1.0f), "all 255 against 255, 0, ...");
+}
+
+TEST(Q8, RowsThatAreNotAllEightBitTakeTheFloat32TilesForTheWholeCall) {
+    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    const int64_t d = 784;
+    const EightBit Y = eight_bit(40, d, 255.0f, 20);
+    // 300 rows span two packed passes of the 8-bit tiles; the odd value sits in the last row,
+    // after the first pass has been computed.
+    EightBit X = eight_bit(300, d, 255.0f, 21);
+    X.X.row(299)[d - 1] = 0.3f;
+    const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, Isa::avx512);
+    std::vector<float> out(static_cast<size_t>(X.X.rows * Y.X.rows));
+    kernel.block(X.X.view(), kernel.pack(Y.X.view()), out.data(), Y.X.rows);
+    EXPECT_EQ(out, float_tiles(kernel, X.X, Y.X));
+    // 8-bit rows at another scale than the packed rows': the float32 tiles too.
+    const EightBit Z = eight_bit(20, d, 1.0f, 22);
+    std::vector<float> out2(static_cast<size_t>(Z.X.rows * Y.X.rows));
+    kernel.block(Z.X.view(), kernel.pack(Y.X.view()), out2.data(), Y.X.rows);
+    EXPECT_EQ(out2, float_tiles(kernel, Z.X, Y.X));
+}
+
+TEST(Q8, OnlyRbfOnTheAvx512PathPacksAnEightBitCopy) {
+    const EightBit Y = eight_bit(10, 16, 255.0f, 30);
+    for (const KernelType type :
+         {KernelType::laplacian, KernelType::linear, KernelType::polynomial, KernelType::cosine}) {
+        const Kernel kernel(type, 0.1, 2, 1.0, engine::best_isa());
+        EXPECT_EQ(kernel.pack(Y.X.view()).q8_scale(), 0.0f) << to_text(type);
+    }
+    for (const Isa isa : {Isa::portable, Isa::avx2}) {
+        if (!engine::isa_supported(isa)) continue;
+        const Kernel kernel(KernelType::rbf, 0.1, 2, 1.0, isa);
+        EXPECT_EQ(kernel.pack(Y.X.view()).q8_scale(), 0.0f) << engine::isa_name(isa);
+    }
+    const Kernel rbf(KernelType::rbf, 0.1, 2, 1.0, engine::best_isa());
+    EXPECT_EQ(rbf.pack(Y.X.view()).q8_scale(), engine::q8_supported() ? 255.0f : 0.0f);
+    // A repack of rows that are not 8-bit drops the copy.
+    engine::PackedRows packed = rbf.pack(Y.X.view());
+    Matrix W = Y.X;
+    W.row(0)[0] = 0.3f;
+    Matrix scratch;
+    rbf.pack_into(W.view(), packed, scratch);
+    EXPECT_EQ(packed.q8_scale(), 0.0f);
+}
+
+}  // namespace
+}  // namespace kkm
