@@ -1,9 +1,9 @@
-// The exact 8-bit rbf tiles (src/engine/q8.h): which rows are 8-bit and at which scale, the
+// The exact 8-bit rbf tiles (src/engine/q8.h): which rows are 8-bit and at which scale; the
 // values the tiles compute (exp of float32(‖q_x − q_y‖²) · −gamma/c², the squared distance
-// summed exactly in integers, within the engine's exp accuracy) at every tile edge, at the longest rows they take and at
-// each scale, and the float32 tiles wherever any row is not 8-bit. The tiles themselves
-// need AVX-512 VNNI; on a CPU without it those tests are skipped and the detection is still
-// checked.
+// summed exactly in integers, within the engine's exp accuracy) at every tile edge of both
+// geometries, at the longest rows they take and at each scale; the float32 tiles wherever any
+// row is not 8-bit. The tiles need VNNI (AVX-512 VNNI for avx512, AVX-VNNI for avx2); on a
+// CPU without it those tests are skipped and the detection is still checked.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +75,15 @@ std::vector<float> float_tiles(const Kernel& kernel, const Matrix& X, const Matr
     return out;
 }
 
+/// The paths whose 8-bit tiles this CPU runs (avx512 with AVX-512 VNNI, avx2 with AVX-VNNI).
+std::vector<Isa> q8_paths() {
+    std::vector<Isa> out;
+    for (const Isa isa : {Isa::avx2, Isa::avx512}) {
+        if (engine::q8_supported(isa)) out.push_back(isa);
+    }
+    return out;
+}
+
 TEST(Q8, TheScaleIsTheFirstOfOne255And256ThatEveryValueFits) {
     EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 1.0f, 1).X.view()), 1.0f);
     EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 255.0f, 2).X.view()), 255.0f);
@@ -97,27 +106,30 @@ TEST(Q8, TheScaleIsTheFirstOfOne255And256ThatEveryValueFits) {
 }
 
 TEST(Q8, EveryTileEdgeAndScaleGivesTheExactSquaredDistanceRoundedOnce) {
-    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
     struct Shape {
         int64_t rows, cols, d;
     };
-    const std::vector<Shape> shapes = {{1, 1, 1},     {13, 31, 3},  {14, 32, 4}, {15, 33, 5},
-                                       {29, 65, 784}, {300, 40, 9}, {7, 7, 1001}};
-    for (const float c : {1.0f, 255.0f, 256.0f}) {
-        for (const Shape& s : shapes) {
-            SCOPED_TRACE("c=" + std::to_string(c) + " rows=" + std::to_string(s.rows) +
-                         " cols=" + std::to_string(s.cols) + " d=" + std::to_string(s.d));
-            const EightBit X = eight_bit(s.rows, s.d, c, 10), Y = eight_bit(s.cols, s.d, c, 11);
-            const float gamma = static_cast<float>(c * c / (1000.0 * static_cast<double>(s.d)));
-            const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, Isa::avx512);
-            const engine::PackedRows packed = kernel.pack(Y.X.view());
-            ASSERT_EQ(packed.q8_scale(), c);
-            std::vector<float> out(static_cast<size_t>(s.rows * s.cols), -1.0f);
-            kernel.block(X.X.view(), packed, out.data(), s.cols);
-            for (int64_t i = 0; i < s.rows && !HasFailure(); ++i) {
-                for (int64_t j = 0; j < s.cols && !HasFailure(); ++j) {
-                    expect_exp_of(out[static_cast<size_t>(i * s.cols + j)], argument(X, i, Y, j, s.d, gamma, c),
-                                  "value", i, j);
+    // Edges of both geometries: avx512 14×32, avx2 6×16.
+    const std::vector<Shape> shapes = {{1, 1, 1},  {13, 31, 3}, {14, 32, 4},   {15, 33, 5},  {5, 15, 7},
+                                       {6, 16, 8}, {7, 17, 12}, {29, 65, 784}, {300, 40, 9}, {7, 7, 1001}};
+    for (const Isa isa : q8_paths()) {
+        for (const float c : {1.0f, 255.0f, 256.0f}) {
+            for (const Shape& s : shapes) {
+                SCOPED_TRACE(std::string(engine::isa_name(isa)) + " c=" + std::to_string(c) + " rows=" +
+                             std::to_string(s.rows) + " cols=" + std::to_string(s.cols) + " d=" + std::to_string(s.d));
+                const EightBit X = eight_bit(s.rows, s.d, c, 10), Y = eight_bit(s.cols, s.d, c, 11);
+                const float gamma = static_cast<float>(c * c / (1000.0 * static_cast<double>(s.d)));
+                const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, isa);
+                const engine::PackedRows packed = kernel.pack(Y.X.view());
+                ASSERT_EQ(packed.q8_scale(), c);
+                std::vector<float> out(static_cast<size_t>(s.rows * s.cols), -1.0f);
+                kernel.block(X.X.view(), packed, out.data(), s.cols);
+                for (int64_t i = 0; i < s.rows && !HasFailure(); ++i) {
+                    for (int64_t j = 0; j < s.cols && !HasFailure(); ++j) {
+                        expect_exp_of(out[static_cast<size_t>(i * s.cols + j)], argument(X, i, Y, j, s.d, gamma, c),
+                                      "value", i, j);
+                    }
                 }
             }
         }
@@ -125,7 +137,7 @@ TEST(Q8, EveryTileEdgeAndScaleGivesTheExactSquaredDistanceRoundedOnce) {
 }
 
 TEST(Q8, TheLongestRowsAtTheLargestDistanceStayExact) {
-    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
     const int64_t d = engine::kQ8MaxDim;
     EightBit X{std::vector<int>(static_cast<size_t>(d), 255), Matrix(1, d)};
     EightBit Y{std::vector<int>(static_cast<size_t>(2 * d), 0), Matrix(2, d)};
@@ -135,50 +147,57 @@ TEST(Q8, TheLongestRowsAtTheLargestDistanceStayExact) {
         Y.X.row(1)[t] = 255.0f;
     }
     const float gamma = 1e-10f;  // exp(−0.21): the whole d·255² = 2.1e9 must have been summed
-    const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, Isa::avx512);
-    const engine::PackedRows packed = kernel.pack(Y.X.view());
-    ASSERT_EQ(packed.q8_scale(), 1.0f);
-    float out[2] = {-1.0f, -1.0f};
-    kernel.block(X.X.view(), packed, out, 2);
     // The arguments are exact here (d·255² and half of it are multiples of 2^7 below 2^31).
     EXPECT_EQ(argument(X, 0, Y, 0, d, gamma, 1.0f), -1e-10f * static_cast<float>(d * 65025));
-    expect_exp_of(out[0], argument(X, 0, Y, 0, d, gamma, 1.0f), "all 255 against all 0");
-    expect_exp_of(out[1], argument(X, 0, Y, 1, d, gamma, 1.0f), "all 255 against 255, 0, ...");
+    for (const Isa isa : q8_paths()) {
+        SCOPED_TRACE(engine::isa_name(isa));
+        const Kernel kernel(KernelType::rbf, gamma, 3, 1.0, isa);
+        const engine::PackedRows packed = kernel.pack(Y.X.view());
+        ASSERT_EQ(packed.q8_scale(), 1.0f);
+        float out[2] = {-1.0f, -1.0f};
+        kernel.block(X.X.view(), packed, out, 2);
+        expect_exp_of(out[0], argument(X, 0, Y, 0, d, gamma, 1.0f), "all 255 against all 0");
+        expect_exp_of(out[1], argument(X, 0, Y, 1, d, gamma, 1.0f), "all 255 against 255, 0, ...");
+    }
 }
 
 TEST(Q8, RowsThatAreNotAllEightBitTakeTheFloat32TilesForTheWholeCall) {
-    if (!engine::q8_supported()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+    if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
     const int64_t d = 784;
     const EightBit Y = eight_bit(40, d, 255.0f, 20);
-    // 300 rows span two packed passes of the 8-bit tiles; the odd value sits in the last row,
-    // after the first pass has been computed.
+    // 300 rows span several packed passes of the 8-bit tiles; the odd value sits in the last
+    // row, after the first passes have been computed.
     EightBit X = eight_bit(300, d, 255.0f, 21);
     X.X.row(299)[d - 1] = 0.3f;
-    const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, Isa::avx512);
-    std::vector<float> out(static_cast<size_t>(X.X.rows * Y.X.rows));
-    kernel.block(X.X.view(), kernel.pack(Y.X.view()), out.data(), Y.X.rows);
-    EXPECT_EQ(out, float_tiles(kernel, X.X, Y.X));
-    // 8-bit rows at another scale than the packed rows': the float32 tiles too.
-    const EightBit Z = eight_bit(20, d, 1.0f, 22);
-    std::vector<float> out2(static_cast<size_t>(Z.X.rows * Y.X.rows));
-    kernel.block(Z.X.view(), kernel.pack(Y.X.view()), out2.data(), Y.X.rows);
-    EXPECT_EQ(out2, float_tiles(kernel, Z.X, Y.X));
+    for (const Isa isa : q8_paths()) {
+        SCOPED_TRACE(engine::isa_name(isa));
+        const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, isa);
+        std::vector<float> out(static_cast<size_t>(X.X.rows * Y.X.rows));
+        kernel.block(X.X.view(), kernel.pack(Y.X.view()), out.data(), Y.X.rows);
+        EXPECT_EQ(out, float_tiles(kernel, X.X, Y.X));
+        // 8-bit rows at another scale than the packed rows': the float32 tiles too.
+        const EightBit Z = eight_bit(20, d, 1.0f, 22);
+        std::vector<float> out2(static_cast<size_t>(Z.X.rows * Y.X.rows));
+        kernel.block(Z.X.view(), kernel.pack(Y.X.view()), out2.data(), Y.X.rows);
+        EXPECT_EQ(out2, float_tiles(kernel, Z.X, Y.X));
+    }
 }
 
-TEST(Q8, OnlyRbfOnTheAvx512PathPacksAnEightBitCopy) {
+TEST(Q8, OnlyRbfOnAPathWithVnniPacksAnEightBitCopy) {
     const EightBit Y = eight_bit(10, 16, 255.0f, 30);
     for (const KernelType type :
          {KernelType::laplacian, KernelType::linear, KernelType::polynomial, KernelType::cosine}) {
         const Kernel kernel(type, 0.1, 2, 1.0, engine::best_isa());
         EXPECT_EQ(kernel.pack(Y.X.view()).q8_scale(), 0.0f) << to_text(type);
     }
-    for (const Isa isa : {Isa::portable, Isa::avx2}) {
+    EXPECT_FALSE(engine::q8_supported(Isa::portable));
+    for (const Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
         if (!engine::isa_supported(isa)) continue;
         const Kernel kernel(KernelType::rbf, 0.1, 2, 1.0, isa);
-        EXPECT_EQ(kernel.pack(Y.X.view()).q8_scale(), 0.0f) << engine::isa_name(isa);
+        EXPECT_EQ(kernel.pack(Y.X.view()).q8_scale(), engine::q8_supported(isa) ? 255.0f : 0.0f)
+            << engine::isa_name(isa);
     }
     const Kernel rbf(KernelType::rbf, 0.1, 2, 1.0, engine::best_isa());
-    EXPECT_EQ(rbf.pack(Y.X.view()).q8_scale(), engine::q8_supported() ? 255.0f : 0.0f);
     // A repack of rows that are not 8-bit drops the copy.
     engine::PackedRows packed = rbf.pack(Y.X.view());
     Matrix W = Y.X;

@@ -34,8 +34,8 @@ public:
     void assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
     /// After assign, for an rbf kernel: Y's rows as they were given (not centred: the 8-bit
     /// tiles need the values themselves, and ‖x − y‖² does not change with a shift) also packed
-    /// for the exact 8-bit tiles (q8.h) when the path is avx512, the CPU runs them and every
-    /// value of Y is 8-bit (q8_scale); else nothing (q8_scale() 0). assign clears it.
+    /// for the exact 8-bit tiles (q8.h) when the CPU runs them on this path (q8_supported)
+    /// and every value of Y is 8-bit (q8_scale); else nothing (q8_scale() 0). assign clears it.
     void assign_q8(ConstMatrix Y);
 
     Isa isa() const { return isa_; }

@@ -1,5 +1,9 @@
 #include "engine/q8.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,6 +20,13 @@ constexpr int64_t kPassBytes = 120 * 1024;  // packed X rows per pass, as the fl
 
 int64_t groups(int64_t d) {
     return (d + kGroup - 1) / kGroup;
+}
+
+/// The path's packing (pack_q8_avx512 / pack_q8_avx2, tiles.h).
+bool pack_q8(Isa isa, const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
+             int32_t* dst, int32_t* sq, int32_t* sum) {
+    return isa == Isa::avx512 ? pack_q8_avx512(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum)
+                              : pack_q8_avx2(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum);
 }
 
 /// Wraps to int32 as the tiles' integer lanes do; the tiles' final sums are exact.
@@ -35,11 +46,24 @@ bool fits(ConstMatrix X, float c) {
 
 }  // namespace
 
-bool q8_supported() {
+bool q8_supported(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
+    if (!isa_supported(isa)) return false;
     __builtin_cpu_init();
-    return isa_supported(Isa::avx512) && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+    switch (isa) {
+        case Isa::avx512: return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+        case Isa::avx2: {
+            // AVX-VNNI: CPUID leaf 7, sub-leaf 1, EAX bit 4 (clang 14's __builtin_cpu_supports
+            // does not know it); the YMM state is checked with avx2.
+            unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+            if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) == 0) return false;
+            return (eax & (1u << 4)) != 0;
+        }
+        case Isa::portable: return false;
+    }
+    return false;
 #else
+    (void)isa;
     return false;
 #endif
 }
@@ -65,15 +89,15 @@ float q8_scale(ConstMatrix X) {
 
 void PackedRows::assign_q8(ConstMatrix Y) {
     q8_scale_ = 0.0f;
-    if (isa_ != Isa::avx512 || Y.rows != rows_ || Y.cols != d_ || !q8_supported()) return;
+    if (Y.rows != rows_ || Y.cols != d_ || !q8_supported(isa_)) return;
     const float c = engine::q8_scale(Y);
     if (c == 0.0f) return;
-    const int64_t nr = geometry(Isa::avx512).nr, padded = (std::max<int64_t>(rows_, 1) + nr - 1) / nr * nr;
+    const int64_t nr = geometry(isa_).nr, padded = (std::max<int64_t>(rows_, 1) + nr - 1) / nr * nr;
     const auto words = static_cast<size_t>(padded * groups(d_));
     if (q8_panels_.size() < words) q8_panels_ = ZeroedArray<int32_t>(words);
     q8_norms_.assign(static_cast<size_t>(padded), 0);
     std::vector<int32_t> sums(static_cast<size_t>(padded));
-    if (pack_q8_avx512(Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data()))
+    if (pack_q8(isa_, Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data()))
         q8_scale_ = c;
 }
 
@@ -81,7 +105,8 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
                      BlockScratch* scratch) {
     const float c = Y.q8_scale();
     if (op.fn != TileFn::rbf || c == 0.0f || X.cols != Y.dim() || X.rows <= 0) return false;
-    const int64_t mr = geometry(Isa::avx512).mr, d4 = groups(X.cols);
+    const Isa isa = Y.isa();
+    const int64_t mr = geometry(isa).mr, d4 = groups(X.cols);
     const int64_t step = std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (X.rows + mr - 1) / mr * mr);
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
@@ -91,7 +116,7 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
     int32_t* sum = sq + step;
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
-        if (!pack_q8_avx512(X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)) return false;
+        if (!pack_q8(isa, X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)) return false;
         for (int64_t i = 0; i < step; ++i) sq[i] = wrap(int64_t{sq[i]} - int64_t{256} * sum[i]);
         Q8Job job;
         job.a = s.q8.data();
@@ -104,7 +129,11 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
         job.scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
         job.out = out + begin * ldo;
         job.ldo = ldo;
-        run_q8_tiles_avx512(job);
+        if (isa == Isa::avx512) {
+            run_q8_tiles_avx512(job);
+        } else {
+            run_q8_tiles_avx2(job);
+        }
     }
     return true;
 }

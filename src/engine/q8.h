@@ -1,22 +1,25 @@
 // Exact rbf kernel blocks of 8-bit rows. Where every value of the rows is q/c with q an
 // integer in [0, 255] and c one of 1, 255, 256 (pixels, counts: Fashion-MNIST, MNIST, CIFAR
 // and the like, as the bytes they were, or divided by 255 or 256), ‖x − y‖² is an integer
-// multiple of 1/c², and the AVX-512 VNNI instructions compute it exactly, four products per
+// multiple of 1/c², and the VNNI instructions compute it exactly, four byte products per
 // 32-bit lane per instruction: four times the multiply-adds of the float32 tiles per
 // instruction. The squared distance is then rounded to float32 once (the float32 tiles round
 // every partial sum), scaled by gamma/c² and passed to the engine's exp. Used for rbf on the
-// avx512 path of a CPU with AVX-512 VNNI and BW (Zen 4, Zen 5, Intel since Cascade Lake);
-// every other case takes the float32 tiles (engine.h). Private to src/engine and Kernel.
+// avx512 path of a CPU with AVX-512 VNNI and BW (Zen 4, Zen 5, Intel since Cascade Lake) and
+// on the avx2 path of one with AVX-VNNI (Intel since Alder Lake, Zen 5); every other case
+// takes the float32 tiles (engine.h). Private to src/engine and Kernel.
 #pragma once
 
 #include <cstdint>
 
 #include "core/matrix.h"
+#include "engine/isa.h"
 
 namespace kkm::engine {
 
-/// Whether this CPU runs the 8-bit tiles: AVX-512 F, BW and VNNI with the OS's register state.
-bool q8_supported();
+/// Whether this CPU runs the 8-bit tiles of path `isa`: avx512 with AVX-512 BW and VNNI; avx2
+/// with AVX-VNNI (the VEX form: Intel since Alder Lake, AMD Zen 5); never portable.
+bool q8_supported(Isa isa);
 
 /// The first c of 1, 255, 256 for which every value of X is q/c with q an integer in [0, 255]
 /// (for c = 255 within the float32 rounding of q/255, |x·255 − q| ≤ 2^-15), else 0: also for

@@ -71,8 +71,9 @@ struct Q8Job {
     int64_t ldo = 0;
 };
 
-/// The AVX-512 VNNI tiles of a Q8Job (the avx512 path's MR×NR geometry).
+/// The tiles of a Q8Job in the path's MR×NR geometry: AVX-512 VNNI (avx512), AVX-VNNI (avx2).
 void run_q8_tiles_avx512(const Q8Job& job);
+void run_q8_tiles_avx2(const Q8Job& job);
 
 /// Packs rows [0, rows) of X (row stride ld, d values, each q/c: q8_value) for a Q8Job:
 /// panels of `width` rows, for each group of 4 values one word per row (bytes q, or q − 128
@@ -81,6 +82,8 @@ void run_q8_tiles_avx512(const Q8Job& job);
 /// last panel. False as soon as a value is not q/c (what was written is then undefined).
 bool pack_q8_avx512(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
                     int32_t* dst, int32_t* sq, int32_t* sum);
+bool pack_q8_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
+                  int32_t* dst, int32_t* sq, int32_t* sum);
 
 void run_tiles_avx512(const TileJob& job);
 void run_tiles_avx2(const TileJob& job);
