@@ -15,18 +15,12 @@ size_t round_up(size_t bytes, size_t unit) {
     return (bytes + unit - 1) / unit * unit;
 }
 
-/// The length mapped for `bytes`: whole huge pages when that adds at most a sixteenth (the
-/// last, partial huge page would otherwise come in 4 KiB pages: 8,000,000 bytes of
-/// eigenvectors are 3 huge pages and 418 small ones), else whole pages. The sixteenth keeps
-/// the resident set within what the memory estimates allow (max_memory_mb is checked against
-/// the bytes asked for); a half made a fit with 64 threads hold 6 MiB more.
+/// The length mapped for `bytes` (maps_huge_pages): whole huge pages.
 size_t mapped_length(size_t bytes) {
-    const size_t whole = round_up(bytes, kHugePageBytes);
-    if ((whole - bytes) <= bytes / 16) return whole;
-    return round_up(bytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));  // mmap's granularity
+    return round_up(bytes, kHugePageBytes);
 }
 
-/// An anonymous mapping of `bytes` (mapped_length) that starts on a huge-page boundary: one
+/// An anonymous mapping of `bytes` (whole huge pages: mapped_length) that starts on a huge-page boundary: one
 /// huge page more is mapped, and what lies before the boundary and after the buffer is
 /// unmapped again (mmap itself aligns only to 4 KiB, and a buffer that starts mid-way
 /// through a huge page gets 4 KiB pages up to the next boundary).
@@ -49,9 +43,14 @@ void* map_aligned(size_t bytes) {
 
 }  // namespace
 
+bool maps_huge_pages(size_t bytes) {
+    if (bytes < kMappedBytes || bytes > SIZE_MAX - 2 * kHugePageBytes) return bytes >= kMappedBytes;
+    return mapped_length(bytes) - bytes <= bytes / 16;
+}
+
 void* allocate_zeroed(size_t bytes) {
     if (bytes == 0) return nullptr;
-    if (bytes < kMappedBytes) {
+    if (!maps_huge_pages(bytes)) {
         void* p = std::calloc(bytes, 1);
         if (p == nullptr) throw std::bad_alloc();
         return p;
@@ -61,7 +60,7 @@ void* allocate_zeroed(size_t bytes) {
 
 void release_zeroed(void* p, size_t bytes) noexcept {
     if (p == nullptr) return;
-    if (bytes < kMappedBytes) {
+    if (!maps_huge_pages(bytes)) {
         std::free(p);
     } else {
         munmap(p, mapped_length(bytes));

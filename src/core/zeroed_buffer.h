@@ -1,14 +1,18 @@
 // ZeroedArray<T>: an owning array of trivially copyable values that starts out zero without
-// writing a byte. Small arrays come from calloc; large ones (kMappedBytes and up) are
-// anonymous mappings that start on a huge-page boundary, which the kernel hands out zeroed,
-// page by page, to whichever thread first writes them, and which are asked for transparent
-// huge pages (MADV_HUGEPAGE) where the system allows. A 4 GB kernel block then costs no
-// single-threaded memset and about 2000 page faults instead of a million; its pages are
-// faulted in by the threads that fill it. The threshold is one huge page, not more: a page
+// writing a byte where it can. Large arrays (maps_huge_pages: kMappedBytes and up, whole huge
+// pages rounding them up by at most a sixteenth) are anonymous mappings that start on a
+// huge-page boundary, which the kernel hands out zeroed, page by page, to whichever thread
+// first writes them, and which are asked for transparent huge pages (MADV_HUGEPAGE) where the
+// system allows. A 4 GB kernel block then costs no single-threaded memset and about 2000 page
+// faults instead of a million; its pages are faulted in by the threads that fill it. A page
 // fault is the cost of a fresh buffer, and in a virtual machine it can be dear (11 µs per
 // 4 KiB page on the KVM guests this project is measured on, so 3 ms per MB: the 16 MB
-// workspace of a 1000×1000 eigen-decomposition took 45 ms to fault in, against 1 ms in
-// huge pages).
+// workspace of a 1000×1000 eigen-decomposition took 45 ms to fault in, against 1 ms in huge
+// pages). Every other array comes from calloc: small ones, and those whose last huge page
+// would be mostly empty (a 3.9 MB kernel matrix mapped with its second half in 4 KiB pages
+// faulted 470 of them in at every fit; the C library keeps such a block from one fit to the
+// next, so a process fitting again and again faults it in once: 5 ms -> 0.5 ms for the
+// kernel stage of a 990-point exact fit).
 #pragma once
 
 #include <cstddef>
@@ -23,11 +27,15 @@ namespace kkm {
 
 /// The transparent huge page of x86-64 (a PMD): mappings start on a multiple of it.
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
-/// Allocations of at least this many bytes are mapped rather than calloc'ed.
+/// Allocations below this many bytes are calloc'ed.
 inline constexpr size_t kMappedBytes = kHugePageBytes;
 
-/// `bytes` zero bytes (calloc, or from kMappedBytes on an anonymous mapping aligned to
-/// kHugePageBytes); throws std::bad_alloc.
+/// Whether allocate_zeroed(bytes) maps whole huge pages: from kMappedBytes on, when rounding
+/// up to whole huge pages adds at most bytes/16 (what the memory estimates allow for).
+bool maps_huge_pages(size_t bytes);
+
+/// `bytes` zero bytes: an anonymous mapping of whole huge pages aligned to kHugePageBytes
+/// (maps_huge_pages), else calloc; throws std::bad_alloc.
 void* allocate_zeroed(size_t bytes);
 /// Frees what allocate_zeroed(bytes) returned.
 void release_zeroed(void* p, size_t bytes) noexcept;
