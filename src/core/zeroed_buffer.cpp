@@ -1,7 +1,6 @@
 #include "core/zeroed_buffer.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -20,10 +19,10 @@ size_t mapped_length(size_t bytes) {
     return round_up(bytes, kHugePageBytes);
 }
 
-/// An anonymous mapping of `bytes` (whole huge pages: mapped_length) that starts on a huge-page boundary: one
-/// huge page more is mapped, and what lies before the boundary and after the buffer is
-/// unmapped again (mmap itself aligns only to 4 KiB, and a buffer that starts mid-way
-/// through a huge page gets 4 KiB pages up to the next boundary).
+/// An anonymous mapping of `bytes` (whole huge pages: mapped_length) that starts on a
+/// huge-page boundary: one huge page more is mapped, and what lies before the boundary and
+/// after the buffer is unmapped again (mmap itself aligns only to 4 KiB, and a buffer that
+/// starts mid-way through a huge page gets 4 KiB pages up to the next boundary).
 void* map_aligned(size_t bytes) {
     if (bytes > SIZE_MAX - 2 * kHugePageBytes) throw std::bad_alloc();
     const size_t length = mapped_length(bytes), span = length + kHugePageBytes;
@@ -44,7 +43,8 @@ void* map_aligned(size_t bytes) {
 }  // namespace
 
 bool maps_huge_pages(size_t bytes) {
-    if (bytes < kMappedBytes || bytes > SIZE_MAX - 2 * kHugePageBytes) return bytes >= kMappedBytes;
+    if (bytes < kMappedBytes) return false;
+    if (bytes > SIZE_MAX - 2 * kHugePageBytes) return true;  // map_aligned refuses it
     return mapped_length(bytes) - bytes <= bytes / 16;
 }
 

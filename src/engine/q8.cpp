@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "engine/engine.h"
 #include "engine/tiles.h"
@@ -114,6 +113,7 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
     s.q8_terms.resize(static_cast<size_t>(2 * step));
     int32_t* sq = s.q8_terms.data();
     int32_t* sum = sq + step;
+    const auto scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
         if (!pack_q8(isa, X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)) return false;
@@ -126,7 +126,7 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
         job.d4 = d4;
         job.x_terms = sq;
         job.y_norms = Y.q8_norms();
-        job.scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
+        job.scale = scale;
         job.out = out + begin * ldo;
         job.ldo = ldo;
         if (isa == Isa::avx512) {
