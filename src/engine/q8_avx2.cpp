@@ -1,6 +1,7 @@
 // The exact 8-bit rbf tiles (q8.h) on AVX-VNNI (the VEX-encoded vpdpbusd of Intel's Alder Lake
 // and later and of AMD Zen 5, on CPUs with or without AVX-512): the avx2 path's 6×16 register
 // tile of 32-bit integer sums, and the packing of float32 rows into the bytes they hold.
+#include "engine/q8_loops.h"
 #include "engine/tiles.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -108,34 +109,11 @@ KKM_AVX2 bool pack_row(const float* x, int64_t d, int64_t d4, float c, bool sign
 
 bool pack_q8_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
                   int32_t* dst, int32_t* sq, int32_t* sum) {
-    const int64_t d4 = (d + 3) / 4, padded = (rows + width - 1) / width * width;
-    for (int64_t r = 0; r < padded; ++r) {
-        int32_t* out = dst + (r / width) * d4 * width + r % width;
-        if (r >= rows) {
-            for (int64_t u = 0; u < d4; ++u) out[u * width] = 0;
-            sq[r] = sum[r] = 0;
-            continue;
-        }
-        if (!pack_row(X + r * ld, d, d4, c, signed_bytes, out, width, sq[r], sum[r])) return false;
-    }
-    return true;
+    return pack_q8_rows(pack_row, X, rows, d, ld, c, width, signed_bytes, dst, sq, sum);
 }
 
 void run_q8_tiles_avx2(const Q8Job& job) {
-    const int64_t rp = (job.rows + MR - 1) / MR, cp = (job.cols + NR - 1) / NR;
-    alignas(32) float edge[MR * NR];
-    for (int64_t jp = 0; jp < cp; ++jp) {
-        const int64_t cols = std::min(NR, job.cols - jp * NR);
-        for (int64_t ip = 0; ip < rp; ++ip) {
-            const int64_t rows = std::min(MR, job.rows - ip * MR);
-            const bool whole = rows == MR && cols == NR;
-            float* out = job.out + ip * MR * job.ldo + jp * NR;
-            q8_tile(job.a + ip * job.d4 * MR, job.b + jp * job.d4 * NR, job.d4, job.x_terms + ip * MR,
-                    job.y_norms + jp * NR, job.scale, whole ? out : edge, whole ? job.ldo : NR);
-            if (whole) continue;
-            for (int64_t i = 0; i < rows; ++i) std::copy(edge + i * NR, edge + i * NR + cols, out + i * job.ldo);
-        }
-    }
+    for_each_q8_tile<MR, NR>(job, q8_tile);
 }
 
 }  // namespace kkm::engine
