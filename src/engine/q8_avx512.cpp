@@ -13,8 +13,6 @@
 #endif
 #include <immintrin.h>
 
-#include <cstring>
-
 #include "engine/exp_avx512.h"
 
 #define KKM_AVX512_VNNI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vnni,fma")))
