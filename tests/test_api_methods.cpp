@@ -180,6 +180,20 @@ TEST(EnginePaths, EightBitRowsClusterAlikeOnEveryPath) {
     }
 }
 
+// Every 50th row one value off the grid (a quarter step): a mini-batch fit's blocks mix 8-bit
+// rows and others. Where the right rows are 8-bit but a block of left rows is not (the
+// seeding's sample against its candidates), that block alone takes the float32 tiles.
+TEST(EnginePaths, EightBitRowsAmongOthersClusterAlikeOnEveryPath) {
+    Dataset ds = eight_bit_rings();
+    for (int64_t i = 0; i < ds.n; i += 50) ds.X[static_cast<size_t>(i * ds.d)] += 0.25f / 255.0f;
+    finish(ds);
+    for (const char* method : {"method=minibatch batch_size=64", "method=minibatch batch_size=64 tau=0"}) {
+        SCOPED_TRACE(method);
+        expect_paths_agree(ds, kRingParams + method);
+        EXPECT_GE(ari(fit(ds, kRingParams + method).labels, ds.truth), 0.99);
+    }
+}
+
 TEST(EnginePaths, AutoReportsTheWidestPathThisCpuRuns) {
     const Dataset ds = blobs(20, 3, 2, 1);
     const Fitted f = fit(ds, "k=2 method=exact isa=auto");

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -393,6 +394,63 @@ TEST(MinibatchCentres, RebuiltAndRenumberedHistoriesKeepTheCentre) {
     expect_coefficients(rebuilt.coefficients(true), {1, 2, 3, 4}, before.coef);
     EXPECT_TRUE(rebuilt.truncate(1));  // the terms still truncate by their own counts
     expect_coefficients(rebuilt.coefficients(true), {4}, {1.0});
+}
+
+/// Σ_ab c_a c_b k(p_a, p_b) over a centre's coefficients: ⟨C, C⟩ as the truncated fit
+/// computed it before TermSums, from a kernel block of the support.
+double bilinear(const SparseCentre& c, const std::function<double(int64_t, int64_t)>& k) {
+    double total = 0;
+    for (size_t a = 0; a < c.points.size(); ++a) {
+        for (size_t b = 0; b < c.points.size(); ++b) total += c.coef[a] * c.coef[b] * k(c.points[a], c.points[b]);
+    }
+    return total;
+}
+
+// TermSums follows a centre through additions, truncations and a learning rate of 1 with
+// only the new term's pairs each time, and gives ⟨C, C⟩ of the coefficients (both
+// normalisations); pairs it never saw (a history it did not follow) make NaN until rebuilt.
+TEST(MinibatchCentres, TermSumsGiveTheNormOfTheTruncatedCentre) {
+    const auto k = [](int64_t p, int64_t q) { return std::exp(-0.1 * static_cast<double>((p - q) * (p - q))); };
+    const auto pair_sum = [&](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+        double s = 0;
+        for (int64_t p : a) {
+            for (int64_t q : b) s += k(p, q);
+        }
+        return s;
+    };
+    for (bool normalise : {false, true}) {
+        CentreHistory h(0);
+        TermSums sums;
+        const std::vector<std::vector<int64_t>> batches = {{2, 1, 1}, {3}, {5, 4}, {6, 6, 2}, {7}, {1, 8}, {9, 3}};
+        const std::vector<double> alphas = {0.5, 0.25, 0.5, 0.4, 1.0, 0.3, 0.6};
+        int truncated = 0;
+        for (size_t i = 0; i < batches.size(); ++i) {
+            h.add(static_cast<int64_t>(i) + 1, batches[i], alphas[i]);
+            const bool dropped = h.truncate(3);
+            const std::vector<int64_t> newest = h.terms().front().points;
+            sums.follow(h, [&](const BatchTerm& t) { return pair_sum(newest, t.points); });
+            if (!h.base().points.empty()) {
+                EXPECT_TRUE(std::isnan(sums.squared_norm(h, normalise))) << i;  // C_1 still there
+                continue;
+            }
+            truncated += dropped ? 1 : 0;
+            const double want = bilinear(h.coefficients(normalise), k);
+            EXPECT_NEAR(sums.squared_norm(h, normalise), want, 1e-14 * want) << "batch " << i << " " << normalise;
+        }
+        EXPECT_GE(truncated, 3);
+        // A history TermSums did not follow: its older pairs are unknown.
+        CentreHistory resumed(h.base(), h.terms());
+        TermSums fresh;
+        resumed.add(8, {2, 4}, 0.5);
+        resumed.truncate(3);
+        const std::vector<int64_t> newest = resumed.terms().front().points;
+        fresh.follow(resumed, [&](const BatchTerm& t) { return pair_sum(newest, t.points); });
+        const double want = bilinear(resumed.coefficients(normalise), k);
+        ASSERT_GT(resumed.terms().size(), 1u);
+        EXPECT_TRUE(std::isnan(fresh.squared_norm(resumed, normalise)));
+        fresh.rebuild(resumed, k);
+        EXPECT_NEAR(fresh.squared_norm(resumed, normalise), want, 1e-14 * want);
+    }
 }
 
 /// ⟨C, C⟩ of a sparse centre from K.

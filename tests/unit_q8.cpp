@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/enum_text.h"
+#include "core/error.h"
 #include "core/matrix.h"
 #include "engine/engine.h"
 #include "engine/q8.h"
@@ -84,22 +85,39 @@ std::vector<Isa> q8_paths() {
     return out;
 }
 
+/// q8_scale(X), checked against the scale of the 8-bit copy each VNNI path packs of X (the
+/// packer finds it without q8_scale's scan).
+float scale_of(const Matrix& X) {
+    const float c = engine::q8_scale(X.view());
+    for (const Isa isa : q8_paths()) {
+        engine::PackedRows packed;
+        EXPECT_EQ(packed.assign_q8_only(isa, X.view()), c != 0.0f) << engine::isa_name(isa);
+        EXPECT_EQ(packed.q8_scale(), c) << engine::isa_name(isa);
+    }
+    return c;
+}
+
 TEST(Q8, TheScaleIsTheFirstOfOne255And256ThatEveryValueFits) {
-    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 1.0f, 1).X.view()), 1.0f);
-    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 255.0f, 2).X.view()), 255.0f);
-    EXPECT_EQ(engine::q8_scale(eight_bit(5, 7, 256.0f, 3).X.view()), 256.0f);
+    for (const int64_t d : {7, 100}) {
+        EXPECT_EQ(scale_of(eight_bit(5, d, 1.0f, 1).X), 1.0f);
+        EXPECT_EQ(scale_of(eight_bit(5, d, 255.0f, 2).X), 255.0f);
+        EXPECT_EQ(scale_of(eight_bit(5, d, 256.0f, 3).X), 256.0f);
+    }
     // q/255 computed in float64 and then rounded to float32 is accepted too.
     Matrix X(1, 256);
     for (int q = 0; q < 256; ++q) X.row(0)[q] = static_cast<float>(q / 255.0);
-    EXPECT_EQ(engine::q8_scale(X.view()), 255.0f);
-    // One value off the grid, out of [0, 255], negative, NaN or Inf: not 8-bit.
-    for (const float bad : {0.3f, 256.0f, -1.0f, std::nanf(""), INFINITY, 3.0001f}) {
-        EightBit e = eight_bit(4, 6, 1.0f, 4);
-        e.X.row(3)[5] = bad;
-        EXPECT_EQ(engine::q8_scale(e.X.view()), 0.0f) << bad;
+    EXPECT_EQ(scale_of(X), 255.0f);
+    // One value off the grid, out of [0, 255], negative, NaN or Inf: not 8-bit, in the
+    // vector lanes of a row and in its tail.
+    for (const int64_t at : {5, 16, 37}) {
+        for (const float bad : {0.3f, 256.0f, -1.0f, std::nanf(""), INFINITY, 3.0001f}) {
+            EightBit e = eight_bit(4, 38, 1.0f, 4);
+            e.X.row(3)[at] = bad;
+            EXPECT_EQ(scale_of(e.X), 0.0f) << bad << " at " << at;
+        }
     }
-    EXPECT_EQ(engine::q8_scale(Matrix(0, 3).view()), 0.0f);
-    EXPECT_EQ(engine::q8_scale(Matrix(2, engine::kQ8MaxDim + 1).view()), 0.0f);  // zeros, but too long
+    EXPECT_EQ(scale_of(Matrix(0, 3)), 0.0f);
+    EXPECT_EQ(scale_of(Matrix(2, engine::kQ8MaxDim + 1)), 0.0f);  // zeros, but too long
     EXPECT_EQ(engine::q8_value(1.0f / 255.0f, 255.0f), 1);
     EXPECT_EQ(engine::q8_value(0.5f, 1.0f), -1);
     EXPECT_EQ(engine::q8_value(0.5f, 256.0f), 128);
@@ -205,6 +223,41 @@ TEST(Q8, OnlyRbfOnAPathWithVnniPacksAnEightBitCopy) {
     Matrix scratch;
     rbf.pack_into(W.view(), packed, scratch);
     EXPECT_EQ(packed.q8_scale(), 0.0f);
+}
+
+// pack_q8_into keeps the 8-bit copy alone: block_q8 against it gives the values block()
+// gives against a full pack; rows that are not 8-bit (or another kernel, or a path without
+// VNNI) are refused with nothing packed, and the float32 tiles cannot run against it.
+TEST(Q8, AnEightBitOnlyPackGivesTheSameValuesAndNoFloat32Panels) {
+    const int64_t d = 100;
+    const EightBit Y = eight_bit(37, d, 255.0f, 40), X = eight_bit(50, d, 255.0f, 41);
+    for (const Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+        if (!engine::isa_supported(isa)) continue;
+        SCOPED_TRACE(engine::isa_name(isa));
+        const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, isa);
+        engine::PackedRows only;
+        ASSERT_EQ(kernel.pack_q8_into(Y.X.view(), only), engine::q8_supported(isa));
+        if (!engine::q8_supported(isa)) {
+            EXPECT_EQ(only.rows(), 0);
+            continue;
+        }
+        EXPECT_FALSE(only.has_floats());
+        EXPECT_EQ(only.q8_scale(), 255.0f);
+        std::vector<float> got(static_cast<size_t>(X.X.rows * Y.X.rows)), want(got.size());
+        ASSERT_TRUE(kernel.block_q8(X.X.view(), only, got.data(), Y.X.rows));
+        kernel.block(X.X.view(), kernel.pack(Y.X.view()), want.data(), Y.X.rows);
+        EXPECT_EQ(got, want);
+        Matrix off = X.X;
+        off.row(49)[d - 1] = 0.3f;
+        EXPECT_FALSE(kernel.block_q8(off.view(), only, got.data(), Y.X.rows));
+        EXPECT_THROW(kernel.block(off.view(), only, got.data(), Y.X.rows), Error);
+        Matrix W = Y.X;
+        W.row(0)[0] = 0.3f;
+        EXPECT_FALSE(kernel.pack_q8_into(W.view(), only));
+        EXPECT_EQ(only.rows(), 0);
+        const Kernel laplacian(KernelType::laplacian, 1.0 / d, 3, 1.0, isa);
+        EXPECT_FALSE(laplacian.pack_q8_into(Y.X.view(), only));
+    }
 }
 
 }  // namespace

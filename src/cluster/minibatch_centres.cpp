@@ -1,6 +1,8 @@
 #include "cluster/minibatch_centres.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace kkm {
@@ -79,6 +81,65 @@ SparseCentre CentreHistory::coefficients(bool normalise) const {
         }
     }
     return c;
+}
+
+double TermSums::pair(int64_t a, int64_t b) const {
+    const auto at = [&](int64_t iteration) { return std::find(iterations_.begin(), iterations_.end(), iteration); };
+    const auto ia = at(a), ib = at(b);
+    if (ia == iterations_.end() || ib == iterations_.end()) return std::numeric_limits<double>::quiet_NaN();
+    return sums_[static_cast<size_t>((ia - iterations_.begin()) * std::ssize(iterations_) +
+                                     (ib - iterations_.begin()))];
+}
+
+void TermSums::follow(const CentreHistory& h, const std::function<double(const BatchTerm&)>& with_newest) {
+    const std::deque<BatchTerm>& terms = h.terms();
+    const auto t = std::ssize(terms);
+    std::vector<double> sums(static_cast<size_t>(t * t));
+    for (int64_t a = 0; a < t; ++a) {
+        for (int64_t b = a; b < t; ++b) {
+            const BatchTerm& ta = terms[static_cast<size_t>(a)];
+            const BatchTerm& tb = terms[static_cast<size_t>(b)];
+            const double v = a == 0 ? with_newest(tb) : pair(ta.iteration, tb.iteration);
+            sums[static_cast<size_t>(a * t + b)] = sums[static_cast<size_t>(b * t + a)] = v;
+        }
+    }
+    iterations_.clear();
+    for (const BatchTerm& term : terms) iterations_.push_back(term.iteration);
+    sums_ = std::move(sums);
+}
+
+void TermSums::rebuild(const CentreHistory& h, const std::function<double(int64_t, int64_t)>& kernel) {
+    follow(h, [](const BatchTerm&) { return 0.0; });
+    const std::deque<BatchTerm>& terms = h.terms();
+    const auto t = std::ssize(terms);
+    for (int64_t a = 0; a < t; ++a) {
+        for (int64_t b = a; b < t; ++b) {
+            double sum = 0;
+            for (int64_t p : terms[static_cast<size_t>(a)].points) {
+                for (int64_t q : terms[static_cast<size_t>(b)].points) sum += kernel(p, q);
+            }
+            sums_[static_cast<size_t>(a * t + b)] = sums_[static_cast<size_t>(b * t + a)] = sum;
+        }
+    }
+}
+
+double TermSums::squared_norm(const CentreHistory& h, bool normalise) const {
+    if (!h.base().points.empty()) return std::numeric_limits<double>::quiet_NaN();
+    // The per-point weights of coefficients(): α_t Π_{newer}(1 − α) / |B_t|, over the mass.
+    std::vector<double> w;
+    double rest = 1.0;
+    for (const BatchTerm& t : h.terms()) {
+        w.push_back(t.alpha * rest / static_cast<double>(t.points.size()));
+        rest *= 1.0 - t.alpha;
+    }
+    const double scale = normalise ? 1.0 / (1.0 - rest) : 1.0;
+    double total = 0;
+    for (size_t a = 0; a < w.size(); ++a) {
+        for (size_t b = 0; b < w.size(); ++b) {
+            total += w[a] * w[b] * pair(h.terms()[a].iteration, h.terms()[b].iteration);
+        }
+    }
+    return total * scale * scale;
 }
 
 }  // namespace kkm

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 namespace kkm {
@@ -77,6 +78,32 @@ private:
     SparseCentre base_;            ///< C_1 (or the folded history); empty once dropped
     std::deque<BatchTerm> terms_;  ///< newest first
     int64_t term_points_ = 0;
+};
+
+/// S_st = Σ_{a∈B_s, b∈B_t} K(a, b) for every pair of one centre's batch terms, so that ⟨C, C⟩
+/// after a truncation (C_1 dropped) is Σ_st w_s w_t S_st with w_t a term's per-point
+/// coefficient: no kernel values of its own. A truncated iteration's kernel block (the batch
+/// against the batch and every centre's support) holds every pair its new term makes; the
+/// older pairs were there when their terms were new.
+class TermSums {
+public:
+    /// Follows h after its newest term was added (and h truncated): keeps the pairs of terms
+    /// still in h, takes the newest term's pair with each term t (itself included) from
+    /// with_newest(t), and forgets the rest.
+    void follow(const CentreHistory& h, const std::function<double(const BatchTerm&)>& with_newest);
+    /// Every pair of h's terms from kernel(p, q) over their points (a centre whose older
+    /// pairs were never seen: a resumed run's).
+    void rebuild(const CentreHistory& h, const std::function<double(int64_t, int64_t)>& kernel);
+    /// ⟨C, C⟩ of h, whose C_1 must be dropped, with the coefficients of
+    /// h.coefficients(normalise); NaN when a pair is unknown.
+    double squared_norm(const CentreHistory& h, bool normalise) const;
+
+private:
+    /// S of the terms of iterations a and b, NaN when unknown.
+    double pair(int64_t a, int64_t b) const;
+
+    std::vector<int64_t> iterations_;  ///< the terms' iterations, as in the history
+    std::vector<double> sums_;         ///< iterations_.size()², symmetric
 };
 
 }  // namespace kkm

@@ -88,7 +88,7 @@ public:
 class TruncatedProducts final : public BatchProducts {
 public:
     TruncatedProducts(const PointKernel& K, const Centres& c, bool normalise, int threads)
-        : K_(K), normalise_(normalise), threads_(threads) {
+        : K_(K), normalise_(normalise), threads_(threads), sums_(c.history.size()) {
         for (const CentreHistory& h : c.history) coef_.push_back(h.coefficients(normalise_));
     }
 
@@ -103,10 +103,17 @@ public:
     }
 
     void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
+        std::vector<std::vector<int64_t>> members(coef_.size());
+        for (size_t t = 0; t < s.labels.size(); ++t)
+            members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
         for (size_t j = 0; j < coef_.size(); ++j) {
-            if (s.count[j] > 0) coef_[j] = c.history[j].coefficients(normalise_);
+            if (s.count[j] == 0) continue;
+            // The new term's pairs, from this iteration's block: its points are the rows
+            // `members`, and every older term's points are among the columns.
+            sums_[j].follow(c.history[j], [&](const BatchTerm& term) { return block_sum(members[j], term.points); });
+            coef_[j] = c.history[j].coefficients(normalise_);
         }
-        for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = squared_norm(coef_[static_cast<size_t>(j)]);
+        for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = self_dot(static_cast<size_t>(j), c.history);
         products(s);
     }
 
@@ -131,7 +138,35 @@ private:
         });
     }
 
-    /// ⟨C, C⟩ = Σ_ab c_a c_b K(p_a, p_b) from the block K(support, support).
+    /// Σ K(y_r, p) over the batch positions `rows` and the points `points` (among cols_).
+    double block_sum(const std::vector<int64_t>& rows, const std::vector<int64_t>& points) const {
+        const std::vector<int64_t> at = positions_in(cols_, points);
+        double sum = 0;
+        for (int64_t r : rows) {
+            const float* row = block_.row(r);
+            for (int64_t q : at) sum += row[q];
+        }
+        return sum;
+    }
+
+    /// ⟨C_j, C_j⟩ after a truncation: from the term sums, or, where a pair of terms was never
+    /// in a block (a resumed run's older terms), from K(support, support), which then gives
+    /// the term sums every pair.
+    double self_dot(size_t j, const std::vector<CentreHistory>& history) {
+        const double v = sums_[j].squared_norm(history[j], normalise_);
+        if (!std::isnan(v)) return v;
+        const SparseCentre& c = coef_[j];
+        const double norm = squared_norm(c);
+        sums_[j].rebuild(history[j], [&](int64_t p, int64_t q) {
+            const auto at = [&](int64_t x) {
+                return std::lower_bound(c.points.begin(), c.points.end(), x) - c.points.begin();
+            };
+            return static_cast<double>(gram_.row(at(p))[at(q)]);
+        });
+        return norm;
+    }
+
+    /// ⟨C, C⟩ = Σ_ab c_a c_b K(p_a, p_b) from the block K(support, support) (left in gram_).
     double squared_norm(const SparseCentre& c) {
         const auto m = static_cast<int64_t>(c.points.size());
         K_.block(c.points, c.points, gram_, threads_);
@@ -153,6 +188,7 @@ private:
     std::vector<int64_t> cols_;  ///< sorted union of the support points and the batch
     Matrix block_;               ///< K(batch, cols_)
     Matrix gram_;
+    std::vector<TermSums> sums_;  ///< each centre's term sums
 };
 
 /// Algorithm 1 (tau = 0): IP[i][j] = ⟨φ(x_i), C_j⟩ for all n points, kept up to date by

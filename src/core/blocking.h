@@ -15,6 +15,26 @@ namespace kkm {
 /// block ends in a part-empty tile.
 inline constexpr int64_t kRowBlock = 252;
 
+/// A pass over `rows` rows on at most `threads` threads in tasks of at most kRowBlock rows,
+/// balanced: the team is row_blocks' workers (min(threads, ⌈rows / kRowBlock⌉): no more
+/// threads hold a block's scratch than the memory estimates charge), and with more than one
+/// thread about eight tasks each, every one a whole number of every path's register rows (a
+/// multiple of 42), so that the threads end within a small task of each other (1024 rows on
+/// 2 threads: 13 tasks of 84, not 5 of 252 split 3 to 2).
+struct BalancedBlocks {
+    int64_t rows;  ///< rows per task
+    int threads;   ///< the team
+};
+
+inline BalancedBlocks balanced_blocks(int64_t rows, int threads) {
+    constexpr int64_t kRegisterRows = 42;
+    const int64_t n = std::max<int64_t>(rows, 1);
+    const auto team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), (n + kRowBlock - 1) / kRowBlock));
+    if (team == 1) return {kRowBlock, 1};
+    const int64_t per_task = (n + 8 * team - 1) / (8 * team);
+    return {std::min(kRowBlock, (per_task + kRegisterRows - 1) / kRegisterRows * kRegisterRows), team};
+}
+
 /// Rows per block of the light passes over stored rows (Lloyd on features, LandmarkLloyd's
 /// decoded kernel rows, the candidates' distances): their dot products stay in L1 and the
 /// rows in L2 for a second read.

@@ -91,6 +91,7 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     rows_ = Y.rows;
     d_ = Y.cols;
     has_aux_ = !aux.empty();
+    has_floats_ = true;
     const int64_t nr = geometry(isa).nr, padded = round_up(std::max<int64_t>(rows_, 1), nr);
     // pack_panels writes every float of the panels the tiles read, padding lanes included, so
     // storage kept from an earlier pack needs no clearing.
@@ -114,6 +115,7 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
                        const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch, int64_t depth) {
     if (X.rows <= 0 || cols <= 0) return;
+    if (!Y.has_floats()) fail(KKM_ERR_INTERNAL, "kernel block: float32 tiles against rows packed as 8-bit only");
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
                                    std::to_string(Y.dim()));

@@ -37,6 +37,12 @@ public:
     /// for the exact 8-bit tiles (q8.h) when the CPU runs them on this path (q8_supported)
     /// and every value of Y is 8-bit (q8_scale); else nothing (q8_scale() 0). assign clears it.
     void assign_q8(ConstMatrix Y);
+    /// Only the 8-bit copy of Y (as assign_q8 packs it), no float32 panels: for blocks whose
+    /// left rows are 8-bit too (kernel_block_q8), where the float32 panels would go unused.
+    /// False, with nothing packed (rows() 0), when assign_q8 would pack no copy.
+    bool assign_q8_only(Isa isa, ConstMatrix Y);
+    /// Whether the float32 panels were packed (assign, not assign_q8_only).
+    bool has_floats() const { return has_floats_; }
 
     Isa isa() const { return isa_; }
     int64_t rows() const { return rows_; }
@@ -58,6 +64,7 @@ private:
     size_t offset_ = 0;  // floats from panels_.data() to the first 64-byte boundary
     std::vector<float> aux_;
     bool has_aux_ = false;
+    bool has_floats_ = false;
     float q8_scale_ = 0.0f;
     ZeroedArray<int32_t> q8_panels_;
     std::vector<int32_t> q8_norms_;

@@ -33,12 +33,24 @@ int32_t wrap(int64_t v) {
     return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
 }
 
+/// q8_value(x, c) ≥ 0 for every x of the row: its test in vector lanes, a row at a time.
+bool row_fits(const float* x, int64_t d, float c) {
+    const float slack = c == 255.0f ? 0x1p-15f : 0.0f;
+    uint32_t bad = 0;
+#pragma omp simd reduction(| : bad)
+    for (int64_t t = 0; t < d; ++t) {
+        const float r = x[t] * c;
+        const float q = (r + 0x1.8p23f) - 0x1.8p23f;
+        // & rather than &&: no branches, so that the loop vectorises (NaN fails every test).
+        const bool ok = (r >= -0.5f) & (r <= 255.5f) & (q >= 0.0f) & (q <= 255.0f) & (std::fabs(r - q) <= slack);
+        bad |= ok ? 0u : 1u;
+    }
+    return bad == 0;
+}
+
 bool fits(ConstMatrix X, float c) {
     for (int64_t i = 0; i < X.rows; ++i) {
-        const float* x = X.row(i);
-        for (int64_t t = 0; t < X.cols; ++t) {
-            if (q8_value(x[t], c) < 0) return false;
-        }
+        if (!row_fits(X.row(i), X.cols, c)) return false;
     }
     return true;
 }
@@ -88,16 +100,35 @@ float q8_scale(ConstMatrix X) {
 
 void PackedRows::assign_q8(ConstMatrix Y) {
     q8_scale_ = 0.0f;
-    if (Y.rows != rows_ || Y.cols != d_ || !q8_supported(isa_)) return;
-    const float c = engine::q8_scale(Y);
-    if (c == 0.0f) return;
-    const int64_t nr = geometry(isa_).nr, padded = (std::max<int64_t>(rows_, 1) + nr - 1) / nr * nr;
+    if (Y.rows != rows_ || Y.cols != d_ || Y.rows <= 0 || Y.cols <= 0 || Y.cols > kQ8MaxDim || !q8_supported(isa_))
+        return;
+    const int64_t nr = geometry(isa_).nr, padded = (rows_ + nr - 1) / nr * nr;
     const auto words = static_cast<size_t>(padded * groups(d_));
-    if (q8_panels_.size() < words) q8_panels_ = ZeroedArray<int32_t>(words);
+    // Grown by half as much again, as the float panels are (repacks of creeping sizes).
+    if (q8_panels_.size() < words)
+        q8_panels_ = ZeroedArray<int32_t>(q8_panels_.size() == 0 ? words : words + words / 2);
     q8_norms_.assign(static_cast<size_t>(padded), 0);
     std::vector<int32_t> sums(static_cast<size_t>(padded));
-    if (pack_q8(isa_, Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data()))
-        q8_scale_ = c;
+    // q8_scale(Y) without a scan of its own: the packer tests every value as q8_value does and
+    // stops at the first that is not q/c, so the first scale it packs all of Y at is that one.
+    for (const float c : kScales) {
+        if (pack_q8(isa_, Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data())) {
+            q8_scale_ = c;
+            return;
+        }
+    }
+}
+
+bool PackedRows::assign_q8_only(Isa isa, ConstMatrix Y) {
+    isa_ = isa;
+    rows_ = Y.rows;
+    d_ = Y.cols;
+    has_aux_ = false;
+    has_floats_ = false;
+    assign_q8(Y);
+    if (q8_scale_ != 0.0f) return true;
+    rows_ = 0;
+    return false;
 }
 
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,

@@ -128,6 +128,16 @@ void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) 
     if (kernel_traits(type_).tile == engine::TileFn::rbf) out.assign_q8(Y);
 }
 
+bool Kernel::pack_q8_into(ConstMatrix Y, engine::PackedRows& out) const {
+    return kernel_traits(type_).tile == engine::TileFn::rbf && out.assign_q8_only(isa_, Y);
+}
+
+bool Kernel::block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {
+    const engine::TileOp op{scalars(), kernel_traits(type_).tile};
+    return Y.q8_scale() != 0.0f &&
+           engine::kernel_block_q8(X, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr);
+}
+
 double Kernel::block_footprint(double rows, double d) {
     return Matrix::footprint(rows, d) + 8 * rows + engine::PackedRows::footprint(rows, d);
 }
@@ -136,9 +146,7 @@ void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, in
     const engine::TileOp op{scalars(), kernel_traits(type_).tile};
     // 8-bit rows against 8-bit packed rows: exact squared distances of the rows as given (a
     // shift changes none), else the float32 tiles on the centred rows.
-    if (Y.q8_scale() != 0.0f &&
-        engine::kernel_block_q8(rows, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr))
-        return;
+    if (block_q8(rows, Y, out, ldo, scratch)) return;
     Matrix local;
     const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
     const std::vector<float> xa = aux(X);

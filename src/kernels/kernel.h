@@ -38,6 +38,10 @@ public:
     /// As pack, into `out` and with `scratch` for the centred copy, both reused when large
     /// enough (for repeated packs of similar sizes).
     void pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) const;
+    /// Only the exact 8-bit copy of Y (engine::PackedRows::assign_q8_only), for blocks of
+    /// 8-bit rows (block_q8): true when packed, which needs rbf, a path with the 8-bit tiles
+    /// and every value of Y 8-bit; else false, and `out` must be packed by pack_into.
+    bool pack_q8_into(ConstMatrix Y, engine::PackedRows& out) const;
 
     /// out (X.rows × Y.rows(), row stride ldo) = k(X_i, Y_j). Single-threaded: callers
     /// parallelise over blocks of X. Any memory: no GEMM slack is needed.
@@ -47,6 +51,11 @@ public:
         engine::BlockScratch engine;
     };
     void block(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch = nullptr) const;
+    /// block() by the exact 8-bit tiles alone: false, with `out` partly written, when a value
+    /// of X is not 8-bit at Y's scale or Y has no 8-bit copy (then block() against Y packed
+    /// by pack_into gives the values). Against Y packed by pack_q8_into, only this one runs.
+    bool block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo,
+                  Scratch* scratch = nullptr) const;
     /// Bytes block() of `rows` rows of d values allocates besides its output: the centred
     /// copy, the rows' aux values, the engine's packed panel of X.
     static double block_footprint(double rows, double d);

@@ -3,6 +3,7 @@
 // O(k(τ+b)d); after the mini-batches every training row is assigned in parallel blocks.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -57,19 +58,37 @@ public:
         }
         const Kernel kernel = fit_kernel(c_);
         if (c_.distributed()) return shared_block(kernel, rows, cols, out, threads);
-        reshape_growing(right_.rows, nc, c_.X.cols);
-        if (!kernel.shift().empty()) reshape_growing(right_.centred, nc, c_.X.cols);
-        gather_rows_into(c_.X, cols, right_.rows);
-        kernel.pack_into(right_.rows.view(), right_.packed, right_.centred);
+        gather_right(cols, threads);
+        // 8-bit rows (images): the right rows' 8-bit copy alone, the float32 panels only for
+        // left blocks that turn out not to be 8-bit (none when all of X is): the same values.
+        const bool q8 = kernel.pack_q8_into(right_.rows.view(), right_.packed);
+        if (!q8) pack_floats(kernel);
         left_.resize(static_cast<size_t>(std::max(threads, 1)));
-        parallel_blocks(threads, block_count(nr, kRowBlock), [&](int64_t b) {
-            const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, nr - begin);
-            const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most `threads`
-            LeftRows local;
-            LeftRows& left = slot < left_.size() ? left_[slot] : local;
-            left.part.assign(rows.begin() + begin, rows.begin() + begin + count);
-            gather_rows_into(c_.X, left.part, left.rows);
-            kernel.block(left.rows.view(), right_.packed, out.row(begin), nc, &left.kernel);
+        const BalancedBlocks tasks = balanced_blocks(nr, threads);
+        const int64_t step = tasks.rows, nblocks = block_count(nr, step);
+        std::vector<char> missed(static_cast<size_t>(nblocks), 1);  // blocks still to compute
+        const auto left_blocks = [&](const std::function<bool(LeftRows&, float*)>& fn) {
+            parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
+                if (missed[static_cast<size_t>(b)] == 0) return;
+                const int64_t begin = b * step, count = std::min(step, nr - begin);
+                const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most `threads`
+                LeftRows local;
+                LeftRows& left = slot < left_.size() ? left_[slot] : local;
+                left.part.assign(rows.begin() + begin, rows.begin() + begin + count);
+                gather_rows_into(c_.X, left.part, left.rows);
+                missed[static_cast<size_t>(b)] = fn(left, out.row(begin)) ? 0 : 1;
+            });
+        };
+        if (q8) {
+            left_blocks([&](LeftRows& left, float* dst) {
+                return kernel.block_q8(left.rows.view(), right_.packed, dst, nc, &left.kernel);
+            });
+            if (std::find(missed.begin(), missed.end(), 1) == missed.end()) return;
+            pack_floats(kernel);
+        }
+        left_blocks([&](LeftRows& left, float* dst) {
+            kernel.block(left.rows.view(), right_.packed, dst, nc, &left.kernel);
+            return true;
         });
     }
 
@@ -82,6 +101,24 @@ private:
         std::sort(distinct_.begin(), distinct_.end());
         distinct_.erase(std::unique(distinct_.begin(), distinct_.end()), distinct_.end());
         return 4 * distinct_.size() <= 3 * rows.size();
+    }
+
+    /// right_.rows = the rows `cols` of X, copied in blocks over the threads.
+    void gather_right(const std::vector<int64_t>& cols, int threads) const {
+        const auto nc = static_cast<int64_t>(cols.size());
+        reshape_growing(right_.rows, nc, c_.X.cols);
+        parallel_blocks(threads, block_count(nc, kRowBlock), [&](int64_t b) {
+            for (int64_t i = b * kRowBlock; i < std::min(nc, (b + 1) * kRowBlock); ++i) {
+                const float* src = c_.X.row(cols[static_cast<size_t>(i)]);
+                std::copy(src, src + c_.X.cols, right_.rows.row(i));
+            }
+        });
+    }
+
+    /// The gathered right rows packed with their float32 panels (and 8-bit copy, if any).
+    void pack_floats(const Kernel& kernel) const {
+        if (!kernel.shift().empty()) reshape_growing(right_.centred, right_.rows.rows, right_.rows.cols);
+        kernel.pack_into(right_.rows.view(), right_.packed, right_.centred);
     }
 
     /// block() over the distinct rows (repeats_much's), then each row copied to its places.
