@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -225,38 +226,49 @@ TEST(Q8, OnlyRbfOnAPathWithVnniPacksAnEightBitCopy) {
     EXPECT_EQ(packed.q8_scale(), 0.0f);
 }
 
-// pack_q8_into keeps the 8-bit copy alone: block_q8 against it gives the values block()
-// gives against a full pack; rows that are not 8-bit (or another kernel, or a path without
-// VNNI) are refused with nothing packed, and the float32 tiles cannot run against it.
+// pack_q8_into keeps the 8-bit copy alone, of rows taken by index where they are (some twice,
+// out of order), its pieces run in any order: block_q8 against it gives the values block()
+// gives against a full pack of the gathered rows. Rows that are not 8-bit (or another kernel,
+// or a path without VNNI) are refused with nothing packed, and the float32 tiles cannot run
+// against such a pack.
 TEST(Q8, AnEightBitOnlyPackGivesTheSameValuesAndNoFloat32Panels) {
     const int64_t d = 100;
-    const EightBit Y = eight_bit(37, d, 255.0f, 40), X = eight_bit(50, d, 255.0f, 41);
+    const EightBit S = eight_bit(150, d, 255.0f, 40), X = eight_bit(50, d, 255.0f, 41);
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < 230; ++i) idx.push_back((i * 37 + 11) % 150);
+    const Matrix Y = gather_rows(S.X.view(), idx);
+    int64_t pieces_run = 0;
+    const engine::PackedRows::PieceRunner backwards = [&](int64_t pieces, const std::function<void(int64_t)>& piece) {
+        pieces_run = pieces;
+        for (int64_t p = pieces - 1; p >= 0; --p) piece(p);
+    };
     for (const Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
         if (!engine::isa_supported(isa)) continue;
         SCOPED_TRACE(engine::isa_name(isa));
         const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, isa);
         engine::PackedRows only;
-        ASSERT_EQ(kernel.pack_q8_into(Y.X.view(), only), engine::q8_supported(isa));
+        ASSERT_EQ(kernel.pack_q8_into(S.X.view(), idx, only, backwards), engine::q8_supported(isa));
         if (!engine::q8_supported(isa)) {
             EXPECT_EQ(only.rows(), 0);
             continue;
         }
+        EXPECT_GT(pieces_run, 1);
         EXPECT_FALSE(only.has_floats());
         EXPECT_EQ(only.q8_scale(), 255.0f);
-        std::vector<float> got(static_cast<size_t>(X.X.rows * Y.X.rows)), want(got.size());
-        ASSERT_TRUE(kernel.block_q8(X.X.view(), only, got.data(), Y.X.rows));
-        kernel.block(X.X.view(), kernel.pack(Y.X.view()), want.data(), Y.X.rows);
+        std::vector<float> got(static_cast<size_t>(X.X.rows * Y.rows)), want(got.size());
+        ASSERT_TRUE(kernel.block_q8(X.X.view(), only, got.data(), Y.rows));
+        kernel.block(X.X.view(), kernel.pack(Y.view()), want.data(), Y.rows);
         EXPECT_EQ(got, want);
         Matrix off = X.X;
         off.row(49)[d - 1] = 0.3f;
-        EXPECT_FALSE(kernel.block_q8(off.view(), only, got.data(), Y.X.rows));
-        EXPECT_THROW(kernel.block(off.view(), only, got.data(), Y.X.rows), Error);
-        Matrix W = Y.X;
-        W.row(0)[0] = 0.3f;
-        EXPECT_FALSE(kernel.pack_q8_into(W.view(), only));
+        EXPECT_FALSE(kernel.block_q8(off.view(), only, got.data(), Y.rows));
+        EXPECT_THROW(kernel.block(off.view(), only, got.data(), Y.rows), Error);
+        Matrix W = S.X;
+        W.row(idx.back())[0] = 0.3f;  // in the last piece
+        EXPECT_FALSE(kernel.pack_q8_into(W.view(), idx, only, backwards));
         EXPECT_EQ(only.rows(), 0);
         const Kernel laplacian(KernelType::laplacian, 1.0 / d, 3, 1.0, isa);
-        EXPECT_FALSE(laplacian.pack_q8_into(Y.X.view(), only));
+        EXPECT_FALSE(laplacian.pack_q8_into(S.X.view(), idx, only, backwards));
     }
 }
 

@@ -31,6 +31,7 @@ namespace kkm {
 namespace {
 
 constexpr int64_t kBatchBlock = 64;  // batch rows per parallel block
+constexpr int64_t kProductRows = 4;  // batch rows whose products run side by side
 constexpr int64_t kChunk = kMinibatchRowChunk;
 
 /// Points the initial centres are seeded on: min(n, max(b, kMinibatchSeedSample)).
@@ -125,17 +126,45 @@ private:
         for (const SparseCentre& c : coef_) at.push_back(positions_in(cols_, c.points));
         s.dot.assign(static_cast<size_t>(b * k), 0.0);
         parallel_blocks(threads_, block_count(b, kBatchBlock), [&](int64_t blk) {
-            for (int64_t t = blk * kBatchBlock; t < std::min(b, (blk + 1) * kBatchBlock); ++t) {
-                const float* row = block_.row(t);
+            const int64_t end = std::min(b, (blk + 1) * kBatchBlock);
+            for (int64_t t = blk * kBatchBlock; t < end; t += kProductRows) {
                 for (int64_t j = 0; j < k; ++j) {
-                    const std::vector<double>& coef = coef_[static_cast<size_t>(j)].coef;
-                    const std::vector<int64_t>& col = at[static_cast<size_t>(j)];
-                    double sum = 0;
-                    for (size_t q = 0; q < coef.size(); ++q) sum += coef[q] * row[col[q]];
-                    s.dot[static_cast<size_t>(t * k + j)] = sum;
+                    products_of_rows(t, std::min(kProductRows, end - t), coef_[static_cast<size_t>(j)].coef,
+                                     at[static_cast<size_t>(j)], s.dot.data() + t * k + j, k);
                 }
             }
         });
+    }
+
+    /// dot[r·stride] = Σ_q coef[q] · block_(first + r, col[q]) for `rows` ≤ kProductRows rows,
+    /// each sum in q order: the rows' sums are independent chains, run side by side (one
+    /// chain at a time waits on its additions).
+    void products_of_rows(int64_t first, int64_t rows, const std::vector<double>& coef, const std::vector<int64_t>& col,
+                          double* dot, int64_t stride) const {
+        if (rows < kProductRows) {
+            for (int64_t r = 0; r < rows; ++r) {
+                const float* row = block_.row(first + r);
+                double sum = 0;
+                for (size_t q = 0; q < coef.size(); ++q) sum += coef[q] * row[col[q]];
+                dot[r * stride] = sum;
+            }
+            return;
+        }
+        const float *r0 = block_.row(first), *r1 = block_.row(first + 1), *r2 = block_.row(first + 2),
+                    *r3 = block_.row(first + 3);
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (size_t q = 0; q < coef.size(); ++q) {
+            const double c = coef[q];
+            const int64_t p = col[q];
+            s0 += c * r0[p];
+            s1 += c * r1[p];
+            s2 += c * r2[p];
+            s3 += c * r3[p];
+        }
+        dot[0] = s0;
+        dot[stride] = s1;
+        dot[2 * stride] = s2;
+        dot[3 * stride] = s3;
     }
 
     /// Σ K(y_r, p) over the batch positions `rows` and the points `points` (among cols_).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/matrix.h"
@@ -41,6 +42,12 @@ public:
     /// left rows are 8-bit too (kernel_block_q8), where the float32 panels would go unused.
     /// False, with nothing packed (rows() 0), when assign_q8 would pack no copy.
     bool assign_q8_only(Isa isa, ConstMatrix Y);
+    /// How a pack's pieces run: run(pieces, piece) calls piece(p) once for every p in
+    /// [0, pieces), in any order, on any threads (the engine starts none of its own).
+    using PieceRunner = std::function<void(int64_t pieces, const std::function<void(int64_t)>& piece)>;
+    /// assign_q8_only of the rows idx of X, read where they are (not gathered first), packed
+    /// in pieces by `run`: the same copy.
+    bool assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_t>& idx, const PieceRunner& run);
     /// Whether the float32 panels were packed (assign, not assign_q8_only).
     bool has_floats() const { return has_floats_; }
 
@@ -57,6 +64,11 @@ public:
     const int32_t* q8_norms() const { return q8_norms_.data(); }
 
 private:
+    /// The 8-bit copy of rows_ × d_ values, row r at X + (idx ? idx[r] : r)·ld, at the first
+    /// of q8.h's scales that every value packs at (q8_scale_ 0 when none); pieces by *run
+    /// (NULL: here, in order).
+    void pack_q8_copy(const float* X, int64_t ld, const int64_t* idx, const PieceRunner* run);
+
     Isa isa_ = Isa::portable;
     int64_t rows_ = 0;
     int64_t d_ = 0;

@@ -16,6 +16,7 @@ namespace {
 constexpr float kScales[] = {1.0f, 255.0f, 256.0f};
 constexpr int64_t kGroup = 4;               // values per 32-bit word
 constexpr int64_t kPassBytes = 120 * 1024;  // packed X rows per pass, as the float32 tiles'
+constexpr int64_t kQ8Pieces = 16;           // pieces of a pack whose caller runs them (PieceRunner)
 
 int64_t groups(int64_t d) {
     return (d + kGroup - 1) / kGroup;
@@ -23,9 +24,9 @@ int64_t groups(int64_t d) {
 
 /// The path's packing (pack_q8_avx512 / pack_q8_avx2, tiles.h).
 bool pack_q8(Isa isa, const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
-             int32_t* dst, int32_t* sq, int32_t* sum) {
-    return isa == Isa::avx512 ? pack_q8_avx512(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum)
-                              : pack_q8_avx2(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum);
+             int32_t* dst, int32_t* sq, int32_t* sum, const int64_t* idx = nullptr) {
+    return isa == Isa::avx512 ? pack_q8_avx512(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum, idx)
+                              : pack_q8_avx2(X, rows, d, ld, c, width, signed_bytes, dst, sq, sum, idx);
 }
 
 /// Wraps to int32 as the tiles' integer lanes do; the tiles' final sums are exact.
@@ -100,22 +101,43 @@ float q8_scale(ConstMatrix X) {
 
 void PackedRows::assign_q8(ConstMatrix Y) {
     q8_scale_ = 0.0f;
-    if (Y.rows != rows_ || Y.cols != d_ || Y.rows <= 0 || Y.cols <= 0 || Y.cols > kQ8MaxDim || !q8_supported(isa_))
-        return;
-    const int64_t nr = geometry(isa_).nr, padded = (rows_ + nr - 1) / nr * nr;
-    const auto words = static_cast<size_t>(padded * groups(d_));
+    if (Y.rows != rows_ || Y.cols != d_) return;
+    pack_q8_copy(Y.data, Y.cols, nullptr, nullptr);
+}
+
+void PackedRows::pack_q8_copy(const float* X, int64_t ld, const int64_t* idx, const PieceRunner* run) {
+    q8_scale_ = 0.0f;
+    if (rows_ <= 0 || d_ <= 0 || d_ > kQ8MaxDim || !q8_supported(isa_)) return;
+    const int64_t nr = geometry(isa_).nr, padded = (rows_ + nr - 1) / nr * nr, d4 = groups(d_);
+    const auto words = static_cast<size_t>(padded * d4);
     // Grown by half as much again, as the float panels are (repacks of creeping sizes).
     if (q8_panels_.size() < words)
         q8_panels_ = ZeroedArray<int32_t>(q8_panels_.size() == 0 ? words : words + words / 2);
     q8_norms_.assign(static_cast<size_t>(padded), 0);
     std::vector<int32_t> sums(static_cast<size_t>(padded));
-    // q8_scale(Y) without a scan of its own: the packer tests every value as q8_value does and
-    // stops at the first that is not q/c, so the first scale it packs all of Y at is that one.
+    // Pieces of whole panels; the bytes do not depend on how the rows are cut.
+    const int64_t per = run == nullptr ? padded : std::max<int64_t>(1, padded / nr / kQ8Pieces) * nr;
+    const int64_t pieces = (rows_ + per - 1) / per;
+    std::vector<char> packed(static_cast<size_t>(pieces));
+    // q8_scale without a scan of its own: the packer tests every value as q8_value does and
+    // stops at the first that is not q/c, so the first scale it packs all rows at is that one.
     for (const float c : kScales) {
-        if (pack_q8(isa_, Y.data, rows_, d_, Y.cols, c, nr, true, q8_panels_.data(), q8_norms_.data(), sums.data())) {
-            q8_scale_ = c;
-            return;
+        const auto piece = [&](int64_t p) {
+            const int64_t r0 = p * per, count = std::min(per, rows_ - r0);
+            packed[static_cast<size_t>(p)] =
+                pack_q8(isa_, idx != nullptr ? X : X + r0 * ld, count, d_, ld, c, nr, true, q8_panels_.data() + r0 * d4,
+                        q8_norms_.data() + r0, sums.data() + r0, idx != nullptr ? idx + r0 : nullptr)
+                    ? 1
+                    : 0;
+        };
+        if (run != nullptr) {
+            (*run)(pieces, piece);
+        } else {
+            for (int64_t p = 0; p < pieces; ++p) piece(p);
         }
+        if (std::find(packed.begin(), packed.end(), 0) != packed.end()) continue;
+        q8_scale_ = c;
+        return;
     }
 }
 
@@ -125,7 +147,19 @@ bool PackedRows::assign_q8_only(Isa isa, ConstMatrix Y) {
     d_ = Y.cols;
     has_aux_ = false;
     has_floats_ = false;
-    assign_q8(Y);
+    pack_q8_copy(Y.data, Y.cols, nullptr, nullptr);
+    if (q8_scale_ != 0.0f) return true;
+    rows_ = 0;
+    return false;
+}
+
+bool PackedRows::assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_t>& idx, const PieceRunner& run) {
+    isa_ = isa;
+    rows_ = static_cast<int64_t>(idx.size());
+    d_ = X.cols;
+    has_aux_ = false;
+    has_floats_ = false;
+    pack_q8_copy(X.data, X.cols, idx.data(), &run);
     if (q8_scale_ != 0.0f) return true;
     rows_ = 0;
     return false;

@@ -93,8 +93,8 @@ KKM_AVX512_VNNI bool pack_row(const float* x, int64_t d, int64_t d4, float c, bo
 }  // namespace
 
 bool pack_q8_avx512(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
-                    int32_t* dst, int32_t* sq, int32_t* sum) {
-    return pack_q8_rows(pack_row, X, rows, d, ld, c, width, signed_bytes, dst, sq, sum);
+                    int32_t* dst, int32_t* sq, int32_t* sum, const int64_t* idx) {
+    return pack_q8_rows(pack_row, X, rows, d, ld, c, width, signed_bytes, dst, sq, sum, idx);
 }
 
 void run_q8_tiles_avx512(const Q8Job& job) {
@@ -108,7 +108,8 @@ void run_q8_tiles_avx512(const Q8Job& job) {
 #include "core/error.h"
 
 namespace kkm::engine {
-bool pack_q8_avx512(const float*, int64_t, int64_t, int64_t, float, int64_t, bool, int32_t*, int32_t*, int32_t*) {
+bool pack_q8_avx512(const float*, int64_t, int64_t, int64_t, float, int64_t, bool, int32_t*, int32_t*, int32_t*,
+                    const int64_t*) {
     return false;
 }
 void run_q8_tiles_avx512(const Q8Job&) {

@@ -42,7 +42,8 @@ using Q8PackRow = bool (*)(const float* x, int64_t d, int64_t d4, float c, bool 
 
 /// pack_q8_avx512 / pack_q8_avx2 (tiles.h) with the path's row packer.
 inline bool pack_q8_rows(Q8PackRow pack_row, const float* X, int64_t rows, int64_t d, int64_t ld, float c,
-                         int64_t width, bool signed_bytes, int32_t* dst, int32_t* sq, int32_t* sum) {
+                         int64_t width, bool signed_bytes, int32_t* dst, int32_t* sq, int32_t* sum,
+                         const int64_t* idx) {
     const int64_t d4 = (d + 3) / 4, padded = (rows + width - 1) / width * width;
     for (int64_t r = 0; r < padded; ++r) {
         int32_t* out = dst + (r / width) * d4 * width + r % width;
@@ -51,7 +52,8 @@ inline bool pack_q8_rows(Q8PackRow pack_row, const float* X, int64_t rows, int64
             sq[r] = sum[r] = 0;
             continue;
         }
-        if (!pack_row(X + r * ld, d, d4, c, signed_bytes, out, width, sq[r], sum[r])) return false;
+        const float* x = X + (idx != nullptr ? idx[r] : r) * ld;
+        if (!pack_row(x, d, d4, c, signed_bytes, out, width, sq[r], sum[r])) return false;
     }
     return true;
 }

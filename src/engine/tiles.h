@@ -80,10 +80,11 @@ void run_q8_tiles_avx2(const Q8Job& job);
 /// when `signed_bytes`), zero words past the last row and zero values past d; sq[i] = Σq²
 /// and sum[i] = Σq (wrapped to 32 bits, as the tiles' lanes), 0 past the last row of the
 /// last panel. False as soon as a value is not q/c (what was written is then undefined).
+/// idx: NULL, or the rows to pack (row r is X's row idx[r]).
 bool pack_q8_avx512(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
-                    int32_t* dst, int32_t* sq, int32_t* sum);
+                    int32_t* dst, int32_t* sq, int32_t* sum, const int64_t* idx = nullptr);
 bool pack_q8_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
-                  int32_t* dst, int32_t* sq, int32_t* sum);
+                  int32_t* dst, int32_t* sq, int32_t* sum, const int64_t* idx = nullptr);
 
 void run_tiles_avx512(const TileJob& job);
 void run_tiles_avx2(const TileJob& job);

@@ -128,8 +128,9 @@ void Kernel::pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) 
     if (kernel_traits(type_).tile == engine::TileFn::rbf) out.assign_q8(Y);
 }
 
-bool Kernel::pack_q8_into(ConstMatrix Y, engine::PackedRows& out) const {
-    return kernel_traits(type_).tile == engine::TileFn::rbf && out.assign_q8_only(isa_, Y);
+bool Kernel::pack_q8_into(ConstMatrix X, const std::vector<int64_t>& idx, engine::PackedRows& out,
+                          const engine::PackedRows::PieceRunner& run) const {
+    return kernel_traits(type_).tile == engine::TileFn::rbf && out.assign_q8_only(isa_, X, idx, run);
 }
 
 bool Kernel::block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {

@@ -38,10 +38,12 @@ public:
     /// As pack, into `out` and with `scratch` for the centred copy, both reused when large
     /// enough (for repeated packs of similar sizes).
     void pack_into(ConstMatrix Y, engine::PackedRows& out, Matrix& scratch) const;
-    /// Only the exact 8-bit copy of Y (engine::PackedRows::assign_q8_only), for blocks of
-    /// 8-bit rows (block_q8): true when packed, which needs rbf, a path with the 8-bit tiles
-    /// and every value of Y 8-bit; else false, and `out` must be packed by pack_into.
-    bool pack_q8_into(ConstMatrix Y, engine::PackedRows& out) const;
+    /// Only the exact 8-bit copy of the rows idx of X (engine::PackedRows::assign_q8_only,
+    /// read where they are, in pieces by `run`), for blocks of 8-bit rows (block_q8): true
+    /// when packed, which needs rbf, a path with the 8-bit tiles and every value of those rows
+    /// 8-bit; else false, and `out` must be packed by pack_into.
+    bool pack_q8_into(ConstMatrix X, const std::vector<int64_t>& idx, engine::PackedRows& out,
+                      const engine::PackedRows::PieceRunner& run) const;
 
     /// out (X.rows × Y.rows(), row stride ldo) = k(X_i, Y_j). Single-threaded: callers
     /// parallelise over blocks of X. Any memory: no GEMM slack is needed.

@@ -58,11 +58,14 @@ public:
         }
         const Kernel kernel = fit_kernel(c_);
         if (c_.distributed()) return shared_block(kernel, rows, cols, out, threads);
-        gather_right(cols, threads);
-        // 8-bit rows (images): the right rows' 8-bit copy alone, the float32 panels only for
-        // left blocks that turn out not to be 8-bit (none when all of X is): the same values.
-        const bool q8 = kernel.pack_q8_into(right_.rows.view(), right_.packed);
-        if (!q8) pack_floats(kernel);
+        // 8-bit rows (images): the right rows' 8-bit copy alone, packed from X where the rows
+        // are, and the float32 panels only for left blocks that turn out not to be 8-bit
+        // (none when all of X is): the same values.
+        const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
+            parallel_blocks(threads, count, piece);
+        };
+        const bool q8 = kernel.pack_q8_into(c_.X, cols, right_.packed, pieces);
+        if (!q8) pack_floats(kernel, cols, threads);
         left_.resize(static_cast<size_t>(std::max(threads, 1)));
         const BalancedBlocks tasks = balanced_blocks(nr, threads);
         const int64_t step = tasks.rows, nblocks = block_count(nr, step);
@@ -84,7 +87,7 @@ public:
                 return kernel.block_q8(left.rows.view(), right_.packed, dst, nc, &left.kernel);
             });
             if (std::find(missed.begin(), missed.end(), 1) == missed.end()) return;
-            pack_floats(kernel);
+            pack_floats(kernel, cols, threads);
         }
         left_blocks([&](LeftRows& left, float* dst) {
             kernel.block(left.rows.view(), right_.packed, dst, nc, &left.kernel);
@@ -115,8 +118,9 @@ private:
         });
     }
 
-    /// The gathered right rows packed with their float32 panels (and 8-bit copy, if any).
-    void pack_floats(const Kernel& kernel) const {
+    /// The right rows gathered and packed with their float32 panels (and 8-bit copy, if any).
+    void pack_floats(const Kernel& kernel, const std::vector<int64_t>& cols, int threads) const {
+        gather_right(cols, threads);
         if (!kernel.shift().empty()) reshape_growing(right_.centred, right_.rows.rows, right_.rows.cols);
         kernel.pack_into(right_.rows.view(), right_.packed, right_.centred);
     }
