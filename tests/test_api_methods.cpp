@@ -180,13 +180,18 @@ TEST(EnginePaths, EightBitRowsClusterAlikeOnEveryPath) {
     }
 }
 
-// Every 50th row one value off the grid (a quarter step): a mini-batch fit's blocks mix 8-bit
-// rows and others. Where the right rows are 8-bit but a block of left rows is not (the
-// seeding's sample against its candidates), that block alone takes the float32 tiles.
+/// Rows 0 and `second` with one value off the 8-bit grid (a quarter step).
+void two_rows_off_the_grid(Dataset& ds, int64_t second) {
+    for (const int64_t i : {int64_t{0}, second}) ds.X[static_cast<size_t>(i * ds.d)] += 0.25f / 255.0f;
+    finish(ds);
+}
+
+// A mini-batch fit's blocks mix 8-bit rows and others. Where the right rows are 8-bit but a
+// block of left rows is not (the seeding's sample, or tau=0's pass over all rows, against a
+// batch of 8-bit rows), that block alone takes the float32 tiles.
 TEST(EnginePaths, EightBitRowsAmongOthersClusterAlikeOnEveryPath) {
     Dataset ds = eight_bit_rings();
-    for (int64_t i = 0; i < ds.n; i += 50) ds.X[static_cast<size_t>(i * ds.d)] += 0.25f / 255.0f;
-    finish(ds);
+    two_rows_off_the_grid(ds, 500);
     for (const char* method : {"method=minibatch batch_size=64", "method=minibatch batch_size=64 tau=0"}) {
         SCOPED_TRACE(method);
         expect_paths_agree(ds, kRingParams + method);

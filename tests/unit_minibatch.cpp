@@ -18,6 +18,7 @@
 
 #include "cluster/minibatch_centres.h"
 #include "cluster/minibatch_kernel.h"
+#include "core/blocking.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "eval/metrics.h"
@@ -394,6 +395,27 @@ TEST(MinibatchCentres, RebuiltAndRenumberedHistoriesKeepTheCentre) {
     expect_coefficients(rebuilt.coefficients(true), {1, 2, 3, 4}, before.coef);
     EXPECT_TRUE(rebuilt.truncate(1));  // the terms still truncate by their own counts
     expect_coefficients(rebuilt.coefficients(true), {4}, {1.0});
+}
+
+// The tasks the mini-batch fit's kernel blocks are cut into depend on the rows alone (with
+// the 8-bit tiles a value depends on whether the other rows of its task are 8-bit too, so a
+// thread count must not move them), whole register rows of every path; the team is no larger
+// than row_blocks' workers (what the memory estimates charge) nor the thread count.
+TEST(MinibatchBlocks, TasksDependOnTheRowsAloneAndTheTeamStaysWithinTheEstimate) {
+    for (const int64_t rows : {int64_t{1}, int64_t{100}, kRowBlock, kRowBlock + 1, int64_t{1024}, int64_t{20000}}) {
+        const int64_t one = balanced_blocks(rows, 1).rows;
+        EXPECT_EQ(one % 42, 0) << rows;
+        EXPECT_LE(one, kRowBlock) << rows;
+        for (const int threads : {2, 3, 4, 8, 64}) {
+            const BalancedBlocks b = balanced_blocks(rows, threads);
+            EXPECT_EQ(b.rows, one) << rows << " rows, " << threads << " threads";
+            EXPECT_GE(b.threads, 1);
+            EXPECT_LE(b.threads, threads);
+            EXPECT_LE(static_cast<double>(b.threads), row_blocks(static_cast<double>(rows), threads).workers) << rows;
+        }
+    }
+    // More than one block's rows: tasks small enough that two threads end close together.
+    EXPECT_GE(block_count(1024, balanced_blocks(1024, 2).rows), 12);
 }
 
 /// Σ_ab c_a c_b k(p_a, p_b) over a centre's coefficients: ⟨C, C⟩ as the truncated fit

@@ -15,24 +15,23 @@ namespace kkm {
 /// block ends in a part-empty tile.
 inline constexpr int64_t kRowBlock = 252;
 
-/// A pass over `rows` rows on at most `threads` threads in tasks of at most kRowBlock rows,
-/// balanced: the team is row_blocks' workers (min(threads, ⌈rows / kRowBlock⌉): no more
-/// threads hold a block's scratch than the memory estimates charge), and with more than one
-/// thread about eight tasks each, every one a whole number of every path's register rows (a
-/// multiple of 42), so that the threads end within a small task of each other (1024 rows on
-/// 2 threads: 13 tasks of 84, not 5 of 252 split 3 to 2).
+/// A pass over `rows` rows in tasks balanced over the threads: beyond kRowBlock rows, tasks of
+/// 84 (a whole number of every path's register rows) instead of kRowBlock, so that two
+/// threads end within a small task of each other (1024 rows: 13 tasks of 84, not 5 of 252
+/// split 3 to 2). The tasks depend on the rows alone, never on the thread count (with the
+/// 8-bit tiles a value depends on whether its task's other rows are 8-bit); the team is
+/// row_blocks' workers, min(threads, ⌈rows / kRowBlock⌉), so that no more threads hold a
+/// task's scratch than the memory estimates charge.
 struct BalancedBlocks {
     int64_t rows;  ///< rows per task
     int threads;   ///< the team
 };
 
 inline BalancedBlocks balanced_blocks(int64_t rows, int threads) {
-    constexpr int64_t kRegisterRows = 42;
+    constexpr int64_t kBalancedRowBlock = 84;
     const int64_t n = std::max<int64_t>(rows, 1);
     const auto team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), (n + kRowBlock - 1) / kRowBlock));
-    if (team == 1) return {kRowBlock, 1};
-    const int64_t per_task = (n + 8 * team - 1) / (8 * team);
-    return {std::min(kRowBlock, (per_task + kRegisterRows - 1) / kRegisterRows * kRegisterRows), team};
+    return {n <= kRowBlock ? kRowBlock : kBalancedRowBlock, team};
 }
 
 /// Rows per block of the light passes over stored rows (Lloyd on features, LandmarkLloyd's

@@ -23,7 +23,9 @@ bool q8_supported(Isa isa);
 
 /// The first c of 1, 255, 256 for which every value of X is q/c with q an integer in [0, 255]
 /// (for c = 255 within the float32 rounding of q/255, |x·255 − q| ≤ 2^-15), else 0: also for
-/// an empty X, NaN or ±Inf, a negative value, or rows longer than kQ8MaxDim.
+/// an empty X, NaN or ±Inf, a negative value, or rows longer than kQ8MaxDim. The definition:
+/// PackedRows finds the same scale by packing at each c in turn (its packers test every value
+/// as q8_value does), which the tests hold to this.
 float q8_scale(ConstMatrix X);
 
 /// The longest rows the 8-bit tiles take: their squared distances (≤ d·255²) stay below 2^31.
