@@ -51,6 +51,7 @@ struct BatchGram {
 struct Step {
     std::vector<int64_t> points;  ///< y_1..y_b
     std::vector<int32_t> labels;  ///< nearest centre before the update
+    std::vector<std::vector<int64_t>> members;  ///< each centre's batch positions, by labels
     std::vector<double> dot;      ///< b×k ⟨φ(y_t), C_j⟩: before, then after the update
     std::vector<int64_t> count;   ///< b_j
     std::vector<double> alpha;    ///< α_j (0 when b_j = 0)
@@ -104,14 +105,11 @@ public:
     }
 
     void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
-        std::vector<std::vector<int64_t>> members(coef_.size());
-        for (size_t t = 0; t < s.labels.size(); ++t)
-            members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
         for (size_t j = 0; j < coef_.size(); ++j) {
             if (s.count[j] == 0) continue;
             // The new term's pairs, from this iteration's block: its points are the rows
-            // `members`, and every older term's points are among the columns.
-            sums_[j].follow(c.history[j], [&](const BatchTerm& term) { return block_sum(members[j], term.points); });
+            // s.members[j], and every older term's points are among the columns.
+            sums_[j].follow(c.history[j], [&](const BatchTerm& term) { return block_sum(s.members[j], term.points); });
             coef_[j] = c.history[j].coefficients(normalise_);
         }
         for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = self_dot(static_cast<size_t>(j), c.history);
@@ -425,7 +423,8 @@ bool update_centre(Centres& c, Step& s, int64_t j, const std::vector<int64_t>& m
 /// The update of every centre that got batch points (others stay as they are). Returns the
 /// centres whose truncation dropped terms: their ⟨C, C⟩ must be recomputed.
 std::vector<int64_t> update_centres(Centres& c, Step& s, const MinibatchOptions& o, int64_t iteration, int64_t n) {
-    std::vector<std::vector<int64_t>> members(static_cast<size_t>(o.k));
+    std::vector<std::vector<int64_t>>& members = s.members;
+    members.assign(static_cast<size_t>(o.k), {});
     for (size_t t = 0; t < s.labels.size(); ++t)
         members[static_cast<size_t>(s.labels[t])].push_back(static_cast<int64_t>(t));
     s.count.assign(static_cast<size_t>(o.k), 0);

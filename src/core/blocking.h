@@ -15,25 +15,6 @@ namespace kkm {
 /// block ends in a part-empty tile.
 inline constexpr int64_t kRowBlock = 252;
 
-/// A pass over `rows` rows in tasks balanced over the threads: beyond kRowBlock rows, tasks of
-/// 84 (a whole number of every path's register rows) instead of kRowBlock, so that two
-/// threads end within a small task of each other (1024 rows: 13 tasks of 84, not 5 of 252
-/// split 3 to 2). The tasks depend on the rows alone, never on the thread count (with the
-/// 8-bit tiles a value depends on whether its task's other rows are 8-bit); the team is
-/// row_blocks' workers, min(threads, ⌈rows / kRowBlock⌉), so that no more threads hold a
-/// task's scratch than the memory estimates charge.
-struct BalancedBlocks {
-    int64_t rows;  ///< rows per task
-    int threads;   ///< the team
-};
-
-inline BalancedBlocks balanced_blocks(int64_t rows, int threads) {
-    constexpr int64_t kBalancedRowBlock = 84;
-    const int64_t n = std::max<int64_t>(rows, 1);
-    const auto team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), (n + kRowBlock - 1) / kRowBlock));
-    return {n <= kRowBlock ? kRowBlock : kBalancedRowBlock, team};
-}
-
 /// Rows per block of the light passes over stored rows (Lloyd on features, LandmarkLloyd's
 /// decoded kernel rows, the candidates' distances): their dot products stay in L1 and the
 /// rows in L2 for a second read.
@@ -61,6 +42,24 @@ inline RowBlocks row_blocks(double n, int threads) {
     const double t = std::max(1.0, static_cast<double>(threads));
     return {rows, std::min(t, std::ceil(std::max(n, 1.0) / rows)), small,
             std::min(t, std::ceil(std::max(n, 1.0) / small))};
+}
+
+/// A pass over `rows` rows in tasks balanced over the threads: beyond kRowBlock rows, tasks of
+/// 84 (a whole number of every path's register rows) instead of kRowBlock, so that two
+/// threads end within a small task of each other (1024 rows: 13 tasks of 84, not 5 of 252
+/// split 3 to 2). The tasks depend on the rows alone, never on the thread count (with the
+/// 8-bit tiles a value depends on whether its task's other rows are 8-bit); the team is
+/// row_blocks' workers, min(threads, ⌈rows / kRowBlock⌉), so that no more threads hold a
+/// task's scratch than the memory estimates charge.
+struct BalancedBlocks {
+    int64_t rows;  ///< rows per task
+    int threads;   ///< the team
+};
+
+inline BalancedBlocks balanced_blocks(int64_t rows, int threads) {
+    constexpr int64_t kBalancedRowBlock = 84;
+    const auto team = static_cast<int>(row_blocks(static_cast<double>(rows), threads).workers);
+    return {rows <= kRowBlock ? kRowBlock : kBalancedRowBlock, team};
 }
 
 }  // namespace kkm

@@ -34,24 +34,12 @@ int32_t wrap(int64_t v) {
     return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
 }
 
-/// q8_value(x, c) ≥ 0 for every x of the row: its test in vector lanes, a row at a time.
-bool row_fits(const float* x, int64_t d, float c) {
-    const float slack = c == 255.0f ? 0x1p-15f : 0.0f;
-    uint32_t bad = 0;
-#pragma omp simd reduction(| : bad)
-    for (int64_t t = 0; t < d; ++t) {
-        const float r = x[t] * c;
-        const float q = (r + 0x1.8p23f) - 0x1.8p23f;
-        // & rather than &&: no branches, so that the loop vectorises (NaN fails every test).
-        const bool ok = (r >= -0.5f) & (r <= 255.5f) & (q >= 0.0f) & (q <= 255.0f) & (std::fabs(r - q) <= slack);
-        bad |= ok ? 0u : 1u;
-    }
-    return bad == 0;
-}
-
 bool fits(ConstMatrix X, float c) {
     for (int64_t i = 0; i < X.rows; ++i) {
-        if (!row_fits(X.row(i), X.cols, c)) return false;
+        const float* x = X.row(i);
+        for (int64_t t = 0; t < X.cols; ++t) {
+            if (q8_value(x[t], c) < 0) return false;
+        }
     }
     return true;
 }
