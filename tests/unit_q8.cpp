@@ -272,5 +272,35 @@ TEST(Q8, AnEightBitOnlyPackGivesTheSameValuesAndNoFloat32Panels) {
     }
 }
 
+// block_q8 of left rows taken by index where they are (some twice, out of order, over several
+// packed passes) gives the values of the gathered rows; only the rows named are read, so a
+// row that is not 8-bit refuses the call only when it is among them.
+TEST(Q8, LeftRowsByIndexGiveTheValuesOfTheGatheredRows) {
+    if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
+    const int64_t d = 784;
+    EightBit S = eight_bit(200, d, 255.0f, 50);
+    const EightBit Y = eight_bit(40, d, 255.0f, 51);
+    S.X.row(7)[d - 1] = 0.3f;  // never named below
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < 300; ++i) {
+        const int64_t r = (i * 53 + 3) % 200;
+        if (r != 7) idx.push_back(r);
+    }
+    const Matrix gathered = gather_rows(S.X.view(), idx);
+    const auto n = static_cast<int64_t>(idx.size());
+    for (const Isa isa : q8_paths()) {
+        SCOPED_TRACE(engine::isa_name(isa));
+        const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, isa);
+        const engine::PackedRows packed = kernel.pack(Y.X.view());
+        std::vector<float> got(static_cast<size_t>(n * Y.X.rows)), want(got.size());
+        ASSERT_TRUE(kernel.block_q8(S.X.view(), packed, got.data(), Y.X.rows, nullptr, idx));
+        ASSERT_TRUE(kernel.block_q8(gathered.view(), packed, want.data(), Y.X.rows));
+        EXPECT_EQ(got, want);
+        std::vector<int64_t> with_odd = idx;
+        with_odd.back() = 7;  // in the last pass
+        EXPECT_FALSE(kernel.block_q8(S.X.view(), packed, got.data(), Y.X.rows, nullptr, with_odd));
+    }
+}
+
 }  // namespace
 }  // namespace kkm

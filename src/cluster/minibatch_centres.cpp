@@ -58,21 +58,28 @@ double CentreHistory::mass() const {
     return 1.0 - rest;
 }
 
+CentreHistory::Weights CentreHistory::weights(bool normalise) const {
+    Weights w;
+    for (const BatchTerm& t : terms_) {
+        w.term.push_back(t.alpha * w.rest / static_cast<double>(t.points.size()));
+        w.rest *= 1.0 - t.alpha;
+    }
+    w.scale = normalise && base_.points.empty() ? 1.0 / (1.0 - w.rest) : 1.0;
+    return w;
+}
+
 SparseCentre CentreHistory::coefficients(bool normalise) const {
     std::vector<std::pair<int64_t, double>> parts;
     parts.reserve(static_cast<size_t>(term_points_) + base_.points.size());
-    double rest = 1.0;  // Π (1 − α) over the newer terms
-    for (const BatchTerm& t : terms_) {
-        const double w = t.alpha * rest / static_cast<double>(t.points.size());
-        for (int64_t p : t.points) parts.emplace_back(p, w);
-        rest *= 1.0 - t.alpha;
+    const Weights weight = weights(normalise);
+    for (size_t t = 0; t < terms_.size(); ++t) {
+        for (int64_t p : terms_[t].points) parts.emplace_back(p, weight.term[t]);
     }
-    for (size_t s = 0; s < base_.points.size(); ++s) parts.emplace_back(base_.points[s], rest * base_.coef[s]);
+    for (size_t s = 0; s < base_.points.size(); ++s) parts.emplace_back(base_.points[s], weight.rest * base_.coef[s]);
     std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    const double scale = normalise && base_.points.empty() ? 1.0 / (1.0 - rest) : 1.0;
     SparseCentre c;
     for (auto [point, w] : parts) {
-        w *= scale;
+        w *= weight.scale;
         if (!c.points.empty() && c.points.back() == point) {
             c.coef.back() += w;
         } else {
@@ -125,14 +132,9 @@ void TermSums::rebuild(const CentreHistory& h, const std::function<double(int64_
 
 double TermSums::squared_norm(const CentreHistory& h, bool normalise) const {
     if (!h.base().points.empty()) return std::numeric_limits<double>::quiet_NaN();
-    // The per-point weights of coefficients(): α_t Π_{newer}(1 − α) / |B_t|, over the mass.
-    std::vector<double> w;
-    double rest = 1.0;
-    for (const BatchTerm& t : h.terms()) {
-        w.push_back(t.alpha * rest / static_cast<double>(t.points.size()));
-        rest *= 1.0 - t.alpha;
-    }
-    const double scale = normalise ? 1.0 / (1.0 - rest) : 1.0;
+    const CentreHistory::Weights weight = h.weights(normalise);
+    const std::vector<double>& w = weight.term;
+    const double scale = weight.scale;
     double total = 0;
     for (size_t a = 0; a < w.size(); ++a) {
         for (size_t b = 0; b < w.size(); ++b) {

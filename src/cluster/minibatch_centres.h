@@ -74,6 +74,15 @@ public:
     /// divided by mass() once C_1 is dropped, so that the centre stays a convex combination.
     SparseCentre coefficients(bool normalise = false) const;
 
+    /// coefficients(normalise) by term: the centre is scale · (Σ_t term[t] Σ_{p∈B_t} φ(p) +
+    /// rest · base()), term[t] = α_t Π_{newer}(1 − α) / |B_t| (terms newest first).
+    struct Weights {
+        std::vector<double> term;
+        double rest = 1;   ///< Π (1 − α) over every term
+        double scale = 1;  ///< 1 / mass() when normalised with C_1 dropped, else 1
+    };
+    Weights weights(bool normalise = false) const;
+
 private:
     SparseCentre base_;            ///< C_1 (or the folded history); empty once dropped
     std::deque<BatchTerm> terms_;  ///< newest first

@@ -26,12 +26,13 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "engine/dots.h"
 
 namespace kkm {
 namespace {
 
 constexpr int64_t kBatchBlock = 64;  // batch rows per parallel block
-constexpr int64_t kProductRows = 4;  // batch rows whose products run side by side
+constexpr int64_t kProductColumns = 128;  // batch points per parallel block of the products
 constexpr int64_t kChunk = kMinibatchRowChunk;
 
 /// Points the initial centres are seeded on: min(n, max(b, kMinibatchSeedSample)).
@@ -39,12 +40,11 @@ int64_t seed_sample_size(int64_t n, int64_t batch_size) {
     return std::min(n, std::max(batch_size, kMinibatchSeedSample));
 }
 
-/// K(y_a, y_b) between batch positions, read from a block whose rows are the batch points
-/// and whose column column[b] holds y_b.
+/// K(y_a, y_b) between batch positions: block->row(row[a])[column[b]], from a block whose
+/// row row[a] holds y_a and whose column column[b] holds y_b.
 struct BatchGram {
     const Matrix* block = nullptr;
-    std::vector<int64_t> column;
-    double operator()(int64_t a, int64_t b) const { return block->row(a)[column[static_cast<size_t>(b)]]; }
+    std::vector<int64_t> row, column;
 };
 
 /// One iteration's batch and what is known about it.
@@ -84,96 +84,162 @@ public:
     virtual void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) = 0;
 };
 
-/// Algorithm 2: products from the explicit (truncated) coefficients and one kernel block
-/// K(batch, every centre's support ∪ batch) per iteration. The updated centres' support
-/// lies in that union too, so the products after the update need no second block.
+/// Algorithm 2: one kernel block K(every centre's support ∪ batch, batch) per iteration, and
+/// from it, for every batch term of every centre (and each point of a kept C_1), its sum
+/// over the batch: P_u(y) = Σ_{p∈B_u} K(p, y). A centre's products are its weights times
+/// those sums; after the update its new term's sums come from the same block (its points
+/// are batch points), and so do the term pairs of TermSums: Σ_{r∈B_new} P_u(y_r).
 class TruncatedProducts final : public BatchProducts {
 public:
-    TruncatedProducts(const PointKernel& K, const Centres& c, bool normalise, int threads)
-        : K_(K), normalise_(normalise), threads_(threads), sums_(c.history.size()) {
-        for (const CentreHistory& h : c.history) coef_.push_back(h.coefficients(normalise_));
-    }
+    TruncatedProducts(const PointKernel& K, const Centres& c, bool normalise, engine::Isa isa, int threads)
+        : K_(K),
+          centres_(c),
+          normalise_(normalise),
+          isa_(isa),
+          threads_(threads),
+          sums_(c.history.size()),
+          parts_(c.history.size()) {}
 
     void before(Step& s) override {
         cols_ = s.points;
-        for (const SparseCentre& c : coef_) cols_.insert(cols_.end(), c.points.begin(), c.points.end());
+        for (const CentreHistory& h : centres_.history) {
+            for (const BatchTerm& t : h.terms()) cols_.insert(cols_.end(), t.points.begin(), t.points.end());
+            cols_.insert(cols_.end(), h.base().points.begin(), h.base().points.end());
+        }
         std::sort(cols_.begin(), cols_.end());
         cols_.erase(std::unique(cols_.begin(), cols_.end()), cols_.end());
-        K_.block(s.points, cols_, block_, threads_);
-        s.gram = {&block_, positions_in(cols_, s.points)};
+        // The batch's distinct points as columns: a batch drawn from few points repeats them.
+        std::vector<int64_t> distinct = s.points;
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        K_.block(cols_, distinct, block_, threads_);
+        s.gram = {&block_, positions_in(cols_, s.points), positions_in(distinct, s.points)};
+        const auto b = static_cast<int64_t>(distinct.size());
+        RowSums sums;
+        for (size_t j = 0; j < parts_.size(); ++j) {
+            const CentreHistory& h = centres_.history[j];
+            Parts& parts = parts_[j];
+            parts.iteration.clear();
+            parts.term.assign(h.terms().size(), std::vector<double>(static_cast<size_t>(b)));
+            parts.base.assign(h.base().points.size(), std::vector<double>(static_cast<size_t>(b)));
+            for (size_t t = 0; t < h.terms().size(); ++t) {
+                parts.iteration.push_back(h.terms()[t].iteration);
+                sums.add(positions_in(cols_, h.terms()[t].points), parts.term[t].data());
+            }
+            for (size_t q = 0; q < h.base().points.size(); ++q)
+                sums.add(positions_in(cols_, {h.base().points[q]}), parts.base[q].data());
+        }
+        run(sums, b);
         products(s);
     }
 
     void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
-        for (size_t j = 0; j < coef_.size(); ++j) {
+        const int64_t b = block_.cols;
+        std::vector<std::vector<double>> fresh(parts_.size());  // each new term's sums
+        RowSums sums;
+        for (size_t j = 0; j < parts_.size(); ++j) {
             if (s.count[j] == 0) continue;
-            // The new term's pairs, from this iteration's block: its points are the rows
-            // s.members[j], and every older term's points are among the columns.
-            sums_[j].follow(c.history[j], [&](const BatchTerm& term) { return block_sum(s.members[j], term.points); });
-            coef_[j] = c.history[j].coefficients(normalise_);
+            fresh[j].assign(static_cast<size_t>(b), 0.0);
+            std::vector<int64_t> rows;
+            for (int64_t r : s.members[j]) rows.push_back(s.gram.row[static_cast<size_t>(r)]);
+            std::sort(rows.begin(), rows.end());
+            sums.add(rows, fresh[j].data());
         }
+        run(sums, b);
+        parallel_blocks(threads_, static_cast<int64_t>(parts_.size()), [&](int64_t jj) {
+            const auto j = static_cast<size_t>(jj);
+            if (s.count[j] == 0) return;
+            follow(j, c.history[j], s.members[j], s.gram.column, std::move(fresh[j]));
+        });
         for (int64_t j : dropped) c.self_dot[static_cast<size_t>(j)] = self_dot(static_cast<size_t>(j), c.history);
         products(s);
     }
 
 private:
-    /// s.dot[t][j] = Σ_s coef_js K(y_t, p_js), rows in parallel blocks.
-    void products(Step& s) const {
-        const auto b = static_cast<int64_t>(s.points.size()), k = static_cast<int64_t>(coef_.size());
-        std::vector<std::vector<int64_t>> at;
-        for (const SparseCentre& c : coef_) at.push_back(positions_in(cols_, c.points));
-        s.dot.assign(static_cast<size_t>(b * k), 0.0);
-        parallel_blocks(threads_, block_count(b, kBatchBlock), [&](int64_t blk) {
-            const int64_t end = std::min(b, (blk + 1) * kBatchBlock);
-            for (int64_t t = blk * kBatchBlock; t < end; t += kProductRows) {
-                for (int64_t j = 0; j < k; ++j) {
-                    products_of_rows(t, std::min(kProductRows, end - t), coef_[static_cast<size_t>(j)].coef,
-                                     at[static_cast<size_t>(j)], s.dot.data() + t * k + j, k);
+    /// One centre's sums over the batch's distinct points: its terms' (newest first, with
+    /// their iterations) and each point's of a kept C_1.
+    struct Parts {
+        std::vector<int64_t> iteration;
+        std::vector<std::vector<double>> term, base;
+    };
+
+    /// Rows of block_ to add up: to[e] += mult[e] · row at[e], ordered by row.
+    struct RowSums {
+        struct Entry {
+            int64_t at;
+            double mult;
+            double* to;
+        };
+        std::vector<Entry> entries;
+        /// Adds the rows `at` (ascending, repeats counted) into `to`.
+        void add(const std::vector<int64_t>& at, double* to) {
+            for (size_t q = 0; q < at.size(); ++q) {
+                if (q > 0 && at[q] == at[q - 1]) {
+                    entries.back().mult += 1;
+                } else {
+                    entries.push_back({at[q], 1.0, to});
                 }
             }
+        }
+    };
+
+    /// Every sum of `sums` over the b columns of block_, in parallel blocks of columns: each
+    /// value adds its rows in ascending order (engine::axpy_widen: the same bits on every path).
+    void run(RowSums& sums, int64_t b) const {
+        std::stable_sort(sums.entries.begin(), sums.entries.end(),
+                         [](const RowSums::Entry& x, const RowSums::Entry& y) { return x.at < y.at; });
+        parallel_blocks(threads_, block_count(b, kProductColumns), [&](int64_t blk) {
+            const int64_t t0 = blk * kProductColumns, count = std::min(kProductColumns, b - t0);
+            for (const RowSums::Entry& e : sums.entries)
+                engine::axpy_widen(isa_, e.mult, block_.row(e.at) + t0, e.to + t0, count);
         });
     }
 
-    /// dot[r·stride] = Σ_q coef[q] · block_(first + r, col[q]) for `rows` ≤ kProductRows rows,
-    /// each sum in q order: the rows' sums are independent chains, run side by side (one
-    /// chain at a time waits on its additions).
-    void products_of_rows(int64_t first, int64_t rows, const std::vector<double>& coef, const std::vector<int64_t>& col,
-                          double* dot, int64_t stride) const {
-        if (rows < kProductRows) {
-            for (int64_t r = 0; r < rows; ++r) {
-                const float* row = block_.row(first + r);
-                double sum = 0;
-                for (size_t q = 0; q < coef.size(); ++q) sum += coef[q] * row[col[q]];
-                dot[r * stride] = sum;
-            }
-            return;
+    /// Centre j after its update: its term pairs (TermSums), and its sums for the terms it
+    /// keeps (the newest: `fresh`, over the batch positions `members`, whose columns of
+    /// block_ are `column`).
+    void follow(size_t j, const CentreHistory& h, const std::vector<int64_t>& members,
+                const std::vector<int64_t>& column, std::vector<double> fresh) {
+        Parts& parts = parts_[j];
+        const auto sum_over_members = [&](const std::vector<double>& p) {
+            double sum = 0;
+            for (int64_t r : members) sum += p[static_cast<size_t>(column[static_cast<size_t>(r)])];
+            return sum;
+        };
+        const auto old = [&](int64_t iteration) -> std::vector<double>& {
+            const auto at = std::find(parts.iteration.begin(), parts.iteration.end(), iteration);
+            return parts.term[static_cast<size_t>(at - parts.iteration.begin())];
+        };
+        const int64_t newest = h.terms().front().iteration;
+        sums_[j].follow(h, [&](const BatchTerm& term) {
+            return sum_over_members(term.iteration == newest ? fresh : old(term.iteration));
+        });
+        Parts kept;
+        for (const BatchTerm& term : h.terms()) {
+            kept.iteration.push_back(term.iteration);
+            kept.term.push_back(term.iteration == newest ? std::move(fresh) : std::move(old(term.iteration)));
         }
-        const float *r0 = block_.row(first), *r1 = block_.row(first + 1), *r2 = block_.row(first + 2),
-                    *r3 = block_.row(first + 3);
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (size_t q = 0; q < coef.size(); ++q) {
-            const double c = coef[q];
-            const int64_t p = col[q];
-            s0 += c * r0[p];
-            s1 += c * r1[p];
-            s2 += c * r2[p];
-            s3 += c * r3[p];
-        }
-        dot[0] = s0;
-        dot[stride] = s1;
-        dot[2 * stride] = s2;
-        dot[3 * stride] = s3;
+        if (!h.base().points.empty()) kept.base = std::move(parts.base);
+        parts = std::move(kept);
     }
 
-    /// Σ K(y_r, p) over the batch positions `rows` and the points `points` (among cols_).
-    double block_sum(const std::vector<int64_t>& rows, const std::vector<int64_t>& points) const {
-        const std::vector<int64_t> at = positions_in(cols_, points);
-        double sum = 0;
-        for (int64_t r : rows) {
-            const float* row = block_.row(r);
-            for (int64_t q : at) sum += row[q];
+    /// s.dot[t][j] = ⟨φ(y_t), C_j⟩ = scale (Σ_u term_u P_u(y_t) + rest Σ_q coef_q P_q(y_t)).
+    void products(Step& s) const {
+        const auto b = static_cast<int64_t>(s.points.size()), k = static_cast<int64_t>(parts_.size());
+        const std::vector<int64_t>& column = s.gram.column;
+        s.dot.assign(static_cast<size_t>(b * k), 0.0);
+        for (int64_t j = 0; j < k; ++j) {
+            const CentreHistory& h = centres_.history[static_cast<size_t>(j)];
+            const Parts& parts = parts_[static_cast<size_t>(j)];
+            const CentreHistory::Weights w = h.weights(normalise_);
+            for (int64_t t = 0; t < b; ++t) {
+                const auto col = static_cast<size_t>(column[static_cast<size_t>(t)]);
+                double dot = 0;
+                for (size_t u = 0; u < w.term.size(); ++u) dot += w.term[u] * parts.term[u][col];
+                for (size_t q = 0; q < parts.base.size(); ++q) dot += w.rest * h.base().coef[q] * parts.base[q][col];
+                s.dot[static_cast<size_t>(t * k + j)] = w.scale * dot;
+            }
         }
-        return sum;
     }
 
     /// ⟨C_j, C_j⟩ after a truncation: from the term sums, or, where a pair of terms was never
@@ -182,7 +248,7 @@ private:
     double self_dot(size_t j, const std::vector<CentreHistory>& history) {
         const double v = sums_[j].squared_norm(history[j], normalise_);
         if (!std::isnan(v)) return v;
-        const SparseCentre& c = coef_[j];
+        const SparseCentre c = history[j].coefficients(normalise_);
         const double norm = squared_norm(c);
         sums_[j].rebuild(history[j], [&](int64_t p, int64_t q) {
             const auto at = [&](int64_t x) {
@@ -209,13 +275,15 @@ private:
     }
 
     const PointKernel& K_;
+    const Centres& centres_;
     bool normalise_;
+    engine::Isa isa_;
     int threads_;
-    std::vector<SparseCentre> coef_;
     std::vector<int64_t> cols_;  ///< sorted union of the support points and the batch
-    Matrix block_;               ///< K(batch, cols_)
+    Matrix block_;               ///< K(cols_, batch)
     Matrix gram_;
     std::vector<TermSums> sums_;  ///< each centre's term sums
+    std::vector<Parts> parts_;    ///< each centre's sums over the batch
 };
 
 /// Algorithm 1 (tau = 0): IP[i][j] = ⟨φ(x_i), C_j⟩ for all n points, kept up to date by
@@ -239,8 +307,9 @@ public:
     void before(Step& s) override {
         K_.block(s.points, s.points, gram_, threads_);
         s.gram.block = &gram_;
-        s.gram.column.resize(s.points.size());
-        std::iota(s.gram.column.begin(), s.gram.column.end(), 0);
+        s.gram.row.resize(s.points.size());
+        std::iota(s.gram.row.begin(), s.gram.row.end(), 0);
+        s.gram.column = s.gram.row;
         copy_rows(s);
     }
 
@@ -378,7 +447,7 @@ double mean_self_dot(const std::vector<int64_t>& members, const BatchGram& gram)
     for (size_t t = 0; t < members.size(); ++t) columns[t] = gram.column[static_cast<size_t>(members[t])];
     double sum = 0;
     for (int64_t a : members) {
-        const float* row = gram.block->row(a);
+        const float* row = gram.block->row(gram.row[static_cast<size_t>(a)]);
         double part = 0;
         for (const int64_t c : columns) part += row[c];
         sum += part;
@@ -548,7 +617,7 @@ MinibatchResult minibatch_kernel_kmeans(const PointKernel& K, const std::vector<
     }
     std::unique_ptr<BatchProducts> products;
     if (options.tau > 0) {
-        products = std::make_unique<TruncatedProducts>(K, c, options.normalise, threads);
+        products = std::make_unique<TruncatedProducts>(K, c, options.normalise, options.isa, threads);
     } else {
         products = std::make_unique<RecursiveProducts>(K, seeds, threads);
     }
@@ -563,7 +632,7 @@ MinibatchResult resume_minibatch(const PointKernel& K, const std::vector<float>&
     c.seen = std::move(resume.state.seen);
     c.self_dot = std::move(resume.self_dot);
     const BatchSampler sampler(K.size() - resume.drawn_from, weights, seed);
-    TruncatedProducts products(K, c, options.normalise, std::max(1, options.threads));
+    TruncatedProducts products(K, c, options.normalise, options.isa, std::max(1, options.threads));
     return iterate(K, sampler, options, c, products, {resume.drawn_from, resume.done});
 }
 

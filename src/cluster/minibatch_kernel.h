@@ -11,6 +11,7 @@
 #include "core/blocking.h"
 #include "core/matrix.h"
 #include "core/params.h"
+#include "engine/isa.h"
 
 namespace kkm {
 
@@ -95,6 +96,8 @@ struct MinibatchOptions {
     std::vector<int64_t> initial;
     /// Threads for kernel blocks; results never depend on it.
     int threads = 1;
+    /// The engine path of the products' float64 sums (the same bits on every path).
+    engine::Isa isa = engine::Isa::portable;
 };
 
 /// Draws mini-batches: b point indices with replacement, uniformly, or with probability

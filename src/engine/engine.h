@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "core/matrix.h"
@@ -103,9 +104,11 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 /// which needs op rbf, Y with an 8-bit copy (PackedRows::assign_q8) and every value of X
 /// 8-bit at Y's scale; false (out untouched or partly written) otherwise, and the caller
 /// takes kernel_block. Which of the two computes a row's values depends on the other rows
-/// of its call only when some rows are 8-bit and others are not.
+/// of its call only when some rows are 8-bit and others are not. idx: empty, or the rows of
+/// X to take, read where they are (out has idx.size() rows): the values of those rows
+/// gathered first.
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
-                     BlockScratch* scratch = nullptr);
+                     BlockScratch* scratch = nullptr, std::span<const int64_t> idx = {});
 
 /// As kernel_block against packed rows [col_begin, col_begin + cols) of Y only: out is
 /// X.rows × cols. col_begin must be a multiple of the path's panel width (geometry(isa).nr),

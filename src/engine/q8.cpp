@@ -154,12 +154,13 @@ bool PackedRows::assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_
 }
 
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
-                     BlockScratch* scratch) {
+                     BlockScratch* scratch, std::span<const int64_t> idx) {
     const float c = Y.q8_scale();
-    if (op.fn != TileFn::rbf || c == 0.0f || X.cols != Y.dim() || X.rows <= 0) return false;
+    const int64_t rows = idx.empty() ? X.rows : std::ssize(idx);
+    if (op.fn != TileFn::rbf || c == 0.0f || X.cols != Y.dim() || rows <= 0) return false;
     const Isa isa = Y.isa();
     const int64_t mr = geometry(isa).mr, d4 = groups(X.cols);
-    const int64_t step = std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (X.rows + mr - 1) / mr * mr);
+    const int64_t step = std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (rows + mr - 1) / mr * mr);
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
     if (s.q8.size() < static_cast<size_t>(step * d4)) s.q8 = ZeroedArray<int32_t>(static_cast<size_t>(step * d4));
@@ -167,9 +168,13 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
     int32_t* sq = s.q8_terms.data();
     int32_t* sum = sq + step;
     const auto scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
-    for (int64_t begin = 0; begin < X.rows; begin += step) {
-        const int64_t count = std::min(step, X.rows - begin);
-        if (!pack_q8(isa, X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)) return false;
+    for (int64_t begin = 0; begin < rows; begin += step) {
+        const int64_t count = std::min(step, rows - begin);
+        const bool packed =
+            idx.empty()
+                ? pack_q8(isa, X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)
+                : pack_q8(isa, X.data, count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum, idx.data() + begin);
+        if (!packed) return false;
         for (int64_t i = 0; i < step; ++i) sq[i] = wrap(int64_t{sq[i]} - int64_t{256} * sum[i]);
         Q8Job job;
         job.a = s.q8.data();

@@ -133,10 +133,11 @@ bool Kernel::pack_q8_into(ConstMatrix X, const std::vector<int64_t>& idx, engine
     return kernel_traits(type_).tile == engine::TileFn::rbf && out.assign_q8_only(isa_, X, idx, run);
 }
 
-bool Kernel::block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {
+bool Kernel::block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch,
+                      std::span<const int64_t> idx) const {
     const engine::TileOp op{scalars(), kernel_traits(type_).tile};
     return Y.q8_scale() != 0.0f &&
-           engine::kernel_block_q8(X, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr);
+           engine::kernel_block_q8(X, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr, idx);
 }
 
 double Kernel::block_footprint(double rows, double d) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/comm.h"
@@ -56,8 +57,9 @@ public:
     /// block() by the exact 8-bit tiles alone: false, with `out` partly written, when a value
     /// of X is not 8-bit at Y's scale or Y has no 8-bit copy (then block() against Y packed
     /// by pack_into gives the values). Against Y packed by pack_q8_into, only this one runs.
-    bool block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo,
-                  Scratch* scratch = nullptr) const;
+    /// idx: empty, or the rows of X to take, read where they are (not gathered first).
+    bool block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch = nullptr,
+                  std::span<const int64_t> idx = {}) const;
     /// Bytes block() of `rows` rows of d values allocates besides its output: the centred
     /// copy, the rows' aux values, the engine's packed panel of X.
     static double block_footprint(double rows, double d);

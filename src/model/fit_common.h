@@ -311,8 +311,8 @@ std::unique_ptr<FittedModel> fit_rff(FitSession& c);
 std::unique_ptr<FittedModel> fit_minibatch(FitSession& c);
 
 /// The mini-batch kernel k-means options of a fit's parameters (method=minibatch, for every
-/// kernel), on `threads` threads.
-MinibatchOptions minibatch_options(const Params& p, int threads);
+/// kernel), on `threads` threads and engine path `isa`.
+MinibatchOptions minibatch_options(const Params& p, int threads, engine::Isa isa);
 
 /// The support points of all centres (sorted, distinct, appended to `support`) and the centres
 /// as coefficient columns over them, with mass 1 and ⟨C_j, C_j⟩ = z_jᵀ K_SS z_j from the block

@@ -365,7 +365,7 @@ std::unique_ptr<FittedModel> graph_minibatch(FitSession& c, TrainingGraph& g, gr
     const PointKernel& K = knn ? static_cast<const PointKernel&>(knn_kernel) : heat_kernel;
     const std::vector<double> weights = knn ? g.degree : std::vector<double>{};
     const std::vector<float> batch_weights(weights.begin(), weights.end());
-    MinibatchOptions options = minibatch_options(c.p, c.threads);
+    MinibatchOptions options = minibatch_options(c.p, c.threads, c.isa);
     struct Run {
         std::unique_ptr<GraphModel> model;
         double objective = 0;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include <omp.h>
 
@@ -70,26 +71,28 @@ public:
         const BalancedBlocks tasks = balanced_blocks(nr, threads);
         const int64_t step = tasks.rows, nblocks = block_count(nr, step);
         std::vector<char> missed(static_cast<size_t>(nblocks), 1);  // blocks still to compute
-        const auto left_blocks = [&](const std::function<bool(LeftRows&, float*)>& fn) {
+        // fn(left, rows of the block, where its values go): false when it must be computed again.
+        const auto left_blocks = [&](const std::function<bool(LeftRows&, std::span<const int64_t>, float*)>& fn) {
             parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
                 if (missed[static_cast<size_t>(b)] == 0) return;
                 const int64_t begin = b * step, count = std::min(step, nr - begin);
                 const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most `threads`
                 LeftRows local;
                 LeftRows& left = slot < left_.size() ? left_[slot] : local;
-                left.part.assign(rows.begin() + begin, rows.begin() + begin + count);
-                gather_rows_into(c_.X, left.part, left.rows);
-                missed[static_cast<size_t>(b)] = fn(left, out.row(begin)) ? 0 : 1;
+                const std::span<const int64_t> part(rows.data() + begin, static_cast<size_t>(count));
+                missed[static_cast<size_t>(b)] = fn(left, part, out.row(begin)) ? 0 : 1;
             });
         };
-        if (q8) {
-            left_blocks([&](LeftRows& left, float* dst) {
-                return kernel.block_q8(left.rows.view(), right_.packed, dst, nc, &left.kernel);
+        if (q8) {  // the 8-bit rows read where they are
+            left_blocks([&](LeftRows& left, std::span<const int64_t> part, float* dst) {
+                return kernel.block_q8(c_.X, right_.packed, dst, nc, &left.kernel, part);
             });
             if (std::find(missed.begin(), missed.end(), 1) == missed.end()) return;
             pack_floats(kernel, cols, threads);
         }
-        left_blocks([&](LeftRows& left, float* dst) {
+        left_blocks([&](LeftRows& left, std::span<const int64_t> part, float* dst) {
+            left.part.assign(part.begin(), part.end());
+            gather_rows_into(c_.X, left.part, left.rows);
             kernel.block(left.rows.view(), right_.packed, dst, nc, &left.kernel);
             return true;
         });
@@ -271,8 +274,9 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
 
 }  // namespace
 
-MinibatchOptions minibatch_options(const Params& p, int threads) {
+MinibatchOptions minibatch_options(const Params& p, int threads, engine::Isa isa) {
     MinibatchOptions options;
+    options.isa = isa;
     options.k = p.k;
     options.batch_size = p.batch_size;
     options.tau = p.tau;
@@ -332,7 +336,7 @@ std::unique_ptr<FittedModel> fit_minibatch(FitSession& c) {
     // they see every row's diagonal and weight (n floats each).
     const std::vector<float> diag_all = all_ranks(c, diag), w_all = all_ranks(c, c.w);
     const TrainingKernel K(c, diag_all);
-    const MinibatchOptions options = minibatch_options(c.p, c.threads);
+    const MinibatchOptions options = minibatch_options(c.p, c.threads, c.isa);
     MemoryLedger::Charge best_charge;
     // Restarts: the lowest objective on all rows wins.
     Restart best = best_restart(

@@ -107,7 +107,7 @@ std::unique_ptr<FittedModel> next_minibatch(const DualModel& previous, ConstMatr
     }
     const Kernel kernel = stream_kernel(previous);
     const StreamKernel K(kernel, previous.basis().points().view(), X, threads);
-    MinibatchOptions options = minibatch_options(p, threads);
+    MinibatchOptions options = minibatch_options(p, threads, kernel.isa());
     options.max_iter = pass_iterations(p, X.rows);
     options.epsilon = -std::numeric_limits<double>::infinity();  // the pass runs to its end
     progress_begin("minibatch");
