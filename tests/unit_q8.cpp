@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -90,9 +91,14 @@ std::vector<Isa> q8_paths() {
 /// packer finds it without q8_scale's scan).
 float scale_of(const Matrix& X) {
     const float c = engine::q8_scale(X.view());
+    std::vector<int64_t> all(static_cast<size_t>(X.rows));
+    std::iota(all.begin(), all.end(), 0);
+    const engine::PackedRows::PieceRunner in_order = [](int64_t pieces, const std::function<void(int64_t)>& piece) {
+        for (int64_t p = 0; p < pieces; ++p) piece(p);
+    };
     for (const Isa isa : q8_paths()) {
         engine::PackedRows packed;
-        EXPECT_EQ(packed.assign_q8_only(isa, X.view()), c != 0.0f) << engine::isa_name(isa);
+        EXPECT_EQ(packed.assign_q8_only(isa, X.view(), all, in_order), c != 0.0f) << engine::isa_name(isa);
         EXPECT_EQ(packed.q8_scale(), c) << engine::isa_name(isa);
     }
     return c;

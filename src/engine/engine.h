@@ -39,15 +39,13 @@ public:
     /// for the exact 8-bit tiles (q8.h) when the CPU runs them on this path (q8_supported)
     /// and every value of Y is 8-bit (q8_scale); else nothing (q8_scale() 0). assign clears it.
     void assign_q8(ConstMatrix Y);
-    /// Only the 8-bit copy of Y (as assign_q8 packs it), no float32 panels: for blocks whose
-    /// left rows are 8-bit too (kernel_block_q8), where the float32 panels would go unused.
-    /// False, with nothing packed (rows() 0), when assign_q8 would pack no copy.
-    bool assign_q8_only(Isa isa, ConstMatrix Y);
     /// How a pack's pieces run: run(pieces, piece) calls piece(p) once for every p in
     /// [0, pieces), in any order, on any threads (the engine starts none of its own).
     using PieceRunner = std::function<void(int64_t pieces, const std::function<void(int64_t)>& piece)>;
-    /// assign_q8_only of the rows idx of X, read where they are (not gathered first), packed
-    /// in pieces by `run`: the same copy.
+    /// Only the 8-bit copy (as assign_q8 packs it) of the rows idx of X, read where they are
+    /// (not gathered first), packed in pieces by `run`; no float32 panels: for blocks whose
+    /// left rows are 8-bit too (kernel_block_q8), where the float32 panels would go unused.
+    /// False, with nothing packed (rows() 0), when assign_q8 would pack no copy.
     bool assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_t>& idx, const PieceRunner& run);
     /// Whether the float32 panels were packed (assign, not assign_q8_only).
     bool has_floats() const { return has_floats_; }

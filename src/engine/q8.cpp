@@ -129,18 +129,6 @@ void PackedRows::pack_q8_copy(const float* X, int64_t ld, const int64_t* idx, co
     }
 }
 
-bool PackedRows::assign_q8_only(Isa isa, ConstMatrix Y) {
-    isa_ = isa;
-    rows_ = Y.rows;
-    d_ = Y.cols;
-    has_aux_ = false;
-    has_floats_ = false;
-    pack_q8_copy(Y.data, Y.cols, nullptr, nullptr);
-    if (q8_scale_ != 0.0f) return true;
-    rows_ = 0;
-    return false;
-}
-
 bool PackedRows::assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_t>& idx, const PieceRunner& run) {
     isa_ = isa;
     rows_ = static_cast<int64_t>(idx.size());
