@@ -120,14 +120,14 @@ public:
             const CentreHistory& h = centres_.history[j];
             Parts& parts = parts_[j];
             parts.iteration.clear();
-            parts.term.assign(h.terms().size(), std::vector<double>(static_cast<size_t>(b)));
-            parts.base.assign(h.base().points.size(), std::vector<double>(static_cast<size_t>(b)));
+            parts.term.assign(h.terms().size(), {});
+            parts.base.assign(h.base().points.size(), {});
             for (size_t t = 0; t < h.terms().size(); ++t) {
                 parts.iteration.push_back(h.terms()[t].iteration);
-                sums.add(positions_in(cols_, h.terms()[t].points), parts.term[t].data());
+                sums.add(positions_in(cols_, h.terms()[t].points), parts.term[t], b);
             }
             for (size_t q = 0; q < h.base().points.size(); ++q)
-                sums.add(positions_in(cols_, {h.base().points[q]}), parts.base[q].data());
+                sums.add(positions_in(cols_, {h.base().points[q]}), parts.base[q], b);
         }
         run(sums, b);
         products(s);
@@ -135,15 +135,14 @@ public:
 
     void after(Step& s, Centres& c, const std::vector<int64_t>& dropped) override {
         const int64_t b = block_.cols;
-        std::vector<std::vector<double>> fresh(parts_.size());  // each new term's sums
+        std::vector<TermSum> fresh(parts_.size());  // each new term's sums
         RowSums sums;
         for (size_t j = 0; j < parts_.size(); ++j) {
             if (s.count[j] == 0) continue;
-            fresh[j].assign(static_cast<size_t>(b), 0.0);
             std::vector<int64_t> rows;
             for (int64_t r : s.members[j]) rows.push_back(s.gram.row[static_cast<size_t>(r)]);
             std::sort(rows.begin(), rows.end());
-            sums.add(rows, fresh[j].data());
+            sums.add(rows, fresh[j], b);
         }
         run(sums, b);
         parallel_blocks(threads_, static_cast<int64_t>(parts_.size()), [&](int64_t jj) {
@@ -156,11 +155,25 @@ public:
     }
 
 private:
-    /// One centre's sums over the batch's distinct points: its terms' (newest first, with
-    /// their iterations) and each point's of a kept C_1.
+    /// A term's (or a seed point's) sums over the batch's distinct points: its own values,
+    /// or, for a single point counted `mult` times, that point's row of block_ read where it
+    /// is (the same values: so the sums never take more memory than half the block's rows in
+    /// float64, however many terms of one point the centres hold).
+    struct TermSum {
+        std::vector<double> values;
+        int64_t row = -1;
+        double mult = 0;
+    };
+
+    double sum_at(const TermSum& u, int64_t col) const {
+        return u.row >= 0 ? u.mult * static_cast<double>(block_.row(u.row)[col]) : u.values[static_cast<size_t>(col)];
+    }
+
+    /// One centre's sums: its terms' (newest first, with their iterations) and each point's
+    /// of a kept C_1.
     struct Parts {
         std::vector<int64_t> iteration;
-        std::vector<std::vector<double>> term, base;
+        std::vector<TermSum> term, base;
     };
 
     /// Rows of block_ to add up: to[e] += mult[e] · row at[e], ordered by row.
@@ -171,13 +184,18 @@ private:
             double* to;
         };
         std::vector<Entry> entries;
-        /// Adds the rows `at` (ascending, repeats counted) into `to`.
-        void add(const std::vector<int64_t>& at, double* to) {
+        /// u = the sum of the rows `at` (ascending, repeats counted) over b columns.
+        void add(const std::vector<int64_t>& at, TermSum& u, int64_t b) {
+            if (at.front() == at.back()) {
+                u = {{}, at.front(), static_cast<double>(at.size())};
+                return;
+            }
+            u.values.assign(static_cast<size_t>(b), 0.0);
             for (size_t q = 0; q < at.size(); ++q) {
                 if (q > 0 && at[q] == at[q - 1]) {
                     entries.back().mult += 1;
                 } else {
-                    entries.push_back({at[q], 1.0, to});
+                    entries.push_back({at[q], 1.0, u.values.data()});
                 }
             }
         }
@@ -199,14 +217,14 @@ private:
     /// keeps (the newest: `fresh`, over the batch positions `members`, whose columns of
     /// block_ are `column`).
     void follow(size_t j, const CentreHistory& h, const std::vector<int64_t>& members,
-                const std::vector<int64_t>& column, std::vector<double> fresh) {
+                const std::vector<int64_t>& column, TermSum fresh) {
         Parts& parts = parts_[j];
-        const auto sum_over_members = [&](const std::vector<double>& p) {
+        const auto sum_over_members = [&](const TermSum& u) {
             double sum = 0;
-            for (int64_t r : members) sum += p[static_cast<size_t>(column[static_cast<size_t>(r)])];
+            for (int64_t r : members) sum += sum_at(u, column[static_cast<size_t>(r)]);
             return sum;
         };
-        const auto old = [&](int64_t iteration) -> std::vector<double>& {
+        const auto old = [&](int64_t iteration) -> TermSum& {
             const auto at = std::find(parts.iteration.begin(), parts.iteration.end(), iteration);
             return parts.term[static_cast<size_t>(at - parts.iteration.begin())];
         };
@@ -233,10 +251,11 @@ private:
             const Parts& parts = parts_[static_cast<size_t>(j)];
             const CentreHistory::Weights w = h.weights(normalise_);
             for (int64_t t = 0; t < b; ++t) {
-                const auto col = static_cast<size_t>(column[static_cast<size_t>(t)]);
+                const int64_t col = column[static_cast<size_t>(t)];
                 double dot = 0;
-                for (size_t u = 0; u < w.term.size(); ++u) dot += w.term[u] * parts.term[u][col];
-                for (size_t q = 0; q < parts.base.size(); ++q) dot += w.rest * h.base().coef[q] * parts.base[q][col];
+                for (size_t u = 0; u < w.term.size(); ++u) dot += w.term[u] * sum_at(parts.term[u], col);
+                for (size_t q = 0; q < parts.base.size(); ++q)
+                    dot += w.rest * h.base().coef[q] * sum_at(parts.base[q], col);
                 s.dot[static_cast<size_t>(t * k + j)] = w.scale * dot;
             }
         }
@@ -661,8 +680,11 @@ MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int thr
         const double gram = Matrix::footprint(per_centre, per_centre) + 8 * per_centre;
         const double blocks = Matrix::footprint(b, cols) + Matrix::footprint(distinct_rows, cols) + gram +
                               std::max(point_block(cols, blk), point_block(per_centre, blk));
+        // Each term's sums over the batch's distinct points, float64, for the terms of two or
+        // more points (at most half a centre's τ + b points) and each centre's new term.
+        const double sums = 8 * std::min(n, b) * k * ((tau + b) / 2 + 1);
         f.iterations = step + history + coefficients + 2 * 8 * (b + k * per_centre) + 8 * k * per_centre + blocks +
-                       16 * static_cast<double>(p.max_iter);
+                       sums + 16 * static_cast<double>(p.max_iter);
     } else {
         const double chunk = std::min(n, static_cast<double>(kChunk));
         // a folded base (at most n points) and the terms since (at most n + b points)
