@@ -246,19 +246,20 @@ private:
         const auto b = static_cast<int64_t>(s.points.size()), k = static_cast<int64_t>(parts_.size());
         const std::vector<int64_t>& column = s.gram.column;
         s.dot.assign(static_cast<size_t>(b * k), 0.0);
-        for (int64_t j = 0; j < k; ++j) {
+        parallel_blocks(threads_, k, [&](int64_t j) {
             const CentreHistory& h = centres_.history[static_cast<size_t>(j)];
             const Parts& parts = parts_[static_cast<size_t>(j)];
             const CentreHistory::Weights w = h.weights(normalise_);
-            for (int64_t t = 0; t < b; ++t) {
-                const int64_t col = column[static_cast<size_t>(t)];
-                double dot = 0;
-                for (size_t u = 0; u < w.term.size(); ++u) dot += w.term[u] * sum_at(parts.term[u], col);
-                for (size_t q = 0; q < parts.base.size(); ++q)
-                    dot += w.rest * h.base().coef[q] * sum_at(parts.base[q], col);
-                s.dot[static_cast<size_t>(t * k + j)] = w.scale * dot;
-            }
-        }
+            std::vector<double> dot(static_cast<size_t>(b), 0.0);  // each batch point's sum, term by term
+            const auto add = [&](double weight, const TermSum& u) {
+                for (int64_t t = 0; t < b; ++t)
+                    dot[static_cast<size_t>(t)] += weight * sum_at(u, column[static_cast<size_t>(t)]);
+            };
+            for (size_t u = 0; u < w.term.size(); ++u) add(w.term[u], parts.term[u]);
+            for (size_t q = 0; q < parts.base.size(); ++q) add(w.rest * h.base().coef[q], parts.base[q]);
+            for (int64_t t = 0; t < b; ++t)
+                s.dot[static_cast<size_t>(t * k + j)] = w.scale * dot[static_cast<size_t>(t)];
+        });
     }
 
     /// ⟨C_j, C_j⟩ after a truncation: from the term sums, or, where a pair of terms was never

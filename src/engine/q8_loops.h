@@ -53,6 +53,12 @@ inline bool pack_q8_rows(Q8PackRow pack_row, const float* X, int64_t rows, int64
             continue;
         }
         const float* x = X + (idx != nullptr ? idx[r] : r) * ld;
+        if (idx != nullptr && r + 1 < rows) {
+            // Rows by index are scattered: the next one's lines are requested while this one
+            // packs (the hardware prefetchers follow a row only once it is being read).
+            const auto* next = reinterpret_cast<const char*>(X + idx[r + 1] * ld);
+            for (int64_t b = 0; b < d * static_cast<int64_t>(sizeof(float)); b += 64) __builtin_prefetch(next + b);
+        }
         if (!pack_row(x, d, d4, c, signed_bytes, out, width, sq[r], sum[r])) return false;
     }
     return true;
