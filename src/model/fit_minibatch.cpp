@@ -255,11 +255,16 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
+    // Each thread's kernel rows kept from one block to the next (fresh megabytes per block
+    // would be mapped and faulted in each time).
+    std::vector<Matrix> kx(static_cast<size_t>(std::max(c.threads, 1)));
     parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix rows, Kx(count, basis.size());
-        copy_into(c.X.slice(begin, count), rows);
-        basis.evaluate(rows.view(), Kx.data(), basis.size());
+        const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most c.threads
+        Matrix local;
+        Matrix& Kx = slot < kx.size() ? kx[slot] : local;
+        reshape_growing(Kx, count, basis.size());
+        basis.evaluate(c.X.slice(begin, count), Kx.data(), basis.size());
         dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, run.assigned.labels.data() + begin,
                      dist.data() + begin);
     });
