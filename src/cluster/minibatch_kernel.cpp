@@ -2,12 +2,14 @@
 // nearest centre by ‖φ(y) − C_j‖² = K(y,y) − 2⟨φ(y), C_j⟩ + ⟨C_j, C_j⟩, moves every centre
 // that got points towards their mean, C_j ← (1 − α_j) C_j + α_j cm(B_j), and stops when the
 // batch objective improved by less than epsilon. ⟨φ(y), C_j⟩ comes from
-//  - tau > 0 (Algorithm 2): the explicit truncated coefficients times one kernel block of the
-//    batch against the union of the centres' support points and the batch;
+//  - tau > 0 (Algorithm 2): one kernel block of the union of the centres' support points and
+//    the batch against the batch, its rows summed per batch term (the centre is a weighted
+//    sum of its terms' point means), each centre's term weights times those sums;
 //  - tau = 0 (Algorithm 1): ⟨φ(x_i), C_j⟩ kept for all n points by the recursive update.
 // ⟨C_j, C_j⟩ follows the recursion of Section 4, except after truncation dropped terms, when
-// it is recomputed from the coefficients (O((τ + b)²) per centre). options.normalise divides
-// truncated centres by their coefficient sum (not in the paper; see minibatch_kernel.h).
+// it comes from the kernel sums of the centre's pairs of terms (TermSums). options.normalise
+// divides truncated centres by their coefficient sum (not in the paper; see
+// minibatch_kernel.h).
 // Where the paper is silent: batch i of restart r comes from restart_rng(seed,
 // Stream::batches, r, i) alone; ties go to the lowest centre index; f_B clamps each distance
 // at 0 against rounding; an untruncated centre folds its batch terms into one sparse vector
