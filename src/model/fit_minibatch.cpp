@@ -9,8 +9,6 @@
 #include <optional>
 #include <span>
 
-#include <omp.h>
-
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
@@ -76,9 +74,7 @@ public:
             parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
                 if (missed[static_cast<size_t>(b)] == 0) return;
                 const int64_t begin = b * step, count = std::min(step, nr - begin);
-                const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most `threads`
-                LeftRows local;
-                LeftRows& left = slot < left_.size() ? left_[slot] : local;
+                LeftRows& left = left_[thread_slot(left_.size())];  // a team of at most `threads`
                 const std::span<const int64_t> part(rows.data() + begin, static_cast<size_t>(count));
                 missed[static_cast<size_t>(b)] = fn(left, part, out.row(begin)) ? 0 : 1;
             });
@@ -255,14 +251,10 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
-    // Each thread's kernel rows kept from one block to the next (fresh megabytes per block
-    // would be mapped and faulted in each time).
-    std::vector<Matrix> kx(static_cast<size_t>(std::max(c.threads, 1)));
+    PerThread<Matrix> kx(c.threads);  // each thread's kernel rows, kept from block to block
     parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        const auto slot = static_cast<size_t>(omp_get_thread_num());  // a team of at most c.threads
-        Matrix local;
-        Matrix& Kx = slot < kx.size() ? kx[slot] : local;
+        Matrix& Kx = kx.local();
         reshape_growing(Kx, count, basis.size());
         basis.evaluate(c.X.slice(begin, count), Kx.data(), basis.size());
         dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, run.assigned.labels.data() + begin,
