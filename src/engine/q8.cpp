@@ -158,11 +158,10 @@ bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float
     const auto scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
     for (int64_t begin = 0; begin < rows; begin += step) {
         const int64_t count = std::min(step, rows - begin);
-        const bool packed =
-            idx.empty()
-                ? pack_q8(isa, X.row(begin), count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum)
-                : pack_q8(isa, X.data, count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum, idx.data() + begin);
-        if (!packed) return false;
+        const float* first = idx.empty() ? X.row(begin) : X.data;  // rows from here, or by index from X
+        if (!pack_q8(isa, first, count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum,
+                     idx.empty() ? nullptr : idx.data() + begin))
+            return false;
         for (int64_t i = 0; i < step; ++i) sq[i] = wrap(int64_t{sq[i]} - int64_t{256} * sum[i]);
         Q8Job job;
         job.a = s.q8.data();
