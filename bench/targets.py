@@ -318,7 +318,10 @@ def reset_peak_rss():
 def p5_child(args):
     """The P5 fits of one size in this process, one per seed of --fit-seeds; prints one JSON
     line per fit. baseline_rss: the interpreter with numpy, scikit-learn and (for kkmeans) the
-    library loaded, before the input exists; peak_rss: VmHWM over that fit alone."""
+    library loaded, before the input exists; peak_rss: VmHWM over that fit alone; system_cpu:
+    the process's kernel-mode CPU seconds during the fit (mostly the kernel clearing the fit's
+    fresh pages)."""
+    import resource
     from sklearn import metrics
     if args.child == "kkmeans":
         kkm = open_library(args.lib)
@@ -331,6 +334,7 @@ def p5_child(args):
     m = 200 if args.quick else 1000
     for seed in [int(v) for v in args.fit_seeds.split(",")]:
         reset_peak_rss()  # this fit's peak, not the input generation's or an earlier fit's
+        before = resource.getrusage(resource.RUSAGE_SELF)
         if args.child == "kkmeans":
             params = (f"k=10 method=nystrom m={m} gamma={gamma!r} seed={seed} n_init=1 max_memory_mb=64000 "
                       f"{race_params(args)}")
@@ -340,7 +344,9 @@ def p5_child(args):
             peer = peers.sklearn_nystroem_kmeans(X, 10, m, gamma, seed, args.threads)
             labels, seconds, stages = peer["labels"], peer["time_s"], peers.stages_text(peer)
             iterations = peer["info"]["iterations"]
+        after = resource.getrusage(resource.RUSAGE_SELF)
         print(json.dumps(dict(system=args.child, rows=args.rows, m=m, seed=seed, seconds=seconds,
+                              system_cpu=after.ru_stime - before.ru_stime,
                               peak_rss=current_rss("VmHWM"), baseline_rss=baseline, input_bytes=X.nbytes,
                               nmi=float(metrics.normalized_mutual_info_score(y, labels)),
                               stages=stages, iterations=iterations)), flush=True)
@@ -360,7 +366,7 @@ def run_child(args, system, rows, seeds):
         raise SystemExit(f"P5 child {system} n={rows} failed:\n{out.stderr[-2000:]}")
     records = [json.loads(line) for line in out.stdout.strip().splitlines() if line.startswith("{")]
     for r in records:
-        log(f"P5 {system} n={rows} seed {r['seed']}: {r['seconds']:.1f} s, peak RSS {r['peak_rss'] / 2**30:.2f} GiB "
+        log(f"P5 {system} n={rows} seed {r['seed']}: {r['seconds']:.1f} s (system CPU {r['system_cpu']:.1f} s), peak RSS {r['peak_rss'] / 2**30:.2f} GiB "
             f"({r['stages']}, {r['iterations']} Lloyd iterations)")
     return records
 
@@ -378,17 +384,21 @@ def p5(args, kkm, metrics):
     big_time, small_time = mean([r["seconds"] for r in big]), mean([r["seconds"] for r in small])
     growth = big_time / small_time
     detail = [f"### P5: Fashion-MNIST replicated with N(0, {NOISE_SD}^2) noise, k=10, m={ours['m']}\n",
-              "| system | n | seed | fit time (s) | peak RSS (GiB) | baseline (GiB) | input (GiB) | NMI | Lloyd iterations | stages |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "| system | n | seed | fit time (s) | system CPU (s) | peak RSS (GiB) | baseline (GiB) | input (GiB) | NMI | "
+              "Lloyd iterations | stages |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in [ours, theirs] + small + big:
         if r:
-            detail.append(f"| {r['system']} | {r['rows']} | {r['seed']} | {r['seconds']:.1f} | {r['peak_rss'] / gib:.2f} | "
+            detail.append(f"| {r['system']} | {r['rows']} | {r['seed']} | {r['seconds']:.1f} | {r['system_cpu']:.2f} | "
+                          f"{r['peak_rss'] / gib:.2f} | "
                           f"{r['baseline_rss'] / gib:.2f} | {r['input_bytes'] / gib:.2f} | {r['nmi']:.4f} | "
                           f"{r['iterations']} | {r['stages']} |")
     per_seed = ", ".join(f"seed {b['seed']}: {b['seconds'] / s['seconds']:.2f}" for s, b in zip(small, big))
     detail += ["", "peak RSS: each fit's VmHWM (reset after the input was generated and before each fit, so it "
                "counts the input, which stays resident, and everything the fit allocates); baseline: the child's RSS "
-               "with python, numpy, scikit-learn and the library loaded, before the input exists. "
+               "with python, numpy, scikit-learn and the library loaded, before the input exists. system CPU: the "
+               "child's kernel-mode CPU seconds during the fit, mostly clearing the fit's fresh pages (in a VM that "
+               "returns freed memory to its host, first touches cost ~1 s per GB; bench/README.md). "
                "P5c compares the largest peak - baseline at n2 with input + 2*n*m*4 bytes. P5b and P5d take the mean "
                f"fit time over seeds {seeds}: one seed's ratio also follows the Lloyd iterations its seeding leads "
                f"to at each size ({per_seed}).", ""]
