@@ -53,14 +53,12 @@ goal | met) and the details, and writes them to bench/results/targets.md.
 """
 
 import argparse
-import ctypes
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from kkm_ctypes import (DEFAULT_FASHION_DIR, OPENBLAS_CORE_HELP, REPO_ROOT, choose_openblas_core,
