@@ -105,8 +105,8 @@ double LandmarkLloyd::footprint(const Params& p, double n, double m, double r, i
     const RowBlocks b = row_blocks(n, threads);
     const double k = static_cast<double>(p.k), t = static_cast<double>(seeding_candidates(p.init, p.k));
     const double lower = static_cast<double>(lower_bounds_per_row(p.k)), chunks = static_cast<double>(kChunks);
-    // label caches, upper bound, second distance, lower bounds (Elkan's k or Hamerly's one)
-    const double points = (weighted ? 4 * n : 0.0) + n * (4 + 4 + 4 + 4 + 4 * lower);
+    // label caches, upper bound, lower bounds (Elkan's k or Hamerly's one)
+    const double points = (weighted ? 4 * n : 0.0) + n * (4 + 4 + 4 + 4 * lower);
     const double sums = 4 * chunks * k * m + 8 * k * m * 5 + 2 * Matrix::footprint(k, m) + 3 * Matrix::footprint(k, r);
     const double per_thread =
         b.small_workers * (Matrix::footprint(b.small, m) + Matrix::footprint(b.small, k)) +
@@ -239,11 +239,13 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     const bool elkan = bounds_.enabled && lower_per_row_ > 1;
     std::vector<float>& partial = zeroed_partial();
     std::vector<double> objective(static_cast<size_t>(kChunks), 0.0);
-    std::vector<float> second(static_cast<size_t>(n));
     if (bounds_.enabled) {
         bounds_.upper.resize(static_cast<size_t>(n));
         bounds_.lower.resize(static_cast<size_t>(n * lower_per_row_));
     }
+    // Hamerly's one lower bound per row: the second-nearest squared distance, written where
+    // the bound goes (its square root taken below); Elkan's come from each row's k distances.
+    float* second = bounds_.enabled && !elkan ? bounds_.lower.data() : nullptr;
     PerThread<std::vector<float>> each(threads_);
     parallel_blocks(threads_, kChunks, [&](int64_t chunk) {
         const int64_t end = std::min(n, (chunk + 1) * per_chunk);
@@ -251,7 +253,8 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
             const int64_t count = std::min(kDecodeBlock, end - begin);
             if (elkan) each.local().resize(static_cast<size_t>(count * k_));
             landmark_nearest(G_, nullptr, begin, count, diag_.data() + begin, c, next.data() + begin,
-                             dist.data() + begin, second.data() + begin, elkan ? each.local().data() : nullptr);
+                             dist.data() + begin, second != nullptr ? second + begin : nullptr,
+                             elkan ? each.local().data() : nullptr);
             if (elkan) set_lower_bounds(begin, count, each.local().data(), nullptr);
             accumulate(G_, begin, count, next.data() + begin, weights_, partial.data() + chunk * k_ * m);
             double s = 0;
@@ -265,8 +268,7 @@ double LandmarkLloyd::full_pass(const LandmarkCentres& c, std::vector<int32_t>& 
     if (bounds_.enabled) {
         for (int64_t i = 0; i < n; ++i) {
             bounds_.upper[static_cast<size_t>(i)] = std::sqrt(std::max(dist[static_cast<size_t>(i)], 0.0f));
-            if (!elkan)
-                bounds_.lower[static_cast<size_t>(i)] = std::sqrt(std::max(second[static_cast<size_t>(i)], 0.0f));
+            if (second != nullptr) second[i] = std::sqrt(std::max(second[i], 0.0f));
         }
     }
     bounds_.computed = n;
