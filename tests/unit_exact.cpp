@@ -4,6 +4,9 @@
 // kernel rows, weighted or not, and independently of the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "cluster/exact.h"
@@ -215,6 +218,66 @@ TEST(ExactUpdates, FitIgnoresThreadsAndStorage) {
     EXPECT_EQ(one->report().objective, two->report().objective);
     EXPECT_EQ(recomputed->report().labels, two->report().labels);
     EXPECT_EQ(recomputed->report().objective, two->report().objective);
+}
+
+// dual_nearest sums each centre's terms (Z's non-zeros by column) instead of multiplying the
+// kernel rows by the dense Z: rows of Z with no, one or several non-zeros (a mini-batch
+// model's support point can sit in several centres), a centre without weight, and a row
+// count that is not a multiple of the rows summed together must give the dense product's
+// distances (float64 reference) and its nearest centre.
+TEST(DualNearest, SumsEveryCentresTermsAsTheDenseProduct) {
+    std::mt19937_64 gen(5);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    const int64_t n = 300, k = 7, count = 23;
+    DualCentres c;
+    c.Z = Matrix(n, k);
+    for (int64_t a = 0; a < n; ++a) {
+        const int64_t nonzeros = a % 5 == 0 ? 0 : a % 5 == 1 ? 3 : 1;
+        for (int64_t t = 0; t < nonzeros; ++t) c.Z.row(a)[(a + 2 * t) % (k - 1)] = 0.5f + unit(gen);
+    }
+    c.mass.assign(static_cast<size_t>(k), 0.0);
+    c.self_dot.assign(static_cast<size_t>(k), 0.0);
+    for (int64_t j = 0; j < k - 1; ++j) {  // centre k - 1 has no terms and no weight
+        for (int64_t a = 0; a < n; ++a) c.mass[static_cast<size_t>(j)] += c.Z.row(a)[j];
+        c.self_dot[static_cast<size_t>(j)] = 0.2 + 0.1 * static_cast<double>(j);
+    }
+    const DualTerms terms = dual_terms(c);
+    ASSERT_EQ(terms.start.size(), static_cast<size_t>(k + 1));
+    EXPECT_EQ(terms.start[static_cast<size_t>(k - 1)], terms.start[static_cast<size_t>(k)]);
+    for (int64_t j = 0; j < k; ++j) {
+        for (int64_t e = terms.start[static_cast<size_t>(j)]; e + 1 < terms.start[static_cast<size_t>(j + 1)]; ++e)
+            EXPECT_LT(terms.point[static_cast<size_t>(e)], terms.point[static_cast<size_t>(e + 1)]);
+    }
+    Matrix K(count, n);
+    std::vector<float> self(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+        for (int64_t a = 0; a < n; ++a) K.row(i)[a] = unit(gen);
+        self[static_cast<size_t>(i)] = 1.0f;
+    }
+    std::vector<int32_t> labels(static_cast<size_t>(count));
+    std::vector<float> dist(static_cast<size_t>(count)), each(static_cast<size_t>(count * k));
+    dual_nearest(K.data(), count, self.data(), c, terms, labels.data(), dist.data(), each.data());
+    for (int64_t i = 0; i < count; ++i) {
+        int32_t best = -1;
+        double nearest = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            const float got = each[static_cast<size_t>(i * k + j)];
+            if (!(c.mass[static_cast<size_t>(j)] > 0)) {
+                EXPECT_EQ(got, std::numeric_limits<float>::infinity());
+                continue;
+            }
+            double cross = 0;
+            for (int64_t a = 0; a < n; ++a) cross += static_cast<double>(c.Z.row(a)[j]) * K.row(i)[a];
+            const double d = 1.0 - 2.0 * cross / c.mass[static_cast<size_t>(j)] + c.self_dot[static_cast<size_t>(j)];
+            EXPECT_NEAR(got, std::max(d, 0.0), 1e-6 * (1.0 + std::abs(d))) << "row " << i << ", centre " << j;
+            if (best < 0 || d < nearest) {
+                best = static_cast<int32_t>(j);
+                nearest = d;
+            }
+        }
+        EXPECT_EQ(labels[static_cast<size_t>(i)], best) << "row " << i;
+        EXPECT_EQ(dist[static_cast<size_t>(i)], each[static_cast<size_t>(i * k + best)]);
+    }
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include "cluster/reported_distance.h"
 #include "core/blocking.h"
 #include "core/hot.h"
-#include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/weights.h"
 
@@ -87,12 +86,59 @@ void KernelRows::evaluate(const int64_t* idx, int64_t count, Matrix& out) const 
     basis_->evaluate(points.view(), out.data(), cols_);
 }
 
-void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
-                  float* dist, float* each) {
+DualTerms dual_terms(const DualCentres& c) {
     const int64_t n = c.Z.rows, k = c.Z.cols;
-    Matrix g(count, k);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, k, n, 1.0f, krows, n, c.Z.data(), k, 0.0f, g.data(), k,
-                  1);
+    DualTerms t;
+    t.start.assign(static_cast<size_t>(k + 1), 0);
+    for (int64_t a = 0; a < n; ++a) {
+        const float* z = c.Z.row(a);
+        for (int64_t j = 0; j < k; ++j) t.start[static_cast<size_t>(j + 1)] += z[j] != 0.0f ? 1 : 0;  // NaN counts
+    }
+    for (int64_t j = 0; j < k; ++j) t.start[static_cast<size_t>(j + 1)] += t.start[static_cast<size_t>(j)];
+    const auto entries = static_cast<size_t>(t.start.back());
+    t.point.resize(entries);
+    t.z.resize(entries);
+    std::vector<int64_t> next(t.start.begin(), t.start.end() - 1);
+    for (int64_t a = 0; a < n; ++a) {
+        const float* z = c.Z.row(a);
+        for (int64_t j = 0; j < k; ++j) {
+            if (z[j] == 0.0f) continue;
+            const auto e = static_cast<size_t>(next[static_cast<size_t>(j)]++);
+            t.point[e] = a;
+            t.z[e] = z[j];
+        }
+    }
+    return t;
+}
+
+namespace {
+
+/// g[r·k + j] = Σ_e z_e k_r(point_e) over centre j's terms, for R kernel rows at once (each
+/// term's point and coefficient read once for the R rows), in float64.
+template <int64_t R>
+void sum_terms(const float* krows, int64_t n, const DualTerms& t, int64_t k, double* g) {
+    for (int64_t j = 0; j < k; ++j) {
+        double s[R] = {};
+        const auto end = static_cast<size_t>(t.start[static_cast<size_t>(j + 1)]);
+        for (auto e = static_cast<size_t>(t.start[static_cast<size_t>(j)]); e < end; ++e) {
+            const double z = t.z[e];
+            const float* at = krows + t.point[e];
+            for (int64_t r = 0; r < R; ++r) s[r] += z * static_cast<double>(at[r * n]);
+        }
+        for (int64_t r = 0; r < R; ++r) g[r * k + j] = s[r];
+    }
+}
+
+}  // namespace
+
+void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, const DualTerms& terms,
+                  int32_t* labels, float* dist, float* each) {
+    const int64_t n = c.Z.rows, k = c.Z.cols;
+    constexpr int64_t kRows = 4;
+    std::vector<double> sums(static_cast<size_t>(count * k));
+    int64_t i0 = 0;
+    for (; i0 + kRows <= count; i0 += kRows) sum_terms<kRows>(krows + i0 * n, n, terms, k, sums.data() + i0 * k);
+    for (; i0 < count; ++i0) sum_terms<1>(krows + i0 * n, n, terms, k, sums.data() + i0 * k);
     for (int64_t i = 0; i < count; ++i) {
         // A centre's term −2 Σ_a z_aj k(x,a)/W_j + C_j as reported: plus k(x,x) when given,
         // clamped at 0 then (rounding can take a distance of about 0 below it).
@@ -111,7 +157,7 @@ void dual_nearest(const float* krows, int64_t count, const float* self, const Du
                 if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
                 continue;
             }
-            const double cross = g.row(i)[j] / m, norm = c.self_dot[static_cast<size_t>(j)];
+            const double cross = sums[static_cast<size_t>(i * k + j)] / m, norm = c.self_dot[static_cast<size_t>(j)];
             const double d = -2.0 * cross + norm;
             const double size = 2.0 * std::abs(cross) + std::abs(norm);
             nearest.offer(j, d, size, reported(d, size), each != nullptr ? each + i * k + j : nullptr);

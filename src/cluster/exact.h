@@ -64,13 +64,26 @@ struct DualCentres {
     std::vector<double> self_dot;  ///< C_j
 };
 
+/// Z's non-zero entries centre by centre (its columns in compressed form): centre j's terms
+/// are [start[j], start[j+1]), their points ascending. A labelling's Z has one entry per row
+/// and a mini-batch model's about one (each support point in one or a few centres), so the
+/// sums Σ_a Z[a][j] k(x,a) of all k centres cost one pass over a kernel row, not k.
+struct DualTerms {
+    std::vector<int64_t> start;  ///< k + 1 offsets
+    std::vector<int64_t> point;  ///< a, the row of Z (the kernel row's column)
+    std::vector<float> z;        ///< Z[a][j]
+};
+DualTerms dual_terms(const DualCentres& c);
+
 /// Nearest centre for `count` rows given their kernel rows against the training points
-/// (count×n, with GEMM slack behind), their k(x,x) (may be NULL: then distances omit it), and the centres.
+/// (count×n), their k(x,x) (may be NULL: then distances omit it), the centres and their
+/// terms (dual_terms(c)). The sums run in float64 over each centre's terms in order, the
+/// same arithmetic for a fit's labels and for any later assignment of the same rows.
 /// each (count×k, when not NULL) receives the distance to every centre, computed and clamped
 /// as dist is (+inf to a centre without weight): dist[i] is its row's entry at labels[i].
 /// Single-threaded.
-void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, int32_t* labels,
-                  float* dist, float* each = nullptr);
+void dual_nearest(const float* krows, int64_t count, const float* self, const DualCentres& c, const DualTerms& terms,
+                  int32_t* labels, float* dist, float* each = nullptr);
 
 class ExactLloyd final : public LloydProblem {
 public:

@@ -12,7 +12,6 @@
 #include "cluster/exact.h"
 #include "cluster/minibatch_kernel.h"
 #include "core/blocking.h"
-#include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "engine/engine.h"
@@ -251,13 +250,14 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
     const KernelBasis& basis = *run.basis;
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
+    const DualTerms terms = dual_terms(run.centres);
     PerThread<Matrix> kx(c.threads);  // each thread's kernel rows, kept from block to block
     parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
         Matrix& Kx = kx.local();
         reshape_growing(Kx, count, basis.size());
         basis.evaluate(c.X.slice(begin, count), Kx.data(), basis.size());
-        dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, run.assigned.labels.data() + begin,
+        dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, terms, run.assigned.labels.data() + begin,
                      dist.data() + begin);
     });
     for (int64_t i = 0; i < n; ++i) {
@@ -302,8 +302,9 @@ double training_block_footprint(const Params& p, double cols, double d, const Ro
 
 double minibatch_assign_footprint(const Params& p, double n, double d, int threads, double points, double largest) {
     // The run's centres (coefficient vectors grown by doubling), the support S (at most the
-    // points, at most n), Z (S×k); then K over one centre's support at a time for ⟨C_j, C_j⟩,
-    // or the support basis with every thread's kernel rows against S and every row's label.
+    // points, at most n), Z (S×k) and its terms by centre (at most one per point); then K over
+    // one centre's support at a time for ⟨C_j, C_j⟩, or the support basis with every thread's
+    // kernel rows against S and their float64 sums by centre, and every row's label.
     const bool pre = kernel_traits(p.kernel).precomputed;
     const double k = static_cast<double>(p.k), S = std::min(n, points);
     const double Z = Matrix::footprint(S, k);
@@ -312,9 +313,9 @@ double minibatch_assign_footprint(const Params& p, double n, double d, int threa
         2 * 8 * points + Matrix::footprint(largest, largest) + 4 * largest + training_block_footprint(p, largest, d, b);
     const double rows = KernelBasis::footprint(S, d, pre) + KernelBasis::build_footprint(S, d, pre) + 8 * n +
                         b.workers * (Matrix::footprint(b.rows, d) + Matrix::footprint(b.rows, S) +
-                                     (pre ? 0 : Kernel::block_footprint(b.rows, d)) + Matrix::footprint(b.rows, k) +
-                                     linalg::sgemm_footprint(b.rows, S, k));
-    return 2 * 16 * points + Z + std::max(norms, rows);
+                                     (pre ? 0 : Kernel::block_footprint(b.rows, d)) + 8 * b.rows * k);
+    const double terms = 12 * points + 8 * (k + 1);
+    return 2 * 16 * points + Z + terms + std::max(norms, rows);
 }
 
 double check_minibatch_budget(const FitShape& s, const MemoryLedger& ledger) {

@@ -105,9 +105,10 @@ void by_kernel_rows(const KernelBasis& basis, ConstMatrix X, const Outputs& out,
 }
 
 void dual_pass(const DualModel& model, ConstMatrix X, const Outputs& out, int threads) {
+    const DualTerms terms = dual_terms(model.centres());
     by_kernel_rows(model.basis(), X, out, model.params(), threads,
                    [&](const Matrix& K, const float* self, int32_t* l, float* d, float* each) {
-                       dual_nearest(K.data(), K.rows, self, model.centres(), l, d, each);
+                       dual_nearest(K.data(), K.rows, self, model.centres(), terms, l, d, each);
                    });
 }
 
