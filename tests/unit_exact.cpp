@@ -233,7 +233,7 @@ TEST(DualNearest, SumsEveryCentresTermsAsTheDenseProduct) {
     c.Z = Matrix(n, k);
     for (int64_t a = 0; a < n; ++a) {
         const int64_t nonzeros = a % 5 == 0 ? 0 : a % 5 == 1 ? 3 : 1;
-        for (int64_t t = 0; t < nonzeros; ++t) c.Z.row(a)[(a + 2 * t) % (k - 1)] = 0.5f + unit(gen);
+        for (int64_t t = 0; t < nonzeros; ++t) c.Z.row(a)[(a + 2 * t) % (k - 1)] = 1.5f * unit(gen) - 0.2f;  // small and negative ones too
     }
     c.mass.assign(static_cast<size_t>(k), 0.0);
     c.self_dot.assign(static_cast<size_t>(k), 0.0);
