@@ -1,7 +1,8 @@
 // Exact kernel k-means in the dual (Dhillon et al.): a centre is the weighted mean of its
 // members in feature space, and ‖φ(x) − μ_j‖² = k(x,x) − 2 Σ_{a∈j} w_a k(x,a) / W_j + C_j
 // with C_j = Σ_{a,b∈j} w_a w_b k(a,b) / W_j². The sums Σ_a w_a k(x,a) for all clusters are
-// one GEMM of kernel rows with the n×k weighted indicator matrix Z.
+// the kernel row times the n×k weighted indicator matrix Z, which has one non-zero per row:
+// a new row's sums take one pass over its kernel row (dual_nearest, by Z's terms).
 //
 // Lloyd keeps those sums for the training points, S = K·Z (n×k, float64), across iterations
 // and updates them per moved point (K is symmetric: S[:, j] changes by ±w_a K[a, :]), so a
