@@ -308,5 +308,49 @@ TEST(Q8, LeftRowsByIndexGiveTheValuesOfTheGatheredRows) {
     }
 }
 
+// Left rows packed once (engine::Q8LeftRows, what the mini-batch seeding keeps of its sample)
+// give the values of the same rows packed by each call, bit for bit, against several right
+// packs in turn and over several passes; they run only against a right pack at their scale,
+// and a row that is not 8-bit at that scale refuses the pack.
+TEST(Q8, LeftRowsPackedOnceGiveTheValuesOfEachCall) {
+    if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
+    const int64_t d = 784;
+    EightBit S = eight_bit(500, d, 255.0f, 60);
+    S.X.row(11)[3] = 0.3f;  // not q/255
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < 400; ++i) {
+        const int64_t r = (i * 37 + 5) % 500;
+        if (r != 11) idx.push_back(r);
+    }
+    const auto n = static_cast<int64_t>(idx.size());
+    for (const Isa isa : q8_paths()) {
+        SCOPED_TRACE(engine::isa_name(isa));
+        const Kernel kernel(KernelType::rbf, 1.0 / d, 3, 1.0, isa);
+        engine::Q8LeftRows kept;
+        ASSERT_TRUE(kept.pack(isa, S.X.view(), idx, 255.0f));
+        EXPECT_EQ(kept.rows(), n);
+        for (unsigned seed = 61; seed < 64; ++seed) {  // several right packs against the same left rows
+            const EightBit Y = eight_bit(3 + seed % 5, d, 255.0f, seed);
+            const engine::PackedRows packed = kernel.pack(Y.X.view());
+            ASSERT_EQ(packed.q8_scale(), 255.0f);
+            std::vector<float> got(static_cast<size_t>(n * Y.X.rows), -1.0f), want(got.size());
+            ASSERT_TRUE(kernel.block_q8(kept, packed, got.data(), Y.X.rows));
+            ASSERT_TRUE(kernel.block_q8(S.X.view(), packed, want.data(), Y.X.rows, nullptr, idx));
+            EXPECT_EQ(got, want);
+        }
+        const EightBit Y256 = eight_bit(5, d, 256.0f, 65);
+        const engine::PackedRows other = kernel.pack(Y256.X.view());
+        ASSERT_EQ(other.q8_scale(), 256.0f);
+        std::vector<float> out(static_cast<size_t>(n * 5), -1.0f);
+        EXPECT_FALSE(kernel.block_q8(kept, other, out.data(), 5));
+        EXPECT_EQ(out, std::vector<float>(out.size(), -1.0f));  // untouched
+        std::vector<int64_t> with_odd = idx;
+        with_odd.back() = 11;  // in the last pass
+        engine::Q8LeftRows refused;
+        EXPECT_FALSE(refused.pack(isa, S.X.view(), with_odd, 255.0f));
+        EXPECT_EQ(refused.scale(), 0.0f);
+    }
+}
+
 }  // namespace
 }  // namespace kkm

@@ -422,7 +422,7 @@ std::vector<int64_t> initial_centres(const PointKernel& K, const std::vector<flo
     const SquaredDistanceToPoint distance_to = [&](const std::vector<int64_t>& centres, float* out) {
         std::vector<int64_t> cols;
         for (int64_t c : centres) cols.push_back(sample[static_cast<size_t>(c)]);
-        K.block(sample, cols, block, threads);
+        K.repeated_rows_block(sample, cols, block, threads);
         for (size_t t = 0; t < cols.size(); ++t) {
             const float kcc = diag[static_cast<size_t>(centres[t])];
             for (int64_t i = 0; i < s; ++i) {
@@ -665,6 +665,7 @@ MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int thr
     MinibatchRunFootprint f;
     // Seeding on a uniform sample: indices, weights, diagonal, the sample against the candidates.
     const auto sample = static_cast<double>(seed_sample_size(static_cast<int64_t>(n), p.batch_size));
+    f.seed_sample = sample;
     // Rows streamed through one kernel block: the sample or the batch; a batch that repeats
     // a quarter of its rows or more is computed over its distinct rows (at most 4/3 n).
     const RowBlocks blk = row_blocks(std::min(std::max(b, sample), 4.0 * n / 3.0), threads);

@@ -32,6 +32,7 @@ using PointBlockFootprint = std::function<double(double cols, const RowBlocks& r
 struct MinibatchRunFootprint {
     double seeding = 0;
     double iterations = 0;
+    double seed_sample = 0;  ///< the points the seeding runs on (a PointKernel may keep their rows)
 };
 MinibatchRunFootprint minibatch_run_footprint(const Params& p, double n, int threads,
                                               const PointBlockFootprint& point_block);
@@ -47,6 +48,13 @@ public:
     /// may keep its scratch from one call to the next (calls come one at a time).
     virtual void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                        int threads) const = 0;
+    /// block() for rows that come again call after call (the seeding's sample against each
+    /// k-means++ step's candidates): an implementation may keep what it prepared of them
+    /// until its next block() call. The same values as block().
+    virtual void repeated_rows_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+                                     int threads) const {
+        block(rows, cols, out, threads);
+    }
     /// K(x_i, x_i).
     virtual float diag(int64_t i) const = 0;
 };

@@ -108,6 +108,35 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                      BlockScratch* scratch = nullptr, std::span<const int64_t> idx = {});
 
+/// Left rows packed once for the exact 8-bit tiles, for blocks against several right-hand
+/// packs in turn (the seeding's sample against each k-means++ step's candidates): the words
+/// and terms kernel_block_q8 packs pass by pass, every pass kept.
+class Q8LeftRows {
+public:
+    /// The rows idx of X at scale c on path isa: false (nothing kept, scale() 0) when the
+    /// path has no 8-bit tiles or a value is not q/c.
+    bool pack(Isa isa, ConstMatrix X, std::span<const int64_t> idx, float c);
+    /// Bytes pack() keeps for `rows` rows of d values (with a pass of slack).
+    static double footprint(double rows, double d);
+    Isa isa() const { return isa_; }
+    float scale() const { return scale_; }
+    int64_t rows() const { return rows_; }
+    int64_t dim() const { return d_; }
+
+private:
+    friend bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo);
+    Isa isa_ = Isa::portable;
+    float scale_ = 0.0f;
+    int64_t rows_ = 0, d_ = 0, step_ = 1;
+    ZeroedArray<int32_t> words_;
+    std::vector<int32_t> terms_;
+};
+
+/// kernel_block_q8 of left rows packed before: the same values, bit for bit, as the rows
+/// packed by the call. False (out untouched) when op is not rbf, or Y has no 8-bit copy at
+/// X's scale on X's path.
+bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo);
+
 /// As kernel_block against packed rows [col_begin, col_begin + cols) of Y only: out is
 /// X.rows × cols. col_begin must be a multiple of the path's panel width (geometry(isa).nr),
 /// so the columns start on a packed panel. The same values as the whole block's columns.

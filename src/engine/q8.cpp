@@ -141,44 +141,108 @@ bool PackedRows::assign_q8_only(Isa isa, ConstMatrix X, const std::vector<int64_
     return false;
 }
 
+namespace {
+
+/// Rows per pass of the 8-bit left rows: about kPassBytes of packed words, whole panels.
+int64_t q8_pass_rows(Isa isa, int64_t d, int64_t rows) {
+    const int64_t mr = geometry(isa).mr, d4 = groups(d);
+    return std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (rows + mr - 1) / mr * mr);
+}
+
+/// Packs `count` left rows (from `first`, or by index) at scale c into a pass: `step` rows
+/// of words and of terms Σq² − 256·Σq (sum: `step` ints of scratch). False when a value is
+/// not 8-bit at c.
+bool pack_q8_pass(Isa isa, const float* first, int64_t count, int64_t d, const int64_t* idx, float c, int64_t step,
+                  int32_t* words, int32_t* terms, int32_t* sum) {
+    if (!pack_q8(isa, first, count, d, d, c, geometry(isa).mr, false, words, terms, sum, idx)) return false;
+    for (int64_t i = 0; i < step; ++i) terms[i] = wrap(int64_t{terms[i]} - int64_t{256} * sum[i]);
+    return true;
+}
+
+/// The tiles of one packed pass of `count` left rows against Y's 8-bit copy.
+void run_q8_pass(const PackedRows& Y, const int32_t* words, const int32_t* terms, int64_t count, const TileOp& op,
+                 float* out, int64_t ldo) {
+    const float c = Y.q8_scale();
+    Q8Job job;
+    job.a = words;
+    job.rows = count;
+    job.b = Y.q8_panels();
+    job.cols = Y.rows();
+    job.d4 = groups(Y.dim());
+    job.x_terms = terms;
+    job.y_norms = Y.q8_norms();
+    job.scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
+    job.out = out;
+    job.ldo = ldo;
+    if (Y.isa() == Isa::avx512) {
+        run_q8_tiles_avx512(job);
+    } else {
+        run_q8_tiles_avx2(job);
+    }
+}
+
+bool runs_q8(const PackedRows& Y, const TileOp& op, int64_t d, int64_t rows) {
+    return op.fn == TileFn::rbf && Y.q8_scale() != 0.0f && d == Y.dim() && rows > 0;
+}
+
+}  // namespace
+
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                      BlockScratch* scratch, std::span<const int64_t> idx) {
-    const float c = Y.q8_scale();
     const int64_t rows = idx.empty() ? X.rows : std::ssize(idx);
-    if (op.fn != TileFn::rbf || c == 0.0f || X.cols != Y.dim() || rows <= 0) return false;
-    const Isa isa = Y.isa();
-    const int64_t mr = geometry(isa).mr, d4 = groups(X.cols);
-    const int64_t step = std::min(std::max<int64_t>(1, kPassBytes / (4 * mr * d4)) * mr, (rows + mr - 1) / mr * mr);
+    if (!runs_q8(Y, op, X.cols, rows)) return false;
+    const int64_t step = q8_pass_rows(Y.isa(), X.cols, rows), d4 = groups(X.cols);
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
     if (s.q8.size() < static_cast<size_t>(step * d4)) s.q8 = ZeroedArray<int32_t>(static_cast<size_t>(step * d4));
     s.q8_terms.resize(static_cast<size_t>(2 * step));
-    int32_t* sq = s.q8_terms.data();
-    int32_t* sum = sq + step;
-    const auto scale = static_cast<float>(-static_cast<double>(op.gamma) / (static_cast<double>(c) * c));
     for (int64_t begin = 0; begin < rows; begin += step) {
         const int64_t count = std::min(step, rows - begin);
         const float* first = idx.empty() ? X.row(begin) : X.data;  // rows from here, or by index from X
-        if (!pack_q8(isa, first, count, X.cols, X.cols, c, mr, false, s.q8.data(), sq, sum,
-                     idx.empty() ? nullptr : idx.data() + begin))
+        if (!pack_q8_pass(Y.isa(), first, count, X.cols, idx.empty() ? nullptr : idx.data() + begin, Y.q8_scale(), step,
+                          s.q8.data(), s.q8_terms.data(), s.q8_terms.data() + step))
             return false;
-        for (int64_t i = 0; i < step; ++i) sq[i] = wrap(int64_t{sq[i]} - int64_t{256} * sum[i]);
-        Q8Job job;
-        job.a = s.q8.data();
-        job.rows = count;
-        job.b = Y.q8_panels();
-        job.cols = Y.rows();
-        job.d4 = d4;
-        job.x_terms = sq;
-        job.y_norms = Y.q8_norms();
-        job.scale = scale;
-        job.out = out + begin * ldo;
-        job.ldo = ldo;
-        if (isa == Isa::avx512) {
-            run_q8_tiles_avx512(job);
-        } else {
-            run_q8_tiles_avx2(job);
-        }
+        run_q8_pass(Y, s.q8.data(), s.q8_terms.data(), count, op, out + begin * ldo, ldo);
+    }
+    return true;
+}
+
+bool Q8LeftRows::pack(Isa isa, ConstMatrix X, std::span<const int64_t> idx, float c) {
+    isa_ = isa;
+    scale_ = 0.0f;
+    rows_ = std::ssize(idx);
+    d_ = X.cols;
+    if (rows_ <= 0 || d_ <= 0 || d_ > kQ8MaxDim || c == 0.0f || !q8_supported(isa)) return false;
+    step_ = q8_pass_rows(isa, d_, rows_);
+    const int64_t passes = (rows_ + step_ - 1) / step_, d4 = groups(d_);
+    const auto words = static_cast<size_t>(passes * step_ * d4);
+    if (words_.size() < words) words_ = ZeroedArray<int32_t>(words);
+    terms_.resize(static_cast<size_t>(passes * step_));
+    std::vector<int32_t> sum(static_cast<size_t>(step_));
+    for (int64_t p = 0; p < passes; ++p) {
+        const int64_t begin = p * step_, count = std::min(step_, rows_ - begin);
+        if (!pack_q8_pass(isa, X.data, count, d_, idx.data() + begin, c, step_, words_.data() + begin * d4,
+                          terms_.data() + begin, sum.data()))
+            return false;
+    }
+    scale_ = c;
+    return true;
+}
+
+double Q8LeftRows::footprint(double rows, double d) {
+    // The last pass rounded up to whole passes (at most kPassBytes of words, whole panels),
+    // its words and terms, and pack's sums of one pass.
+    const double d4 = std::ceil(d / static_cast<double>(kGroup));
+    const double slack = static_cast<double>(kPassBytes) / (4 * d4) + static_cast<double>(kWidestPanel);
+    return 4 * (rows + slack) * (d4 + 1) + 4 * slack;
+}
+
+bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
+    if (!runs_q8(Y, op, X.dim(), X.rows()) || X.scale() != Y.q8_scale() || X.isa() != Y.isa()) return false;
+    const int64_t step = X.step_, d4 = groups(X.dim());
+    for (int64_t begin = 0; begin < X.rows(); begin += step) {
+        run_q8_pass(Y, X.words_.data() + begin * d4, X.terms_.data() + begin, std::min(step, X.rows() - begin), op,
+                    out + begin * ldo, ldo);
     }
     return true;
 }

@@ -140,6 +140,10 @@ bool Kernel::block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, in
            engine::kernel_block_q8(X, Y, op, out, ldo, scratch != nullptr ? &scratch->engine : nullptr, idx);
 }
 
+bool Kernel::block_q8(const engine::Q8LeftRows& X, const engine::PackedRows& Y, float* out, int64_t ldo) const {
+    return engine::kernel_block_q8(X, Y, engine::TileOp{scalars(), kernel_traits(type_).tile}, out, ldo);
+}
+
 double Kernel::block_footprint(double rows, double d) {
     return Matrix::footprint(rows, d) + 8 * rows + engine::PackedRows::footprint(rows, d);
 }

@@ -60,6 +60,9 @@ public:
     /// idx: empty, or the rows of X to take, read where they are (not gathered first).
     bool block_q8(ConstMatrix X, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch = nullptr,
                   std::span<const int64_t> idx = {}) const;
+    /// block_q8 of left rows packed before (engine::Q8LeftRows, at Y's scale and path): the
+    /// same values; false, with `out` untouched, otherwise.
+    bool block_q8(const engine::Q8LeftRows& X, const engine::PackedRows& Y, float* out, int64_t ldo) const;
     /// Bytes block() of `rows` rows of d values allocates besides its output: the centred
     /// copy, the rows' aux values, the engine's packed panel of X.
     static double block_footprint(double rows, double d);

@@ -38,11 +38,20 @@ public:
         right_ = RightRows{};
         left_.clear();
         distinct_out_ = Matrix{};
+        kept_ = KeptRows{};
     }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
+    /// 8-bit rows (images): the rows' packs kept from one call to the next while they stay the
+    /// same (the seeding's sample, packed once instead of at every k-means++ step); else block().
+    void repeated_rows_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+                             int threads) const override {
+        if (!kept_block(rows, cols, out, threads)) block(rows, cols, out, threads);
+    }
+
     void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                int threads) const override {
+        kept_ = KeptRows{};  // repeated_rows_block's rows are done with
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
         const bool precomputed = kernel_traits(c_.p.kernel).precomputed;
         if (!precomputed && repeats_much(rows)) return distinct_block(rows, cols, out, threads);
@@ -94,6 +103,45 @@ public:
     }
 
 private:
+    /// repeated_rows_block by the 8-bit tiles from kept_'s packs of the rows (packed first when
+    /// the rows or the scale changed): false, out untouched, when the right or left rows are
+    /// not 8-bit (or the kernel not rbf), for block() to compute.
+    bool kept_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
+                    int threads) const {
+        if (kernel_traits(c_.p.kernel).precomputed || c_.distributed()) return false;
+        const Kernel kernel = fit_kernel(c_);
+        const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
+            parallel_blocks(threads, count, piece);
+        };
+        if (!kernel.pack_q8_into(c_.X, cols, right_.packed, pieces)) return false;
+        const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
+        const BalancedBlocks tasks = balanced_blocks(nr, threads);
+        const int64_t step = tasks.rows, nblocks = block_count(nr, step);
+        const float scale = right_.packed.q8_scale();
+        if (kept_.rows != rows || kept_.scale != scale) {
+            kept_ = KeptRows{};
+            kept_.blocks.resize(static_cast<size_t>(nblocks));
+            std::vector<char> packed(static_cast<size_t>(nblocks), 0);
+            parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
+                const int64_t begin = b * step, count = std::min(step, nr - begin);
+                const std::span<const int64_t> part(rows.data() + begin, static_cast<size_t>(count));
+                packed[static_cast<size_t>(b)] =
+                    kept_.blocks[static_cast<size_t>(b)].pack(right_.packed.isa(), c_.X, part, scale) ? 1 : 0;
+            });
+            if (std::find(packed.begin(), packed.end(), 0) != packed.end()) {
+                kept_ = KeptRows{};
+                return false;
+            }
+            kept_.rows = rows;
+            kept_.scale = scale;
+        }
+        reshape_growing(out, nr, nc);
+        parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
+            kernel.block_q8(kept_.blocks[static_cast<size_t>(b)], right_.packed, out.row(b * step), nc);
+        });
+        return true;
+    }
+
     /// A batch drawn with replacement from fewer rows than its size repeats rows: when a
     /// quarter or more are repeats, their kernel rows are computed once (so no more than
     /// 4/3 n rows are ever gathered: two rows of a million columns are two, not 1024).
@@ -171,6 +219,13 @@ private:
     mutable std::vector<LeftRows> left_;
     mutable std::vector<int64_t> distinct_;  ///< repeats_much's distinct rows
     mutable Matrix distinct_out_;            ///< the kernel rows of those, kept like right_
+    /// repeated_rows_block's rows, their scale and their 8-bit packs in balanced_blocks' blocks.
+    struct KeptRows {
+        std::vector<int64_t> rows;
+        float scale = 0.0f;
+        std::vector<engine::Q8LeftRows> blocks;
+    };
+    mutable KeptRows kept_;
 };
 
 /// Every rank's values of a per-row vector, in rank order (the vector itself in one process).
