@@ -112,21 +112,48 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
     kernel_block_cols(X, x_aux, Y, 0, Y.rows(), op, out, ldo, scratch, depth);
 }
 
-void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
-                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch, int64_t depth) {
-    if (X.rows <= 0 || cols <= 0) return;
+namespace {
+
+void check_block(ConstMatrix X, const PackedRows& Y, int64_t col_begin, int64_t cols) {
     if (!Y.has_floats()) fail(KKM_ERR_INTERNAL, "kernel block: float32 tiles against rows packed as 8-bit only");
     if (X.cols != Y.dim()) {
         fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
                                    std::to_string(Y.dim()));
     }
-    const Isa isa = Y.isa();
-    const int64_t mr = geometry(isa).mr, nr = geometry(isa).nr, d = X.cols;
+    const int64_t nr = geometry(Y.isa()).nr;
     if (col_begin < 0 || col_begin % nr != 0 || cols > Y.rows() - col_begin) {
         fail(KKM_ERR_INTERNAL, "kernel block: columns [" + std::to_string(col_begin) + ", " +
                                    std::to_string(col_begin + cols) + ") of " + std::to_string(Y.rows()) +
                                    " packed rows do not start on a panel or run past the end");
     }
+}
+
+/// The tiles of one pass: `count` left rows packed in panels at `a` (their aux, whole panels
+/// zero-padded, or NULL) against Y's columns [col_begin, col_begin + cols).
+void run_pass(const float* a, const float* a_aux, int64_t count, const PackedRows& Y, int64_t col_begin, int64_t cols,
+              const TileOp& op, int64_t depth, float* out, int64_t ldo) {
+    TileJob job;
+    job.a = a;
+    job.rows = count;
+    job.b = Y.panels() + col_begin * Y.dim();
+    job.cols = cols;
+    job.d = Y.dim();
+    job.x_aux = a_aux;
+    job.y_aux = Y.aux() != nullptr ? Y.aux() + col_begin : nullptr;
+    job.op = op;
+    job.depth = depth;
+    job.out = out;
+    job.ldo = ldo;
+    run_tiles(Y.isa(), job);
+}
+
+}  // namespace
+
+void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
+                       const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch, int64_t depth) {
+    if (X.rows <= 0 || cols <= 0) return;
+    check_block(X, Y, col_begin, cols);
+    const int64_t mr = geometry(Y.isa()).mr, d = X.cols;
     if (depth <= 0 || depth > d) depth = depth_block(d);
     const int64_t step = std::min(rows_per_pass(depth, mr), round_up(X.rows, mr));
     BlockScratch local;
@@ -140,23 +167,55 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
         pack_panels(X.row(begin), count, d, X.cols, mr, a);
-        TileJob job;
-        job.a = a;
-        job.rows = count;
-        job.b = Y.panels() + col_begin * d;
-        job.cols = cols;
-        job.d = d;
         if (x_aux != nullptr) {
             std::fill(aux.begin(), aux.end(), 0.0f);
             std::copy(x_aux + begin, x_aux + begin + count, aux.begin());
-            job.x_aux = aux.data();
         }
-        job.y_aux = Y.aux() != nullptr ? Y.aux() + col_begin : nullptr;
-        job.op = op;
-        job.depth = depth;
-        job.out = out + begin * ldo;
-        job.ldo = ldo;
-        run_tiles(isa, job);
+        run_pass(a, x_aux != nullptr ? aux.data() : nullptr, count, Y, col_begin, cols, op, depth, out + begin * ldo,
+                 ldo);
+    }
+}
+
+void LeftRows::pack(Isa isa, ConstMatrix X, const float* x_aux) {
+    isa_ = isa;
+    rows_ = X.rows;
+    d_ = X.cols;
+    const int64_t mr = geometry(isa).mr;
+    depth_ = depth_block(std::max<int64_t>(d_, 1));
+    step_ = std::max<int64_t>(mr, std::min(rows_per_pass(depth_, mr), round_up(rows_, mr)));
+    stride_ = round_up(step_ * d_, kAlignFloats);  // every pass on a 64-byte boundary
+    const int64_t passes = (rows_ + step_ - 1) / step_;
+    const auto need = static_cast<size_t>(passes * stride_ + kAlignFloats);
+    if (packed_.size() < need) packed_ = ZeroedBuffer(need);
+    aux_.assign(static_cast<size_t>(x_aux != nullptr ? passes * step_ : 0), 0.0f);
+    for (int64_t p = 0; p < passes; ++p) {
+        const int64_t begin = p * step_, count = std::min(step_, rows_ - begin);
+        pack_panels(X.row(begin), count, d_, X.cols, mr, first() + p * stride_);
+        if (x_aux != nullptr) std::copy(x_aux + begin, x_aux + begin + count, aux_.begin() + begin);
+    }
+}
+
+const float* LeftRows::first() const {
+    return packed_.data() + align_offset(packed_.data());
+}
+
+float* LeftRows::first() {
+    return packed_.data() + align_offset(packed_.data());
+}
+
+double LeftRows::footprint(double rows, double d) {
+    // Whole passes (at most kPanelBytes of floats each, 64-byte aligned) and their aux.
+    const double slack = static_cast<double>(kPanelBytes) / (4 * std::max(d, 1.0)) + static_cast<double>(kWidestPanel);
+    return 4 * (rows + slack) * (d + 1) + 4 * static_cast<double>(kAlignFloats) * (rows / 4 + 2);
+}
+
+void kernel_block(const LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
+    if (X.rows() <= 0 || Y.rows() <= 0) return;
+    check_block(ConstMatrix{nullptr, X.rows(), X.dim()}, Y, 0, Y.rows());
+    if (X.isa() != Y.isa()) fail(KKM_ERR_INTERNAL, "kernel block: left and right rows packed for different paths");
+    for (int64_t begin = 0, p = 0; begin < X.rows(); begin += X.step_, ++p) {
+        run_pass(X.first() + p * X.stride_, X.aux_.empty() ? nullptr : X.aux_.data() + begin,
+                 std::min(X.step_, X.rows() - begin), Y, 0, Y.rows(), op, X.depth_, out + begin * ldo, ldo);
     }
 }
 

@@ -108,6 +108,33 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 bool kernel_block_q8(ConstMatrix X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
                      BlockScratch* scratch = nullptr, std::span<const int64_t> idx = {});
 
+/// Left rows packed once for the float32 tiles (with their aux values), for blocks against
+/// several right-hand packs in turn: the panels kernel_block packs pass by pass, every pass kept.
+class LeftRows {
+public:
+    /// X (rows as the kernel takes them: centred where it centres) and its aux (one value per
+    /// row, or NULL), packed for path isa.
+    void pack(Isa isa, ConstMatrix X, const float* x_aux);
+    /// Bytes pack() keeps for `rows` rows of d values (with a pass of slack).
+    static double footprint(double rows, double d);
+    Isa isa() const { return isa_; }
+    int64_t rows() const { return rows_; }
+    int64_t dim() const { return d_; }
+
+private:
+    friend void kernel_block(const LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo);
+    const float* first() const;
+    float* first();
+    Isa isa_ = Isa::portable;
+    int64_t rows_ = 0, d_ = 0, step_ = 1, stride_ = 0, depth_ = 1;
+    ZeroedBuffer packed_;
+    std::vector<float> aux_;
+};
+
+/// kernel_block of left rows packed before, against every row of Y (packed for X's path):
+/// the same values, bit for bit, as kernel_block of the rows themselves.
+void kernel_block(const LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo);
+
 /// Left rows packed once for the exact 8-bit tiles, for blocks against several right-hand
 /// packs in turn (the seeding's sample against each k-means++ step's candidates): the words
 /// and terms kernel_block_q8 packs pass by pass, every pass kept.

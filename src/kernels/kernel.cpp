@@ -144,6 +144,17 @@ bool Kernel::block_q8(const engine::Q8LeftRows& X, const engine::PackedRows& Y, 
     return engine::kernel_block_q8(X, Y, engine::TileOp{scalars(), kernel_traits(type_).tile}, out, ldo);
 }
 
+void Kernel::pack_left(ConstMatrix rows, engine::LeftRows& out, Scratch* scratch) const {
+    Matrix local;
+    const ConstMatrix X = centred(rows, scratch != nullptr ? scratch->centred : local);
+    const std::vector<float> xa = aux(X);
+    out.pack(isa_, X, xa.empty() ? nullptr : xa.data());
+}
+
+void Kernel::block(const engine::LeftRows& X, const engine::PackedRows& Y, float* out, int64_t ldo) const {
+    engine::kernel_block(X, Y, engine::TileOp{scalars(), kernel_traits(type_).tile}, out, ldo);
+}
+
 double Kernel::block_footprint(double rows, double d) {
     return Matrix::footprint(rows, d) + 8 * rows + engine::PackedRows::footprint(rows, d);
 }

@@ -63,6 +63,12 @@ public:
     /// block_q8 of left rows packed before (engine::Q8LeftRows, at Y's scale and path): the
     /// same values; false, with `out` untouched, otherwise.
     bool block_q8(const engine::Q8LeftRows& X, const engine::PackedRows& Y, float* out, int64_t ldo) const;
+    /// The rows packed for the float32 tiles as block() packs them (centred, with their aux),
+    /// to be kept for blocks against several Y in turn.
+    void pack_left(ConstMatrix rows, engine::LeftRows& out, Scratch* scratch = nullptr) const;
+    /// block() of rows packed by pack_left, against Y packed by pack_into: the same values as
+    /// block() of the rows when they are not 8-bit at Y's scale.
+    void block(const engine::LeftRows& X, const engine::PackedRows& Y, float* out, int64_t ldo) const;
     /// Bytes block() of `rows` rows of d values allocates besides its output: the centred
     /// copy, the rows' aux values, the engine's packed panel of X.
     static double block_footprint(double rows, double d);

@@ -262,9 +262,9 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n_, int64_t d_, 
     f.diag = 4 * n + (weighted ? 8 * n : 0.0);
     const MinibatchRunFootprint run = minibatch_run_footprint(
         p, n, threads, [&](double cols, const RowBlocks& b) { return training_block_footprint(p, cols, d, b); });
-    // The seeding's sample may be kept packed for the 8-bit tiles (TrainingKernel).
-    const bool kept = !kernel_traits(p.kernel).precomputed && kernel_traits(p.kernel).tile == engine::TileFn::rbf;
-    f.seeding = run.seeding + (kept ? engine::Q8LeftRows::footprint(run.seed_sample, d) : 0.0);
+    // The seeding's sample kept packed (TrainingKernel): float32 panels at most.
+    const bool pre = kernel_traits(p.kernel).precomputed;
+    f.seeding = run.seeding + (pre ? 0.0 : engine::LeftRows::footprint(run.seed_sample, d));
     f.iterations = run.iterations;
     const double tau = static_cast<double>(p.tau), b = static_cast<double>(p.batch_size);
     const double largest = p.tau > 0 ? std::min(n, tau + b) : n;  // distinct points of one centre

@@ -42,8 +42,8 @@ public:
     }
     float diag(int64_t i) const override { return diag_[static_cast<size_t>(i)]; }
 
-    /// 8-bit rows (images): the rows' packs kept from one call to the next while they stay the
-    /// same (the seeding's sample, packed once instead of at every k-means++ step); else block().
+    /// The rows' packs (8-bit for images, else float32) kept from one call to the next while
+    /// they stay the same: the seeding's sample, packed once instead of at every k-means++ step.
     void repeated_rows_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                              int threads) const override {
         if (!kept_block(rows, cols, out, threads)) block(rows, cols, out, threads);
@@ -103,9 +103,10 @@ public:
     }
 
 private:
-    /// repeated_rows_block by the 8-bit tiles from kept_'s packs of the rows (packed first when
-    /// the rows or the scale changed): false, out untouched, when the right or left rows are
-    /// not 8-bit (or the kernel not rbf), for block() to compute.
+    /// repeated_rows_block from kept_'s packs of the rows, packed first when the rows or the
+    /// right rows' 8-bit scale changed: each block as block() computes it, by the 8-bit tiles
+    /// where its rows are 8-bit at that scale, else by the float32 tiles. False (out
+    /// untouched) for a precomputed kernel or a distributed fit, for block() to compute.
     bool kept_block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
                     int threads) const {
         if (kernel_traits(c_.p.kernel).precomputed || c_.distributed()) return false;
@@ -113,31 +114,38 @@ private:
         const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
             parallel_blocks(threads, count, piece);
         };
-        if (!kernel.pack_q8_into(c_.X, cols, right_.packed, pieces)) return false;
+        const float scale = kernel.pack_q8_into(c_.X, cols, right_.packed, pieces) ? right_.packed.q8_scale() : 0.0f;
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
         const BalancedBlocks tasks = balanced_blocks(nr, threads);
         const int64_t step = tasks.rows, nblocks = block_count(nr, step);
-        const float scale = right_.packed.q8_scale();
         if (kept_.rows != rows || kept_.scale != scale) {
             kept_ = KeptRows{};
             kept_.blocks.resize(static_cast<size_t>(nblocks));
-            std::vector<char> packed(static_cast<size_t>(nblocks), 0);
+            left_.resize(static_cast<size_t>(std::max(threads, 1)));
             parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
                 const int64_t begin = b * step, count = std::min(step, nr - begin);
                 const std::span<const int64_t> part(rows.data() + begin, static_cast<size_t>(count));
-                packed[static_cast<size_t>(b)] =
-                    kept_.blocks[static_cast<size_t>(b)].pack(right_.packed.isa(), c_.X, part, scale) ? 1 : 0;
+                KeptBlock& kept = kept_.blocks[static_cast<size_t>(b)];
+                kept.eight_bit = scale != 0.0f && kept.q8.pack(right_.packed.isa(), c_.X, part, scale);
+                if (kept.eight_bit) return;
+                LeftRows& left = left_[thread_slot(left_.size())];  // a team of at most `threads`
+                left.part.assign(part.begin(), part.end());
+                gather_rows_into(c_.X, left.part, left.rows);
+                kernel.pack_left(left.rows.view(), kept.floats, &left.kernel);
             });
-            if (std::find(packed.begin(), packed.end(), 0) != packed.end()) {
-                kept_ = KeptRows{};
-                return false;
-            }
             kept_.rows = rows;
             kept_.scale = scale;
         }
+        const bool floats = std::any_of(kept_.blocks.begin(), kept_.blocks.end(),
+                                        [](const KeptBlock& kept) { return !kept.eight_bit; });
+        if (floats) pack_floats(kernel, cols, threads);  // and the 8-bit copy again, where there is one
         reshape_growing(out, nr, nc);
         parallel_blocks(tasks.threads, nblocks, [&](int64_t b) {
-            kernel.block_q8(kept_.blocks[static_cast<size_t>(b)], right_.packed, out.row(b * step), nc);
+            const KeptBlock& kept = kept_.blocks[static_cast<size_t>(b)];
+            float* dst = out.row(b * step);
+            if (!kept.eight_bit) return kernel.block(kept.floats, right_.packed, dst, nc);
+            if (!kernel.block_q8(kept.q8, right_.packed, dst, nc))
+                fail(KKM_ERR_INTERNAL, "mini-batch seeding: kept 8-bit rows against rows of another scale");
         });
         return true;
     }
@@ -219,11 +227,17 @@ private:
     mutable std::vector<LeftRows> left_;
     mutable std::vector<int64_t> distinct_;  ///< repeats_much's distinct rows
     mutable Matrix distinct_out_;            ///< the kernel rows of those, kept like right_
-    /// repeated_rows_block's rows, their scale and their 8-bit packs in balanced_blocks' blocks.
+    /// repeated_rows_block's rows, the right rows' 8-bit scale they were packed for (0: none),
+    /// and their packs in balanced_blocks' blocks: 8-bit where the block's rows are, else float32.
+    struct KeptBlock {
+        bool eight_bit = false;
+        engine::Q8LeftRows q8;
+        engine::LeftRows floats;
+    };
     struct KeptRows {
         std::vector<int64_t> rows;
         float scale = 0.0f;
-        std::vector<engine::Q8LeftRows> blocks;
+        std::vector<KeptBlock> blocks;
     };
     mutable KeptRows kept_;
 };
