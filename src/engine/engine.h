@@ -142,9 +142,8 @@ class Q8LeftRows {
 public:
     /// The rows idx of X at scale c on path isa: false (nothing kept, scale() 0) when the
     /// path has no 8-bit tiles or a value is not q/c.
+    /// What it keeps stays within LeftRows::footprint (a word per 4 values and a term per row).
     bool pack(Isa isa, ConstMatrix X, std::span<const int64_t> idx, float c);
-    /// Bytes pack() keeps for `rows` rows of d values (with a pass of slack).
-    static double footprint(double rows, double d);
     Isa isa() const { return isa_; }
     float scale() const { return scale_; }
     int64_t rows() const { return rows_; }

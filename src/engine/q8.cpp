@@ -229,14 +229,6 @@ bool Q8LeftRows::pack(Isa isa, ConstMatrix X, std::span<const int64_t> idx, floa
     return true;
 }
 
-double Q8LeftRows::footprint(double rows, double d) {
-    // The last pass rounded up to whole passes (at most kPassBytes of words, whole panels),
-    // its words and terms, and pack's sums of one pass.
-    const double d4 = std::ceil(d / static_cast<double>(kGroup));
-    const double slack = static_cast<double>(kPassBytes) / (4 * d4) + static_cast<double>(kWidestPanel);
-    return 4 * (rows + slack) * (d4 + 1) + 4 * slack;
-}
-
 bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
     if (!runs_q8(Y, op, X.dim(), X.rows()) || X.scale() != Y.q8_scale() || X.isa() != Y.isa()) return false;
     const int64_t step = X.step_, d4 = groups(X.dim());
