@@ -43,6 +43,22 @@ int64_t rows_per_pass(int64_t d, int64_t mr) {
     return panels * mr;
 }
 
+/// Rows of each packed pass of a left side of `rows` rows: whole register panels, no more than
+/// the rows need, at least one panel.
+int64_t pass_rows(int64_t depth, int64_t mr, int64_t rows) {
+    return std::max<int64_t>(mr, std::min(rows_per_pass(depth, mr), round_up(rows, mr)));
+}
+
+/// Packs left rows [begin, begin + count) of X as one pass: panels at `a`; where X has aux
+/// (x_aux not NULL), their aux at `aux`, zero-padded to `step` values.
+void pack_pass(ConstMatrix X, const float* x_aux, int64_t begin, int64_t count, int64_t step, int64_t mr, float* a,
+               float* aux) {
+    pack_panels(X.row(begin), count, X.cols, X.cols, mr, a);
+    if (x_aux == nullptr) return;
+    std::copy(x_aux + begin, x_aux + begin + count, aux);
+    std::fill(aux + count, aux + step, 0.0f);
+}
+
 }  // namespace
 
 int64_t depth_block(int64_t d) {
@@ -114,10 +130,11 @@ void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const 
 
 namespace {
 
-void check_block(ConstMatrix X, const PackedRows& Y, int64_t col_begin, int64_t cols) {
+/// Left rows of d columns against Y's columns [col_begin, col_begin + cols).
+void check_block(int64_t d, const PackedRows& Y, int64_t col_begin, int64_t cols) {
     if (!Y.has_floats()) fail(KKM_ERR_INTERNAL, "kernel block: float32 tiles against rows packed as 8-bit only");
-    if (X.cols != Y.dim()) {
-        fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(X.cols) + " columns against packed rows of " +
+    if (d != Y.dim()) {
+        fail(KKM_ERR_INTERNAL, "kernel block: rows of " + std::to_string(d) + " columns against packed rows of " +
                                    std::to_string(Y.dim()));
     }
     const int64_t nr = geometry(Y.isa()).nr;
@@ -152,10 +169,10 @@ void run_pass(const float* a, const float* a_aux, int64_t count, const PackedRow
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
                        const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch, int64_t depth) {
     if (X.rows <= 0 || cols <= 0) return;
-    check_block(X, Y, col_begin, cols);
+    check_block(X.cols, Y, col_begin, cols);
     const int64_t mr = geometry(Y.isa()).mr, d = X.cols;
     if (depth <= 0 || depth > d) depth = depth_block(d);
-    const int64_t step = std::min(rows_per_pass(depth, mr), round_up(X.rows, mr));
+    const int64_t step = pass_rows(depth, mr, X.rows);
     BlockScratch local;
     BlockScratch& s = scratch != nullptr ? *scratch : local;
     // pack_panels writes every float the tiles read, so kept storage needs no clearing.
@@ -163,14 +180,10 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
     if (s.packed.size() < need) s.packed = ZeroedBuffer(need);
     float* a = s.packed.data() + align_offset(s.packed.data());
     std::vector<float>& aux = s.aux;
-    aux.assign(static_cast<size_t>(x_aux != nullptr ? step : 0), 0.0f);
+    aux.resize(static_cast<size_t>(x_aux != nullptr ? step : 0));
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
-        pack_panels(X.row(begin), count, d, X.cols, mr, a);
-        if (x_aux != nullptr) {
-            std::fill(aux.begin(), aux.end(), 0.0f);
-            std::copy(x_aux + begin, x_aux + begin + count, aux.begin());
-        }
+        pack_pass(X, x_aux, begin, count, step, mr, a, aux.data());
         run_pass(a, x_aux != nullptr ? aux.data() : nullptr, count, Y, col_begin, cols, op, depth, out + begin * ldo,
                  ldo);
     }
@@ -182,16 +195,15 @@ void LeftRows::pack(Isa isa, ConstMatrix X, const float* x_aux) {
     d_ = X.cols;
     const int64_t mr = geometry(isa).mr;
     depth_ = depth_block(std::max<int64_t>(d_, 1));
-    step_ = std::max<int64_t>(mr, std::min(rows_per_pass(depth_, mr), round_up(rows_, mr)));
+    step_ = pass_rows(depth_, mr, rows_);
     stride_ = round_up(step_ * d_, kAlignFloats);  // every pass on a 64-byte boundary
     const int64_t passes = (rows_ + step_ - 1) / step_;
     const auto need = static_cast<size_t>(passes * stride_ + kAlignFloats);
     if (packed_.size() < need) packed_ = ZeroedBuffer(need);
-    aux_.assign(static_cast<size_t>(x_aux != nullptr ? passes * step_ : 0), 0.0f);
+    aux_.resize(static_cast<size_t>(x_aux != nullptr ? passes * step_ : 0));
     for (int64_t p = 0; p < passes; ++p) {
         const int64_t begin = p * step_, count = std::min(step_, rows_ - begin);
-        pack_panels(X.row(begin), count, d_, X.cols, mr, first() + p * stride_);
-        if (x_aux != nullptr) std::copy(x_aux + begin, x_aux + begin + count, aux_.begin() + begin);
+        pack_pass(X, x_aux, begin, count, step_, mr, first() + p * stride_, aux_.data() + begin);
     }
 }
 
@@ -211,7 +223,7 @@ double LeftRows::footprint(double rows, double d) {
 
 void kernel_block(const LeftRows& X, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo) {
     if (X.rows() <= 0 || Y.rows() <= 0) return;
-    check_block(ConstMatrix{nullptr, X.rows(), X.dim()}, Y, 0, Y.rows());
+    check_block(X.dim(), Y, 0, Y.rows());
     if (X.isa() != Y.isa()) fail(KKM_ERR_INTERNAL, "kernel block: left and right rows packed for different paths");
     for (int64_t begin = 0, p = 0; begin < X.rows(); begin += X.step_, ++p) {
         run_pass(X.first() + p * X.stride_, X.aux_.empty() ? nullptr : X.aux_.data() + begin,

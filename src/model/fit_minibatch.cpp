@@ -68,10 +68,7 @@ public:
         // 8-bit rows (images): the right rows' 8-bit copy alone, packed from X where the rows
         // are, and the float32 panels only for left blocks that turn out not to be 8-bit
         // (none when all of X is): the same values.
-        const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
-            parallel_blocks(threads, count, piece);
-        };
-        const bool q8 = kernel.pack_q8_into(c_.X, cols, right_.packed, pieces);
+        const bool q8 = pack_q8_right(kernel, cols, threads);
         if (!q8) pack_floats(kernel, cols, threads);
         left_.resize(static_cast<size_t>(std::max(threads, 1)));
         const BalancedBlocks tasks = balanced_blocks(nr, threads);
@@ -95,8 +92,7 @@ public:
             pack_floats(kernel, cols, threads);
         }
         left_blocks([&](LeftRows& left, std::span<const int64_t> part, float* dst) {
-            left.part.assign(part.begin(), part.end());
-            gather_rows_into(c_.X, left.part, left.rows);
+            left.gather(c_.X, part);
             kernel.block(left.rows.view(), right_.packed, dst, nc, &left.kernel);
             return true;
         });
@@ -111,10 +107,7 @@ private:
                     int threads) const {
         if (kernel_traits(c_.p.kernel).precomputed || c_.distributed()) return false;
         const Kernel kernel = fit_kernel(c_);
-        const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
-            parallel_blocks(threads, count, piece);
-        };
-        const float scale = kernel.pack_q8_into(c_.X, cols, right_.packed, pieces) ? right_.packed.q8_scale() : 0.0f;
+        const float scale = pack_q8_right(kernel, cols, threads) ? right_.packed.q8_scale() : 0.0f;
         const auto nr = static_cast<int64_t>(rows.size()), nc = static_cast<int64_t>(cols.size());
         const BalancedBlocks tasks = balanced_blocks(nr, threads);
         const int64_t step = tasks.rows, nblocks = block_count(nr, step);
@@ -129,8 +122,7 @@ private:
                 kept.eight_bit = scale != 0.0f && kept.q8.pack(right_.packed.isa(), c_.X, part, scale);
                 if (kept.eight_bit) return;
                 LeftRows& left = left_[thread_slot(left_.size())];  // a team of at most `threads`
-                left.part.assign(part.begin(), part.end());
-                gather_rows_into(c_.X, left.part, left.rows);
+                left.gather(c_.X, part);
                 kernel.pack_left(left.rows.view(), kept.floats, &left.kernel);
             });
             kept_.rows = rows;
@@ -148,6 +140,15 @@ private:
                 fail(KKM_ERR_INTERNAL, "mini-batch seeding: kept 8-bit rows against rows of another scale");
         });
         return true;
+    }
+
+    /// The right rows' 8-bit copy packed from X where the rows are (images); false where they
+    /// are not 8-bit.
+    bool pack_q8_right(const Kernel& kernel, const std::vector<int64_t>& cols, int threads) const {
+        const auto pieces = [threads](int64_t count, const std::function<void(int64_t)>& piece) {
+            parallel_blocks(threads, count, piece);
+        };
+        return kernel.pack_q8_into(c_.X, cols, right_.packed, pieces);
     }
 
     /// A batch drawn with replacement from fewer rows than its size repeats rows: when a
@@ -223,6 +224,11 @@ private:
         std::vector<int64_t> part;
         Matrix rows;
         Kernel::Scratch kernel;
+        /// rows = the rows `which` of X (one thread's left block).
+        void gather(ConstMatrix X, std::span<const int64_t> which) {
+            part.assign(which.begin(), which.end());
+            gather_rows_into(X, part, rows);
+        }
     };
     mutable std::vector<LeftRows> left_;
     mutable std::vector<int64_t> distinct_;  ///< repeats_much's distinct rows
