@@ -80,7 +80,8 @@ ExactFootprint exact_footprint(const Params& p, int64_t n_, int64_t d_, int thre
               (cols_ < 0 ? 0.0 : KernelBasis::footprint(c, d, pre));  // distributed: the columns' own
     f.basis_build = KernelBasis::build_footprint(n, d, pre);
     const RowBlocks b = row_blocks(n, threads);
-    const double points = ExactLloyd::footprint(p, n, c, threads, weighted);
+    // and the model's terms of Z, made while the problem is held: one per row (dual_terms)
+    const double points = ExactLloyd::footprint(p, n, c, threads, weighted) + 12 * n;
     const auto with_rows = [&](double rows) {
         ExactFootprint g = f;
         g.block_rows = static_cast<int64_t>(rows);

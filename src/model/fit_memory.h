@@ -39,6 +39,7 @@ struct ExactFootprint {
     double basis_build = 0;   ///< while packing it
     double kernel = 0;        ///< the stored n×n K, or every thread's recomputed row block
     double points = 0;        ///< diagonal, n×k sums S, label caches, moves, Lloyd driver, centres Z
+                              ///< and the model's terms of Z
     double stored_peak = 0;   ///< peak() with the kernel stored
     double one_row_peak = 0;  ///< the least peak() recomputing rows (over every block size)
     double peak() const;

@@ -105,10 +105,9 @@ void by_kernel_rows(const KernelBasis& basis, ConstMatrix X, const Outputs& out,
 }
 
 void dual_pass(const DualModel& model, ConstMatrix X, const Outputs& out, int threads) {
-    const DualTerms terms = dual_terms(model.centres());
     by_kernel_rows(model.basis(), X, out, model.params(), threads,
                    [&](const Matrix& K, const float* self, int32_t* l, float* d, float* each) {
-                       dual_nearest(K.data(), K.rows, self, model.centres(), terms, l, d, each);
+                       dual_nearest(K.data(), K.rows, self, model.centres(), model.terms(), l, d, each);
                    });
 }
 
@@ -126,6 +125,7 @@ DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report
     : FittedModel(std::move(params), n_train, d, std::move(report)),
       basis_(std::move(basis)),
       centres_(std::move(centres)),
+      terms_(dual_terms(centres_)),
       stream_(std::move(stream)) {}
 
 void DualModel::assign(ConstMatrix X, int32_t* labels, float* dist, int threads) const {

@@ -172,11 +172,15 @@ public:
     /// The reference points and the centres' coefficients over them (for tests and tools).
     const KernelBasis& basis() const { return basis_; }
     const DualCentres& centres() const { return centres_; }
+    /// The centres' non-zero coefficients, listed once when the model is made: an assignment
+    /// of a few rows costs their kernel rows, not a scan of all of Z.
+    const DualTerms& terms() const { return terms_; }
     const MinibatchState& stream_state() const { return stream_; }
 
 private:
     KernelBasis basis_;
     DualCentres centres_;
+    DualTerms terms_;
     MinibatchState stream_;
 };
 
