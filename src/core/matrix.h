@@ -87,13 +87,18 @@ inline void reshape_growing(Matrix& out, int64_t r, int64_t c) {
     out.reshape(r, c);
 }
 
+/// Rows i in [begin, end) of out = rows idx[i] of X (out shaped idx.size() x X.cols).
+inline void copy_rows(ConstMatrix X, std::span<const int64_t> idx, int64_t begin, int64_t end, Matrix& out) {
+    for (int64_t i = begin; i < end; ++i) {
+        const float* src = X.row(idx[static_cast<size_t>(i)]);
+        std::copy(src, src + X.cols, out.row(i));
+    }
+}
+
 /// out = rows idx of X, in that order (out's storage reused when large enough).
 inline void gather_rows_into(ConstMatrix X, const std::vector<int64_t>& idx, Matrix& out) {
     out.reshape(static_cast<int64_t>(idx.size()), X.cols);
-    for (size_t i = 0; i < idx.size(); ++i) {
-        const float* src = X.row(idx[i]);
-        std::copy(src, src + X.cols, out.row(static_cast<int64_t>(i)));
-    }
+    copy_rows(X, idx, 0, static_cast<int64_t>(idx.size()), out);
 }
 
 /// Rows idx of X, in that order, as a padded Matrix.

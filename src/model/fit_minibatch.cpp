@@ -166,10 +166,7 @@ private:
         const auto nc = static_cast<int64_t>(cols.size());
         reshape_growing(right_.rows, nc, c_.X.cols);
         parallel_blocks(threads, block_count(nc, kRowBlock), [&](int64_t b) {
-            for (int64_t i = b * kRowBlock; i < std::min(nc, (b + 1) * kRowBlock); ++i) {
-                const float* src = c_.X.row(cols[static_cast<size_t>(i)]);
-                std::copy(src, src + c_.X.cols, right_.rows.row(i));
-            }
+            copy_rows(c_.X, cols, b * kRowBlock, std::min(nc, (b + 1) * kRowBlock), right_.rows);
         });
     }
 
