@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "engine/half.h"
 #include "engine/row_store.h"
+#include "engine/tiles.h"
 #include "kernels/kernel.h"
 
 namespace kkm {
@@ -420,6 +421,45 @@ TEST(Engine, AForcedPathThisCpuLacksIsAnErrorNamingIt) {
     }
     EXPECT_EQ(resolve_isa(IsaChoice::automatic), engine::best_isa());
     EXPECT_TRUE(engine::isa_supported(Isa::portable));
+}
+
+// pack_panels (every width) and its AVX2 transposes (widths of whole 8-float vectors) write
+// every float of every panel as the definition says: row i of panel p at depth t is X's row
+// p·width + i, zero past the last row; rows with a stride longer than d, every edge of the
+// 8×8 blocks (d and rows not multiples of 8, a partial last panel).
+TEST(Engine, PanelsHoldEachRowsValuesAndZerosPastTheLast) {
+    const float nan = std::nanf("");
+    for (const int64_t width : {int64_t{4}, int64_t{6}, int64_t{8}, int64_t{14}, int64_t{16}, int64_t{32}}) {
+        for (const int64_t rows : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{31}, int64_t{32}, int64_t{33},
+                                   int64_t{70}}) {
+            for (const int64_t d : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, int64_t{64}}) {
+                const int64_t ld = d + 3, panels = (rows + width - 1) / width;
+                const Matrix X = random_rows(rows, ld, static_cast<unsigned>(width * 1000 + rows * 10 + d));
+                for (const bool vectors : {false, true}) {
+                    if (vectors && !engine::isa_supported(Isa::avx2)) continue;
+                    std::vector<float> dst(static_cast<size_t>(panels * d * width), nan);
+                    if (vectors) {
+                        engine::pack_panels_avx2(X.data(), rows, d, ld, width, dst.data());
+                    } else {
+                        engine::pack_panels(X.data(), rows, d, ld, width, dst.data());
+                    }
+                    int64_t wrong = 0;
+                    for (int64_t p = 0; p < panels; ++p) {
+                        for (int64_t t = 0; t < d; ++t) {
+                            for (int64_t i = 0; i < width; ++i) {
+                                const int64_t row = p * width + i;
+                                const float want = row < rows ? X.row(row)[t] : 0.0f;
+                                const float got = dst[static_cast<size_t>((p * d + t) * width + i)];
+                                if (std::memcmp(&want, &got, sizeof want) != 0) ++wrong;
+                            }
+                        }
+                    }
+                    EXPECT_EQ(wrong, 0) << (vectors ? "avx2" : "scalar") << " width " << width << " rows " << rows
+                                        << " d " << d;
+                }
+            }
+        }
+    }
 }
 
 // Left rows packed once (engine::LeftRows, what the mini-batch seeding keeps of its sample

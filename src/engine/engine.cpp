@@ -84,13 +84,13 @@ void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t wi
     const int64_t panels = (rows + width - 1) / width;
     for (int64_t p = 0; p < panels; ++p) {
         float* out = dst + p * d * width;
+        const float* in = X + p * width * ld;
         const int64_t valid = std::min(width, rows - p * width);
-        for (int64_t i = 0; i < valid; ++i) {
-            const float* x = X + (p * width + i) * ld;
-            for (int64_t t = 0; t < d; ++t) out[t * width + i] = x[t];
-        }
-        for (int64_t i = valid; i < width; ++i) {
-            for (int64_t t = 0; t < d; ++t) out[t * width + i] = 0.0f;
+        // The output in order (a panel, d × width floats, outgrows L1 when written row by row);
+        // the `valid` rows read at t each stay in L1 from one t to the next.
+        for (int64_t t = 0; t < d; ++t, out += width) {
+            for (int64_t i = 0; i < valid; ++i) out[i] = in[i * ld + t];
+            std::fill(out + valid, out + width, 0.0f);
         }
     }
 }
@@ -116,7 +116,11 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     // that sizes creeping up from call to call reallocate a few times, not every time.
     if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
-    pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
+    if (isa == Isa::portable) {
+        pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
+    } else {
+        pack_panels_avx2(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
+    }
     if (has_aux_) {
         aux_.assign(static_cast<size_t>(padded), 0.0f);
         std::copy(aux.begin(), aux.end(), aux_.begin());

@@ -1,6 +1,8 @@
 // AVX2+FMA path: 6×16 register tile (12 ymm accumulators, two Y vectors, one broadcast).
 #include "engine/tiles.h"
 
+#include "engine/engine.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -78,7 +80,44 @@ KKM_AVX2 void tile(const float* a, const float* b, int64_t d, TileSpan span, con
     }
 }
 
+/// dst[t·ldo + i] = src[i·ld + t] for i, t < 8.
+KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldo) {
+    __m256 r[8], u[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+    for (int i = 0; i < 8; i += 2) {
+        u[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        u[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int h = 0; h < 8; h += 4) {
+        r[h] = _mm256_shuffle_ps(u[h], u[h + 2], 0x44);
+        r[h + 1] = _mm256_shuffle_ps(u[h], u[h + 2], 0xEE);
+        r[h + 2] = _mm256_shuffle_ps(u[h + 1], u[h + 3], 0x44);
+        r[h + 3] = _mm256_shuffle_ps(u[h + 1], u[h + 3], 0xEE);
+    }
+    for (int t = 0; t < 4; ++t) {
+        _mm256_storeu_ps(dst + t * ldo, _mm256_permute2f128_ps(r[t], r[t + 4], 0x20));
+        _mm256_storeu_ps(dst + (t + 4) * ldo, _mm256_permute2f128_ps(r[t], r[t + 4], 0x31));
+    }
+}
+
 }  // namespace
+
+KKM_AVX2 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst) {
+    if (width % 8 != 0) return pack_panels(X, rows, d, ld, width, dst);
+    const int64_t full = rows / width;  // whole panels; the last, partial one as pack_panels does
+    for (int64_t p = 0; p < full; ++p) {
+        const float* in = X + p * width * ld;
+        float* out = dst + p * d * width;
+        int64_t t = 0;
+        for (; t + 8 <= d; t += 8) {
+            for (int64_t i = 0; i < width; i += 8) transpose8(in + i * ld + t, ld, out + t * width + i, width);
+        }
+        for (; t < d; ++t) {
+            for (int64_t i = 0; i < width; ++i) out[t * width + i] = in[i * ld + t];
+        }
+    }
+    if (full * width < rows) pack_panels(X + full * width * ld, rows - full * width, d, ld, width, dst + full * d * width);
+}
 
 void run_tiles_avx2(const TileJob& job) {
     if (job.op.fn == TileFn::laplacian) {
@@ -95,6 +134,9 @@ void run_tiles_avx2(const TileJob& job) {
 #include "core/error.h"
 
 namespace kkm::engine {
+void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst) {
+    pack_panels(X, rows, d, ld, width, dst);
+}
 void run_tiles_avx2(const TileJob&) {
     fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
 }
