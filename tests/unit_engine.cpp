@@ -430,8 +430,8 @@ TEST(Engine, AForcedPathThisCpuLacksIsAnErrorNamingIt) {
 TEST(Engine, PanelsHoldEachRowsValuesAndZerosPastTheLast) {
     const float nan = std::nanf("");
     for (const int64_t width : {int64_t{4}, int64_t{6}, int64_t{8}, int64_t{14}, int64_t{16}, int64_t{32}}) {
-        for (const int64_t rows : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{31}, int64_t{32}, int64_t{33},
-                                   int64_t{70}}) {
+        for (const int64_t rows :
+             {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{31}, int64_t{32}, int64_t{33}, int64_t{70}}) {
             for (const int64_t d : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, int64_t{64}}) {
                 const int64_t ld = d + 3, panels = (rows + width - 1) / width;
                 const Matrix X = random_rows(rows, ld, static_cast<unsigned>(width * 1000 + rows * 10 + d));

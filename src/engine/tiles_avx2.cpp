@@ -116,7 +116,8 @@ KKM_AVX2 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t 
             for (int64_t i = 0; i < width; ++i) out[t * width + i] = in[i * ld + t];
         }
     }
-    if (full * width < rows) pack_panels(X + full * width * ld, rows - full * width, d, ld, width, dst + full * d * width);
+    if (full * width < rows)
+        pack_panels(X + full * width * ld, rows - full * width, d, ld, width, dst + full * d * width);
 }
 
 void run_tiles_avx2(const TileJob& job) {
