@@ -116,10 +116,11 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     // that sizes creeping up from call to call reallocate a few times, not every time.
     if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
-    if (isa == Isa::portable) {
-        pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
-    } else {
+    // The AVX2 transposes on the vector paths (an AVX-512 CPU has AVX2; checked all the same).
+    if (isa != Isa::portable && isa_supported(Isa::avx2)) {
         pack_panels_avx2(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
+    } else {
+        pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
     }
     if (has_aux_) {
         aux_.assign(static_cast<size_t>(padded), 0.0f);
