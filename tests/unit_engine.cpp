@@ -462,6 +462,36 @@ TEST(Engine, PanelsHoldEachRowsValuesAndZerosPastTheLast) {
     }
 }
 
+// stream_dots (a few rows against many, nothing packed: the exact neighbour search of a few
+// queries) sums each product as the tiles do, so it gives kernel_block's linear-kernel bits on
+// each vector path: every edge of its groups of 32 and blocks of 8 rows, the scalar tails of
+// rows and depths, and depth blocks (d = 2100). The portable path does not stream.
+TEST(Engine, StreamedDotsAreTheTilesDotsBitForBit) {
+    EXPECT_FALSE(engine::streams_dots(Isa::portable));
+    EXPECT_THROW(engine::stream_dots(Isa::portable, ConstMatrix{}, ConstMatrix{}, nullptr, 0), Error);
+    const engine::TileOp dot{{}, engine::TileFn::dot};
+    for (Isa isa : supported_paths()) {
+        if (!engine::streams_dots(isa)) continue;
+        for (const int64_t d :
+             {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, int64_t{784}, int64_t{2100}}) {
+            for (const int64_t ny :
+                 {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{31}, int64_t{32}, int64_t{41}, int64_t{70}}) {
+                const Matrix Y = random_rows(ny, d, static_cast<unsigned>(ny * 10000 + d));
+                const engine::PackedRows packed(isa, Y.view(), {});
+                for (const int64_t nx : {int64_t{1}, int64_t{3}, int64_t{9}}) {
+                    const Matrix X = random_rows(nx, d, static_cast<unsigned>(nx * 7 + d), -3.0f, 2.0f);
+                    std::vector<float> tiles(static_cast<size_t>(nx * ny)), streamed(tiles.size() + 5, -1.0f);
+                    engine::kernel_block(X.view(), nullptr, packed, dot, tiles.data(), ny);
+                    engine::stream_dots(isa, X.view(), Y.view(), streamed.data(), ny);
+                    EXPECT_EQ(std::memcmp(tiles.data(), streamed.data(), tiles.size() * sizeof(float)), 0)
+                        << engine::isa_name(isa) << " d " << d << " rows " << nx << " x " << ny;
+                    EXPECT_EQ(streamed.back(), -1.0f);  // nothing past the last value
+                }
+            }
+        }
+    }
+}
+
 // Left rows packed once (engine::LeftRows, what the mini-batch seeding keeps of its sample
 // when it is not 8-bit) give the bits of Kernel::block on the rows, against several right
 // packs in turn, for every kernel and path, over many passes and with depth blocks (d = 2100).

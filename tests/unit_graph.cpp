@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -107,6 +108,45 @@ TEST(ExactNeighbours, QueriesAgainstReferenceRowsMatchBruteForce) {
     const SearchRows rows(ConstMatrix{X.data(), n, d}, {}, engine::best_isa(), 2);
     const NeighbourLists got = exact_neighbours(rows, ConstMatrix{Q.data(), nq, d}, 9, 2);
     EXPECT_EQ(as_rows(got), brute_force(X, n, d, 9, &Q, nq));
+    // A few queries at a time (the reference rows streamed, not packed): the same lists.
+    for (const int64_t few : {int64_t{1}, int64_t{3}, int64_t{7}}) {
+        const NeighbourLists part = exact_neighbours(rows, ConstMatrix{Q.data() + 11 * d, few, d}, 9, 2);
+        for (int64_t i = 0; i < few; ++i) {
+            EXPECT_TRUE(std::equal(part.neighbours(i), part.neighbours(i) + 9, got.neighbours(11 + i))) << few;
+            EXPECT_TRUE(std::equal(part.distances(i), part.distances(i) + 9, got.distances(11 + i))) << few;
+        }
+    }
+}
+
+// Real-valued rows (every distance rounded) with a centring shift, across chunks: the lists of
+// a few queries searched alone (the reference rows streamed) are those of the same queries in
+// a batch (the packed tiles), index for index and bit for bit, on every path and thread count.
+TEST(ExactNeighbours, AFewQueriesAloneGetTheListsTheyGetInABatch) {
+    const int64_t n = 4500, d = 37, nq = 40, q = 12;
+    std::mt19937 gen(21);
+    std::normal_distribution<float> g(3.0f, 1.5f);
+    std::vector<float> X(static_cast<size_t>(n * d)), Q(static_cast<size_t>(nq * d));
+    for (float& v : X) v = g(gen);
+    for (float& v : Q) v = g(gen);
+    for (engine::Isa isa : {engine::Isa::portable, engine::Isa::avx2, engine::Isa::avx512}) {
+        if (!engine::isa_supported(isa)) continue;
+        const SearchRows rows(ConstMatrix{X.data(), n, d}, column_means(X, n, d), isa, 2);
+        const NeighbourLists batch = exact_neighbours(rows, ConstMatrix{Q.data(), nq, d}, q, 2);
+        for (const int64_t few : {int64_t{1}, int64_t{2}, int64_t{7}}) {
+            for (const int threads : {1, 2}) {
+                for (int64_t first = 0; first + few <= nq; first += 13) {
+                    const NeighbourLists part =
+                        exact_neighbours(rows, ConstMatrix{Q.data() + first * d, few, d}, q, threads);
+                    for (int64_t i = 0; i < few; ++i) {
+                        EXPECT_TRUE(std::equal(part.neighbours(i), part.neighbours(i) + q, batch.neighbours(first + i)))
+                            << engine::isa_name(isa) << " " << few << " rows from " << first;
+                        EXPECT_EQ(std::memcmp(part.distances(i), batch.distances(first + i), q * sizeof(float)), 0)
+                            << engine::isa_name(isa) << " " << few << " rows from " << first;
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST(ExactNeighbours, CentringKeepsNeighboursOfRowsFarFromTheOrigin) {

@@ -194,6 +194,20 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
     }
 }
 
+bool streams_dots(Isa isa) {
+    return isa != Isa::portable && isa_supported(Isa::avx2);
+}
+
+void stream_dots(Isa isa, ConstMatrix X, ConstMatrix Y, float* out, int64_t ldo) {
+    if (!streams_dots(isa)) fail(KKM_ERR_INTERNAL, "stream_dots: not on this path or CPU");
+    if (X.cols != Y.cols) {
+        fail(KKM_ERR_INTERNAL,
+             "stream_dots: rows of " + std::to_string(X.cols) + " columns against rows of " + std::to_string(Y.cols));
+    }
+    if (X.rows <= 0 || Y.rows <= 0) return;
+    stream_dots_avx2(X.data, X.rows, X.cols, Y.data, Y.rows, Y.cols, X.cols, out, ldo);
+}
+
 void LeftRows::pack(Isa isa, ConstMatrix X, const float* x_aux) {
     isa_ = isa;
     rows_ = X.rows;

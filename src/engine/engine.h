@@ -169,6 +169,17 @@ bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op,
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
                        const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr, int64_t depth = 0);
 
+/// Whether stream_dots runs on path isa: the vector paths, on a CPU with AVX2.
+bool streams_dots(Isa isa);
+
+/// out[i·ldo + j] = X_i · Y_j for every row of X and of Y (X.cols == Y.cols), both read where
+/// they are: nothing is packed or allocated. For a few rows of X against many rows of Y,
+/// where packing Y for kernel_block would cost more than the products. Each value is summed
+/// as the tiles sum it (one fused multiply-add per term, in order, from zero), so it equals
+/// kernel_block's with TileFn::dot on path isa bit for bit. Only where streams_dots(isa).
+/// Single-threaded; every value depends only on its two rows.
+void stream_dots(Isa isa, ConstMatrix X, ConstMatrix Y, float* out, int64_t ldo);
+
 /// The depth blocks kernel_block runs rows of d values in: d itself (the whole reduction in
 /// registers) up to 2048; beyond, equal blocks of at most 256, so that one block's slice of
 /// a Y panel stays in L1 and of the packed X rows in L2 (on a 2-core Zen 3, d = 4096: about

@@ -91,6 +91,12 @@ bool pack_q8_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, float c, 
 /// panels (width 16 or 32). The AVX-512 path uses it too.
 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst);
 
+/// out[i·ldo + j] = X_i · Y_j for `rows` rows of X (stride ldx) and `cols` rows of Y (stride
+/// ldy), d values each, read where they are: eight Y rows at a time by register transposes,
+/// each sum one fused multiply-add per term in order from zero (engine.h, stream_dots).
+void stream_dots_avx2(const float* X, int64_t rows, int64_t ldx, const float* Y, int64_t cols, int64_t ldy, int64_t d,
+                      float* out, int64_t ldo);
+
 void run_tiles_avx512(const TileJob& job);
 void run_tiles_avx2(const TileJob& job);
 void run_tiles_portable(const TileJob& job);

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/exp_avx2.h"
 
@@ -80,8 +81,9 @@ KKM_AVX2 void tile(const float* a, const float* b, int64_t d, TileSpan span, con
     }
 }
 
-/// dst[t·ldo + i] = src[i·ld + t] for i, t < 8.
-KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldo) {
+/// v[t] = (src[0·ld + t], ..., src[7·ld + t]) for t < 8: eight rows' values at 8 depths, one
+/// register per depth.
+KKM_AVX2 inline void transpose8(const float* src, int64_t ld, __m256 v[8]) {
     __m256 r[8], u[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
     for (int i = 0; i < 8; i += 2) {
@@ -95,9 +97,47 @@ KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_
         r[h + 3] = _mm256_shuffle_ps(u[h + 1], u[h + 3], 0xEE);
     }
     for (int t = 0; t < 4; ++t) {
-        _mm256_storeu_ps(dst + t * ldo, _mm256_permute2f128_ps(r[t], r[t + 4], 0x20));
-        _mm256_storeu_ps(dst + (t + 4) * ldo, _mm256_permute2f128_ps(r[t], r[t + 4], 0x31));
+        v[t] = _mm256_permute2f128_ps(r[t], r[t + 4], 0x20);
+        v[t + 4] = _mm256_permute2f128_ps(r[t], r[t + 4], 0x31);
     }
+}
+
+/// dst[t·ldo + i] = src[i·ld + t] for i, t < 8.
+KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldo) {
+    __m256 v[8];
+    transpose8(src, ld, v);
+    for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + t * ldo, v[t]);
+}
+
+/// Rows of Y streamed at once: B blocks of 8 (B <= 4), whose sums are independent chains.
+constexpr int64_t kStreamBlocks = 4;
+
+/// out[j] = x · Y_j for the 8·B rows Y_j at y + j·ldy: in lane r of block b, one fused
+/// multiply-add per term t in order from zero, as each lane of the tiles sums (tile<false>).
+template <int64_t B>
+KKM_AVX2 void stream_rows(const float* x, const float* y, int64_t ldy, int64_t d, float* out) {
+    __m256 acc[B];
+    for (int64_t b = 0; b < B; ++b) acc[b] = _mm256_setzero_ps();
+    int64_t t = 0;
+    for (; t + 8 <= d; t += 8) {
+#pragma GCC unroll 4
+        for (int64_t b = 0; b < B; ++b) {
+            __m256 v[8];
+            transpose8(y + 8 * b * ldy + t, ldy, v);
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; ++s) acc[b] = _mm256_fmadd_ps(_mm256_set1_ps(x[t + s]), v[s], acc[b]);
+        }
+    }
+    for (; t < d; ++t) {
+        const __m256 xt = _mm256_set1_ps(x[t]);
+        for (int64_t b = 0; b < B; ++b) {
+            const float* c = y + 8 * b * ldy + t;
+            const __m256 v =
+                _mm256_setr_ps(c[0], c[ldy], c[2 * ldy], c[3 * ldy], c[4 * ldy], c[5 * ldy], c[6 * ldy], c[7 * ldy]);
+            acc[b] = _mm256_fmadd_ps(xt, v, acc[b]);
+        }
+    }
+    for (int64_t b = 0; b < B; ++b) _mm256_storeu_ps(out + 8 * b, acc[b]);
 }
 
 }  // namespace
@@ -120,6 +160,29 @@ KKM_AVX2 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t 
         pack_panels(X + full * width * ld, rows - full * width, d, ld, width, dst + full * d * width);
 }
 
+KKM_AVX2 void stream_dots_avx2(const float* X, int64_t rows, int64_t ldx, const float* Y, int64_t cols, int64_t ldy,
+                               int64_t d, float* out, int64_t ldo) {
+    constexpr int64_t group = 8 * kStreamBlocks;
+    int64_t j = 0;
+    // Each group of Y rows (group·d floats, in L2) passes every X row before the next is read.
+    for (; j + group <= cols; j += group) {
+        for (int64_t i = 0; i < rows; ++i)
+            stream_rows<kStreamBlocks>(X + i * ldx, Y + j * ldy, ldy, d, out + i * ldo + j);
+    }
+    for (; j + 8 <= cols; j += 8) {
+        for (int64_t i = 0; i < rows; ++i) stream_rows<1>(X + i * ldx, Y + j * ldy, ldy, d, out + i * ldo + j);
+    }
+    for (; j < cols; ++j) {
+        const float* y = Y + j * ldy;
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* x = X + i * ldx;
+            float s = 0.0f;
+            for (int64_t t = 0; t < d; ++t) s = std::fma(x[t], y[t], s);
+            out[i * ldo + j] = s;
+        }
+    }
+}
+
 void run_tiles_avx2(const TileJob& job) {
     if (job.op.fn == TileFn::laplacian) {
         for_each_tile<MR, NR>(job, tile<true>);
@@ -139,6 +202,9 @@ void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64
     pack_panels(X, rows, d, ld, width, dst);
 }
 void run_tiles_avx2(const TileJob&) {
+    fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
+}
+void stream_dots_avx2(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t) {
     fail(KKM_ERR_INTERNAL, "isa=avx2 is not built on this platform");
 }
 }  // namespace kkm::engine

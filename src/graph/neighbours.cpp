@@ -20,6 +20,15 @@ constexpr int64_t kChunkRows = 4096;
 constexpr int64_t kTileCols = 1024;
 /// Keys examined at once by the selection: their minimum decides whether any can enter.
 constexpr int64_t kGroup = 64;
+/// Fewer queries than this are searched against the reference rows where they are
+/// (engine::stream_dots), not against packed panels. Packing every reference row costs as
+/// much as streaming them past a dozen queries (each query re-reads its group of rows from L2
+/// and transposes it again): on a kernel=knn model of 10000 Fashion-MNIST rows (Zen 5, 2
+/// threads), a kkm_assign of r rows took 4.5 ms packed for any r <= 8, and 0.3 + 0.33·r ms
+/// streamed.
+constexpr int64_t kFewQueries = 8;
+/// Reference rows of one thread's share of a chunk in that search.
+constexpr int64_t kStreamRows = 512;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -91,15 +100,48 @@ struct SearchScratch {
     engine::BlockScratch engine;
 };
 
-/// The search shared by both entry points: `centred(b, buf)` gives query block b (kRowBlock
-/// rows) minus the shift; self: query i is reference row i, skipped.
-template <class Block>
-NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, int threads, Block&& centred) {
+/// Lists of nq rows of q places, none filled.
+NeighbourLists empty_lists(int64_t nq, int64_t q) {
     NeighbourLists out;
     out.rows = nq;
     out.q = q;
     out.index.assign(static_cast<size_t>(nq * q), -1);
     out.dist.assign(static_cast<size_t>(nq * q), kInf);
+    return out;
+}
+
+/// The search of a few queries Q (centred), the reference rows read where they are: each
+/// chunk's dot products by engine::stream_dots (the threads share its rows), then every
+/// query's selection over the chunk in index order. The same keys, bit for bit, as search()
+/// computes by the tiles, offered in the same order: the same lists.
+NeighbourLists search_few(const SearchRows& ref, ConstMatrix Q, int64_t q, int threads) {
+    NeighbourLists out = empty_lists(Q.rows, q);
+    std::vector<int64_t> counts(static_cast<size_t>(Q.rows), 0);
+    const int64_t n = ref.size(), chunks = block_count(n, kChunkRows);
+    Matrix dots(Q.rows, std::min(n, kChunkRows));
+    for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t c0 = c * kChunkRows, cn = std::min(kChunkRows, n - c0);
+        progress_range(static_cast<double>(c) / static_cast<double>(chunks),
+                       static_cast<double>(c + 1) / static_cast<double>(chunks));
+        parallel_blocks(threads, block_count(cn, kStreamRows), [&](int64_t b) {
+            const int64_t begin = b * kStreamRows;
+            engine::stream_dots(ref.isa(), Q, ref.centred().view().slice(c0 + begin, std::min(kStreamRows, cn - begin)),
+                                dots.data() + begin, dots.cols);
+        });
+        for (int64_t i = 0; i < Q.rows; ++i) {
+            Best best{out.dist.data() + i * q, out.index.data() + i * q, q, counts[static_cast<size_t>(i)]};
+            select_row(dots.row(i), ref.norms().data() + c0, cn, c0, -1, best);
+            counts[static_cast<size_t>(i)] = best.count;
+        }
+    }
+    return out;
+}
+
+/// The search shared by both entry points: `centred(b, buf)` gives query block b (kRowBlock
+/// rows) minus the shift; self: query i is reference row i, skipped.
+template <class Block>
+NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, int threads, Block&& centred) {
+    NeighbourLists out = empty_lists(nq, q);
     std::vector<int64_t> counts(static_cast<size_t>(nq), 0);
     PerThread<SearchScratch> scratch(threads);
     const int64_t n = ref.size(), chunks = block_count(n, kChunkRows);
@@ -182,11 +224,18 @@ NeighbourLists exact_neighbours(const SearchRows& ref, ConstMatrix queries, int6
         fail(KKM_ERR_INTERNAL, "exact_neighbours: q=" + std::to_string(q) + " among " + std::to_string(ref.size()) +
                                    " rows, or a width mismatch");
     }
-    NeighbourLists out = search(ref, queries.rows, q, false, threads, [&](int64_t b, Matrix& buf) {
-        const int64_t begin = b * kRowBlock, rows = std::min(kRowBlock, queries.rows - begin);
-        ref.centre(queries.slice(begin, rows), buf);
-        return buf.view();
-    });
+    NeighbourLists out;
+    if (queries.rows < kFewQueries && engine::streams_dots(ref.isa())) {
+        Matrix centred;
+        ref.centre(queries, centred);
+        out = search_few(ref, centred.view(), q, threads);
+    } else {
+        out = search(ref, queries.rows, q, false, threads, [&](int64_t b, Matrix& buf) {
+            const int64_t begin = b * kRowBlock, rows = std::min(kRowBlock, queries.rows - begin);
+            ref.centre(queries.slice(begin, rows), buf);
+            return buf.view();
+        });
+    }
     std::vector<float> xnorm(static_cast<size_t>(queries.rows));
     PerThread<Matrix> buffers(threads);
     parallel_blocks(threads, block_count(queries.rows, kRowBlock), [&](int64_t b) {
