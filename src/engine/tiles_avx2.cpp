@@ -112,12 +112,17 @@ KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_
 /// Rows of Y streamed at once: B blocks of 8 (B <= 4), whose sums are independent chains.
 constexpr int64_t kStreamBlocks = 4;
 
+/// Depth of one pass of a group of Y rows past every X row: 8·kStreamBlocks·kStreamDepth
+/// floats (128 KiB), which stay in L2 from one X row to the next whatever d is.
+constexpr int64_t kStreamDepth = 1024;
+
 /// out[j] = x · Y_j for the 8·B rows Y_j at y + j·ldy: in lane r of block b, one fused
-/// multiply-add per term t in order from zero, as each lane of the tiles sums (tile<false>).
+/// multiply-add per term t in order, as each lane of the tiles sums (tile<false>), from zero or
+/// (resume) from the sums in out.
 template <int64_t B>
-KKM_AVX2 void stream_rows(const float* x, const float* y, int64_t ldy, int64_t d, float* out) {
+KKM_AVX2 void stream_rows(const float* x, const float* y, int64_t ldy, int64_t d, bool resume, float* out) {
     __m256 acc[B];
-    for (int64_t b = 0; b < B; ++b) acc[b] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < B; ++b) acc[b] = resume ? _mm256_loadu_ps(out + 8 * b) : _mm256_setzero_ps();
     int64_t t = 0;
     for (; t + 8 <= d; t += 8) {
 #pragma GCC unroll 4
@@ -163,22 +168,27 @@ KKM_AVX2 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t 
 KKM_AVX2 void stream_dots_avx2(const float* X, int64_t rows, int64_t ldx, const float* Y, int64_t cols, int64_t ldy,
                                int64_t d, float* out, int64_t ldo) {
     constexpr int64_t group = 8 * kStreamBlocks;
-    int64_t j = 0;
-    // Each group of Y rows (group·d floats, in L2) passes every X row before the next is read.
-    for (; j + group <= cols; j += group) {
-        for (int64_t i = 0; i < rows; ++i)
-            stream_rows<kStreamBlocks>(X + i * ldx, Y + j * ldy, ldy, d, out + i * ldo + j);
-    }
-    for (; j + 8 <= cols; j += 8) {
-        for (int64_t i = 0; i < rows; ++i) stream_rows<1>(X + i * ldx, Y + j * ldy, ldy, d, out + i * ldo + j);
-    }
-    for (; j < cols; ++j) {
-        const float* y = Y + j * ldy;
-        for (int64_t i = 0; i < rows; ++i) {
-            const float* x = X + i * ldx;
-            float s = 0.0f;
-            for (int64_t t = 0; t < d; ++t) s = std::fma(x[t], y[t], s);
-            out[i * ldo + j] = s;
+    for (int64_t t0 = 0; t0 < d; t0 += kStreamDepth) {
+        const int64_t len = std::min(kStreamDepth, d - t0);
+        const bool resume = t0 > 0;
+        int64_t j = 0;
+        // Each group of Y rows passes every X row before the next group is read.
+        for (; j + group <= cols; j += group) {
+            for (int64_t i = 0; i < rows; ++i)
+                stream_rows<kStreamBlocks>(X + i * ldx + t0, Y + j * ldy + t0, ldy, len, resume, out + i * ldo + j);
+        }
+        for (; j + 8 <= cols; j += 8) {
+            for (int64_t i = 0; i < rows; ++i)
+                stream_rows<1>(X + i * ldx + t0, Y + j * ldy + t0, ldy, len, resume, out + i * ldo + j);
+        }
+        for (; j < cols; ++j) {
+            const float* y = Y + j * ldy;
+            for (int64_t i = 0; i < rows; ++i) {
+                const float* x = X + i * ldx;
+                float s = resume ? out[i * ldo + j] : 0.0f;
+                for (int64_t t = t0; t < t0 + len; ++t) s = std::fma(x[t], y[t], s);
+                out[i * ldo + j] = s;
+            }
         }
     }
 }
