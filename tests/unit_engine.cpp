@@ -16,6 +16,7 @@
 #include "engine/dots.h"
 #include "engine/engine.h"
 #include "engine/half.h"
+#include "engine/products.h"
 #include "engine/row_store.h"
 #include "engine/tiles.h"
 #include "kernels/kernel.h"
@@ -488,6 +489,73 @@ TEST(Engine, StreamedDotsAreTheTilesDotsBitForBit) {
                     EXPECT_EQ(streamed.back(), -1.0f);  // nothing past the last value
                 }
             }
+        }
+    }
+}
+
+// The fits' float32 products on the tiles (engine/products.h: R = G P_ℓ, F = G P and RᵀR,
+// in place of BLIS's sgemm): on the vector paths every value is one fused multiply-add chain
+// over the inner dimension in order, from zero, bit for bit, whatever the block; on every path
+// within float32 rounding of the float64 product. Shapes hit the tiles' edges, depth blocks
+// (k = 2100) and a block of one row.
+TEST(Engine, FixedRightProductsAndGramsAreOneFmaChainPerValue) {
+    struct Shape {
+        int64_t rows, k, n;
+    };
+    for (const Shape sh : {Shape{1, 1, 1}, Shape{13, 7, 33}, Shape{252, 400, 200}, Shape{30, 2100, 20}}) {
+        const Matrix A = random_rows(sh.rows, sh.k, static_cast<unsigned>(sh.k + 3));
+        const Matrix B = random_rows(sh.k, sh.n, static_cast<unsigned>(sh.n + 5), -2.0f, 2.0f);
+        for (Isa isa : supported_paths()) {
+            SCOPED_TRACE(std::string(engine::isa_name(isa)) + " " + std::to_string(sh.rows) + "x" +
+                         std::to_string(sh.k) + " times " + std::to_string(sh.k) + "x" + std::to_string(sh.n));
+            const bool chains = isa != Isa::portable;
+            const engine::FixedRight right(isa, B.view());
+            ASSERT_EQ(right.cols(), sh.n);
+            std::vector<float> C(static_cast<size_t>(sh.rows * (sh.n + 2)), -7.0f);
+            engine::BlockScratch scratch;
+            right.apply(A.view(), C.data(), sh.n + 2, &scratch);
+            int64_t wrong = 0;
+            for (int64_t i = 0; i < sh.rows; ++i) {
+                for (int64_t j = 0; j < sh.n; ++j) {
+                    float chain = 0.0f;
+                    double exact = 0.0, scale = 0.0;
+                    for (int64_t t = 0; t < sh.k; ++t) {
+                        chain = std::fma(A.row(i)[t], B.row(t)[j], chain);
+                        exact += static_cast<double>(A.row(i)[t]) * B.row(t)[j];
+                        scale += std::fabs(static_cast<double>(A.row(i)[t]) * B.row(t)[j]);
+                    }
+                    const float got = C[static_cast<size_t>(i * (sh.n + 2) + j)];
+                    if (chains ? std::memcmp(&got, &chain, sizeof got) != 0
+                               : std::fabs(got - exact) > 1e-6 * static_cast<double>(sh.k) * scale + 1e-30) {
+                        ++wrong;
+                    }
+                }
+                EXPECT_EQ(C[static_cast<size_t>(i * (sh.n + 2) + sh.n)], -7.0f);  // the stride's gap untouched
+            }
+            EXPECT_EQ(wrong, 0);
+            // AᵀA of the block (l = k columns, summed over its rows).
+            engine::GramScratch g;
+            const ConstMatrix AtA = engine::gram(isa, A.view(), g);
+            ASSERT_EQ(AtA.rows, sh.k);
+            ASSERT_EQ(AtA.cols, sh.k);
+            wrong = 0;
+            for (int64_t a = 0; a < sh.k; a += std::max<int64_t>(1, sh.k / 37)) {
+                for (int64_t b = 0; b < sh.k; ++b) {
+                    float chain = 0.0f;
+                    double exact = 0.0, scale = 0.0;
+                    for (int64_t i = 0; i < sh.rows; ++i) {
+                        chain = std::fma(A.row(i)[a], A.row(i)[b], chain);
+                        exact += static_cast<double>(A.row(i)[a]) * A.row(i)[b];
+                        scale += std::fabs(static_cast<double>(A.row(i)[a]) * A.row(i)[b]);
+                    }
+                    const float got = AtA.row(a)[b];
+                    if (chains ? std::memcmp(&got, &chain, sizeof got) != 0
+                               : std::fabs(got - exact) > 1e-6 * static_cast<double>(sh.rows) * scale + 1e-30) {
+                        ++wrong;
+                    }
+                }
+            }
+            EXPECT_EQ(wrong, 0);
         }
     }
 }

@@ -33,6 +33,7 @@ public:
     int64_t rows() const { return rows_; }
     int64_t cols() const { return cols_; }
     RowPrecision precision() const { return precision_; }
+    engine::Isa isa() const { return isa_; }
 
     /// Where rows [begin, ...) of an owned float32 store can be written in place; nullptr for a
     /// half store (use put).

@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "engine/dgemm.h"
+#include "engine/products.h"
 
 namespace kkm {
 
@@ -68,19 +69,18 @@ Matrix nystrom_projection(const KernelBasis& basis, ConstMatrix landmark_rows, d
     return P;
 }
 
-RankGram::RankGram(int64_t l, int64_t chunks) : l_(l), partial_(static_cast<size_t>(chunks * l * l), 0.0) {}
+RankGram::RankGram(int64_t l, int64_t chunks, engine::Isa isa)
+    : l_(l), isa_(isa), partial_(static_cast<size_t>(chunks * l * l), 0.0) {}
 
 double RankGram::footprint(int64_t l, int64_t chunks) {
     return 8.0 * static_cast<double>(chunks) * static_cast<double>(l) * static_cast<double>(l);
 }
 
-void RankGram::add(int64_t chunk, ConstMatrix R_b, Matrix& scratch) {
+void RankGram::add(int64_t chunk, ConstMatrix R_b, engine::GramScratch& scratch) {
     const int64_t l = l_;
-    scratch.reshape(l, l);
-    linalg::sgemm(linalg::Trans::yes, linalg::Trans::no, l, l, R_b.rows, 1.0f, R_b.data, l, R_b.data, l, 0.0f,
-                  scratch.data(), l, 1);
+    const ConstMatrix RtR = engine::gram(isa_, R_b, scratch);
     double* acc = partial_.data() + chunk * l * l;
-    for (int64_t t = 0; t < l * l; ++t) acc[t] += scratch.data()[t];
+    for (int64_t t = 0; t < l * l; ++t) acc[t] += RtR.data[t];
 }
 
 Matrix RankGram::restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix* Vs) {
@@ -115,18 +115,19 @@ Matrix RankGram::restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix
 }
 
 Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int threads, const Comm& comm) {
-    const int64_t l = P_l.cols, m = P_l.rows, n = G.rows();
+    const int64_t l = P_l.cols, n = G.rows();
     const int64_t per_chunk = block_count(n, kChunks);
-    RankGram gram(l, kChunks);
+    RankGram gram(l, kChunks, G.isa());
+    const engine::FixedRight right(G.isa(), P_l.view());
     parallel_blocks(threads, kChunks, [&](int64_t c) {
         const int64_t end = std::min(n, (c + 1) * per_chunk);
-        Matrix R, RtR, scratch;
+        Matrix R, scratch;
+        engine::BlockScratch block;
+        engine::GramScratch RtR;
         for (int64_t begin = c * per_chunk; begin < end; begin += kRowBlock) {
             const int64_t count = std::min(kRowBlock, end - begin);
             R.reshape(count, l);
-            const ConstMatrix rows = G.block(begin, count, scratch);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, l, m, 1.0f, rows.data, m, P_l.data(), l, 0.0f,
-                          R.data(), l, 1);
+            right.apply(G.block(begin, count, scratch), R.data(), l, &block);
             gram.add(c, R.view(), RtR);
         }
     });
@@ -135,15 +136,15 @@ Matrix rank_restrict(const Matrix& P_l, const RowStore& G, int64_t s, int thread
 
 Matrix nystrom_features(const RowStore& G, const Matrix& P, const std::vector<float>& diag,
                         std::vector<float>& residual, int threads) {
-    const int64_t n = G.rows(), m = G.cols(), r = P.cols;
+    const int64_t n = G.rows(), r = P.cols;
     Matrix F(n, r);
     residual.assign(static_cast<size_t>(n), 0.0f);
+    const engine::FixedRight right(G.isa(), P.view());
+    PerThread<std::pair<Matrix, engine::BlockScratch>> scratch(threads);
     parallel_blocks(threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix scratch;
-        const ConstMatrix rows = G.block(begin, count, scratch);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, r, m, 1.0f, rows.data, m, P.data(), r, 0.0f,
-                      F.row(begin), r, 1);
+        auto& [rows_scratch, block] = scratch.local();
+        right.apply(G.block(begin, count, rows_scratch), F.row(begin), r, &block);
         for (int64_t i = begin; i < begin + count; ++i) {
             double norm = 0;
             for (int64_t t = 0; t < r; ++t) norm += static_cast<double>(F.row(i)[t]) * F.row(i)[t];

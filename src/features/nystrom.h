@@ -13,6 +13,7 @@
 
 #include "core/comm.h"
 #include "core/matrix.h"
+#include "engine/products.h"
 #include "engine/row_store.h"
 #include "kernels/kernel_basis.h"
 
@@ -47,10 +48,11 @@ inline constexpr int64_t kRankChunks = 64;
 /// thread at a time), summed in chunk order at the end.
 class RankGram {
 public:
-    RankGram(int64_t l, int64_t chunks);
-    /// Adds R_bᵀ R_b (a float32 GEMM) of the block R_b (rows × ℓ) to chunk `chunk`'s sum.
-    /// `scratch` is the calling thread's (ℓ × ℓ).
-    void add(int64_t chunk, ConstMatrix R_b, Matrix& scratch);
+    /// isa: the path of the blocks' products (engine::gram).
+    RankGram(int64_t l, int64_t chunks, engine::Isa isa);
+    /// Adds R_bᵀ R_b (float32, engine::gram) of the block R_b (rows × ℓ) to chunk `chunk`'s
+    /// sum. `scratch` is the calling thread's.
+    void add(int64_t chunk, ConstMatrix R_b, engine::GramScratch& scratch);
     /// P = P_ℓ V_s, V_s the top-s eigenvectors of RᵀR summed over the chunks and the ranks
     /// (collective), into Vs (ℓ × s) too when given.
     Matrix restrict(const Matrix& P_l, int64_t s, const Comm& comm, Matrix* Vs = nullptr);
@@ -59,6 +61,7 @@ public:
 
 private:
     int64_t l_;
+    engine::Isa isa_;
     std::vector<double> partial_;  ///< chunks × ℓ × ℓ
 };
 

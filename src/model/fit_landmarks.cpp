@@ -2,7 +2,6 @@
 // m landmarks (uniform, ridge leverage scores or D² sampling) and map a row x to a projection
 // of its kernel row k_L(x).
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "cluster/landmark_lloyd.h"
@@ -10,10 +9,10 @@
 #include "core/blocking.h"
 #include "core/enum_text.h"
 #include "core/error.h"
-#include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/row_stream.h"
 #include "core/validate.h"
+#include "engine/products.h"
 #include "features/landmarks.h"
 #include "features/nystrom.h"
 #include "features/sketch.h"
@@ -182,17 +181,22 @@ RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& 
                    RankGram& gram) {
     const int64_t n = c.X.rows, m = basis.size(), l = P_l.cols;
     RowStore R(n, l, precision, c.isa);
-    PerThread<std::array<Matrix, 3>> scratch(c.threads);  // G_b, R_b, R_bᵀR_b
+    const engine::FixedRight right(c.isa, P_l.view());
+    struct Scratch {
+        Matrix G_b, R_b;
+        engine::BlockScratch block;
+        engine::GramScratch RtR;
+    };
+    PerThread<Scratch> scratch(c.threads);
     FirstBadBlock bad;
     parallel_blocks(c.threads, block_count(n, chunk_rows_of(n)), [&](int64_t q) {
         stream_chunk(c, q, [&](ConstMatrix rows, int64_t begin) {
             if (skip_bad(c, bad, rows, begin)) return;
-            auto& [G_b, R_b, RtR] = scratch.local();
+            auto& [G_b, R_b, block, RtR] = scratch.local();
             G_b.reshape(rows.rows, m);
             basis.evaluate(rows, G_b.data(), m);
             R_b.reshape(rows.rows, l);
-            linalg::sgemm(linalg::Trans::no, linalg::Trans::no, rows.rows, l, m, 1.0f, G_b.data(), m, P_l.data(), l,
-                          0.0f, R_b.data(), l, 1);
+            right.apply(G_b.view(), R_b.data(), l, &block);
             R.put(begin, rows.rows, R_b.data());
             gram.add(q, R_b.view(), RtR);
         });
@@ -296,7 +300,7 @@ std::unique_ptr<FittedModel> fused_nystrom(FitSession& c, const MethodFacts& fac
     MemoryLedger::Charge rows_charge = c.charge("kernel+eigen", "the n x l rows R = G P_l", f.kernel_rows);
     MemoryLedger::Charge restricted =
         c.charge("kernel+eigen", "R'R's chunk sums, their eigen-decomposition and the new P", f.rank);
-    RankGram gram(l, chunks);
+    RankGram gram(l, chunks, c.isa);
     RowStore R;
     {
         const MemoryLedger::Charge scratch =

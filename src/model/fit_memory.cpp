@@ -14,6 +14,7 @@
 #include "core/linalg.h"
 #include "core/matrix.h"
 #include "engine/engine.h"
+#include "engine/products.h"
 #include "features/landmarks.h"
 #include "features/nystrom.h"
 #include "features/rff.h"
@@ -183,30 +184,34 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
     }
     f.final_projection = Matrix::footprint(m, r);
     if (l > 0) {
-        const double per_thread = Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) +
-                                  (half ? Matrix::footprint(b.rows, m) : 0) + linalg::sgemm_footprint(b.rows, m, l) +
-                                  linalg::sgemm_footprint(l, b.rows, l);
-        const double sums = 8 * static_cast<double>(kReduceChunks) * l * l + b.workers * per_thread;
+        const double per_thread = Matrix::footprint(b.rows, l) + (half ? Matrix::footprint(b.rows, m) : 0) +
+                                  engine::FixedRight::block_footprint(b.rows, m) +
+                                  engine::GramScratch::footprint(b.rows, l);
+        const double sums = 8 * static_cast<double>(kReduceChunks) * l * l + engine::FixedRight::footprint(m, l) +
+                            b.workers * per_thread;
         f.rank = std::max(sums, linalg::dsyevd_footprint(l) + 8 * l) + f.final_projection;
     }
     f.fused = l > 0 && nystrom_fused(p, m_, static_cast<int64_t>(r));
     if (f.fused) {  // R (n×ℓ) instead of G; each thread's G_b, R_b and R_bᵀR_b; the chunk sums
         f.kernel_rows = half ? 2 * n * l : Matrix::footprint(n, l);
         f.row_scratch =
+            engine::FixedRight::footprint(m, l) +
             b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) + Matrix::footprint(b.rows, m) +
-                         Matrix::footprint(b.rows, l) + Matrix::footprint(l, l) +
-                         linalg::sgemm_footprint(b.rows, m, l) + linalg::sgemm_footprint(l, b.rows, l));
+                         Matrix::footprint(b.rows, l) + engine::FixedRight::block_footprint(b.rows, m) +
+                         engine::GramScratch::footprint(b.rows, l));
         f.rank =
             RankGram::footprint(l_, kRankChunks) + 8 * l * l + linalg::dsyevd_footprint(l) + 8 * l + f.final_projection;
     }
     f.diag = 4 * n;
     f.features = Matrix::footprint(n, r) + 4 * n;
     f.feature_scratch =
-        f.fused ? b.workers * (linalg::sgemm_footprint(b.rows, l, r) + (half ? Matrix::footprint(b.rows, l) : 0.0))
-                : b.workers * (linalg::sgemm_footprint(b.rows, m, r) +
-                               (f.direct ? row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r)
-                                : half   ? Matrix::footprint(b.rows, m)
-                                         : 0.0));
+        f.fused ? engine::FixedRight::footprint(l, r) + b.workers * (engine::FixedRight::block_footprint(b.rows, l) +
+                                                                     (half ? Matrix::footprint(b.rows, l) : 0.0))
+                : engine::FixedRight::footprint(m, r) +
+                      b.workers * (engine::FixedRight::block_footprint(b.rows, m) +
+                                   (f.direct ? row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r)
+                                    : half   ? Matrix::footprint(b.rows, m)
+                                             : 0.0));
     f.feature_cluster = cluster_features(p, n, r, threads, weighted);
     f.landmark_lloyd = LandmarkLloyd::footprint(p, n, m, r, threads, weighted) + lloyd_driver_footprint(p, n);
     return f;

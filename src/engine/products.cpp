@@ -1,0 +1,64 @@
+#include "engine/products.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+
+namespace kkm::engine {
+namespace {
+
+constexpr TileOp kDot{{}, TileFn::dot};
+
+/// out (M.cols × M.rows) = Mᵀ, in tiles of 32 × 32 so that both sides stay in cache.
+void transpose_into(ConstMatrix M, Matrix& out) {
+    constexpr int64_t kTile = 32;
+    out.reshape(M.cols, M.rows);
+    for (int64_t i0 = 0; i0 < M.rows; i0 += kTile) {
+        for (int64_t j0 = 0; j0 < M.cols; j0 += kTile) {
+            for (int64_t i = i0; i < std::min(M.rows, i0 + kTile); ++i) {
+                for (int64_t j = j0; j < std::min(M.cols, j0 + kTile); ++j) out.row(j)[i] = M.row(i)[j];
+            }
+        }
+    }
+}
+
+}  // namespace
+
+FixedRight::FixedRight(Isa isa, ConstMatrix B) {
+    Matrix columns;
+    transpose_into(B, columns);
+    packed_.assign(isa, columns.view(), {});
+}
+
+void FixedRight::apply(ConstMatrix A, float* out, int64_t ldo, BlockScratch* scratch) const {
+    if (A.cols != packed_.dim()) {
+        fail(KKM_ERR_INTERNAL, "FixedRight: rows of " + std::to_string(A.cols) + " columns times a matrix of " +
+                                   std::to_string(packed_.dim()) + " rows");
+    }
+    kernel_block(A, nullptr, packed_, kDot, out, ldo, scratch);
+}
+
+double FixedRight::footprint(double k, double n) {
+    return PackedRows::footprint(n, k) + Matrix::footprint(n, k);
+}
+
+double FixedRight::block_footprint(double rows, double k) {
+    return LeftRows::footprint(rows, k);  // kernel_block's pass of packed left rows, at most
+}
+
+double GramScratch::footprint(double rows, double l) {
+    return Matrix::footprint(l, rows) + PackedRows::footprint(l, rows) + LeftRows::footprint(l, rows) +
+           Matrix::footprint(l, l);
+}
+
+ConstMatrix gram(Isa isa, ConstMatrix A, GramScratch& scratch) {
+    transpose_into(A, scratch.transposed);
+    scratch.packed.assign(isa, scratch.transposed.view(), {});
+    scratch.product.reshape(A.cols, A.cols);
+    kernel_block(scratch.transposed.view(), nullptr, scratch.packed, kDot, scratch.product.data(), A.cols,
+                 &scratch.block);
+    return scratch.product.view();
+}
+
+}  // namespace kkm::engine
