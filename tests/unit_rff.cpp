@@ -85,7 +85,7 @@ double dot(const Matrix& F, int64_t i, int64_t j) {
 double mean_error(KernelType kernel, int64_t m, uint64_t seed, bool symmetric = false) {
     const Pairs p = make_pairs(kernel, 7, symmetric);
     Rng rng(seed, Stream::random_features);
-    const RffMap map(kernel, kGamma, kDim, m, rng);
+    const RffMap map(kernel, kGamma, kDim, m, rng, engine::best_isa());
     const Matrix F = features(map, p.X, 2 * kPairs);
     double total = 0.0;
     for (int64_t i = 0; i < kPairs; ++i) total += std::fabs(dot(F, 2 * i, 2 * i + 1) - p.exact[i]);
@@ -119,7 +119,7 @@ TEST(Rff, EstimatesTheKernelAboutTheOrigin) {
 TEST(Rff, SelfInnerProductIsOneOnAverage) {
     const Pairs p = make_pairs(KernelType::rbf, 8);
     Rng rng(13, Stream::random_features);
-    const RffMap map(KernelType::rbf, kGamma, kDim, 2000, rng);
+    const RffMap map(KernelType::rbf, kGamma, kDim, 2000, rng, engine::best_isa());
     const Matrix F = features(map, p.X, 2 * kPairs);
     double total = 0.0;
     for (int64_t i = 0; i < F.rows; ++i) total += dot(F, i, i);
@@ -130,8 +130,8 @@ TEST(Rff, FrequenciesFollowTheSpectralDensity) {
     // rbf: N(0, 2γ), so the sample variance of W's entries is 2γ. laplacian: Cauchy(0, γ),
     // whose quartiles are ±γ, so the median of |w| is γ.
     Rng a(3, Stream::random_features), b(3, Stream::random_features);
-    const RffMap rbf(KernelType::rbf, kGamma, kDim, 4000, a);
-    const RffMap lap(KernelType::laplacian, kGamma, kDim, 4000, b);
+    const RffMap rbf(KernelType::rbf, kGamma, kDim, 4000, a, engine::best_isa());
+    const RffMap lap(KernelType::laplacian, kGamma, kDim, 4000, b, engine::best_isa());
     const int64_t n = 4000 * kDim;
     double sum = 0.0, sq = 0.0;
     for (int64_t i = 0; i < n; ++i) {
@@ -163,7 +163,7 @@ TEST(Rff, FeaturesMatchTheFormula) {
         const Pairs p = make_pairs(kernel, 9);
         Rng rng(5, Stream::random_features);
         const int64_t m = 300, n = 64;
-        const RffMap map(kernel, kGamma, kDim, m, rng);
+        const RffMap map(kernel, kGamma, kDim, m, rng, engine::best_isa());
         ASSERT_EQ(map.input_dim(), kDim);
         ASSERT_EQ(map.dim(), m);
         const Matrix F = features(map, p.X, n);
@@ -187,7 +187,7 @@ TEST(Rff, FeaturesMatchTheFormula) {
 TEST(Rff, OneRowBlocksMatchALargeBlock) {
     const Pairs p = make_pairs(KernelType::rbf, 10);
     Rng rng(6, Stream::random_features);
-    const RffMap map(KernelType::rbf, kGamma, kDim, 257, rng);
+    const RffMap map(KernelType::rbf, kGamma, kDim, 257, rng, engine::best_isa());
     const Matrix all = features(map, p.X, 40);
     for (int64_t i = 0; i < 40; ++i) {
         const std::vector<float> row(p.X.begin() + i * kDim, p.X.begin() + (i + 1) * kDim);
@@ -200,8 +200,8 @@ TEST(Rff, SameSeedSameMapOtherSeedOtherMap) {
     const Pairs p = make_pairs(KernelType::rbf, 11);
     for (KernelType kernel : {KernelType::rbf, KernelType::laplacian}) {
         Rng a(42, Stream::random_features), b(42, Stream::random_features), c(43, Stream::random_features);
-        const RffMap ma(kernel, kGamma, kDim, 100, a), mb(kernel, kGamma, kDim, 100, b),
-            mc(kernel, kGamma, kDim, 100, c);
+        const RffMap ma(kernel, kGamma, kDim, 100, a, engine::best_isa()),
+            mb(kernel, kGamma, kDim, 100, b, engine::best_isa()), mc(kernel, kGamma, kDim, 100, c, engine::best_isa());
         const Matrix fa = features(ma, p.X, 20), fb = features(mb, p.X, 20), fc = features(mc, p.X, 20);
         const size_t count = 20 * 100;
         const std::vector<float> va(fa.values.begin(), fa.values.begin() + count);
@@ -220,7 +220,7 @@ TEST(Rff, RejectsKernelsThatAreNotShiftInvariant) {
     for (const auto& [kernel, name] : cases) {
         Rng rng(1, Stream::random_features);
         try {
-            RffMap map(kernel, kGamma, kDim, 10, rng);
+            RffMap map(kernel, kGamma, kDim, 10, rng, engine::best_isa());
             ADD_FAILURE() << "kernel=" << name << " was accepted";
         } catch (const Error& e) {
             EXPECT_EQ(e.status(), KKM_ERR_INVALID_ARGUMENT);
@@ -232,11 +232,11 @@ TEST(Rff, RejectsKernelsThatAreNotShiftInvariant) {
 
 TEST(Rff, RejectsBadSizesAndGamma) {
     Rng rng(1, Stream::random_features);
-    EXPECT_THROW(RffMap(KernelType::rbf, 0.0, kDim, 10, rng), Error);
-    EXPECT_THROW(RffMap(KernelType::rbf, -1.0, kDim, 10, rng), Error);
-    EXPECT_THROW(RffMap(KernelType::rbf, NAN, kDim, 10, rng), Error);
-    EXPECT_THROW(RffMap(KernelType::rbf, kGamma, 0, 10, rng), Error);
-    EXPECT_THROW(RffMap(KernelType::laplacian, kGamma, kDim, 0, rng), Error);
+    EXPECT_THROW(RffMap(KernelType::rbf, 0.0, kDim, 10, rng, engine::best_isa()), Error);
+    EXPECT_THROW(RffMap(KernelType::rbf, -1.0, kDim, 10, rng, engine::best_isa()), Error);
+    EXPECT_THROW(RffMap(KernelType::rbf, NAN, kDim, 10, rng, engine::best_isa()), Error);
+    EXPECT_THROW(RffMap(KernelType::rbf, kGamma, 0, 10, rng, engine::best_isa()), Error);
+    EXPECT_THROW(RffMap(KernelType::laplacian, kGamma, kDim, 0, rng, engine::best_isa()), Error);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 
 std::unique_ptr<Projection> sketch(SketchKind kind, int64_t m, int64_t n, uint64_t seed = 7) {
     Rng rng(seed, Stream::sketch);
-    return make_sketch(kind, m, n, rng);
+    return make_sketch(kind, m, n, rng, engine::best_isa());
 }
 
 /// rows × cols uniform in [-1, 1].
@@ -277,8 +277,8 @@ TEST(Sketch, OutputBufferReuseGivesTheSameResult) {
 
 TEST(Sketch, NonPositiveSizesAreRejected) {
     Rng rng(1, Stream::sketch);
-    EXPECT_THROW(make_sketch(SketchKind::ros, 0, 10, rng), Error);
-    EXPECT_THROW(make_sketch(SketchKind::subgaussian, 10, 0, rng), Error);
+    EXPECT_THROW(make_sketch(SketchKind::ros, 0, 10, rng, engine::best_isa()), Error);
+    EXPECT_THROW(make_sketch(SketchKind::subgaussian, 10, 0, rng, engine::best_isa()), Error);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/blocking.h"
-#include "core/linalg.h"
 #include "core/parallel.h"
 
 namespace kkm {
@@ -28,8 +27,11 @@ void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& 
 
 void DenseProjection::apply(ConstMatrix G, Matrix& out) const {
     out.reshape(G.rows, P_.cols);
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::no, G.rows, P_.cols, P_.rows, 1.0f, G.data, G.cols, P_.data(),
-                  P_.cols, 0.0f, out.data(), P_.cols, 1);
+    right_.apply(G, out.data(), P_.cols);
+}
+
+double DenseProjection::footprint(double m, double r) {
+    return Matrix::footprint(m, r) + engine::FixedRight::footprint(m, r);
 }
 
 LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection)

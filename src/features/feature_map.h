@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/matrix.h"
+#include "engine/products.h"
 #include "kernels/kernel_basis.h"
 
 namespace kkm {
@@ -26,24 +27,31 @@ public:
     virtual void apply(ConstMatrix G, Matrix& out) const = 0;
 };
 
-/// S·g = Pᵀg for a dense m×r matrix P (one GEMM per block).
+/// S·g = Pᵀg for a dense m×r matrix P: a block's product G·P on the engine's tiles of path
+/// isa (engine::FixedRight, P packed once when the projection is made: the model holds P
+/// twice).
 class DenseProjection final : public Projection {
 public:
-    explicit DenseProjection(Matrix P) : P_(std::move(P)) {}
+    DenseProjection(Matrix P, engine::Isa isa) : P_(std::move(P)), right_(isa, P_.view()) {}
     ProjectionKind kind() const override { return ProjectionKind::dense; }
     int64_t in_dim() const override { return P_.rows; }
     int64_t out_dim() const override { return P_.cols; }
     void apply(ConstMatrix G, Matrix& out) const override;
     const Matrix& matrix() const { return P_; }
 
+    /// Bytes a projection of an m×r matrix holds (P and its pack), and while it is made.
+    static double footprint(double m, double r);
+
 private:
     Matrix P_;
+    engine::FixedRight right_;
 };
 
 /// Per-thread buffers of a block transform.
 struct FeatureScratch {
-    Matrix rows;    ///< a copy of the caller's rows, padded for GEMM
-    Matrix kernel;  ///< kernel rows against the landmarks
+    Matrix rows;                 ///< a copy of the caller's rows
+    Matrix kernel;               ///< kernel rows against the landmarks
+    engine::BlockScratch block;  ///< the tiles' packed left rows (random features)
 };
 
 /// What a feature map is: the model file's codes for it (never renumbered).

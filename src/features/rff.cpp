@@ -73,7 +73,8 @@ bool fill_cauchy(float* out, size_t count, double scale, Rng& rng) {
 
 }  // namespace
 
-RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, std::vector<float> shift)
+RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, engine::Isa isa,
+               std::vector<float> shift)
     : shift_(std::move(shift)) {
     check_arguments(kernel, gamma, d, m);
     W_ = Matrix(m, d);
@@ -90,6 +91,7 @@ RffMap::RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, 
     }
     b_.resize(static_cast<size_t>(m));
     for (float& phase : b_) phase = static_cast<float>(2.0 * std::numbers::pi * rng.uniform());
+    packed_.assign(isa, W_.view(), {});
 }
 
 void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix& out) const {
@@ -110,8 +112,8 @@ void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix&
              "rff: rows have " + std::to_string(rows.cols) + " columns, the map " + std::to_string(input_dim()));
     }
     if (rows.rows == 0) return;
-    linalg::sgemm(linalg::Trans::no, linalg::Trans::yes, rows.rows, m, input_dim(), 1.0f, rows.data, rows.cols,
-                  W_.data(), W_.cols, 0.0f, out.data(), m, 1);
+    engine::kernel_block(rows, nullptr, packed_, engine::TileOp{{}, engine::TileFn::dot}, out.data(), m,
+                         &scratch.block);
     // cos(W x + b) of an overflowed W x would be NaN (the cosine pass assumes finite input).
     bool finite = true;
     const float* projected = out.data();
@@ -128,11 +130,11 @@ void RffMap::transform_block(ConstMatrix given, FeatureScratch& scratch, Matrix&
 }
 
 double RffMap::footprint(double m, double d) {
-    return Matrix::footprint(m, d) + 4 * m + 4 * d;
+    return Matrix::footprint(m, d) + engine::PackedRows::footprint(m, d) + 4 * m + 4 * d;
 }
 
 double RffMap::block_footprint(double rows, double d, double m) {
-    return 2 * Matrix::footprint(rows, d) + Matrix::footprint(rows, m) + linalg::sgemm_footprint(rows, d, m);
+    return 2 * Matrix::footprint(rows, d) + Matrix::footprint(rows, m) + engine::FixedRight::block_footprint(rows, d);
 }
 
 }  // namespace kkm

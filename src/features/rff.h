@@ -9,6 +9,7 @@
 
 #include "core/params.h"
 #include "core/rng.h"
+#include "engine/engine.h"
 #include "features/feature_map.h"
 
 namespace kkm {
@@ -19,21 +20,24 @@ public:
     /// frequencies do not fit float32.
     /// shift: empty, or d values subtracted from every row first (centring_shift: W x of rows
     /// far from the origin loses the phase digits in float32).
-    RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, std::vector<float> shift = {});
+    /// isa: the path of W x (the engine's tiles, W packed once: the map holds W twice).
+    RffMap(KernelType kernel, double gamma, int64_t d, int64_t m, Rng& rng, engine::Isa isa,
+           std::vector<float> shift = {});
     /// A saved map: W (m × d frequencies), its m phases and the shift (sizes checked by the caller).
-    RffMap(Matrix W, std::vector<float> phases, std::vector<float> shift = {})
-        : W_(std::move(W)), b_(std::move(phases)), shift_(std::move(shift)) {}
+    RffMap(Matrix W, std::vector<float> phases, engine::Isa isa, std::vector<float> shift = {})
+        : W_(std::move(W)), b_(std::move(phases)), shift_(std::move(shift)), packed_(isa, W_.view(), {}) {}
     MapKind kind() const override { return MapKind::rff; }
     int64_t input_dim() const override { return W_.cols; }
     int64_t dim() const override { return W_.rows; }
-    /// out = √(2/m) · cos((rows − shift) · Wᵀ + b): one GEMM, then one vectorised elementwise
-    /// pass; scratch.kernel holds the shifted rows. Single-threaded. Throws INVALID_DATA when
-    /// W x overflows float32.
+    /// out = √(2/m) · cos((rows − shift) · Wᵀ + b): the products on the engine's tiles (each
+    /// one fused multiply-add chain over d), then one vectorised elementwise pass;
+    /// scratch.kernel holds the shifted rows. Single-threaded. Throws INVALID_DATA when W x
+    /// overflows float32.
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
-    /// Bytes a map of m features over d columns keeps: W, the phases, the shift.
+    /// Bytes a map of m features over d columns keeps: W and its pack, the phases, the shift.
     static double footprint(double m, double d);
-    /// Bytes transform_block of `rows` rows holds besides its output: the padded and the
-    /// shifted copies of the rows, the products W x and the GEMM's packing.
+    /// Bytes transform_block of `rows` rows holds besides its output: the copy and the
+    /// shifted copy of the rows, the products W x and the tiles' packing.
     static double block_footprint(double rows, double d, double m);
     /// The m × d frequencies W (row j is ω_j).
     const Matrix& frequencies() const { return W_; }
@@ -44,6 +48,7 @@ private:
     Matrix W_;                  ///< m × d frequencies
     std::vector<float> b_;      ///< m phases
     std::vector<float> shift_;  ///< empty, or d values subtracted from every row
+    engine::PackedRows packed_;  ///< W for the tiles
 };
 
 }  // namespace kkm

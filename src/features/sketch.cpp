@@ -137,19 +137,19 @@ private:
 
 /// Dense S with i.i.d. N(0, 1/m) entries, drawn in row-major order of S, returned as the
 /// DenseProjection P = Sᵀ (so that a block of rows G maps to G·Sᵀ by one GEMM).
-std::unique_ptr<Projection> gaussian_sketch(int64_t m, Rng& rng) {
+std::unique_ptr<Projection> gaussian_sketch(int64_t m, Rng& rng, engine::Isa isa) {
     const double sd = 1.0 / std::sqrt(static_cast<double>(m));
     NormalSource normal(rng);
     Matrix P(m, m);
     for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < m; ++j) P.row(j)[i] = static_cast<float>(sd * normal.next());
     }
-    return std::make_unique<DenseProjection>(std::move(P));
+    return std::make_unique<DenseProjection>(std::move(P), isa);
 }
 
 }  // namespace
 
-std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng) {
+std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng, engine::Isa isa) {
     if (m < 1 || n < 1) {
         fail(KKM_ERR_INTERNAL,
              "make_sketch: m and n must be positive (m=" + std::to_string(m) + ", n=" + std::to_string(n) + ")");
@@ -157,7 +157,7 @@ std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, R
     switch (kind) {
         case SketchKind::subgaussian: return std::make_unique<SubgaussianProjection>(m, n, rng);
         case SketchKind::ros: return std::make_unique<RosProjection>(m, rng);
-        case SketchKind::gaussian: return gaussian_sketch(m, rng);
+        case SketchKind::gaussian: return gaussian_sketch(m, rng, isa);
         case SketchKind::identity: return std::make_unique<IdentityProjection>(m);
     }
     fail(KKM_ERR_INTERNAL, "make_sketch: unknown sketch kind");
@@ -185,7 +185,7 @@ double sketch_footprint(SketchKind kind, double m, double n) {
             return 8 * (m + 1) + 4 * m + 2 * 8 * (m * m * q + 6 * m * std::sqrt(q) + 8);
         }
         case SketchKind::ros: return 4 * static_cast<double>(sketch_dim(kind, static_cast<int64_t>(m)));
-        case SketchKind::gaussian: return Matrix::footprint(m, m);
+        case SketchKind::gaussian: return DenseProjection::footprint(m, m);
         case SketchKind::identity: return 0;
     }
     return 0;

@@ -91,8 +91,9 @@ int64_t sketch_dim(SketchKind kind, int64_t m);
 double sketch_footprint(SketchKind kind, double m, double n);
 
 /// The sketch S as a Projection on kernel rows of length m; n is the number of training rows
-/// (the sub-Gaussian density is 1/√n). All randomness comes from rng.
-std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng);
+/// (the sub-Gaussian density is 1/√n). All randomness comes from rng. isa: the path of the
+/// gaussian sketch's dense products.
+std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, Rng& rng, engine::Isa isa);
 
 /// The dense matrix a projection applies, as out_dim × in_dim (row i, column j = S_ij), for
 /// tests and small sizes.

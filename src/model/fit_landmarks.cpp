@@ -287,7 +287,7 @@ std::unique_ptr<FittedModel> features_and_lloyd(FitSession& c, const MethodFacts
     }
     src = FeatureSource();  // the rows and the diagonal are no longer needed
     c.end_stage("features");
-    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+    auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P), c.isa));
     return cluster_features(c, facts, std::move(F), std::move(map), std::move(residual), true);
 }
 
@@ -379,7 +379,8 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
         std::vector<float> residual = training_diagonal(c);
         const MemoryLedger::Charge features =
             c.charge("features", "the n x r features and their residuals", fa.features);
-        auto map = std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P)));
+        auto map =
+            std::make_unique<LandmarkMap>(std::move(basis), std::make_unique<DenseProjection>(std::move(P), c.isa));
         Matrix F = features_of_rows(c, *map, fa.feature_scratch, "every thread's block of kernel rows and features");
         residuals_in_place(F, residual, c.threads);
         diag_charge.release();  // the residuals took the diagonal's place
@@ -448,7 +449,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     }
     const MemoryLedger::Charge state =
         c.charge("lloyd", "Lloyd on the kernel rows (chunk sums, bounds, label caches, seeding)", fa.landmark_lloyd);
-    auto projection_map = std::make_unique<DenseProjection>(std::move(P));
+    auto projection_map = std::make_unique<DenseProjection>(std::move(P), c.isa);
     const Matrix& Pm = projection_map->matrix();
     auto map = std::make_unique<LandmarkMap>(std::move(basis), std::move(projection_map));
     LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.isa, Bounds::elkan, *c.comm, &c.part);
@@ -479,7 +480,7 @@ std::unique_ptr<FittedModel> fit_sketch(FitSession& c) {
     MemoryLedger::Charge building = c.charge("features", "packing the landmarks", f.basis_build);
     const MemoryLedger::Charge landmarks =
         c.charge("features", "the m landmarks, their packed panels and the sketch", f.basis + f.projection);
-    auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, c.n_global(), rng));
+    auto map = std::make_unique<LandmarkMap>(basis_over(c, idx), make_sketch(c.p.sketch, m, c.n_global(), rng, c.isa));
     building.release();
     const MemoryLedger::Charge features = c.charge("features", "the n x r sketched features", f.features);
     Matrix F = features_of_rows(c, *map, f.feature_scratch, "every thread's block of kernel rows and features");

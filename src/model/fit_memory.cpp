@@ -182,7 +182,7 @@ NystromFootprint nystrom_footprint(const Params& p, int64_t n_, int64_t d_, int6
         f.row_scratch = b.workers * (Matrix::footprint(b.rows, d) + kernel_block(p, b.rows, d) +
                                      (half ? Matrix::footprint(b.rows, m) : 0));
     }
-    f.final_projection = Matrix::footprint(m, r);
+    f.final_projection = DenseProjection::footprint(m, r);
     if (l > 0) {
         const double per_thread = Matrix::footprint(b.rows, l) + (half ? Matrix::footprint(b.rows, m) : 0) +
                                   engine::FixedRight::block_footprint(b.rows, m) +
@@ -235,8 +235,9 @@ SketchFootprint sketch_footprint(const Params& p, int64_t n_, int64_t d_, int64_
     f.basis_build = KernelBasis::build_footprint(m, d, pre);
     f.features = Matrix::footprint(n, r);
     const RowBlocks b = row_blocks(n, threads);
-    f.feature_scratch = b.workers * (row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r) +
-                                     (p.sketch == SketchKind::gaussian ? linalg::sgemm_footprint(b.rows, m, m) : 0.0));
+    f.feature_scratch =
+        b.workers * (row_block(p, b.rows, d, m) + Matrix::footprint(b.rows, r) +
+                     (p.sketch == SketchKind::gaussian ? engine::FixedRight::block_footprint(b.rows, m) : 0.0));
     f.cluster = cluster_features(p, n, r, threads, weighted);
     return f;
 }

@@ -18,7 +18,7 @@ std::unique_ptr<FittedModel> fit_rff(FitSession& c) {
     c.begin_stage("features");
     const MemoryLedger::Charge frequencies = c.charge("features", "the m x d frequencies and m phases", f.map);
     Rng rng(c.p.seed, Stream::random_features);
-    auto map = std::make_unique<RffMap>(c.p.kernel, c.gamma(), c.X.cols, m, rng, c.shift());
+    auto map = std::make_unique<RffMap>(c.p.kernel, c.gamma(), c.X.cols, m, rng, c.isa, c.shift());
     const MemoryLedger::Charge features = c.charge("features", "the n x m random features", f.features);
     Matrix F = features_of_rows(c, *map, f.feature_scratch, "every thread's block of rows and features");
     c.end_stage("features");

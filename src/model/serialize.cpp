@@ -310,7 +310,7 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
     const auto kind = r.scalar<uint32_t>("feature map kind");
     if (kind == static_cast<uint32_t>(MapKind::landmarks)) {
         KernelBasis basis = load_basis(r, p, report, s);
-        std::unique_ptr<Projection> projection = load_projection(r, basis.size());
+        std::unique_ptr<Projection> projection = load_projection(r, basis.size(), report.isa);
         return std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
     }
     if (kind != static_cast<uint32_t>(MapKind::rff)) bad("feature map kind " + std::to_string(kind) + " is unknown");
@@ -318,7 +318,7 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
     std::vector<float> phases = r.array<float>(tag("RFFB"));
     if (W.cols != s.d) bad("random features take " + std::to_string(W.cols) + " columns, d=" + std::to_string(s.d));
     require_size("random feature phases", phases.size(), W.rows);
-    return std::make_unique<RffMap>(std::move(W), std::move(phases), report.shift);
+    return std::make_unique<RffMap>(std::move(W), std::move(phases), report.isa, report.shift);
 }
 
 /// Flags of which clusters are alive: each 0 or 1, at least one 1.

@@ -55,7 +55,7 @@ void save_projection(const Projection& projection, Writer& w) {
     });
 }
 
-std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim) {
+std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim, engine::Isa isa) {
     Reader r = outer.section(tag("PROJ"));
     const auto m = r.scalar<int64_t>("landmark count");
     if (m != in_dim) {
@@ -67,7 +67,7 @@ std::unique_ptr<Projection> load_projection(Reader& outer, int64_t in_dim) {
             Matrix P = r.matrix(tag("PDNS"));
             if (P.rows != m)
                 bad_projection("(dense) has " + std::to_string(P.rows) + " rows for m=" + std::to_string(m));
-            out = std::make_unique<DenseProjection>(std::move(P));
+            out = std::make_unique<DenseProjection>(std::move(P), isa);
             break;
         }
         case ProjectionKind::identity: out = std::make_unique<IdentityProjection>(m); break;

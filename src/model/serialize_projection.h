@@ -16,6 +16,6 @@ void save_projection(const Projection& projection, Writer& w);
 
 /// Reads a projection written by save_projection, checking that it maps kernel rows of
 /// length in_dim and that every stored index lies in range; throws KKM_ERR_FORMAT otherwise.
-std::unique_ptr<Projection> load_projection(Reader& r, int64_t in_dim);
+std::unique_ptr<Projection> load_projection(Reader& r, int64_t in_dim, engine::Isa isa);
 
 }  // namespace kkm
