@@ -493,6 +493,30 @@ TEST(Engine, StreamedDotsAreTheTilesDotsBitForBit) {
     }
 }
 
+/// Σ_t a[t·sa] · b[t·sb] over n terms: as one fused multiply-add chain in float32, in float64,
+/// and Σ|a·b| in float64 (the scale of its rounding).
+struct ChainSums {
+    float chain = 0.0f;
+    double exact = 0.0, scale = 0.0;
+};
+ChainSums chain_sums(const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
+    ChainSums s;
+    for (int64_t t = 0; t < n; ++t) {
+        const double product = static_cast<double>(a[t * sa]) * b[t * sb];
+        s.chain = std::fma(a[t * sa], b[t * sb], s.chain);
+        s.exact += product;
+        s.scale += std::fabs(product);
+    }
+    return s;
+}
+
+/// A product's value on path isa: the chain's bits on the vector paths, within float32
+/// rounding of the float64 sum on the portable one (which rounds each product).
+bool chain_value(Isa isa, float got, const ChainSums& s, int64_t n) {
+    if (isa != Isa::portable) return std::memcmp(&got, &s.chain, sizeof got) == 0;
+    return std::fabs(got - s.exact) <= 1e-6 * static_cast<double>(n) * s.scale + 1e-30;
+}
+
 // The fits' float32 products on the tiles (engine/products.h: R = G P_ℓ, F = G P and RᵀR,
 // in place of BLIS's sgemm): on the vector paths every value is one fused multiply-add chain
 // over the inner dimension in order, from zero, bit for bit, whatever the block; on every path
@@ -508,29 +532,19 @@ TEST(Engine, FixedRightProductsAndGramsAreOneFmaChainPerValue) {
         for (Isa isa : supported_paths()) {
             SCOPED_TRACE(std::string(engine::isa_name(isa)) + " " + std::to_string(sh.rows) + "x" +
                          std::to_string(sh.k) + " times " + std::to_string(sh.k) + "x" + std::to_string(sh.n));
-            const bool chains = isa != Isa::portable;
             const engine::FixedRight right(isa, B.view());
             ASSERT_EQ(right.cols(), sh.n);
-            std::vector<float> C(static_cast<size_t>(sh.rows * (sh.n + 2)), -7.0f);
+            const int64_t ldo = sh.n + 2;
+            std::vector<float> C(static_cast<size_t>(sh.rows * ldo), -7.0f);
             engine::BlockScratch scratch;
-            right.apply(A.view(), C.data(), sh.n + 2, &scratch);
+            right.apply(A.view(), C.data(), ldo, &scratch);
             int64_t wrong = 0;
             for (int64_t i = 0; i < sh.rows; ++i) {
                 for (int64_t j = 0; j < sh.n; ++j) {
-                    float chain = 0.0f;
-                    double exact = 0.0, scale = 0.0;
-                    for (int64_t t = 0; t < sh.k; ++t) {
-                        chain = std::fma(A.row(i)[t], B.row(t)[j], chain);
-                        exact += static_cast<double>(A.row(i)[t]) * B.row(t)[j];
-                        scale += std::fabs(static_cast<double>(A.row(i)[t]) * B.row(t)[j]);
-                    }
-                    const float got = C[static_cast<size_t>(i * (sh.n + 2) + j)];
-                    if (chains ? std::memcmp(&got, &chain, sizeof got) != 0
-                               : std::fabs(got - exact) > 1e-6 * static_cast<double>(sh.k) * scale + 1e-30) {
-                        ++wrong;
-                    }
+                    const ChainSums s = chain_sums(A.row(i), 1, B.data() + j, B.cols, sh.k);
+                    wrong += chain_value(isa, C[static_cast<size_t>(i * ldo + j)], s, sh.k) ? 0 : 1;
                 }
-                EXPECT_EQ(C[static_cast<size_t>(i * (sh.n + 2) + sh.n)], -7.0f);  // the stride's gap untouched
+                EXPECT_EQ(C[static_cast<size_t>(i * ldo + sh.n)], -7.0f);  // the stride's gap untouched
             }
             EXPECT_EQ(wrong, 0);
             // AᵀA of the block (l = k columns, summed over its rows).
@@ -541,18 +555,8 @@ TEST(Engine, FixedRightProductsAndGramsAreOneFmaChainPerValue) {
             wrong = 0;
             for (int64_t a = 0; a < sh.k; a += std::max<int64_t>(1, sh.k / 37)) {
                 for (int64_t b = 0; b < sh.k; ++b) {
-                    float chain = 0.0f;
-                    double exact = 0.0, scale = 0.0;
-                    for (int64_t i = 0; i < sh.rows; ++i) {
-                        chain = std::fma(A.row(i)[a], A.row(i)[b], chain);
-                        exact += static_cast<double>(A.row(i)[a]) * A.row(i)[b];
-                        scale += std::fabs(static_cast<double>(A.row(i)[a]) * A.row(i)[b]);
-                    }
-                    const float got = AtA.row(a)[b];
-                    if (chains ? std::memcmp(&got, &chain, sizeof got) != 0
-                               : std::fabs(got - exact) > 1e-6 * static_cast<double>(sh.rows) * scale + 1e-30) {
-                        ++wrong;
-                    }
+                    const ChainSums s = chain_sums(A.data() + a, A.cols, A.data() + b, A.cols, sh.rows);
+                    wrong += chain_value(isa, AtA.row(a)[b], s, sh.rows) ? 0 : 1;
                 }
             }
             EXPECT_EQ(wrong, 0);
