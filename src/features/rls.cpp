@@ -9,6 +9,7 @@
 #include "core/blocking.h"
 #include "core/linalg.h"
 #include "core/parallel.h"
+#include "engine/products.h"
 #include "features/landmarks.h"
 #include "features/nystrom.h"
 
@@ -53,13 +54,13 @@ Matrix inverse_root(const Matrix& Kss, double ridge) {
 std::vector<double> scores(const LandmarkContext& ctx, const Matrix& C, const Matrix& M, double lambda) {
     const int64_t n = C.rows, s = C.cols;
     std::vector<double> tau(static_cast<size_t>(n));
-    std::vector<Matrix> products(static_cast<size_t>(ctx.threads));
+    const engine::FixedRight right(ctx.kernel ? ctx.kernel->isa() : engine::best_isa(), M.view());
+    PerThread<std::pair<Matrix, engine::BlockScratch>> products(ctx.threads);
     parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix& CM = products[thread_slot(products.size())];
+        auto& [CM, block] = products.local();
         CM.reshape(count, s);
-        linalg::sgemm(linalg::Trans::no, linalg::Trans::no, count, s, s, 1.0f, C.row(begin), s, M.data(), s, 0.0f,
-                      CM.data(), s, 1);
+        right.apply(C.view().slice(begin, count), CM.data(), s, &block);
         for (int64_t r = 0; r < count; ++r) {
             double covered = 0.0;
             for (int64_t c = 0; c < s; ++c) covered += static_cast<double>(CM.row(r)[c]) * CM.row(r)[c];
@@ -141,7 +142,8 @@ double rls_footprint(const SamplerShape& sh) {
     const double root = held + Matrix::footprint(n, s) +
                         std::max(linalg::dsyevd_footprint(s), 8 * s * s + 8 * s + Matrix::footprint(s, s));
     const double scores = held + Matrix::footprint(n, s) + Matrix::footprint(s, s) + 8 * n +
-                          b.workers * (Matrix::footprint(b.rows, s) + linalg::sgemm_footprint(b.rows, s, s));
+                          engine::FixedRight::footprint(s, s) +
+                          b.workers * (Matrix::footprint(b.rows, s) + engine::FixedRight::block_footprint(b.rows, s));
     const double draw = held + 8 * n + 24 * n + 8 * m;  // scores, sort keys, the chosen
     return std::max({pool, columns, root, scores, draw});
 }
