@@ -3,7 +3,7 @@
 // take through the fit's MemoryLedger (core/memory_ledger.h) as they allocate. Each component
 // states its own footprint beside its allocations, from the constants it allocates with
 // (Matrix::footprint, engine::PackedRows::footprint, Kernel::block_footprint,
-// KernelBasis::footprint, linalg::sgemm_footprint and dsyevd_footprint, seeding_footprint,
+// KernelBasis::footprint, engine::FixedRight::footprint, linalg::dsyevd_footprint, seeding_footprint,
 // lloyd_driver_footprint, FeatureLloyd::footprint, LandmarkLloyd::footprint,
 // minibatch_lloyd_footprint, RankGram::footprint, scan_footprint, each sampler's footprint
 // hook); a method's footprint here names the items it holds from them, and its peak() is the
