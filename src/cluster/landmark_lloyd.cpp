@@ -122,17 +122,9 @@ LandmarkLloyd::LandmarkLloyd(const RowStore& G, const Matrix& P, std::vector<flo
     : BoundedLloyd(G.rows(), std::move(weights), k, threads, isa, bounds != Bounds::none, comm, part),
       G_(G),
       P_(P),
-      Pt_(P.cols, P.rows),
       diag_(std::move(diag)),
       lower_per_row_(bounds == Bounds::elkan ? lower_bounds_per_row(k) : 1) {
-    constexpr int64_t kTile = 32;  // transposed in tiles: both sides stay within a few cache lines
-    for (int64_t a0 = 0; a0 < P.rows; a0 += kTile) {
-        for (int64_t q0 = 0; q0 < P.cols; q0 += kTile) {
-            for (int64_t a = a0; a < std::min(P.rows, a0 + kTile); ++a) {
-                for (int64_t q = q0; q < std::min(P.cols, q0 + kTile); ++q) Pt_.row(q)[a] = P.row(a)[q];
-            }
-        }
-    }
+    transpose_into(P.view(), Pt_);
 }
 
 std::vector<float>& LandmarkLloyd::zeroed_partial() {

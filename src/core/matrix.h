@@ -108,6 +108,20 @@ inline Matrix gather_rows(ConstMatrix X, const std::vector<int64_t>& idx) {
     return rows;
 }
 
+/// out (M.cols × M.rows) = Mᵀ, copied in tiles of 32 × 32 so that both sides stay within a
+/// few cache lines.
+inline void transpose_into(ConstMatrix M, Matrix& out) {
+    constexpr int64_t kTile = 32;
+    out.reshape(M.cols, M.rows);
+    for (int64_t i0 = 0; i0 < M.rows; i0 += kTile) {
+        for (int64_t j0 = 0; j0 < M.cols; j0 += kTile) {
+            for (int64_t i = i0; i < std::min(M.rows, i0 + kTile); ++i) {
+                for (int64_t j = j0; j < std::min(M.cols, j0 + kTile); ++j) out.row(j)[i] = M.row(i)[j];
+            }
+        }
+    }
+}
+
 /// A copy of a (caller's) block in a padded Matrix, safe to hand to GEMM.
 inline void copy_into(ConstMatrix block, Matrix& out) {
     out.reshape(block.rows, block.cols);

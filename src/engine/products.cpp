@@ -1,6 +1,5 @@
 #include "engine/products.h"
 
-#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -9,19 +8,6 @@ namespace kkm::engine {
 namespace {
 
 constexpr TileOp kDot{{}, TileFn::dot};
-
-/// out (M.cols × M.rows) = Mᵀ, in tiles of 32 × 32 so that both sides stay in cache.
-void transpose_into(ConstMatrix M, Matrix& out) {
-    constexpr int64_t kTile = 32;
-    out.reshape(M.cols, M.rows);
-    for (int64_t i0 = 0; i0 < M.rows; i0 += kTile) {
-        for (int64_t j0 = 0; j0 < M.cols; j0 += kTile) {
-            for (int64_t i = i0; i < std::min(M.rows, i0 + kTile); ++i) {
-                for (int64_t j = j0; j < std::min(M.cols, j0 + kTile); ++j) out.row(j)[i] = M.row(i)[j];
-            }
-        }
-    }
-}
 
 }  // namespace
 
