@@ -100,23 +100,35 @@ struct SearchScratch {
     engine::BlockScratch engine;
 };
 
-/// Lists of nq rows of q places, none filled.
-NeighbourLists empty_lists(int64_t nq, int64_t q) {
-    NeighbourLists out;
-    out.rows = nq;
-    out.q = q;
-    out.index.assign(static_cast<size_t>(nq * q), -1);
-    out.dist.assign(static_cast<size_t>(nq * q), kInf);
-    return out;
-}
+/// The lists of a search as they fill: nq rows of q places, and how many of each row's are
+/// taken. Rows are offered their reference rows in index order; different rows may be offered
+/// on different threads at once.
+struct Filling {
+    NeighbourLists lists;
+    std::vector<int64_t> counts;
+
+    Filling(int64_t nq, int64_t q) : counts(static_cast<size_t>(nq), 0) {
+        lists.rows = nq;
+        lists.q = q;
+        lists.index.assign(static_cast<size_t>(nq * q), -1);
+        lists.dist.assign(static_cast<size_t>(nq * q), kInf);
+    }
+    /// Offers row `row` the reference rows [first, first + cols) of ref by its dot products
+    /// with them, skipping reference row `skip` (-1: none).
+    void offer(int64_t row, const float* dots, const SearchRows& ref, int64_t first, int64_t cols, int64_t skip) {
+        const int64_t q = lists.q;
+        Best best{lists.dist.data() + row * q, lists.index.data() + row * q, q, counts[static_cast<size_t>(row)]};
+        select_row(dots, ref.norms().data() + first, cols, first, skip, best);
+        counts[static_cast<size_t>(row)] = best.count;
+    }
+};
 
 /// The search of a few queries Q (centred), the reference rows read where they are: each
 /// chunk's dot products by engine::stream_dots (the threads share its rows), then every
 /// query's selection over the chunk in index order. The same keys, bit for bit, as search()
 /// computes by the tiles, offered in the same order: the same lists.
 NeighbourLists search_few(const SearchRows& ref, ConstMatrix Q, int64_t q, int threads) {
-    NeighbourLists out = empty_lists(Q.rows, q);
-    std::vector<int64_t> counts(static_cast<size_t>(Q.rows), 0);
+    Filling out(Q.rows, q);
     const int64_t n = ref.size(), chunks = block_count(n, kChunkRows);
     Matrix dots(Q.rows, std::min(n, kChunkRows));
     for (int64_t c = 0; c < chunks; ++c) {
@@ -128,21 +140,16 @@ NeighbourLists search_few(const SearchRows& ref, ConstMatrix Q, int64_t q, int t
             engine::stream_dots(ref.isa(), Q, ref.centred().view().slice(c0 + begin, std::min(kStreamRows, cn - begin)),
                                 dots.data() + begin, dots.cols);
         });
-        for (int64_t i = 0; i < Q.rows; ++i) {
-            Best best{out.dist.data() + i * q, out.index.data() + i * q, q, counts[static_cast<size_t>(i)]};
-            select_row(dots.row(i), ref.norms().data() + c0, cn, c0, -1, best);
-            counts[static_cast<size_t>(i)] = best.count;
-        }
+        for (int64_t i = 0; i < Q.rows; ++i) out.offer(i, dots.row(i), ref, c0, cn, -1);
     }
-    return out;
+    return std::move(out.lists);
 }
 
 /// The search shared by both entry points: `centred(b, buf)` gives query block b (kRowBlock
 /// rows) minus the shift; self: query i is reference row i, skipped.
 template <class Block>
 NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, int threads, Block&& centred) {
-    NeighbourLists out = empty_lists(nq, q);
-    std::vector<int64_t> counts(static_cast<size_t>(nq), 0);
+    Filling out(nq, q);
     PerThread<SearchScratch> scratch(threads);
     const int64_t n = ref.size(), chunks = block_count(n, kChunkRows);
     const engine::TileOp dot{{}, engine::TileFn::dot};
@@ -162,15 +169,12 @@ NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, i
                 engine::kernel_block_cols(Q, nullptr, packed, t0, cols, dot, s.tile.data(), s.tile.cols, &s.engine);
                 for (int64_t i = 0; i < rows; ++i) {
                     const int64_t row = begin + i;
-                    Best best{out.dist.data() + row * q, out.index.data() + row * q, q,
-                              counts[static_cast<size_t>(row)]};
-                    select_row(s.tile.row(i), ref.norms().data() + c0 + t0, cols, c0 + t0, self ? row : -1, best);
-                    counts[static_cast<size_t>(row)] = best.count;
+                    out.offer(row, s.tile.row(i), ref, c0 + t0, cols, self ? row : -1);
                 }
             }
         });
     }
-    return out;
+    return std::move(out.lists);
 }
 
 /// Keys (‖y‖² − 2 x·y) into squared distances, given ‖x‖² of each query.
