@@ -116,8 +116,7 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     // that sizes creeping up from call to call reallocate a few times, not every time.
     if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
-    // The AVX2 transposes on the vector paths (an AVX-512 CPU has AVX2; checked all the same).
-    if (isa != Isa::portable && isa_supported(Isa::avx2)) {
+    if (streams_dots(isa)) {  // the AVX2 transposes (stream_dots reads rows with them too)
         pack_panels_avx2(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
     } else {
         pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
@@ -195,6 +194,7 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
 }
 
 bool streams_dots(Isa isa) {
+    // The AVX2 transposes on the vector paths (an AVX-512 CPU has AVX2; checked all the same).
     return isa != Isa::portable && isa_supported(Isa::avx2);
 }
 

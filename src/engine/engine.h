@@ -169,7 +169,8 @@ bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op,
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
                        const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr, int64_t depth = 0);
 
-/// Whether stream_dots runs on path isa: the vector paths, on a CPU with AVX2.
+/// Whether stream_dots runs on path isa: the vector paths, on a CPU with AVX2 (where
+/// PackedRows::assign packs its panels by the same AVX2 transposes).
 bool streams_dots(Isa isa);
 
 /// out[i·ldo + j] = X_i · Y_j for every row of X and of Y (X.cols == Y.cols), both read where

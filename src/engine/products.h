@@ -1,5 +1,7 @@
 // Float32 matrix products of the fits on the engine's tiles, in place of the BLAS's sgemm:
-// the rank restriction's R = G P_ℓ and RᵀR, and the Nyström features F = G P. Debian's BLIS
+// the rank restriction's R = G P_ℓ and RᵀR, the Nyström features F = G P, dense projections
+// (DenseProjection) and the ridge leverage scores' C M (random features pack W themselves,
+// already row by row as the tiles take it). Debian's BLIS
 // 0.9 has no sub-configuration for AMD Zen 5 and runs its generic kernels there (sgemm
 // 60000×1000×784 on 2 threads: 31 GFLOP/s, against ~290 for the tiles; TOOLCHAIN.md): an
 // MNIST8M-sized rank-restricted fit spent more than half of its time in them.
