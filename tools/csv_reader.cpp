@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -79,35 +81,59 @@ void split(std::string_view line, char sep, std::vector<std::string_view>& field
     }
 }
 
-/// Iterates over the lines of a buffer, counting line numbers from 1. A line ends at "\n",
-/// "\r\n" or a lone "\r" (old Mac files, some spreadsheet exports).
-class LineReader {
+/// Cuts text that arrives in pieces into lines, numbered from 1. A line ends at "\n", "\r\n" or
+/// a lone "\r" (old Mac files, some spreadsheet exports), also where a piece ends between the
+/// "\r" and the "\n". Each line that is neither blank nor a '#' comment goes to `line(text,
+/// number)`; a line cut by the end of a piece is carried (copied) into the next.
+class LineSplitter {
 public:
-    explicit LineReader(std::string_view text) : text_(text) {}
-    /// Next line that is neither blank nor a '#' comment; false at the end.
-    bool next(std::string_view& line) {
-        while (pos_ < text_.size()) {
-            const size_t end = std::min(text_.find_first_of("\r\n", pos_), text_.size());
-            line = text_.substr(pos_, end - pos_);
-            pos_ = end + (text_.substr(end, 2) == "\r\n" ? 2 : 1);
-            ++number_;
-            const std::string_view content = trim(line);
-            if (!content.empty() && content.front() != '#') return true;
+    template <class Line>
+    void feed(std::string_view piece, Line&& line) {
+        if (after_cr_ && !piece.empty()) {
+            if (piece.front() == '\n') piece.remove_prefix(1);
+            after_cr_ = false;
         }
-        return false;
+        while (!piece.empty()) {
+            const size_t end = piece.find_first_of("\r\n");
+            if (end == std::string_view::npos) {
+                carry_.append(piece);
+                return;
+            }
+            const bool cr = piece[end] == '\r';
+            emit(piece.substr(0, end), line);
+            after_cr_ = cr && end + 1 == piece.size();
+            piece.remove_prefix(end + (piece.substr(end, 2) == "\r\n" ? 2 : 1));
+        }
     }
-    size_t number() const { return number_; }
+
+    /// The last line, when the text does not end with a line break.
+    template <class Line>
+    void finish(Line&& line) {
+        if (!carry_.empty()) emit({}, line);
+    }
 
 private:
-    std::string_view text_;
-    size_t pos_ = 0;
+    template <class Line>
+    void emit(std::string_view rest, Line& line) {
+        std::string_view text = rest;
+        if (!carry_.empty()) {
+            carry_.append(rest);
+            text = carry_;
+        }
+        ++number_;
+        const std::string_view content = trim(text);
+        if (!content.empty() && content.front() != '#') line(text, number_);
+        carry_.clear();
+    }
+
+    std::string carry_;
+    bool after_cr_ = false;
     size_t number_ = 0;
 };
 
 /// The text without a leading UTF-8 byte-order mark (spreadsheet programs write one); UTF-16
 /// (its byte-order mark) is refused by name.
-std::string_view without_bom(const std::vector<char>& bytes, const std::string& path) {
-    std::string_view text(bytes.data(), bytes.size());
+std::string_view without_bom(std::string_view text, const std::string& path) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
         throw ToolError(path + ": UTF-16 text (a UTF-16 byte-order mark); save it as UTF-8 or ASCII");
@@ -137,25 +163,31 @@ std::string quoted(std::string_view field) {
     return out + "'";
 }
 
+/// The rows of a CSV, one line at a time (LineSplitter's lines); each data row's values go to
+/// `row` as they are parsed.
 class CsvParser {
 public:
-    explicit CsvParser(std::string path) : path_(std::move(path)) {}
+    CsvParser(std::string path, const std::function<void(std::span<const float>)>& row)
+        : path_(std::move(path)), row_(row) {}
 
-    CsvTable parse(const std::vector<char>& bytes) {
-        LineReader lines(without_bom(bytes, path_));
-        std::string_view line;
-        if (!lines.next(line)) throw ToolError(path_ + ": no data (the file is empty)");
-        table_.separator = detect_separator(line);
-        split(line, table_.separator, fields_);
-        table_.matrix.cols = static_cast<int64_t>(fields_.size());
-        table_.has_header = is_header(lines.number());
-        if (!table_.has_header) add_row(lines.number());
-        while (lines.next(line)) {
-            split(line, table_.separator, fields_);
-            add_row(lines.number());
+    void line(std::string_view text, size_t number) {
+        if (started_) {
+            split(text, shape_.separator, fields_);
+            add_row(number);
+            return;
         }
-        if (table_.matrix.rows == 0) throw ToolError(path_ + ": no data rows after the header");
-        return std::move(table_);
+        started_ = true;
+        shape_.separator = detect_separator(text);
+        split(text, shape_.separator, fields_);
+        shape_.cols = static_cast<int64_t>(fields_.size());
+        shape_.has_header = is_header(number);
+        if (!shape_.has_header) add_row(number);
+    }
+
+    CsvShape finish() const {
+        if (!started_) throw ToolError(path_ + ": no data (the file is empty)");
+        if (shape_.rows == 0) throw ToolError(path_ + ": no data rows after the header");
+        return shape_;
     }
 
 private:
@@ -186,12 +218,14 @@ private:
     }
 
     void add_row(size_t line) {
-        const auto cols = static_cast<size_t>(table_.matrix.cols);
+        const auto cols = static_cast<size_t>(shape_.cols);
         if (fields_.size() != cols) {
             fail(line, "expected " + std::to_string(cols) + " fields, found " + std::to_string(fields_.size()));
         }
+        values_.clear();
         for (size_t j = 0; j < cols; ++j) add_value(line, j);
-        ++table_.matrix.rows;
+        row_(values_);
+        ++shape_.rows;
     }
 
     void add_value(size_t line, size_t column) {
@@ -205,18 +239,46 @@ private:
         }
         if (result != NumberParse::ok) fail(line, where + quoted(field) + " is not a number");
         if (!std::isfinite(value)) fail(line, where + quoted(field) + " is not finite");
-        table_.matrix.values.push_back(value);
+        values_.push_back(value);
     }
 
     std::string path_;
-    CsvTable table_;
+    const std::function<void(std::span<const float>)>& row_;
+    bool started_ = false;
+    CsvShape shape_;
     std::vector<std::string_view> fields_;
+    std::vector<float> values_;
 };
 
 }  // namespace
 
+CsvShape read_csv_rows(const std::string& path, uint64_t max_bytes,
+                       const std::function<void(std::span<const float>)>& row) {
+    CsvParser parser(path, row);
+    LineSplitter lines;
+    const auto line = [&parser](std::string_view text, size_t number) { parser.line(text, number); };
+    bool first = true;
+    read_file_pieces(path, max_bytes, [&](std::span<const char> bytes) {
+        std::string_view piece(bytes.data(), bytes.size());
+        if (first) piece = without_bom(piece, path);  // pieces but the last are 64 KiB: a BOM is whole
+        first = false;
+        lines.feed(piece, line);
+    });
+    lines.finish(line);
+    return parser.finish();
+}
+
 CsvTable read_csv(const std::string& path, uint64_t max_bytes) {
-    return CsvParser(path).parse(read_file_bytes(path, max_bytes));
+    CsvTable table;
+    std::vector<float>& values = table.matrix.values;
+    const CsvShape shape = read_csv_rows(path, max_bytes, [&values](std::span<const float> row) {
+        values.insert(values.end(), row.begin(), row.end());
+    });
+    table.matrix.rows = shape.rows;
+    table.matrix.cols = shape.cols;
+    table.has_header = shape.has_header;
+    table.separator = shape.separator;
+    return table;
 }
 
 }  // namespace kkm_tool

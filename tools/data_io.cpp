@@ -74,27 +74,32 @@ void floats_from_little_endian(const char* bytes, size_t count, float* out) {
 
 Matrix read_raw_f32(const std::string& path, int64_t dims, uint64_t max_bytes) {
     raw_row_bytes(dims);  // a bad --dims is a usage error before the file is read
-    const std::vector<char> bytes = read_file_bytes(path, max_bytes);
     Matrix out;
-    out.rows = raw_row_count(path, bytes.size(), dims);
+    uint64_t bytes = 0;
+    // Pieces of 64 KiB (whole floats but for a short last piece, refused below): the floats
+    // are the only copy held.
+    read_file_pieces(path, max_bytes, [&](std::span<const char> piece) {
+        const size_t have = out.values.size(), count = piece.size() / 4;
+        out.values.resize(have + count);
+        floats_from_little_endian(piece.data(), count, out.values.data() + have);
+        bytes += piece.size();
+    });
+    out.rows = raw_row_count(path, bytes, dims);
     out.cols = dims;
-    out.values.resize(bytes.size() / 4);
-    floats_from_little_endian(bytes.data(), out.values.size(), out.values.data());
     return out;
 }
 
-std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes) {
-    const CsvTable table = read_csv(path, max_bytes);
-    const Matrix& m = table.matrix;
-    std::vector<int32_t> labels(static_cast<size_t>(m.rows));
-    for (int64_t i = 0; i < m.rows; ++i) {
-        labels[static_cast<size_t>(i)] = to_label(path, i, m.values[static_cast<size_t>(i * m.cols + m.cols - 1)]);
-    }
+std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes, int64_t expected_rows) {
+    std::vector<int32_t> labels;
+    labels.reserve(static_cast<size_t>(std::max<int64_t>(expected_rows, 0)));
+    read_csv_rows(path, max_bytes, [&](std::span<const float> row) {
+        labels.push_back(to_label(path, static_cast<int64_t>(labels.size()), row.back()));
+    });
     return labels;
 }
 
 std::vector<int32_t> read_truth(const std::string& path, int64_t n, uint64_t max_bytes) {
-    std::vector<int32_t> truth = read_label_file(path, max_bytes);
+    std::vector<int32_t> truth = read_label_file(path, max_bytes, n);
     if (static_cast<int64_t>(truth.size()) != n) {
         throw ToolError(path + ": " + std::to_string(truth.size()) + " labels, but the input has " + std::to_string(n) +
                         " rows");

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,12 +47,30 @@ struct InputMatrix {
 /// limit: the programs pass max_memory_mb. Every reader below takes the same limit.
 std::vector<char> read_file_bytes(const std::string& path, uint64_t max_bytes);
 
+/// The same content passed to `piece` in order, 64 KiB at a time (every piece but the last is
+/// full), never held whole; read_file_bytes's limit and errors.
+void read_file_pieces(const std::string& path, uint64_t max_bytes,
+                      const std::function<void(std::span<const char>)>& piece);
+
 /// Result of read_csv: the matrix and whether a header line was found.
 struct CsvTable {
     Matrix matrix;
     bool has_header = false;
     char separator = ',';  ///< ',', ';', '\t', or ' ' for runs of blanks
 };
+
+/// What read_csv_rows found besides the rows.
+struct CsvShape {
+    int64_t rows = 0;
+    int64_t cols = 0;
+    bool has_header = false;
+    char separator = ',';
+};
+
+/// read_csv's parsing and errors, each data row's values passed to `row` as it is parsed: the
+/// file is read in pieces (read_file_pieces), never held whole.
+CsvShape read_csv_rows(const std::string& path, uint64_t max_bytes,
+                       const std::function<void(std::span<const float>)>& row);
 
 /// CSV of numbers. A UTF-8 byte-order mark is skipped; lines end at LF, CRLF or CR. The first
 /// line is a header if none of its fields is a number, data if all of its non-empty fields
@@ -89,7 +109,9 @@ std::vector<int32_t> read_idx_labels(const std::string& path, uint64_t max_bytes
 /// Integer labels from a CSV (optional header) or one-per-line file; with several columns
 /// the last one is used. Read as float32 numbers: a label must be a whole number below 2^24
 /// in magnitude (else a ToolError naming it), where float32 holds every integer exactly.
-std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes);
+/// The file is read row by row into a vector that reserves `expected_rows` labels: a label file
+/// as long as the input is one allocation, kept.
+std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes, int64_t expected_rows = 0);
 
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
 std::vector<int32_t> read_truth(const std::string& path, int64_t n, uint64_t max_bytes);
