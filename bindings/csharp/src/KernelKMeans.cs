@@ -266,7 +266,7 @@ namespace FastKKM
         /// </summary>
         public KernelKMeans NInit(int restarts) { return Param("n_init", restarts); }
 
-        /// <summary>Restarts chosen by the library (n_init=auto, the default): 10 up to 10000 rows and always for knn and heat, 1 beyond.</summary>
+        /// <summary>Restarts chosen by the library (n_init=auto, the default): 10 up to 10000 rows and always for knn and heat, 1 beyond and for method minibatch with the other kernels (each of its restarts repeats the whole fit).</summary>
         public KernelKMeans NInitAuto() { return Param("n_init", "auto"); }
 
         /// <summary>Maximum Lloyd iterations per restart (max_iter).</summary>

@@ -312,7 +312,8 @@ release_native <- function(object) {
 # After `...` only exact names match; method and kernel must be named.
 #
 # method = "auto" is the library's: exact for kernel = "knn" and "heat", nystrom otherwise (and
-# n_init = "auto": 10 restarts up to 10000 rows and always for those two kernels, 1 beyond). A sparse Matrix x with
+# n_init = "auto": 10 restarts up to 10000 rows and always for those two kernels, 1 beyond and
+# for method = "minibatch" with the other kernels). A sparse Matrix x with
 # kernel "knn" or "heat" is a graph, fitted through kkm_fit_graph.
 kkmeans <- function(x, centers, ..., method = "auto", kernel = "rbf", weights = NULL,
                     algorithm = NULL, data = NULL, na.action = stats::na.omit,

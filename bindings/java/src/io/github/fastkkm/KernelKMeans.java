@@ -29,7 +29,8 @@ import java.util.function.Function;
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
  * They take effect at the next fit. {@code method} and {@code n_init} default to "auto": exact
  * for the graph kernels "knn" and "heat", nystrom otherwise; 10 restarts up to 10000 rows (and
- * always for the graph kernels), 1 beyond.
+ * always for the graph kernels), 1 beyond and for method "minibatch" with the other kernels (each of its
+ * restarts repeats the whole fit).
  *
  * <p>Graph kernels: {@code kernel("knn")} (normalized cut: weighted kernel k-means with
  * K = &sigma;D<sup>-1</sup> + D<sup>-1</sup>AD<sup>-1</sup> and degree weights on the
@@ -372,7 +373,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Restarts from independent seedings; the lowest objective wins (parameter n_init, default
-     * "auto": 10 up to 10000 rows and always for kernel "knn" and "heat", 1 beyond; see
+     * "auto": 10 up to 10000 rows and always for kernel "knn" and "heat", 1 beyond and for
+     * method "minibatch" with the other kernels; see
      * {@link #nInitAuto()}).
      *
      * @param nInit the number of restarts, at least 1
@@ -385,7 +387,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Restarts chosen by the library (parameter n_init=auto, the default): 10 up to 10000 rows
-     * and always for "knn" and "heat", 1 beyond (1 with a given start). After a fit
+     * and always for "knn" and "heat", 1 beyond and for method "minibatch" with the other kernels
+     * (each of its restarts repeats the whole fit), 1 with a given start. After a fit
      * {@code param("n_init")} reads as the number used.
      *
      * @return this
