@@ -22,7 +22,7 @@
 namespace kkm_tool {
 namespace {
 
-float from_little_endian(const char* p) {
+[[maybe_unused]] float from_little_endian(const char* p) {  // big-endian hosts only
     uint32_t bits = 0;
     for (int i = 3; i >= 0; --i) bits = (bits << 8) | static_cast<unsigned char>(p[i]);
     return std::bit_cast<float>(bits);
