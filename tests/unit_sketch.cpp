@@ -74,7 +74,7 @@ void check_ros_against_dense(int64_t m, int64_t p) {
 
     Matrix e1(1, m), first;
     e1.row(0)[0] = 1.0f;
-    S->apply(e1.view(), first);
+    S->apply(e1.view(), first, nullptr);
     const double scale = 1.0 / std::sqrt(static_cast<double>(p));
     std::vector<double> sign(static_cast<size_t>(p));
     int64_t negative = 0;
@@ -99,7 +99,7 @@ void check_ros_against_dense(int64_t m, int64_t p) {
     }
     const Matrix G = random_rows(9, m, 3);
     Matrix out;
-    S->apply(G.view(), out);
+    S->apply(G.view(), out, nullptr);
     expect_dense_product(dense, G, out, 1e-5);
 }
 
@@ -120,7 +120,7 @@ TEST(Sketch, RosPreservesNorms) {
         const auto S = sketch(SketchKind::ros, m, 5000);
         const Matrix G = random_rows(7, m, 5);
         Matrix out;
-        S->apply(G.view(), out);
+        S->apply(G.view(), out, nullptr);
         for (int64_t r = 0; r < G.rows; ++r) {
             double in = 0.0, mapped = 0.0;
             for (int64_t j = 0; j < m; ++j) in += double{G.row(r)[j]} * G.row(r)[j];
@@ -173,7 +173,7 @@ TEST(Sketch, SubgaussianSparseApplyEqualsDenseProduct) {
     ASSERT_GT(nonzeros, 0);
     const Matrix G = random_rows(11, m, 9);
     Matrix out;
-    S->apply(G.view(), out);
+    S->apply(G.view(), out, nullptr);
     expect_dense_product(dense, G, out, 1e-6);
 }
 
@@ -217,7 +217,7 @@ TEST(Sketch, GaussianApplyEqualsDenseProduct) {
     const auto S = sketch(SketchKind::gaussian, m, 1000);
     const Matrix G = random_rows(10, m, 13);
     Matrix out;
-    S->apply(G.view(), out);
+    S->apply(G.view(), out, nullptr);
     expect_dense_product(dense_matrix(*S), G, out, 1e-5);
 }
 
@@ -230,7 +230,7 @@ TEST(Sketch, IdentityApplyIsTheIdentity) {
     ASSERT_EQ(S->out_dim(), m);
     const Matrix G = random_rows(6, m, 17);
     Matrix out;
-    S->apply(G.view(), out);
+    S->apply(G.view(), out, nullptr);
     ASSERT_EQ(out.rows, G.rows);
     ASSERT_EQ(out.cols, m);
     for (int64_t i = 0; i < G.rows * m; ++i) EXPECT_EQ(out.data()[i], G.data()[i]) << "element " << i;
@@ -261,17 +261,22 @@ TEST(Sketch, SameSeedSameMatrixDifferentSeedDifferentMatrix) {
     }
 }
 
-TEST(Sketch, OutputBufferReuseGivesTheSameResult) {
+TEST(Sketch, OutputAndScratchReuseGiveTheSameResult) {
     for (const SketchKind kind : kAllKinds) {
         const int64_t m = 100;  // ros pads to 128: stale values must not leak into the padding
         const auto S = sketch(kind, m, 400);
         const Matrix big = random_rows(20, m, 19);
         const Matrix small = random_rows(3, m, 23);
-        Matrix fresh, reused;
-        S->apply(small.view(), fresh);
-        S->apply(big.view(), reused);
-        S->apply(small.view(), reused);
+        Matrix fresh, reused, with_scratch;
+        S->apply(small.view(), fresh, nullptr);
+        S->apply(big.view(), reused, nullptr);
+        S->apply(small.view(), reused, nullptr);
         EXPECT_TRUE(same_matrix(fresh, reused)) << "kind " << static_cast<int>(kind);
+        // A scratch kept from block to block (a dense projection packs G's rows into it).
+        engine::BlockScratch block;
+        S->apply(big.view(), with_scratch, &block);
+        S->apply(small.view(), with_scratch, &block);
+        EXPECT_TRUE(same_matrix(fresh, with_scratch)) << "kind " << static_cast<int>(kind);
     }
 }
 

@@ -25,9 +25,9 @@ void for_feature_blocks(const FeatureMap& map, ConstMatrix X, int threads, Fn&& 
 
 }  // namespace
 
-void DenseProjection::apply(ConstMatrix G, Matrix& out) const {
+void DenseProjection::apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const {
     out.reshape(G.rows, P_.cols);
-    right_.apply(G, out.data(), P_.cols);
+    right_.apply(G, out.data(), P_.cols, scratch);
 }
 
 double DenseProjection::footprint(double m, double r) {
@@ -40,7 +40,7 @@ LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projecti
 void LandmarkMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
     scratch.kernel.reshape(rows.rows, basis_.size());
     basis_.evaluate(rows, scratch.kernel.data(), basis_.size());
-    projection_->apply(scratch.kernel.view(), out);
+    projection_->apply(scratch.kernel.view(), out, &scratch.block);
 }
 
 void transform_rows(const FeatureMap& map, ConstMatrix X, float* out, int threads) {

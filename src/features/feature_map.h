@@ -23,8 +23,9 @@ public:
     virtual int64_t in_dim() const = 0;   ///< m
     virtual int64_t out_dim() const = 0;  ///< r
     /// out (reshaped to G.rows × out_dim()) = each row g of G mapped to S·g. G has GEMM
-    /// slack behind it (a Matrix). Single-threaded.
-    virtual void apply(ConstMatrix G, Matrix& out) const = 0;
+    /// slack behind it (a Matrix). Single-threaded; scratch (the caller's, kept from block to
+    /// block, or NULL) holds the packed rows of G where the map packs them (DenseProjection).
+    virtual void apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const = 0;
 };
 
 /// S·g = Pᵀg for a dense m×r matrix P: a block's product G·P on the engine's tiles of path
@@ -36,7 +37,7 @@ public:
     ProjectionKind kind() const override { return ProjectionKind::dense; }
     int64_t in_dim() const override { return P_.rows; }
     int64_t out_dim() const override { return P_.cols; }
-    void apply(ConstMatrix G, Matrix& out) const override;
+    void apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const override;
     const Matrix& matrix() const { return P_; }
 
     /// Bytes a projection of an m×r matrix holds (P and its pack), and while it is made.
@@ -51,7 +52,7 @@ private:
 struct FeatureScratch {
     Matrix rows;                 ///< a copy of the caller's rows
     Matrix kernel;               ///< kernel rows against the landmarks
-    engine::BlockScratch block;  ///< the tiles' packed left rows (random features)
+    engine::BlockScratch block;  ///< the tiles' packed left rows (random features, dense projections)
 };
 
 /// What a feature map is: the model file's codes for it (never renumbered).

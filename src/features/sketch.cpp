@@ -36,7 +36,7 @@ KKM_HOT void fwht(float* x, int64_t p) {
 
 }  // namespace
 
-void IdentityProjection::apply(ConstMatrix G, Matrix& out) const {
+void IdentityProjection::apply(ConstMatrix G, Matrix& out, engine::BlockScratch* /*scratch*/) const {
     out.reshape(G.rows, m_);
     for (int64_t r = 0; r < G.rows; ++r) std::copy(G.row(r), G.row(r) + m_, out.row(r));
 }
@@ -53,7 +53,7 @@ RosProjection::RosProjection(int64_t m, Rng& rng) : m_(m), p_(padded_dim(m)) {
     for (float& s : scaled_signs_) s = random_sign(rng) * scale;
 }
 
-void RosProjection::apply(ConstMatrix G, Matrix& out) const {
+void RosProjection::apply(ConstMatrix G, Matrix& out, engine::BlockScratch* /*scratch*/) const {
     out.reshape(G.rows, p_);
     for (int64_t r = 0; r < G.rows; ++r) transform_row(G.row(r), out.row(r));
 }
@@ -80,7 +80,7 @@ SubgaussianProjection::SubgaussianProjection(int64_t m, int64_t n, Rng& rng) : m
     }
 }
 
-void SubgaussianProjection::apply(ConstMatrix G, Matrix& out) const {
+void SubgaussianProjection::apply(ConstMatrix G, Matrix& out, engine::BlockScratch* /*scratch*/) const {
     out.reshape(G.rows, m_);
     for (int64_t r = 0; r < G.rows; ++r) transform_row(G.row(r), out.row(r));
 }
@@ -166,7 +166,7 @@ std::unique_ptr<Projection> make_sketch(SketchKind kind, int64_t m, int64_t n, R
 Matrix dense_matrix(const Projection& projection) {
     Matrix identity(projection.in_dim(), projection.in_dim()), out;
     for (int64_t i = 0; i < projection.in_dim(); ++i) identity.row(i)[i] = 1.0f;
-    projection.apply(identity.view(), out);  // row j of out = S e_j = column j of S
+    projection.apply(identity.view(), out, nullptr);  // row j of out = S e_j = column j of S
     Matrix S(projection.out_dim(), projection.in_dim());
     for (int64_t j = 0; j < projection.in_dim(); ++j) {
         for (int64_t i = 0; i < projection.out_dim(); ++i) S.row(i)[j] = out.row(j)[i];

@@ -25,7 +25,7 @@ public:
     ProjectionKind kind() const override { return ProjectionKind::identity; }
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return m_; }
-    void apply(ConstMatrix G, Matrix& out) const override;
+    void apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const override;
 
 private:
     int64_t m_;
@@ -44,7 +44,7 @@ public:
     ProjectionKind kind() const override { return ProjectionKind::ros; }
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return p_; }
-    void apply(ConstMatrix G, Matrix& out) const override;
+    void apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const override;
 
 private:
     void transform_row(const float* g, float* y) const;
@@ -67,7 +67,7 @@ public:
     ProjectionKind kind() const override { return ProjectionKind::subgaussian; }
     int64_t in_dim() const override { return m_; }
     int64_t out_dim() const override { return m_; }
-    void apply(ConstMatrix G, Matrix& out) const override;
+    void apply(ConstMatrix G, Matrix& out, engine::BlockScratch* scratch) const override;
     const std::vector<int64_t>& row_start() const { return row_start_; }
     const std::vector<int64_t>& columns() const { return columns_; }
     const std::vector<float>& row_value() const { return row_value_; }
