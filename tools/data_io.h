@@ -111,7 +111,7 @@ std::vector<int32_t> read_idx_labels(const std::string& path, uint64_t max_bytes
 /// in magnitude (else a ToolError naming it), where float32 holds every integer exactly.
 /// The file is read row by row into a vector that reserves `expected_rows` labels: a label file
 /// as long as the input is one allocation, kept.
-std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes, int64_t expected_rows = 0);
+std::vector<int32_t> read_label_file(const std::string& path, uint64_t max_bytes, int64_t expected_rows);
 
 /// read_label_file, which must give one label per input row (n); throws ToolError otherwise.
 std::vector<int32_t> read_truth(const std::string& path, int64_t n, uint64_t max_bytes);

@@ -167,10 +167,8 @@ Matrix dense_matrix(const Projection& projection) {
     Matrix identity(projection.in_dim(), projection.in_dim()), out;
     for (int64_t i = 0; i < projection.in_dim(); ++i) identity.row(i)[i] = 1.0f;
     projection.apply(identity.view(), out, nullptr);  // row j of out = S e_j = column j of S
-    Matrix S(projection.out_dim(), projection.in_dim());
-    for (int64_t j = 0; j < projection.in_dim(); ++j) {
-        for (int64_t i = 0; i < projection.out_dim(); ++i) S.row(i)[j] = out.row(j)[i];
-    }
+    Matrix S;
+    transpose_into(out.view(), S);
     return S;
 }
 
