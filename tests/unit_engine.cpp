@@ -424,13 +424,15 @@ TEST(Engine, AForcedPathThisCpuLacksIsAnErrorNamingIt) {
     EXPECT_TRUE(engine::isa_supported(Isa::portable));
 }
 
-// pack_panels (every width) and its AVX2 transposes (widths of whole 8-float vectors) write
-// every float of every panel as the definition says: row i of panel p at depth t is X's row
-// p·width + i, zero past the last row; rows with a stride longer than d, every edge of the
-// 8×8 blocks (d and rows not multiples of 8, a partial last panel).
+// pack_panels and its AVX2 transposes (any width: groups of up to 8 rows, each group's lanes
+// stored whole, as 4 + 2, 4 or one by one) write every float of every panel as the definition
+// says: row i of panel p at depth t is X's row p·width + i, zero past the last row; rows with
+// a stride longer than d, every edge of the 8×8 blocks (d and rows not multiples of 8, a
+// partial last panel), and nothing past the last panel (the buffer is exactly its size).
 TEST(Engine, PanelsHoldEachRowsValuesAndZerosPastTheLast) {
     const float nan = std::nanf("");
-    for (const int64_t width : {int64_t{4}, int64_t{6}, int64_t{8}, int64_t{14}, int64_t{16}, int64_t{32}}) {
+    for (const int64_t width : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{6}, int64_t{8}, int64_t{12}, int64_t{13},
+                                int64_t{14}, int64_t{16}, int64_t{32}}) {
         for (const int64_t rows :
              {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{31}, int64_t{32}, int64_t{33}, int64_t{70}}) {
             for (const int64_t d : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, int64_t{64}}) {

@@ -49,11 +49,20 @@ int64_t pass_rows(int64_t depth, int64_t mr, int64_t rows) {
     return std::max<int64_t>(mr, std::min(rows_per_pass(depth, mr), round_up(rows, mr)));
 }
 
-/// Packs left rows [begin, begin + count) of X as one pass: panels at `a`; where X has aux
-/// (x_aux not NULL), their aux at `aux`, zero-padded to `step` values.
-void pack_pass(ConstMatrix X, const float* x_aux, int64_t begin, int64_t count, int64_t step, int64_t mr, float* a,
+/// pack_panels by the AVX2 transposes where the CPU has them (the same floats).
+void pack_panels_on(Isa isa, const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst) {
+    if (streams_dots(isa)) {
+        pack_panels_avx2(X, rows, d, ld, width, dst);
+    } else {
+        pack_panels(X, rows, d, ld, width, dst);
+    }
+}
+
+/// Packs left rows [begin, begin + count) of X as one pass for path isa: panels at `a`; where
+/// X has aux (x_aux not NULL), their aux at `aux`, zero-padded to `step` values.
+void pack_pass(Isa isa, ConstMatrix X, const float* x_aux, int64_t begin, int64_t count, int64_t step, float* a,
                float* aux) {
-    pack_panels(X.row(begin), count, X.cols, X.cols, mr, a);
+    pack_panels_on(isa, X.row(begin), count, X.cols, X.cols, geometry(isa).mr, a);
     if (x_aux == nullptr) return;
     std::copy(x_aux + begin, x_aux + begin + count, aux);
     std::fill(aux + count, aux + step, 0.0f);
@@ -116,11 +125,7 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
     // that sizes creeping up from call to call reallocate a few times, not every time.
     if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
-    if (streams_dots(isa)) {  // the AVX2 transposes (stream_dots reads rows with them too)
-        pack_panels_avx2(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
-    } else {
-        pack_panels(Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
-    }
+    pack_panels_on(isa, Y.data, rows_, d_, Y.cols, nr, panels_.data() + offset_);
     if (has_aux_) {
         aux_.assign(static_cast<size_t>(padded), 0.0f);
         std::copy(aux.begin(), aux.end(), aux_.begin());
@@ -187,7 +192,7 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
     aux.resize(static_cast<size_t>(x_aux != nullptr ? step : 0));
     for (int64_t begin = 0; begin < X.rows; begin += step) {
         const int64_t count = std::min(step, X.rows - begin);
-        pack_pass(X, x_aux, begin, count, step, mr, a, aux.data());
+        pack_pass(Y.isa(), X, x_aux, begin, count, step, a, aux.data());
         run_pass(a, x_aux != nullptr ? aux.data() : nullptr, count, Y, col_begin, cols, op, depth, out + begin * ldo,
                  ldo);
     }
@@ -222,7 +227,7 @@ void LeftRows::pack(Isa isa, ConstMatrix X, const float* x_aux) {
     aux_.resize(static_cast<size_t>(x_aux != nullptr ? passes * step_ : 0));
     for (int64_t p = 0; p < passes; ++p) {
         const int64_t begin = p * step_, count = std::min(step_, rows_ - begin);
-        pack_pass(X, x_aux, begin, count, step_, mr, first() + p * stride_, aux_.data() + begin);
+        pack_pass(isa, X, x_aux, begin, count, step_, first() + p * stride_, aux_.data() + begin);
     }
 }
 

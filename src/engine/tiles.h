@@ -86,9 +86,9 @@ bool pack_q8_avx512(const float* X, int64_t rows, int64_t d, int64_t ld, float c
 bool pack_q8_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, float c, int64_t width, bool signed_bytes,
                   int32_t* dst, int32_t* sq, int32_t* sum, const int64_t* idx = nullptr);
 
-/// pack_panels (engine.h) for widths that are a multiple of 8, whole panels by 8×8 register
-/// transposes: the same floats, 3-4 times as fast as the scalar copy for the right-hand
-/// panels (width 16 or 32). The AVX-512 path uses it too.
+/// pack_panels (engine.h) by 8×8 register transposes of groups of up to 8 rows, for any
+/// width: the same floats, 3-4 times as fast as the scalar copy for the right-hand panels
+/// (width 16 or 32) and the left rows' (width 14 or 6). The AVX-512 path uses it too.
 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst);
 
 /// out[i·ldo + j] = X_i · Y_j for `rows` rows of X (stride ldx) and `cols` rows of Y (stride

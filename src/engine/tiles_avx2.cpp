@@ -82,10 +82,10 @@ KKM_AVX2 void tile(const float* a, const float* b, int64_t d, TileSpan span, con
 }
 
 /// v[t] = (src[0·ld + t], ..., src[7·ld + t]) for t < 8: eight rows' values at 8 depths, one
-/// register per depth.
-KKM_AVX2 inline void transpose8(const float* src, int64_t ld, __m256 v[8]) {
+/// register per depth. Rows from `rows` on (rows ≤ 8) are not read: their lanes are zero.
+KKM_AVX2 inline void transpose8(const float* src, int64_t ld, __m256 v[8], int64_t rows = 8) {
     __m256 r[8], u[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+    for (int i = 0; i < 8; ++i) r[i] = i < rows ? _mm256_loadu_ps(src + i * ld) : _mm256_setzero_ps();
     for (int i = 0; i < 8; i += 2) {
         u[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
         u[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -102,11 +102,35 @@ KKM_AVX2 inline void transpose8(const float* src, int64_t ld, __m256 v[8]) {
     }
 }
 
-/// dst[t·ldo + i] = src[i·ld + t] for i, t < 8.
-KKM_AVX2 inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldo) {
-    __m256 v[8];
-    transpose8(src, ld, v);
-    for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + t * ldo, v[t]);
+/// The first `lanes` (≤ 8) values of v at dst, nothing past them: plain stores for 8, 6 and 4
+/// lanes (the register rows of the paths' panels), element by element otherwise.
+KKM_AVX2 inline void store_lanes(float* dst, __m256 v, int64_t lanes) {
+    if (lanes == 8) return _mm256_storeu_ps(dst, v);
+    const __m128 low = _mm256_castps256_ps128(v);
+    if (lanes >= 4) {
+        _mm_storeu_ps(dst, low);
+        if (lanes == 6) return _mm_storel_pi(reinterpret_cast<__m64*>(dst + 4), _mm256_extractf128_ps(v, 1));
+    }
+    alignas(32) float all[8];
+    _mm256_store_ps(all, v);
+    for (int64_t i = lanes >= 4 ? 4 : 0; i < lanes; ++i) dst[i] = all[i];
+}
+
+/// One panel of `width` rows (`valid` of them in X, the rest zero) over d values, by 8×8
+/// register transposes of groups of up to 8 rows; the last d % 8 values one by one.
+KKM_AVX2 void pack_panel(const float* in, int64_t valid, int64_t d, int64_t ld, int64_t width, float* out) {
+    int64_t t = 0;
+    for (; t + 8 <= d; t += 8) {
+        for (int64_t i = 0; i < width; i += 8) {
+            __m256 v[8];
+            transpose8(in + i * ld + t, ld, v, std::clamp<int64_t>(valid - i, 0, 8));
+            const int64_t lanes = std::min<int64_t>(8, width - i);
+            for (int s = 0; s < 8; ++s) store_lanes(out + (t + s) * width + i, v[s], lanes);
+        }
+    }
+    for (; t < d; ++t) {
+        for (int64_t i = 0; i < width; ++i) out[t * width + i] = i < valid ? in[i * ld + t] : 0.0f;
+    }
 }
 
 /// Rows of Y streamed at once: B blocks of 8 (B <= 4), whose sums are independent chains.
@@ -148,21 +172,10 @@ KKM_AVX2 void stream_rows(const float* x, const float* y, int64_t ldy, int64_t d
 }  // namespace
 
 KKM_AVX2 void pack_panels_avx2(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t width, float* dst) {
-    if (width % 8 != 0) return pack_panels(X, rows, d, ld, width, dst);
-    const int64_t full = rows / width;  // whole panels; the last, partial one as pack_panels does
-    for (int64_t p = 0; p < full; ++p) {
-        const float* in = X + p * width * ld;
-        float* out = dst + p * d * width;
-        int64_t t = 0;
-        for (; t + 8 <= d; t += 8) {
-            for (int64_t i = 0; i < width; i += 8) transpose8(in + i * ld + t, ld, out + t * width + i, width);
-        }
-        for (; t < d; ++t) {
-            for (int64_t i = 0; i < width; ++i) out[t * width + i] = in[i * ld + t];
-        }
+    const int64_t panels = (rows + width - 1) / width;
+    for (int64_t p = 0; p < panels; ++p) {
+        pack_panel(X + p * width * ld, std::min(width, rows - p * width), d, ld, width, dst + p * d * width);
     }
-    if (full * width < rows)
-        pack_panels(X + full * width * ld, rows - full * width, d, ld, width, dst + full * d * width);
 }
 
 KKM_AVX2 void stream_dots_avx2(const float* X, int64_t rows, int64_t ldx, const float* Y, int64_t cols, int64_t ldy,
