@@ -16,23 +16,40 @@ bool has_f16c() {
 }
 #endif
 
-}  // namespace
+/// What the CPU and the OS support, read once per process: the answers cannot change while it
+/// runs, and the engine asks for every block it packs.
+struct Supported {
+    bool avx512 = false;
+    bool avx2 = false;
+};
 
-bool isa_supported(Isa isa) {
+Supported probe() {
+    Supported s;
 #if defined(__x86_64__) && defined(__GNUC__)
     // __builtin_cpu_supports reads CPUID feature bits and checks XGETBV for the OS-enabled
     // register state; it never looks at the vendor or brand string. __builtin_cpu_init makes
     // it safe before libgcc's constructor has run (a host calling us from its own constructor).
     __builtin_cpu_init();
+    s.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    s.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c();
+#endif
+    return s;
+}
+
+const Supported& supported() {
+    static const Supported s = probe();  // initialised once, thread-safe (C++11 statics)
+    return s;
+}
+
+}  // namespace
+
+bool isa_supported(Isa isa) {
     switch (isa) {
-        case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c();
+        case Isa::avx512: return supported().avx512;
+        case Isa::avx2: return supported().avx2;
         case Isa::portable: return true;
     }
     return false;
-#else
-    return isa == Isa::portable;
-#endif
 }
 
 Isa best_isa() {

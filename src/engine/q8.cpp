@@ -46,7 +46,9 @@ bool fits(ConstMatrix X, float c) {
 
 }  // namespace
 
-bool q8_supported(Isa isa) {
+namespace {
+
+bool probe_q8(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!isa_supported(isa)) return false;
     __builtin_cpu_init();
@@ -66,6 +68,14 @@ bool q8_supported(Isa isa) {
     (void)isa;
     return false;
 #endif
+}
+
+}  // namespace
+
+bool q8_supported(Isa isa) {
+    // Read once per process (thread-safe static initialisation), as isa_supported.
+    static const bool avx512 = probe_q8(Isa::avx512), avx2 = probe_q8(Isa::avx2);
+    return isa == Isa::avx512 ? avx512 : isa == Isa::avx2 && avx2;
 }
 
 int q8_value(float x, float c) {

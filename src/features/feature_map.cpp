@@ -39,7 +39,7 @@ LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projecti
 
 void LandmarkMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
     scratch.kernel.reshape(rows.rows, basis_.size());
-    basis_.evaluate(rows, scratch.kernel.data(), basis_.size());
+    basis_.evaluate(rows, scratch.kernel.data(), basis_.size(), &scratch.basis);
     projection_->apply(scratch.kernel.view(), out, &scratch.block);
 }
 

@@ -52,6 +52,7 @@ private:
 struct FeatureScratch {
     Matrix rows;                 ///< a copy of the caller's rows
     Matrix kernel;               ///< kernel rows against the landmarks
+    Kernel::Scratch basis;       ///< the kernel's centred copy and packs of those rows
     engine::BlockScratch block;  ///< the tiles' packed left rows (random features, dense projections)
 };
 

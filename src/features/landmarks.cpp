@@ -19,12 +19,16 @@ Matrix kernel_columns(const LandmarkContext& ctx, const std::vector<int64_t>& id
     const KernelBasis basis = landmark_basis(ctx, idx);
     const int64_t n = ctx.X.rows, c = static_cast<int64_t>(idx.size());
     Matrix out(n, c);
-    std::vector<Matrix> rows(static_cast<size_t>(ctx.threads));
+    struct Scratch {
+        Matrix rows;
+        Kernel::Scratch kernel;
+    };
+    PerThread<Scratch> scratch(ctx.threads);
     parallel_blocks(ctx.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix& block = rows[thread_slot(rows.size())];
-        copy_into(ctx.X.slice(begin, count), block);
-        basis.evaluate(block.view(), out.row(begin), c);
+        Scratch& s = scratch.local();
+        copy_into(ctx.X.slice(begin, count), s.rows);
+        basis.evaluate(s.rows.view(), out.row(begin), c, &s.kernel);
     });
     return out;
 }

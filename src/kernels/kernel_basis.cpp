@@ -28,9 +28,9 @@ KernelBasis::KernelBasis(std::vector<int64_t> columns, int64_t n_train) : column
     input_dim_ = n_train;
 }
 
-void KernelBasis::evaluate(ConstMatrix rows, float* out, int64_t ldo) const {
+void KernelBasis::evaluate(ConstMatrix rows, float* out, int64_t ldo, Kernel::Scratch* scratch) const {
     if (kernel_) {
-        kernel_->block(rows, packed_, out, ldo);
+        kernel_->block(rows, packed_, out, ldo, scratch);
         return;
     }
     for (int64_t i = 0; i < rows.rows; ++i) {

@@ -40,7 +40,10 @@ public:
     engine::Isa isa() const { return kernel_ ? kernel_->isa() : engine::best_isa(); }
 
     /// out (rows.rows × size(), row stride ldo) = K(rows_i, r_j). Single-threaded.
-    void evaluate(ConstMatrix rows, float* out, int64_t ldo) const;
+    /// scratch: NULL, or the calling thread's Kernel::Scratch, kept from one block to the next
+    /// so that a pass over many blocks allocates (and zeroes) its centred copy and packed rows
+    /// once, not at every block.
+    void evaluate(ConstMatrix rows, float* out, int64_t ldo, Kernel::Scratch* scratch = nullptr) const;
 
     /// k(x, x) of each input row; throws for a precomputed kernel (it is not known).
     void self(ConstMatrix rows, float* out) const;

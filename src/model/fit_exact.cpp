@@ -33,9 +33,10 @@ memory::ExactFootprint footprint(const FitShape& s, const MemoryLedger& ledger) 
 Matrix stored_kernel(const FitSession& c, const KernelBasis& columns, ConstMatrix train) {
     const int64_t rows = train.rows, cols = columns.size();
     Matrix K(rows, cols);
+    PerThread<Kernel::Scratch> scratch(c.threads);  // each thread's centred copy and packs
     parallel_blocks(c.threads, block_count(rows, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, rows - begin);
-        columns.evaluate(train.slice(begin, count), K.row(begin), cols);
+        columns.evaluate(train.slice(begin, count), K.row(begin), cols, &scratch.local());
     });
     return K;
 }

@@ -78,19 +78,24 @@ RowPrecision kernel_row_precision(const Params& p) {
     return RowPrecision::f16;
 }
 
+/// One thread's buffers for the blocks of a kernel pass, kept from block to block: the float32
+/// kernel rows a half store is written through, and the kernel's centred copy and packs.
+struct RowsScratch {
+    Matrix rows;
+    Kernel::Scratch kernel;
+};
+
 /// G = K(X, L) for the block of rows starting at row `begin`; a half store gets it through a
 /// float32 scratch. (The engine reads the caller's rows in place: it packs them itself, and
 /// no BLAS call reads past them.)
-void kernel_rows_block(const KernelBasis& basis, RowStore& G, ConstMatrix rows, int64_t begin,
-                       std::vector<Matrix>& scratch) {
+void kernel_rows_block(const KernelBasis& basis, RowStore& G, ConstMatrix rows, int64_t begin, RowsScratch& scratch) {
     const int64_t m = G.cols();
     if (float* out = G.writable(begin)) {
-        basis.evaluate(rows, out, m);
+        basis.evaluate(rows, out, m, &scratch.kernel);
     } else {
-        const size_t t = thread_slot(scratch.size());
-        scratch[t].reshape(rows.rows, m);
-        basis.evaluate(rows, scratch[t].data(), m);
-        G.put(begin, rows.rows, scratch[t].data());
+        scratch.rows.reshape(rows.rows, m);
+        basis.evaluate(rows, scratch.rows.data(), m, &scratch.kernel);
+        G.put(begin, rows.rows, scratch.rows.data());
     }
 }
 
@@ -154,10 +159,10 @@ bool skip_bad(const FitSession& c, FirstBadBlock& bad, ConstMatrix rows, int64_t
 /// the first row holding NaN or ±Inf is named after the pass, as scan_rows names it.
 template <class Side>
 void kernel_rows(const FitSession& c, const KernelBasis& basis, RowStore& G, Side&& side) {
-    std::vector<Matrix> scratch(static_cast<size_t>(c.threads));
+    PerThread<RowsScratch> scratch(c.threads);
     FirstBadBlock bad;
     row_blocks_beside(c, side, [&](ConstMatrix rows, int64_t begin) {
-        if (!skip_bad(c, bad, rows, begin)) kernel_rows_block(basis, G, rows, begin, scratch);
+        if (!skip_bad(c, bad, rows, begin)) kernel_rows_block(basis, G, rows, begin, scratch.local());
     });
     bad.raise(c.X, kRowBlock, c.part.offset);
 }
@@ -184,6 +189,7 @@ RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& 
     const engine::FixedRight right(c.isa, P_l.view());
     struct Scratch {
         Matrix G_b, R_b;
+        Kernel::Scratch kernel;
         engine::BlockScratch block;
         engine::GramScratch RtR;
     };
@@ -192,9 +198,9 @@ RowStore rank_rows(const FitSession& c, const KernelBasis& basis, const Matrix& 
     parallel_blocks(c.threads, block_count(n, chunk_rows_of(n)), [&](int64_t q) {
         stream_chunk(c, q, [&](ConstMatrix rows, int64_t begin) {
             if (skip_bad(c, bad, rows, begin)) return;
-            auto& [G_b, R_b, block, RtR] = scratch.local();
+            auto& [G_b, R_b, kernel, block, RtR] = scratch.local();
             G_b.reshape(rows.rows, m);
-            basis.evaluate(rows, G_b.data(), m);
+            basis.evaluate(rows, G_b.data(), m, &kernel);
             R_b.reshape(rows.rows, l);
             right.apply(G_b.view(), R_b.data(), l, &block);
             R.put(begin, rows.rows, R_b.data());

@@ -323,12 +323,16 @@ Restart assign_all(FitSession& c, const TrainingKernel& K, const std::vector<flo
     run.assigned.labels.resize(static_cast<size_t>(n));
     std::vector<float> dist(static_cast<size_t>(n));
     const DualTerms terms = dual_terms(run.centres);
-    PerThread<Matrix> kx(c.threads);  // each thread's kernel rows, kept from block to block
+    struct Scratch {
+        Matrix Kx;  // the kernel rows
+        Kernel::Scratch kernel;
+    };
+    PerThread<Scratch> scratch(c.threads);  // each thread's, kept from block to block
     parallel_blocks(c.threads, block_count(n, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, n - begin);
-        Matrix& Kx = kx.local();
+        auto& [Kx, kernel] = scratch.local();
         reshape_growing(Kx, count, basis.size());
-        basis.evaluate(c.X.slice(begin, count), Kx.data(), basis.size());
+        basis.evaluate(c.X.slice(begin, count), Kx.data(), basis.size(), &kernel);
         dual_nearest(Kx.data(), count, diag.data() + begin, run.centres, terms, run.assigned.labels.data() + begin,
                      dist.data() + begin);
     });
