@@ -562,6 +562,12 @@ TEST(Engine, FixedRightProductsAndGramsAreOneFmaChainPerValue) {
                 }
             }
             EXPECT_EQ(wrong, 0);
+            // The scratch kept for a smaller block next (its packs reused, not reallocated):
+            // the bits of a fresh scratch's product.
+            const ConstMatrix first = A.view().slice(0, std::max<int64_t>(1, sh.rows / 2));
+            engine::GramScratch fresh;
+            const ConstMatrix again = engine::gram(isa, first, g), want = engine::gram(isa, first, fresh);
+            EXPECT_EQ(std::memcmp(again.data, want.data, sizeof(float) * static_cast<size_t>(sh.k * sh.k)), 0);
         }
     }
 }

@@ -68,6 +68,20 @@ void pack_pass(Isa isa, ConstMatrix X, const float* x_aux, int64_t begin, int64_
     std::fill(aux + count, aux + step, 0.0f);
 }
 
+/// Columns [first, first + count) of A as panels of `width`: panel p holds, at depth t (each
+/// row of A), A's row t from column first + p·width on (zero past the last column).
+void pack_columns(ConstMatrix A, int64_t first, int64_t count, int64_t width, float* dst) {
+    const int64_t panels = (count + width - 1) / width;
+    for (int64_t p = 0; p < panels; ++p) {
+        const int64_t begin = first + p * width, valid = std::min(width, first + count - begin);
+        float* out = dst + p * A.rows * width;
+        for (int64_t t = 0; t < A.rows; ++t, out += width) {
+            std::copy(A.row(t) + begin, A.row(t) + begin + valid, out);
+            std::fill(out + valid, out + width, 0.0f);
+        }
+    }
+}
+
 }  // namespace
 
 int64_t depth_block(int64_t d) {
@@ -130,6 +144,20 @@ void PackedRows::assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux) {
         aux_.assign(static_cast<size_t>(padded), 0.0f);
         std::copy(aux.begin(), aux.end(), aux_.begin());
     }
+}
+
+void PackedRows::assign_columns(Isa isa, ConstMatrix A) {
+    isa_ = isa;
+    q8_scale_ = 0.0f;
+    rows_ = A.cols;
+    d_ = A.rows;
+    has_aux_ = false;
+    has_floats_ = true;
+    const int64_t nr = geometry(isa).nr, padded = round_up(std::max<int64_t>(rows_, 1), nr);
+    const auto need = static_cast<size_t>(padded * d_ + kAlignFloats);
+    if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
+    offset_ = align_offset(panels_.data());
+    pack_columns(A, 0, A.cols, nr, panels_.data() + offset_);
 }
 
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
@@ -195,6 +223,32 @@ void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, i
         pack_pass(Y.isa(), X, x_aux, begin, count, step, a, aux.data());
         run_pass(a, x_aux != nullptr ? aux.data() : nullptr, count, Y, col_begin, cols, op, depth, out + begin * ldo,
                  ldo);
+    }
+}
+
+void column_gram(ConstMatrix A, const PackedRows& Y, float* out, int64_t ldo, BlockScratch* scratch) {
+    const int64_t l = A.cols;
+    if (A.rows <= 0 || l <= 0) return;
+    check_block(A.rows, Y, 0, l);
+    if (Y.rows() != l) fail(KKM_ERR_INTERNAL, "column_gram: the packed columns are not A's");
+    const int64_t mr = geometry(Y.isa()).mr, nr = geometry(Y.isa()).nr, panels = (l + mr - 1) / mr;
+    BlockScratch local;
+    BlockScratch& s = scratch != nullptr ? *scratch : local;
+    const auto need = static_cast<size_t>(panels * mr * A.rows + kAlignFloats);
+    if (s.packed.size() < need) s.packed = ZeroedBuffer(need);
+    float* a = s.packed.data() + align_offset(s.packed.data());
+    pack_columns(A, 0, l, mr, a);
+    const TileOp dot{{}, TileFn::dot};
+    const int64_t depth = depth_block(A.rows);
+    // Left panel q (columns q·mr on) against the right-hand panels from the one holding its
+    // first column: every value on or above the diagonal, few below it.
+    for (int64_t q = 0; q < panels; ++q) {
+        const int64_t row = q * mr, col = row / nr * nr;
+        run_pass(a + q * mr * A.rows, nullptr, std::min(mr, l - row), Y, col, l - col, dot, depth, out + row * ldo + col,
+                 ldo);
+    }
+    for (int64_t i = 1; i < l; ++i) {
+        for (int64_t j = 0; j < i; ++j) out[i * ldo + j] = out[j * ldo + i];
     }
 }
 

@@ -34,6 +34,9 @@ public:
     /// for callers that pack rows of similar sizes again and again (mini-batch iterations), so
     /// that tens of megabytes are not mapped and faulted in afresh every time.
     void assign(Isa isa, ConstMatrix Y, const std::vector<float>& aux);
+    /// The columns of A packed as the rows (what assign(isa, Aᵀ, {}) packs, without forming Aᵀ:
+    /// panel p holds, at depth t, A's row t from column p·NR on, a contiguous copy).
+    void assign_columns(Isa isa, ConstMatrix A);
     /// After assign, for an rbf kernel: Y's rows as they were given (not centred: the 8-bit
     /// tiles need the values themselves, and ‖x − y‖² does not change with a shift) also packed
     /// for the exact 8-bit tiles (q8.h) when the CPU runs them on this path (q8_supported)
@@ -168,6 +171,13 @@ bool kernel_block_q8(const Q8LeftRows& X, const PackedRows& Y, const TileOp& op,
 /// so the columns start on a packed panel. The same values as the whole block's columns.
 void kernel_block_cols(ConstMatrix X, const float* x_aux, const PackedRows& Y, int64_t col_begin, int64_t cols,
                        const TileOp& op, float* out, int64_t ldo, BlockScratch* scratch = nullptr, int64_t depth = 0);
+
+/// out (A.cols × A.cols, row stride ldo) = AᵀA for a block A (rows × l), with Y = the columns
+/// of A packed by PackedRows::assign_columns: the upper triangle by the tiles (TileFn::dot,
+/// each value one fused multiply-add chain over the rows in order from zero, A's columns
+/// packed as left rows without forming Aᵀ), the lower one mirrored from it, which is the same
+/// bits (a product's two factors commute). Single-threaded.
+void column_gram(ConstMatrix A, const PackedRows& Y, float* out, int64_t ldo, BlockScratch* scratch = nullptr);
 
 /// Whether stream_dots runs on path isa: the vector paths, on a CPU with AVX2 (where
 /// PackedRows::assign packs its panels by the same AVX2 transposes).

@@ -34,16 +34,13 @@ double FixedRight::block_footprint(double rows, double k) {
 }
 
 double GramScratch::footprint(double rows, double l) {
-    return Matrix::footprint(l, rows) + PackedRows::footprint(l, rows) + LeftRows::footprint(l, rows) +
-           Matrix::footprint(l, l);
+    return PackedRows::footprint(l, rows) + LeftRows::footprint(l, rows) + Matrix::footprint(l, l);
 }
 
 ConstMatrix gram(Isa isa, ConstMatrix A, GramScratch& scratch) {
-    transpose_into(A, scratch.transposed);
-    scratch.packed.assign(isa, scratch.transposed.view(), {});
+    scratch.packed.assign_columns(isa, A);
     scratch.product.reshape(A.cols, A.cols);
-    kernel_block(scratch.transposed.view(), nullptr, scratch.packed, kDot, scratch.product.data(), A.cols,
-                 &scratch.block);
+    column_gram(A, scratch.packed, scratch.product.data(), A.cols, &scratch.block);
     return scratch.product.view();
 }
 

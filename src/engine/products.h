@@ -39,7 +39,6 @@ private:
 
 /// One thread's storage for gram(), kept from one block to the next.
 struct GramScratch {
-    Matrix transposed;
     PackedRows packed;
     BlockScratch block;
     Matrix product;  ///< the last AᵀA
