@@ -68,12 +68,12 @@ void pack_pass(Isa isa, ConstMatrix X, const float* x_aux, int64_t begin, int64_
     std::fill(aux + count, aux + step, 0.0f);
 }
 
-/// Columns [first, first + count) of A as panels of `width`: panel p holds, at depth t (each
-/// row of A), A's row t from column first + p·width on (zero past the last column).
-void pack_columns(ConstMatrix A, int64_t first, int64_t count, int64_t width, float* dst) {
-    const int64_t panels = (count + width - 1) / width;
+/// The columns of A as panels of `width`: panel p holds, at depth t (each row of A), A's row t
+/// from column p·width on (zero past the last column).
+void pack_columns(ConstMatrix A, int64_t width, float* dst) {
+    const int64_t panels = (A.cols + width - 1) / width;
     for (int64_t p = 0; p < panels; ++p) {
-        const int64_t begin = first + p * width, valid = std::min(width, first + count - begin);
+        const int64_t begin = p * width, valid = std::min(width, A.cols - begin);
         float* out = dst + p * A.rows * width;
         for (int64_t t = 0; t < A.rows; ++t, out += width) {
             std::copy(A.row(t) + begin, A.row(t) + begin + valid, out);
@@ -157,7 +157,7 @@ void PackedRows::assign_columns(Isa isa, ConstMatrix A) {
     const auto need = static_cast<size_t>(padded * d_ + kAlignFloats);
     if (panels_.size() < need) panels_ = ZeroedBuffer(panels_.size() == 0 ? need : need + need / 2);
     offset_ = align_offset(panels_.data());
-    pack_columns(A, 0, A.cols, nr, panels_.data() + offset_);
+    pack_columns(A, nr, panels_.data() + offset_);
 }
 
 void kernel_block(ConstMatrix X, const float* x_aux, const PackedRows& Y, const TileOp& op, float* out, int64_t ldo,
@@ -237,7 +237,7 @@ void column_gram(ConstMatrix A, const PackedRows& Y, float* out, int64_t ldo, Bl
     const auto need = static_cast<size_t>(panels * mr * A.rows + kAlignFloats);
     if (s.packed.size() < need) s.packed = ZeroedBuffer(need);
     float* a = s.packed.data() + align_offset(s.packed.data());
-    pack_columns(A, 0, l, mr, a);
+    pack_columns(A, mr, a);
     const TileOp dot{{}, TileFn::dot};
     const int64_t depth = depth_block(A.rows);
     // Left panel q (columns q·mr on) against the right-hand panels from the one holding its

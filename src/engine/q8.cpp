@@ -44,10 +44,6 @@ bool fits(ConstMatrix X, float c) {
     return true;
 }
 
-}  // namespace
-
-namespace {
-
 bool probe_q8(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!isa_supported(isa)) return false;
