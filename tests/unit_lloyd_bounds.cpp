@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -15,7 +16,9 @@
 #include "cluster/landmark_lloyd.h"
 #include "cluster/lloyd.h"
 #include "cluster/lloyd_driver.h"
+#include "cluster/reported_distance.h"
 #include "cluster/seeding.h"
+#include "engine/dots.h"
 #include "features/nystrom.h"
 #include "kernels/kernel_basis.h"
 
@@ -474,4 +477,94 @@ TEST(LloydProgress, ConvergenceFractionFollowsTheStoppingRule) {
         EXPECT_GE(f, last);
         last = f;
     }
+}
+
+namespace kkm {
+namespace {
+
+/// nearest_centroid's definition: every live centre offered to NearestCentre in order, each
+/// distance reported by reported_distance (what it computed for every row before its common
+/// case, all distances finite and >= 0, took a shorter way).
+struct Offered {
+    std::vector<int32_t> labels;
+    std::vector<float> dist, second, each;
+};
+
+Offered offered(ConstMatrix F, const std::vector<float>& fnorms, const Matrix& C, const std::vector<float>& cnorms,
+                const std::vector<char>& alive, engine::Isa isa) {
+    const int64_t n = F.rows, k = C.rows;
+    Matrix dots(n, k);
+    engine::row_dots(isa, F.data, n, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
+    Offered o{std::vector<int32_t>(static_cast<size_t>(n)), std::vector<float>(static_cast<size_t>(n)),
+              std::vector<float>(static_cast<size_t>(n)), std::vector<float>(static_cast<size_t>(n * k))};
+    for (int64_t i = 0; i < n; ++i) {
+        NearestCentre<float> nearest;
+        for (int64_t j = 0; j < k; ++j) {
+            float* each = &o.each[static_cast<size_t>(i * k + j)];
+            if (!alive[static_cast<size_t>(j)]) {
+                *each = std::numeric_limits<float>::infinity();
+                continue;
+            }
+            const float dot = dots.row(i)[j];
+            const float d = fnorms[static_cast<size_t>(i)] + cnorms[static_cast<size_t>(j)] - 2.0f * dot;
+            const double size =
+                std::abs(fnorms[static_cast<size_t>(i)]) + std::abs(cnorms[static_cast<size_t>(j)]) + 2.0 * std::abs(dot);
+            nearest.offer(j, d, size, reported_distance(d, size), each);
+        }
+        o.labels[static_cast<size_t>(i)] = nearest.arg;
+        o.dist[static_cast<size_t>(i)] = nearest.distance([](float b, double s) { return reported_distance(b, s); });
+        o.second[static_cast<size_t>(i)] = nearest.next;
+    }
+    return o;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+}  // namespace kkm
+
+// nearest_centroid gives its definition's labels, distances, runner-ups and every distance bit
+// for bit, in the common case (all distances finite and >= 0) and in every other: rows on a
+// centre (distances rounded below 0, within and beyond the tolerance), tied centres (the first
+// wins), dead centres, no live centre at all, a NaN row and an infinite norm.
+TEST(NearestCentroid, EveryCaseGivesWhatTheOffersGive) {
+    using namespace kkm;
+    const int64_t n = 64, r = 5, k = 7;
+    Matrix F = blobs(n, r, 3, 17), C(k, r);
+    for (int64_t j = 0; j < k; ++j) std::copy(F.row(3 * j), F.row(3 * j) + r, C.row(j));  // rows on centres
+    std::copy(C.row(1), C.row(1) + r, C.row(4));                                         // a tie: 1 before 4
+    for (int64_t t = 0; t < r; ++t) F.row(40)[t] = 1e3f * F.row(40)[t];                   // far off
+    F.row(50)[2] = std::nanf("");
+    std::vector<float> fnorms = row_squared_norms(F.view()), cnorms = row_squared_norms(C.view());
+    fnorms[6] = fnorms[6] * 0.5f;  // on centre 2 with a norm too small: far below 0, reported NaN
+    fnorms[9] = fnorms[9] * (1.0f - 1e-6f);  // within the tolerance: reported 0
+    fnorms[60] = std::numeric_limits<float>::infinity();
+    for (const engine::Isa isa : {engine::Isa::portable, engine::best_isa()}) {
+        for (const std::vector<char>& alive : {std::vector<char>(k, 1), std::vector<char>{1, 0, 1, 1, 0, 1, 0},
+                                               std::vector<char>(k, 0)}) {
+            const Offered want = offered(F.view(), fnorms, C, cnorms, alive, isa);
+            std::vector<int32_t> labels(n);
+            std::vector<float> dist(n), second(n), each(n * k);
+            nearest_centroid(F.view(), fnorms.data(), C, cnorms, alive, labels.data(), dist.data(), isa, second.data(),
+                             each.data());
+            EXPECT_EQ(labels, want.labels);
+            EXPECT_TRUE(same_bits(dist, want.dist));
+            EXPECT_TRUE(same_bits(second, want.second));
+            EXPECT_TRUE(same_bits(each, want.each));
+            // Without the optional outputs: the same labels and distances.
+            std::vector<int32_t> labels2(n);
+            std::vector<float> dist2(n);
+            nearest_centroid(F.view(), fnorms.data(), C, cnorms, alive, labels2.data(), dist2.data(), isa);
+            EXPECT_EQ(labels2, want.labels);
+            EXPECT_TRUE(same_bits(dist2, want.dist));
+        }
+    }
+    // The cases are there: a row reported NaN, one reported 0 below the tolerance, a tie.
+    const Offered all = offered(F.view(), fnorms, C, cnorms, std::vector<char>(k, 1), engine::Isa::portable);
+    EXPECT_TRUE(std::isnan(all.dist[6]));
+    EXPECT_TRUE(std::isnan(all.dist[50]));
+    EXPECT_EQ(all.dist[9], 0.0f);
+    EXPECT_EQ(all.labels[3], 1);  // on centre 1, which ties with 4
 }
