@@ -483,8 +483,7 @@ namespace kkm {
 namespace {
 
 /// nearest_centroid's definition: every live centre offered to NearestCentre in order, each
-/// distance reported by reported_distance (what it computed for every row before its common
-/// case, all distances finite and >= 0, took a shorter way).
+/// distance reported by reported_distance.
 struct Offered {
     std::vector<int32_t> labels;
     std::vector<float> dist, second, each;
@@ -526,9 +525,10 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace kkm
 
 // nearest_centroid gives its definition's labels, distances, runner-ups and every distance bit
-// for bit, in the common case (all distances finite and >= 0) and in every other: rows on a
-// centre (distances rounded below 0, within and beyond the tolerance), tied centres (the first
-// wins), dead centres, no live centre at all, a NaN row and an infinite norm.
+// for bit (a guard for any shortcut it takes), with all distances finite and >= 0 and in every
+// other case: rows on a centre (distances rounded below 0, within and beyond the tolerance:
+// reported 0 and NaN), tied centres (the first wins), dead centres, no live centre at all, a
+// NaN row and an infinite norm.
 TEST(NearestCentroid, EveryCaseGivesWhatTheOffersGive) {
     using namespace kkm;
     const int64_t n = 64, r = 5, k = 7;

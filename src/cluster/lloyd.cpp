@@ -38,51 +38,22 @@ void nearest_centroid(ConstMatrix F, const float* fnorms, const Matrix& C, const
                       const std::vector<char>& alive, int32_t* labels, float* dist, engine::Isa isa, float* second,
                       float* each) {
     const int64_t k = C.rows;
-    constexpr float inf = std::numeric_limits<float>::infinity();
     Matrix dots(F.rows, k);
     engine::row_dots(isa, F.data, F.rows, F.cols, C.data(), k, C.cols, F.cols, dots.data(), k);
-    std::vector<float> d(static_cast<size_t>(k));
     for (int64_t i = 0; i < F.rows; ++i) {
-        // The common case first: every live distance finite and >= 0, where each reports as
-        // itself and NearestCentre's offers reduce to the first minimum and the runner-up.
-        float best = inf, next = inf;
-        int32_t arg = 0;
-        bool live = false, plain = true;  // some live centre; no distance to report with care
-        for (int64_t j = 0; j < k; ++j) {
-            if (!alive[static_cast<size_t>(j)]) continue;
-            const float dj = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dots.row(i)[j];
-            d[static_cast<size_t>(j)] = dj;
-            live = true;
-            plain = plain && dj >= 0.0f && dj <= std::numeric_limits<float>::max();
-            if (dj < best) {
-                next = best;
-                best = dj;
-                arg = static_cast<int32_t>(j);
-            } else if (dj < next) {
-                next = dj;
-            }
-        }
-        if (live && plain) {
-            if (each != nullptr) {
-                for (int64_t j = 0; j < k; ++j) each[i * k + j] = alive[static_cast<size_t>(j)] ? d[static_cast<size_t>(j)] : inf;
-            }
-            labels[i] = arg;
-            dist[i] = best;
-            if (second != nullptr) second[i] = next;
-            continue;
-        }
         NearestCentre<float> nearest;
         for (int64_t j = 0; j < k; ++j) {
             if (!alive[static_cast<size_t>(j)]) {
-                if (each != nullptr) each[i * k + j] = inf;
+                if (each != nullptr) each[i * k + j] = std::numeric_limits<float>::infinity();
                 continue;
             }
-            const float dot = dots.row(i)[j], dj = d[static_cast<size_t>(j)];
+            const float dot = dots.row(i)[j];
+            const float d = fnorms[i] + cnorms[static_cast<size_t>(j)] - 2.0f * dot;
             const double size = std::abs(fnorms[i]) + std::abs(cnorms[static_cast<size_t>(j)]) + 2.0 * std::abs(dot);
-            nearest.offer(j, dj, size, reported_distance(dj, size), each != nullptr ? each + i * k + j : nullptr);
+            nearest.offer(j, d, size, reported_distance(d, size), each != nullptr ? each + i * k + j : nullptr);
         }
         labels[i] = nearest.arg;
-        dist[i] = nearest.distance([](float best_d, double size) { return reported_distance(best_d, size); });
+        dist[i] = nearest.distance([](float best, double size) { return reported_distance(best, size); });
         if (second != nullptr) second[i] = nearest.next;
     }
 }
