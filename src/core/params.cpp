@@ -42,7 +42,8 @@ std::vector<ParamSpec> build_table() {
          "auto: exact for kernel=knn and heat, nystrom otherwise; exact: full kernel matrix (O(n^2); with "
          "knn/heat the sparse graph kernel, O(nnz) per iteration); nystrom: m landmarks (Calandriello & Rosasco "
          "2018; rank= for Wang, Gittens & Mahoney 2019); sketch: S k_Q(x) (Yin et al. 2022); rff: random "
-         "Fourier features (rbf, laplacian); minibatch: truncated mini-batch kernel k-means (2024)",
+         "Fourier features (rbf, laplacian); minibatch: truncated mini-batch kernel k-means (2024; not with "
+         "kernel=knn, where its truncated centres collapse into one cluster)",
          0, 0, false, false, method_choices().c_str()},
         {"kernel", "", "enum", "rbf", choices_text<KernelType>().c_str(),
          "rbf exp(-gamma|x-y|^2); laplacian exp(-gamma|x-y|_1); polynomial (gamma x.y+coef0)^degree; "

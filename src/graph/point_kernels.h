@@ -1,7 +1,6 @@
-// The graph kernels as kernels between training points by index (cluster/minibatch_kernel.h's
-// PointKernel), for seed 004's mini-batch algorithm on kernel=knn and kernel=heat:
-//  - knn: K(i, j) = σ[i = j]/d_i + A_ij/(d_i d_j), read from the sparse rows of A;
-//  - heat: K(i, j) = f(i)·f(j) over the heat features.
+// The heat kernel as a kernel between training points by index (cluster/minibatch_kernel.h's
+// PointKernel), for seed 004's mini-batch algorithm on kernel=heat: K(i, j) = f(i)·f(j) over the
+// heat features. (kernel=knn takes no mini-batches: validate_graph_params says why.)
 #pragma once
 
 #include <cstdint>
@@ -10,23 +9,8 @@
 #include "cluster/minibatch_kernel.h"
 #include "core/matrix.h"
 #include "engine/isa.h"
-#include "graph/sparse_graph.h"
 
 namespace kkm::graph {
-
-class KnnPointKernel final : public PointKernel {
-public:
-    /// A, degree: kept by reference.
-    KnnPointKernel(const SparseGraph& A, const std::vector<double>& degree) : A_(A), degree_(degree) {}
-    int64_t size() const override { return A_.n; }
-    void block(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols, Matrix& out,
-               int threads) const override;
-    float diag(int64_t i) const override;
-
-private:
-    const SparseGraph& A_;
-    const std::vector<double>& degree_;
-};
 
 class FeaturePointKernel final : public PointKernel {
 public:
