@@ -344,8 +344,10 @@ KKM_API kkm_status kkm_get_n_features(const kkm_model *model, int64_t *d);
 KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
 
 /* Copies the n_train training labels (0-based) into labels (capacity len): each training row's
- * nearest centre, what kkm_assign gives it (as scikit-learn's KMeans labels_; with half kernel
- * rows, kernel_rows=f16, up to their rounding at near-ties). A Lloyd stopped by tol or
+ * nearest centre, what kkm_assign gives it (as scikit-learn's KMeans labels_; a Nyström model that
+ * clustered its half kernel rows, kernel_rows=f16, rounds the rows it assigns to half alike; one
+ * clustered on features of them, rank= or fewer features than landmarks, up to that rounding at
+ * near-ties). A Lloyd stopped by tol or
  * max_iter before a fixed point keeps the centres its last reassignment measured, the means
  * of the labels before it; at a fixed point (tol=0) they are the means of these labels.
  * refine=hartigan: the centres are the means of these labels, which need not all be nearest.

@@ -1,5 +1,6 @@
 #include "engine/half.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -57,6 +58,16 @@ void decode_half(Isa isa, const uint16_t* src, int64_t count, float* dst) {
         case Isa::portable: break;
     }
     for (int64_t i = 0; i < count; ++i) dst[i] = from_half(src[i]);
+}
+
+void round_through_half(Isa isa, float* values, int64_t count) {
+    constexpr int64_t kPiece = 1024;  // halves per round trip, on the stack
+    uint16_t halves[kPiece];
+    for (int64_t first = 0; first < count; first += kPiece) {
+        const int64_t piece = std::min(kPiece, count - first);
+        encode_half(isa, values + first, piece, halves);
+        decode_half(isa, halves, piece, values + first);
+    }
 }
 
 }  // namespace kkm::engine

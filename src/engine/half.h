@@ -29,6 +29,10 @@ inline float widen(uint16_t h) {
 void encode_half(Isa isa, const float* src, int64_t count, uint16_t* dst);
 /// dst[i] = from_half(src[i]) for i < count, on path `isa`.
 void decode_half(Isa isa, const uint16_t* src, int64_t count, float* dst);
+/// values[i] = from_half(to_half(values[i])) for i < count, on path `isa`: the floats a half
+/// store gives back for them (kkm_assign of a model fitted on half kernel rows rounds its own
+/// rows so, and so assigns a training row as its fit did).
+void round_through_half(Isa isa, float* values, int64_t count);
 
 void encode_half_avx512(const float* src, int64_t count, uint16_t* dst);
 void decode_half_avx512(const uint16_t* src, int64_t count, float* dst);

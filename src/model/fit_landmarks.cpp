@@ -63,21 +63,6 @@ int64_t regularised_rank(const Params& p, int64_t m) {
     return l;
 }
 
-/// How the kernel rows are stored: half only for kernels whose values lie in [-1, 1] (a
-/// linear or polynomial kernel can exceed the half range, 65504; a precomputed one is the
-/// caller's numbers).
-RowPrecision kernel_row_precision(const Params& p) {
-    const bool bounded = kernel_traits(p.kernel).bounded;
-    if (p.kernel_rows == RowsChoice::f16 && !bounded) {
-        invalid_argument(
-            "kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
-            "cosine); kernel=" +
-            std::string(to_text(p.kernel)) + " values can exceed the half-precision range: use kernel_rows=f32");
-    }
-    if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;
-    return RowPrecision::f16;
-}
-
 /// One thread's buffers for the blocks of a kernel pass, kept from block to block: the float32
 /// kernel rows a half store is written through, and the kernel's centred copy and packs.
 struct RowsScratch {

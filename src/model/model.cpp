@@ -9,6 +9,8 @@
 #include "core/enum_text.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "engine/half.h"
+#include "kernels/kernel_traits.h"
 
 namespace kkm {
 namespace {
@@ -83,7 +85,8 @@ int64_t centre_count(const FittedModel& model, int64_t k) {
 }
 
 /// The pass of the kernel-row models: in parallel blocks, the kernel rows of X against the
-/// basis (and k(x,x) when distances are measured), then nearest(K, self, labels, dist, each).
+/// basis (and k(x,x) when distances are measured), then nearest(K, self, labels, dist, each)
+/// (K is the block's own: nearest may change it).
 template <class Nearest>
 void by_kernel_rows(const KernelBasis& basis, ConstMatrix X, const Outputs& out, const Params& p, int threads,
                     Nearest&& nearest) {
@@ -112,13 +115,30 @@ void dual_pass(const DualModel& model, ConstMatrix X, const Outputs& out, int th
 }
 
 void nystrom_pass(const NystromModel& model, ConstMatrix X, const Outputs& out, int threads) {
+    // A fit on half kernel rows measured its centres and labels on the rows rounded to half:
+    // the rows of X are rounded alike, so that a training row gets its training label back.
+    const bool half = model.report().kernel_rows == RowPrecision::f16;
+    const engine::Isa isa = model.report().isa;
     by_kernel_rows(*model.map().basis(), X, out, model.params(), threads,
-                   [&](const Matrix& G, const float* self, int32_t* l, float* d, float* each) {
-                       landmark_nearest(G.view(), self, model.centres(), l, d, model.report().isa, nullptr, each);
+                   [&](Matrix& G, const float* self, int32_t* l, float* d, float* each) {
+                       if (half) engine::round_through_half(isa, G.data(), G.rows * G.cols);
+                       landmark_nearest(G.view(), self, model.centres(), l, d, isa, nullptr, each);
                    });
 }
 
 }  // namespace
+
+RowPrecision kernel_row_precision(const Params& p) {
+    const bool bounded = kernel_traits(p.kernel).bounded;
+    if (p.kernel_rows == RowsChoice::f16 && !bounded) {
+        invalid_argument(
+            "kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
+            "cosine); kernel=" +
+            std::string(to_text(p.kernel)) + " values can exceed the half-precision range: use kernel_rows=f32");
+    }
+    if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;
+    return RowPrecision::f16;
+}
 
 DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis,
                      DualCentres centres, MinibatchState stream)

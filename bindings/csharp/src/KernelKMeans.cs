@@ -1078,7 +1078,8 @@ namespace FastKKM
         // ------------------------------------------------------------------ fitted results
 
         /// <summary>Cluster (0-based) of each training row of the last fit: its nearest centre,
-        /// what Predict gives it (with half kernel rows up to their rounding at near-ties). A fit
+        /// what Predict gives it (for nystrom with rank or features of half kernel rows, up to their
+        /// rounding at near-ties). A fit
         /// stopped by tol or max_iter keeps the centres its last step measured, the means of the
         /// labels before it; at a fixed point (tol=0) they are the means of these labels
         /// (refine=hartigan: always).</summary>

@@ -260,8 +260,8 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,), int32
-        Each training row's nearest centre, what ``predict`` gives it (as KMeans' labels_; with
-        half kernel rows up to their rounding at near-ties). A fit stopped by tol or max_iter
+        Each training row's nearest centre, what ``predict`` gives it (as KMeans' labels_; for
+        nystrom with rank or features of half kernel rows, up to their rounding at near-ties). A fit stopped by tol or max_iter
         keeps the centres its last step measured (the means of the labels before it); at a
         fixed point (tol=0) they are the means of labels_. refine="hartigan": the centres are
         the means of labels_.

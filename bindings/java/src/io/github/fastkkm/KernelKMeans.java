@@ -1303,7 +1303,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * The 0-based cluster of each training row: its nearest centre, what {@link #predict(double[][])}
-     * gives it (with half kernel rows up to their rounding at near-ties). A fit stopped by tol
+     * gives it (for nystrom with rank or features of half kernel rows, up to their rounding at
+     * near-ties). A fit stopped by tol
      * or max_iter keeps the centres its last step measured, the means of the labels before it;
      * at a fixed point (tol=0) they are the means of these labels (refine=hartigan: always).
      *
