@@ -206,6 +206,12 @@ struct NystromShape {
 NystromShape nystrom_shape(const FitShape& s) {
     const int64_t m = resolve_landmarks(s.p, s.n_global);
     const int64_t l = regularised_rank(s.p, m);
+    if (s.p.kernel_rows == RowsChoice::f16 && !kernel_traits(s.p.kernel).bounded) {
+        invalid_argument(
+            "kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
+            "cosine); kernel=" +
+            std::string(to_text(s.p.kernel)) + " values can exceed the half-precision range: use kernel_rows=f32");
+    }
     return {m, l, kernel_row_precision(s.p)};
 }
 

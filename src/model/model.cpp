@@ -129,15 +129,7 @@ void nystrom_pass(const NystromModel& model, ConstMatrix X, const Outputs& out, 
 }  // namespace
 
 RowPrecision kernel_row_precision(const Params& p) {
-    const bool bounded = kernel_traits(p.kernel).bounded;
-    if (p.kernel_rows == RowsChoice::f16 && !bounded) {
-        invalid_argument(
-            "kernel_rows=f16 needs a kernel whose values lie in [-1, 1] (rbf, laplacian, "
-            "cosine); kernel=" +
-            std::string(to_text(p.kernel)) + " values can exceed the half-precision range: use kernel_rows=f32");
-    }
-    if (p.kernel_rows == RowsChoice::f32 || !bounded) return RowPrecision::f32;
-    return RowPrecision::f16;
+    return p.kernel_rows != RowsChoice::f32 && kernel_traits(p.kernel).bounded ? RowPrecision::f16 : RowPrecision::f32;
 }
 
 DualModel::DualModel(Params params, int64_t n_train, int64_t d, FitReport report, KernelBasis basis,

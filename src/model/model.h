@@ -54,8 +54,8 @@ struct FitReport : MethodFacts {
 
 /// How a Nyström fit stores the kernel rows it keeps (kernel_rows=auto|f16|f32): half only for
 /// kernels whose values lie in [-1, 1] (a linear or polynomial kernel can exceed the half
-/// range, 65504; a precomputed one is the caller's numbers). INVALID_ARGUMENT for f16 with
-/// another kernel. The fit's choice, and the loader's for a saved model (the same rule).
+/// range, 65504; a precomputed one is the caller's numbers). The fit's choice (which refuses
+/// kernel_rows=f16 with another kernel first), and the loader's for a saved model.
 RowPrecision kernel_row_precision(const Params& p);
 
 /// What a fitted model is: the model file's codes for it (never renumbered). Each kind has

@@ -469,9 +469,8 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         if (!dense_landmarks(*map)) bad("a Nystrom model needs landmarks with a dense projection");
         // How its fit stored the kernel rows (not in the file: the fit's rule on the saved
         // parameters), which kkm_assign rounds its rows to. kernel_rows=f16 with an unbounded
-        // kernel cannot come from a fit; such a file assigns on float32 rows.
-        if (p.kernel_rows != RowsChoice::f16 || kernel_traits(p.kernel).bounded)
-            report.kernel_rows = kernel_row_precision(p);
+        // kernel cannot come from a fit; the rule gives such a file float32 rows.
+        report.kernel_rows = kernel_row_precision(p);
         auto* landmarks = static_cast<LandmarkMap*>(map.get());
         LandmarkCentres c;
         c.H = r.matrix(tag("NYSH"));
