@@ -399,6 +399,38 @@ TEST(Objective, HalfKernelRowsAssignTrainingRowsAsTheirFit) {
     }
 }
 
+TEST(Objective, FeatureModelsKeepTheCentresTheirLabelsWereMeasuredAgainst) {
+    // Lloyd's reassignments take their centres from per-cluster sums moved by the rows that
+    // moved; the same centres summed afresh from the labels round differently. The model keeps
+    // the centres the last reassignment measured (bit for bit, also from the best of several
+    // restarts), so kkm_assign gives every training row its label. With a polynomial kernel
+    // whose features share a large common term (coef0=100: the distances cancel most of their
+    // bits) the fresh centres sent 84-173 of 20000 rows to another centre, with n_init=1 or 3.
+    Dataset ds;
+    ds.n = 20000;
+    ds.d = 10;
+    std::mt19937 gen(5);
+    std::normal_distribution<double> N(0.0, 1.0);
+    for (int64_t i = 0; i < ds.n * ds.d; ++i) ds.X.push_back(static_cast<float>(N(gen)));
+    finish(ds);
+    const std::string base = "k=5 method=sketch kernel=polynomial coef0=100 m=500";
+    for (const char* extra : {" seed=0 n_init=1 max_iter=5", " seed=3 n_init=1", " seed=1 n_init=3"}) {
+        SCOPED_TRACE(base + extra);
+        FitResult r = fit_and_read(ds, base + extra);
+        std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+        ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+        int64_t moved = 0;
+        for (int64_t i = 0; i < ds.n; ++i) moved += labels[static_cast<size_t>(i)] != r.labels[static_cast<size_t>(i)];
+        EXPECT_EQ(moved, 0) << "training rows kkm_assign sends to another centre";
+        const std::vector<unsigned char> bytes = save(r.m.get());
+        Model loaded = make_model("");
+        ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+        std::fill(labels.begin(), labels.end(), -1);
+        ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+        EXPECT_EQ(labels, r.labels);
+    }
+}
+
 TEST(Objective, NystromMatchesRecomputationFromFeatures) {
     // The features (kkm_transform) come from float32 kernel rows. With kernel_rows=f32 the fit
     // keeps those rows and its objective is theirs to float32 rounding; with half rows (the

@@ -12,6 +12,7 @@
 #include "cluster/hamerly.h"
 #include "cluster/lloyd_driver.h"
 #include "core/comm.h"
+#include "core/matrix.h"
 #include "engine/isa.h"
 
 namespace kkm {
@@ -20,6 +21,8 @@ class BoundedLloyd : public LloydProblem {
 public:
     /// Rows whose distances the last reassign computed (the rest were proved unchanged).
     int64_t last_computed() const { return bounds_.computed; }
+    /// The centres (k × feature columns) of the last reassign, kept by each reassign.
+    Matrix measured_centres() const override { return measured_; }
 
 protected:
     /// rows: this rank's; weights: empty or one per row; bounds: keep bounds (false: every
@@ -53,6 +56,7 @@ protected:
     engine::Isa isa_;
     std::vector<int32_t> cached_labels_;  ///< labels the cached sums belong to
     std::vector<double> cached_sums_;     ///< Σ w_i x_i per cluster over this rank's rows (k × columns)
+    Matrix measured_;                     ///< the last reassign's centres in feature coordinates (k × columns)
     LloydBounds bounds_;
 };
 

@@ -107,7 +107,8 @@ double LandmarkLloyd::footprint(const Params& p, double n, double m, double r, i
     const double lower = static_cast<double>(lower_bounds_per_row(p.k)), chunks = static_cast<double>(kChunks);
     // label caches, upper bound, lower bounds (Elkan's k or Hamerly's one)
     const double points = (weighted ? 4 * n : 0.0) + n * (4 + 4 + 4 + 4 * lower);
-    const double sums = 4 * chunks * k * m + 8 * k * m * 5 + 2 * Matrix::footprint(k, m) + 3 * Matrix::footprint(k, r);
+    // (k x r: the centres' C, the measured copy, the runs' results: best and current)
+    const double sums = 4 * chunks * k * m + 8 * k * m * 5 + 2 * Matrix::footprint(k, m) + 6 * Matrix::footprint(k, r);
     const double per_thread =
         b.small_workers * (Matrix::footprint(b.small, m) + Matrix::footprint(b.small, k)) +
         b.workers * (Matrix::footprint(b.rows, m) + 32 * b.rows + 4 * b.rows * k);  // + Elkan's open rows
@@ -185,10 +186,10 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
                                                  Matrix* means_out) const {
     const int64_t m = G_.cols(), r = P_.cols;
     std::vector<double> means(sums.size());
-    LandmarkCentres c;
+    std::vector<char> alive;
     for (int64_t j = 0; j < k_; ++j) {
         const double w = mass[static_cast<size_t>(j)];
-        c.alive.push_back(w > 0 ? 1 : 0);
+        alive.push_back(w > 0 ? 1 : 0);
         for (int64_t t = 0; t < m; ++t) {
             means[static_cast<size_t>(j * m + t)] = w > 0 ? sums[static_cast<size_t>(j * m + t)] / w : 0.0;
         }
@@ -199,6 +200,14 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
     Matrix meansf(k_, m), C(k_, r);
     for (size_t t = 0; t < means.size(); ++t) meansf.values[t] = static_cast<float>(means[t]);
     sliced_row_dots(threads_, isa_, meansf.data(), k_, m, Pt_.data(), r, m, m, C.data(), r);
+    if (means_out != nullptr) *means_out = std::move(meansf);
+    return centres_at(std::move(C), std::move(alive));
+}
+
+LandmarkCentres LandmarkLloyd::centres_at(Matrix C, std::vector<char> alive) const {
+    const int64_t m = G_.cols(), r = P_.cols;
+    LandmarkCentres c;
+    c.alive = std::move(alive);
     for (int64_t j = 0; j < k_; ++j) {
         double s = 0;
         for (int64_t q = 0; q < r; ++q) s += static_cast<double>(C.row(j)[q]) * C.row(j)[q];
@@ -206,9 +215,17 @@ LandmarkCentres LandmarkLloyd::centres_from_sums(const std::vector<double>& sums
     }
     c.H = Matrix(k_, m);
     sliced_row_dots(threads_, isa_, C.data(), k_, r, P_.data(), m, r, r, c.H.data(), m);
-    if (means_out != nullptr) *means_out = std::move(meansf);
     c.C = std::move(C);
     return c;
+}
+
+LandmarkCentres LandmarkLloyd::centres_of(const LloydResult& result) {
+    if (result.centres.rows == 0) return centres(result.centre_members());
+    std::vector<double> mass = cluster_weights(result.centre_members(), weights_, k_);
+    sum_over_ranks(comm_, mass.data(), mass.size());
+    std::vector<char> alive;
+    for (const double w : mass) alive.push_back(w > 0 ? 1 : 0);
+    return centres_at(result.centres, std::move(alive));
 }
 
 LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matrix* means) {
@@ -219,6 +236,7 @@ LandmarkCentres LandmarkLloyd::centres(const std::vector<int32_t>& labels, Matri
 double LandmarkLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                                std::vector<float>& dist) {
     const LandmarkCentres c = centres(labels);
+    measured_ = c.C;
     return bounded_reassign(
         bounds_, comm_, k_, labels, next, c.C, [&] { return full_pass(c, next, dist); },
         [&] { return bounded_pass(c, labels, next, dist); });

@@ -77,6 +77,9 @@ public:
 
     /// Centres of a labelling, and the weighted mean kernel rows ḡ_j (k×m) behind them.
     LandmarkCentres centres(const std::vector<int32_t>& labels, Matrix* means = nullptr);
+    /// The model's centres of a run: those its labels were measured against (result.centres,
+    /// bit for bit) when it kept them, else centres(result.centre_members()).
+    LandmarkCentres centres_of(const LloydResult& result);
     /// D²(i, c) = K_ii − 2 f_i·f_c + ‖f_c‖²: kernel distance to the landmark-span
     /// projection of point c (the exact kernel distance when every point is a landmark).
     SquaredDistanceToPoint distance_oracle() const;
@@ -98,6 +101,8 @@ private:
     std::vector<double> sums_for(const std::vector<int32_t>& labels);
     LandmarkCentres centres_from_sums(const std::vector<double>& sums, const std::vector<double>& mass,
                                       Matrix* means) const;
+    /// The centres with feature coordinates C (k×r): ‖c_j‖² and H = C Pᵀ from C alone.
+    LandmarkCentres centres_at(Matrix C, std::vector<char> alive) const;
     /// Columns per thread when `columns` are split over the threads (whole cache lines).
     int64_t column_slice(int64_t columns) const;
     /// rows (t×m, float64) → their features Pᵀ g (t×r, float64).

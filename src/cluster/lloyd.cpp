@@ -62,7 +62,8 @@ double FeatureLloyd::footprint(const Params& p, double n, double r, int threads,
     const double k = static_cast<double>(p.k), t = static_cast<double>(seeding_candidates(p.init, p.k));
     const double chunks = static_cast<double>(kReduceChunks);
     const double points = (weighted ? 4 * n : 0.0) + n * (4 + 8 + 8 + 4);  // norms, bounds, label caches, second
-    const double sums = 8 * chunks * k * r + 8 * k * r * 3 + 3 * Matrix::footprint(k, r);
+    // (centres: the reassignment's, the measured copy, and the runs' results: best and current)
+    const double sums = 8 * chunks * k * r + 8 * k * r * 3 + 6 * Matrix::footprint(k, r);
     const RowBlocks b = row_blocks(n, threads);
     const double per_thread = b.workers * (Matrix::footprint(b.rows, k) + Matrix::footprint(b.rows, r) + 16 * b.rows) +
                               b.small_workers * Matrix::footprint(b.small, t);
@@ -120,6 +121,10 @@ Matrix FeatureLloyd::centroids(const std::vector<int32_t>& labels) const {
     return means(sums, mass);
 }
 
+Matrix FeatureLloyd::centroids_of(const LloydResult& result) const {
+    return result.centres.rows == 0 ? centroids(result.centre_members()) : result.centres;
+}
+
 std::vector<double> FeatureLloyd::sums_for(const std::vector<int32_t>& labels) const {
     if (sums_cached_for(labels)) return cached_sums_;
     return centroid_sums(labels);
@@ -136,6 +141,7 @@ FeatureLloyd::Centres FeatureLloyd::centres_for(const std::vector<int32_t>& labe
 double FeatureLloyd::reassign(const std::vector<int32_t>& labels, std::vector<int32_t>& next,
                               std::vector<float>& dist) {
     const Centres c = centres_for(labels);
+    measured_ = c.C;
     return bounded_reassign(
         bounds_, comm_, k_, labels, next, c.C, [&] { return full_pass(c, next, dist); },
         [&] { return bounded_pass(c, labels, next, dist); });

@@ -45,6 +45,9 @@ public:
 
     /// Weighted means of the clusters (rows of clusters without weight are zero).
     Matrix centroids(const std::vector<int32_t>& labels) const;
+    /// The model's centroids of a run: those its labels were measured against (result.centres,
+    /// bit for bit) when it kept them, else centroids(result.centre_members()).
+    Matrix centroids_of(const LloydResult& result) const;
     /// Every row to its nearest of the given centroids (all alive): labels, and the objective
     /// Σ w_i (‖f_i − c‖² + offset_i) in float64.
     LloydResult assign_to(const Matrix& C) const;

@@ -105,7 +105,8 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
     double done = 0;  // the fraction reported: never decreases
-    bool settled = true;  // false: stopped by tol or max_iter right after labels moved
+    bool settled = true;    // false: stopped by tol or max_iter right after labels moved
+    bool measured = false;  // the labels are nearest centres of the last reassignment's
     for (int64_t it = 1; it <= options.max_iter; ++it) {
         progress_range(done, std::max(done, static_cast<double>(it) / max_iter));
         const double objective = problem.reassign(labels, next, dist);
@@ -115,6 +116,7 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
         result.iterations = static_cast<int32_t>(it);
         assigned = next;
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k, comm, offset);
+        measured = !relocated;
         const bool unchanged = !relocated && every_rank(comm, next == labels);
         labels.swap(next);
         settled = unchanged || relocated;
@@ -132,6 +134,7 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     // which stay the model's centres. A relocation's labels have no such centres (the cluster
     // it filled had none): their own means are the centres then.
     if (!settled) result.centre_labels = std::move(next);
+    if (measured) result.centres = problem.measured_centres();
     result.objective = problem.objective_of(result.centre_labels.empty() ? labels : result.centre_labels, labels);
     result.labels = std::move(labels);
     return result;

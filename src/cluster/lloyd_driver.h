@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/comm.h"
+#include "core/matrix.h"
 #include "core/params.h"
 
 namespace kkm {
@@ -28,6 +29,12 @@ public:
     virtual double objective_of(const std::vector<int32_t>& members, const std::vector<int32_t>& labels) = 0;
     /// The objective of the labels against their own centres.
     double objective(const std::vector<int32_t>& labels) { return objective_of(labels, labels); }
+    /// The centres the last reassign measured its labels against, in the problem's own
+    /// coordinates (k × columns), for the model to keep bit for bit: centres computed again
+    /// from the same labels round differently (the reassignments move cached sums by the rows
+    /// that moved), and a training row at a tie could then go elsewhere in kkm_assign. Empty
+    /// where the problem keeps none (its model's centres come from the labels alone).
+    virtual Matrix measured_centres() const { return {}; }
 };
 
 struct LloydResult {
@@ -41,6 +48,11 @@ struct LloydResult {
     /// last reassignment measured, the means of the labels before it.
     std::vector<int32_t> centre_labels;
     const std::vector<int32_t>& centre_members() const { return centre_labels.empty() ? labels : centre_labels; }
+    /// The centres every label was measured against (the problem's measured_centres() after
+    /// the last reassignment; the centres of centre_members()), for the model; empty when the
+    /// problem keeps none, when the run ended on a relocation (the labels' own means are the
+    /// centres then) or after refine=hartigan.
+    Matrix centres;
 };
 
 struct LloydOptions {

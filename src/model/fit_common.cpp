@@ -220,7 +220,7 @@ std::unique_ptr<FittedModel> cluster_features(FitSession& c, const MethodFacts& 
     }
     FeatureLloyd problem(F.view(), c.w, c.p.k, c.threads, c.isa, std::move(offset), true, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
-    Matrix centroids = problem.centroids(best.centre_members());
+    Matrix centroids = problem.centroids_of(best);
     c.end_stage("lloyd");
     return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.report(facts, std::move(best)), std::move(map),
                                           std::move(centroids), kernel_distances);

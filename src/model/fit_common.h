@@ -275,6 +275,7 @@ LloydResult best_of_restarts(Problem& problem, FitSession& c) {
                 c.begin_stage("refine");
                 problem.hartigan(result.labels, c.p.max_iter);
                 result.centre_labels.clear();  // Hartigan's labels are the centres' clusters
+                result.centres = Matrix();     // their means, not what Lloyd measured
                 result.objective = problem.objective(result.labels);
                 c.end_stage("refine");
             }

@@ -255,6 +255,7 @@ void refine_best(FitSession& c, const RowStore& G, const Matrix& P, LandmarkLloy
     FeatureLloyd features(F.view(), c.w, c.p.k, c.threads, c.isa);
     features.hartigan(best.labels, c.p.max_iter);
     best.centre_labels.clear();  // Hartigan's labels are the centres' clusters
+    best.centres = Matrix();     // their means, not what Lloyd measured
     best.objective = problem.objective(best.labels);
     c.end_stage("refine");
 }
@@ -452,7 +453,7 @@ std::unique_ptr<FittedModel> fit_nystrom(FitSession& c) {
     LandmarkLloyd problem(G, Pm, std::move(diag), c.w, c.p.k, c.threads, c.isa, Bounds::elkan, *c.comm, &c.part);
     LloydResult best = best_of_restarts(problem, c);
     if (c.p.refine == Refine::hartigan) refine_best(c, G, Pm, problem, best);
-    LandmarkCentres centres = problem.centres(best.centre_members());
+    LandmarkCentres centres = problem.centres_of(best);
     c.end_stage("lloyd");
     return std::make_unique<NystromModel>(c.p, n, c.X.cols, c.report(facts, std::move(best)), std::move(map),
                                           std::move(centres));
