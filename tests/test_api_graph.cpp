@@ -427,9 +427,13 @@ TEST(GraphKernels, BadParametersAndRowsAreRefusedAndTheModelKeepsItsFit) {
     EXPECT_TRUE(Fails(refit("neighbors=60"), KKM_ERR_INVALID_ARGUMENT, {W("neighbors=60"), "below", W("n=60")}));
     EXPECT_TRUE(
         Fails(refit("neighbors=10 method=nystrom"), KKM_ERR_INVALID_ARGUMENT, {"method=nystrom", "kernel=knn"}));
+    EXPECT_EQ(std::string(kkm_last_error()).find("minibatch"), std::string::npos)
+        << "knn's methods are exact alone: " << kkm_last_error();
     // Seed 004's truncated centres on the sparse k-nn kernel put every row in one cluster.
     EXPECT_TRUE(Fails(refit("neighbors=10 method=minibatch"), KKM_ERR_INVALID_ARGUMENT,
                       {"method=minibatch", "kernel=knn", "one", "method=exact", "kernel=heat method=minibatch"}));
+    EXPECT_TRUE(Fails(refit("method=sketch kernel=heat"), KKM_ERR_INVALID_ARGUMENT,
+                      {"method=sketch", "kernel=heat", "method=exact", "minibatch"}));
     EXPECT_TRUE(Fails(refit("method=auto kernel=heat gamma=0.5"), KKM_ERR_INVALID_ARGUMENT, {"gamma", "kernel=heat"}));
     EXPECT_TRUE(Fails(refit("gamma=auto k=61"), KKM_ERR_INVALID_ARGUMENT, {W("k=61")}));
     EXPECT_TRUE(Fails(refit("k=auto"), KKM_ERR_INVALID_ARGUMENT, {"k=auto", "kernel=heat"}));

@@ -395,8 +395,8 @@ void validate_graph_params(const Params& p) {
     const std::string kernel = std::string("kernel=") + to_text(p.kernel);
     if (method_traits(p.method).features) {
         invalid_argument(std::string("method=") + to_text(p.method) + " needs a kernel function of two rows; " +
-                         kernel +
-                         " is defined on the training graph and supports method=exact (the default) and minibatch");
+                         kernel + " is defined on the training graph and supports method=exact (the default)" +
+                         (p.kernel == KernelType::knn ? "" : " and minibatch"));
     }
     if (p.kernel == KernelType::knn && p.method == Method::minibatch) {
         invalid_argument(
