@@ -361,8 +361,10 @@ KKM_API kkm_status kkm_get_labels(const kkm_model *model, int32_t *labels, int64
  * it is the kernel k-means objective; for nystrom it is the kernel k-means objective of the
  * Nyström centres (Calandriello & Rosasco 2018, Algorithm 1), measured with the exact kernel:
  * Σ_i w_i (K_ii − 2 f_i·c + ‖c‖²), the feature-space objective plus Σ_i w_i (K_ii − ‖f_i‖²);
- * for sketch and rff it is the k-means objective in their feature space. Divide by the total
- * weight for the papers' mean. Errors: NOT_FITTED. */
+ * for sketch and rff it is the k-means objective in their feature space; for kernel=knn each
+ * row's weight w_i is its degree in the neighbour graph (the weighted kernel k-means whose
+ * objective is σ(n − k) − k + ncut(A), see README), not 1. Divide by the total weight for the
+ * papers' mean. Errors: NOT_FITTED. */
 KKM_API kkm_status kkm_get_objective(const kkm_model *model, double *objective);
 
 /* Lloyd iterations run by the best restart. Errors: NOT_FITTED. */

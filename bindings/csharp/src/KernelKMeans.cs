@@ -1106,7 +1106,8 @@ namespace FastKKM
             }
         }
 
-        /// <summary>Objective of the fit: weighted sum of squared distances to the centres.</summary>
+        /// <summary>Objective of the fit: weighted sum of squared distances to the centres (kernel=knn:
+        /// each row weighted by its degree in the neighbour graph).</summary>
         public double Objective
         {
             get { return Model.objective(); }

@@ -267,7 +267,9 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
         the means of labels_.
     inertia_ : float
         The fit's objective: the weighted sum of squared kernel-space distances of the training
-        rows to their centres (feature-space ones for sketch and rff), ``-score(X)``.
+        rows to their centres (feature-space ones for sketch and rff), ``-score(X)``; for
+        kernel="knn" each row weighted by its degree in the neighbour graph (the normalized
+        cut's weighted kernel k-means), so not ``-score(X)`` there.
     cluster_centers_ : ndarray of shape (n_clusters_, feature_dim_), float32
         The centres in the feature space of ``feature_map`` (nystrom, sketch, rff,
         kernel="heat"): each training row's label is its nearest centre there. Absent

@@ -1332,7 +1332,8 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Objective of the fit: the weighted sum of the training rows' squared distances to their
-     * centres (scikit-learn's inertia_).
+     * centres (scikit-learn's inertia_; kernel=knn: each row weighted by its degree in the
+     * neighbour graph).
      *
      * @return the objective
      * @throws KKMeansException if not fitted
