@@ -347,7 +347,8 @@ KKM_API kkm_status kkm_get_k(const kkm_model *model, int32_t *k);
  * nearest centre, what kkm_assign gives it (as scikit-learn's KMeans labels_; a Nyström model that
  * clustered its half kernel rows, kernel_rows=f16, rounds the rows it assigns to half alike; one
  * clustered on features of them, rank= or fewer features than landmarks, up to that rounding at
- * near-ties). A Lloyd stopped by tol or
+ * near-ties, which the features magnify along the landmarks' small eigenvalues: 8-20 of 4000 rows
+ * moved on ill-conditioned landmarks; kernel_rows=f32 avoids it). A Lloyd stopped by tol or
  * max_iter before a fixed point keeps the centres its last reassignment measured, the means
  * of the labels before it; at a fixed point (tol=0) they are the means of these labels.
  * refine=hartigan: the centres are the means of these labels, which need not all be nearest.
