@@ -129,6 +129,34 @@ std::string ring_params(const char* method, int k = 2) {
     return p;
 }
 
+/// n Gaussian rows of d columns (generator seed 5, in row order), column 0 scaled by
+/// `first_column` (below 1: rows pressed against the plane x0 = 0).
+Dataset gaussian_rows(int64_t n, int64_t d, double first_column) {
+    Dataset ds;
+    ds.n = n;
+    ds.d = d;
+    std::mt19937 gen(5);
+    std::normal_distribution<double> N(0.0, 1.0);
+    for (int64_t i = 0; i < n * d; ++i) ds.X.push_back(static_cast<float>(N(gen) * (i % d == 0 ? first_column : 1.0)));
+    finish(ds);
+    return ds;
+}
+
+/// kkm_assign's labels of the rows of ds.
+std::vector<int32_t> assigned_labels(const kkm_model* m, const Dataset& ds) {
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n), -1);
+    EXPECT_TRUE(Ok(kkm_assign(m, ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+    return labels;
+}
+
+/// The model saved and loaded into a new handle.
+Model reloaded(const kkm_model* m) {
+    const std::vector<unsigned char> bytes = save(m);
+    Model loaded = make_model("");
+    EXPECT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    return loaded;
+}
+
 }  // namespace
 
 // ================================================================== quality on two rings
@@ -371,13 +399,7 @@ TEST(Objective, HalfKernelRowsAssignTrainingRowsAsTheirFit) {
     // training label back, also from a saved and loaded model (the loader derives the rows'
     // precision from the parameters, as the fit did). Gaussian rows pressed against the plane
     // x0 = 0: without the rounding 1-2 of 4000 rows per fit went the other way.
-    Dataset ds;
-    ds.n = 4000;
-    ds.d = 8;
-    std::mt19937 gen(5);
-    std::normal_distribution<double> N(0.0, 1.0);
-    for (int64_t i = 0; i < ds.n * ds.d; ++i) ds.X.push_back(static_cast<float>(N(gen) * (i % ds.d == 0 ? 0.01 : 1.0)));
-    finish(ds);
+    const Dataset ds = gaussian_rows(4000, 8, 0.01);
     for (const char* params :
          {"k=2 method=nystrom m=100 gamma=0.05 n_init=1", "k=6 method=nystrom m=200 gamma=0.05 n_init=1"}) {
         for (int seed = 1; seed <= 3; ++seed) {
@@ -385,16 +407,10 @@ TEST(Objective, HalfKernelRowsAssignTrainingRowsAsTheirFit) {
             SCOPED_TRACE(p);
             FitResult r = fit_and_read(ds, p);
             ASSERT_EQ(get_param(r.m.get(), "kernel_rows"), "f16");
-            std::vector<int32_t> labels(static_cast<size_t>(ds.n));
-            ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
-            EXPECT_EQ(labels, r.labels);
-            const std::vector<unsigned char> bytes = save(r.m.get());
-            Model loaded = make_model("");
-            ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+            EXPECT_EQ(assigned_labels(r.m.get(), ds), r.labels);
+            const Model loaded = reloaded(r.m.get());
             EXPECT_EQ(get_param(loaded.get(), "kernel_rows"), "f16");
-            std::fill(labels.begin(), labels.end(), -1);
-            ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
-            EXPECT_EQ(labels, r.labels);
+            EXPECT_EQ(assigned_labels(loaded.get(), ds), r.labels);
         }
     }
 }
@@ -406,28 +422,16 @@ TEST(Objective, FeatureModelsKeepTheCentresTheirLabelsWereMeasuredAgainst) {
     // restarts), so kkm_assign gives every training row its label. With a polynomial kernel
     // whose features share a large common term (coef0=100: the distances cancel most of their
     // bits) the fresh centres sent 84-173 of 20000 rows to another centre, with n_init=1 or 3.
-    Dataset ds;
-    ds.n = 20000;
-    ds.d = 10;
-    std::mt19937 gen(5);
-    std::normal_distribution<double> N(0.0, 1.0);
-    for (int64_t i = 0; i < ds.n * ds.d; ++i) ds.X.push_back(static_cast<float>(N(gen)));
-    finish(ds);
+    const Dataset ds = gaussian_rows(20000, 10, 1.0);
     const std::string base = "k=5 method=sketch kernel=polynomial coef0=100 m=500";
     for (const char* extra : {" seed=0 n_init=1 max_iter=5", " seed=3 n_init=1", " seed=1 n_init=3"}) {
         SCOPED_TRACE(base + extra);
         FitResult r = fit_and_read(ds, base + extra);
-        std::vector<int32_t> labels(static_cast<size_t>(ds.n));
-        ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
+        const std::vector<int32_t> labels = assigned_labels(r.m.get(), ds);
         int64_t moved = 0;
         for (int64_t i = 0; i < ds.n; ++i) moved += labels[static_cast<size_t>(i)] != r.labels[static_cast<size_t>(i)];
         EXPECT_EQ(moved, 0) << "training rows kkm_assign sends to another centre";
-        const std::vector<unsigned char> bytes = save(r.m.get());
-        Model loaded = make_model("");
-        ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
-        std::fill(labels.begin(), labels.end(), -1);
-        ASSERT_TRUE(Ok(kkm_assign(loaded.get(), ds.X.data(), ds.n, ds.d, labels.data(), nullptr)));
-        EXPECT_EQ(labels, r.labels);
+        EXPECT_EQ(assigned_labels(reloaded(r.m.get()).get(), ds), r.labels);
     }
 }
 
