@@ -40,7 +40,7 @@ KKM_ENUM_TEXT(IsaChoice, {IsaChoice::automatic, "auto"}, {IsaChoice::avx512, "av
               {IsaChoice::portable, "portable"});
 KKM_ENUM_TEXT(RowsChoice, {RowsChoice::automatic, "auto"}, {RowsChoice::f32, "f32"}, {RowsChoice::f16, "f16"});
 KKM_ENUM_TEXT(GraphChoice, {GraphChoice::automatic, "auto"}, {GraphChoice::exact, "exact"},
-              {GraphChoice::nndescent, "nndescent"});
+              {GraphChoice::nndescent, "nndescent"}, {GraphChoice::anchor, "anchor"});
 KKM_ENUM_TEXT(Switch, {Switch::on, "true"}, {Switch::off, "false"});
 
 #undef KKM_ENUM_TEXT

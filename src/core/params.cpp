@@ -78,13 +78,19 @@ std::vector<ParamSpec> build_table() {
          nullptr},
         {"neighbors", "n_neighbors", "int|auto", "auto", "[1, n-1] or auto",
          "kernel=knn and heat: neighbours q of each row in the graph (symmetrised: (B + B^T)/2); auto: 10, "
-         "raised to 15, 20, 30 while a connected component has fewer than n/(2k) rows (too few to be a cluster)",
+         "raised to 15, 20, 30 while a connected component has fewer than n/(2k) rows (too few to be a cluster); "
+         "with graph=anchor: the nearest anchors r of each row, auto 3",
          1, kIntMax, false, false, nullptr},
         {"graph", "", "enum", "auto", choices_text<GraphChoice>().c_str(),
-         "kernel=knn and heat: how the neighbour graph is searched; exact: every distance (O(n^2 d)); "
-         "nndescent: NN-descent (Dong, Charikar & Li 2011; recall 0.97 on Fashion-MNIST); auto: exact when "
-         "2 n^2 d <= 5e10, else nndescent",
+         "kernel=knn and heat: how the neighbour graph is built; exact: every distance (O(n^2 d)); "
+         "nndescent: NN-descent (Dong, Charikar & Li 2011; recall 0.97 on Fashion-MNIST); anchor: the bipartite "
+         "graph of each row to its nearest of p anchors (Chen & Cai 2011; O(n p d), one pass over the rows, a "
+         "p x p eigenproblem, a model without the training rows; kernel=heat only); auto: anchor for kernel=heat "
+         "above 20000 rows, else exact when 2 n^2 d <= 5e10, else nndescent",
          0, 0, false, false, choices_text<GraphChoice>().c_str()},
+        {"anchors", "", "int|auto", "auto", "[2, n] or auto",
+         "graph=anchor: anchors p, the k-means centres of a uniform sample of 10p rows; auto = min(n, max(1000, 10k))",
+         2, kIntMax, false, false, nullptr},
         {"heat_t", "", "float", "80", "(0, inf)",
          "kernel=heat: the time t of exp(-t L); larger t weighs the slowest-varying eigenvectors more", 0, kInf, true,
          false, nullptr},
@@ -434,6 +440,7 @@ Params ParamSet::typed() const {
     choice("kernel_rows", p.kernel_rows);
     p.neighbors = is_auto("neighbors") ? 0 : integer("neighbors");
     choice("graph", p.graph);
+    p.anchors = is_auto("anchors") ? 0 : integer("anchors");
     p.heat_t = num("heat_t");
     p.heat_rank = is_auto("heat_rank") ? 0 : integer("heat_rank");
     Switch normalize = Switch::on;

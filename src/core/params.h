@@ -22,7 +22,7 @@ enum class Refine { none, hartigan };
 enum class SearchCriterion { stability, matr };
 enum class IsaChoice { automatic, avx512, avx2, portable };
 enum class RowsChoice { automatic, f32, f16 };
-enum class GraphChoice { automatic, exact, nndescent };
+enum class GraphChoice { automatic, exact, nndescent, anchor };
 enum class Switch { on, off };
 
 /// Every parameter of a fit, typed. Defaults here must match the table in params.cpp
@@ -103,11 +103,14 @@ struct Params {
     IsaChoice isa = IsaChoice::automatic;
     /// Storage of Nyström kernel rows (automatic: half for kernels bounded by 1).
     RowsChoice kernel_rows = RowsChoice::automatic;
-    /// Graph kernels (knn, heat): neighbours q of each training row in the graph; 0 means
-    /// auto (10, raised while the graph is disconnected: src/model/fit_graph.cpp).
+    /// Graph kernels (knn, heat): neighbours q of each training row in the graph (with
+    /// graph=anchor: the nearest anchors r of each row); 0 means auto (10, raised while the
+    /// graph is disconnected: src/model/fit_graph.cpp; 3 anchors).
     int64_t neighbors = 0;
     /// Graph kernels: how the neighbour graph is searched (automatic: exact for small fits).
     GraphChoice graph = GraphChoice::automatic;
+    /// Graph kernels with graph=anchor: the anchors p; 0 means auto (min(n, max(1000, 10k))).
+    int64_t anchors = 0;
     /// Heat kernel exp(−tL): the time t.
     double heat_t = 80.0;
     /// Heat kernel: eigenpairs r of D^-½AD^-½ kept; 0 means auto = max(2k, 20).

@@ -54,10 +54,13 @@ struct FeatureScratch {
     Matrix kernel;               ///< kernel rows against the landmarks
     Kernel::Scratch basis;       ///< the kernel's centred copy and packs of those rows
     engine::BlockScratch block;  ///< the tiles' packed left rows (random features, dense projections)
+    Matrix centred;              ///< the rows minus the anchors' shift (graph=anchor)
+    std::vector<int32_t> index;  ///< each row's nearest anchors (graph=anchor)
+    std::vector<float> dist;     ///< their squared distances, then weights (graph=anchor)
 };
 
 /// What a feature map is: the model file's codes for it (never renumbered).
-enum class MapKind : uint32_t { landmarks = 1, rff = 2 };
+enum class MapKind : uint32_t { landmarks = 1, rff = 2, anchors = 3 };
 
 class FeatureMap {
 public:

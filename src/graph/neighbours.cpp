@@ -265,6 +265,44 @@ NeighbourLists exact_self_neighbours(const SearchRows& ref, int64_t q, int threa
     return out;
 }
 
+PackedSearch::PackedSearch(SearchRows ref) : ref_(std::move(ref)) {
+    packed_.assign(ref_.isa(), ref_.centred().view(), {});
+}
+
+double PackedSearch::footprint(double p, double d) {
+    return Matrix::footprint(p, d) + 4.0 * p + engine::PackedRows::footprint(p, d);
+}
+
+void PackedSearch::nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& tile, engine::BlockScratch& engine,
+                           int32_t* index, float* dist) const {
+    const int64_t p = ref_.size();
+    if (q < 1 || q > p || X.cols != ref_.dim()) {
+        fail(KKM_ERR_INTERNAL, "PackedSearch: q=" + std::to_string(q) + " among " + std::to_string(p) +
+                                   " rows, or a width mismatch");
+    }
+    const engine::TileOp dot{{}, engine::TileFn::dot};
+    for (int64_t i = 0; i < X.rows * q; ++i) {
+        index[i] = -1;
+        dist[i] = kInf;
+    }
+    ref_.centre(X, queries);
+    std::vector<int64_t> counts(static_cast<size_t>(X.rows), 0);
+    tile.reshape(X.rows, std::min(kTileCols, p));
+    for (int64_t t0 = 0; t0 < p; t0 += kTileCols) {
+        const int64_t cols = std::min(kTileCols, p - t0);
+        engine::kernel_block_cols(queries.view(), nullptr, packed_, t0, cols, dot, tile.data(), tile.cols, &engine);
+        for (int64_t i = 0; i < X.rows; ++i) {
+            Best best{dist + i * q, index + i * q, q, counts[static_cast<size_t>(i)]};
+            select_row(tile.row(i), ref_.norms().data() + t0, cols, t0, -1, best);
+            counts[static_cast<size_t>(i)] = best.count;
+        }
+    }
+    for (int64_t i = 0; i < X.rows; ++i) {
+        const float xnorm = squared_norm(queries.row(i), queries.cols);
+        for (int64_t j = 0; j < q; ++j) dist[i * q + j] = std::max(0.0f, xnorm + dist[i * q + j]);
+    }
+}
+
 double exact_graph_work(int64_t n, int64_t d) {
     return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(d);
 }

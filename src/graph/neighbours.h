@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/matrix.h"
+#include "engine/engine.h"
 #include "engine/isa.h"
 
 namespace kkm::graph {
@@ -53,6 +54,30 @@ struct NeighbourLists {
 
     const int32_t* neighbours(int64_t i) const { return index.data() + i * q; }
     const float* distances(int64_t i) const { return dist.data() + i * q; }
+};
+
+/// Reference rows packed once, all of them, for single-threaded searches of row blocks: the
+/// anchors of graph=anchor (graph/anchors.h), which every block of a pass and every new row
+/// of kkm_assign searches. The same keys, bit for bit, as exact_neighbours computes by the
+/// tiles (the same packed columns and dot tiles), so the same lists.
+class PackedSearch {
+public:
+    PackedSearch() = default;
+    explicit PackedSearch(SearchRows ref);
+    const SearchRows& rows() const { return ref_; }
+    int64_t size() const { return ref_.size(); }
+    /// Bytes it holds for p reference rows of d values: the rows, their norms and the pack.
+    static double footprint(double p, double d);
+    /// Rows of X (not centred: the shift is subtracted): their q nearest reference rows
+    /// (1 ≤ q ≤ size()) into index[i·q ..] and squared distances into dist[i·q ..], ascending,
+    /// ties by the lower index. queries, tile, engine: the caller's buffers, kept from block
+    /// to block. Single-threaded.
+    void nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& tile, engine::BlockScratch& engine,
+                 int32_t* index, float* dist) const;
+
+private:
+    SearchRows ref_;
+    engine::PackedRows packed_;
 };
 
 /// Exact q-NN of the rows of `queries` (not centred: the reference's shift is subtracted)

@@ -103,7 +103,8 @@ std::pair<std::vector<float>, double> unit_weights(const std::vector<float>& w, 
 
 /// What kkm_fit_mpi cannot do (yet): the methods and options whose stages need all rows in
 /// one process. Checked on every rank (the parameters are the same everywhere).
-void require_distributable(const Params& p, ConstMatrix X, const std::vector<float>& w, bool weighted) {
+void require_distributable(const Params& p, ConstMatrix X, int64_t n_global, const std::vector<float>& w,
+                           bool weighted) {
     const auto refuse = [](const std::string& what) {
         invalid_argument(what + " is not available in a distributed fit (kkm_fit_mpi); see the README's MPI section");
     };
@@ -111,8 +112,10 @@ void require_distributable(const Params& p, ConstMatrix X, const std::vector<flo
         refuse("method=minibatch with tau=0 (its n x k inner products need every row's kernel against each batch)");
     }
     if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed");
-    if (graph_kernel(p))
-        refuse(std::string("kernel=") + to_text(p.kernel) + " (its neighbour graph needs every row in one process)");
+    if (graph_kernel(p) && !anchor_graph(p, n_global, X.cols)) {
+        refuse(std::string("kernel=") + to_text(p.kernel) + " with graph=" + to_text(graph_choice(p, n_global, X.cols)) +
+               " (its neighbour graph needs every row in one process; graph=anchor distributes, with kernel=heat)");
+    }
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0)
         refuse("kernel=" + std::string(to_text(p.kernel)) + " with gamma=auto (set gamma)");
@@ -183,7 +186,7 @@ std::unique_ptr<FittedModel> fit_searched(const Params& p, ConstMatrix X, const 
     const auto start = std::chrono::steady_clock::now();
     int threads = 1;
     collectively(comm, [&] {
-        if (comm.size() > 1) require_distributable(p, X, weights, !weights.empty());
+        if (comm.size() > 1) require_distributable(p, X, X.rows, weights, !weights.empty());
         scan_rows(X, {}, Moments::none, 0, resolve_threads(p.threads));  // finite (the search is one process)
         validate_combination(p);
         Params smallest = p;
@@ -366,7 +369,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
     int threads = 1;
     engine::Isa isa = engine::Isa::portable;
     collectively(comm, [&] {
-        if (comm.size() > 1) require_distributable(p, X, weights, weighted);
+        if (comm.size() > 1) require_distributable(p, X, part.global, weights, weighted);
         held.emplace(charge_inputs(ledger, weighted, X.rows, X.cols));
         validate_combination(p);
         validate_against_data(p, ConstMatrix{X.data, part.global, X.cols});

@@ -13,6 +13,20 @@ namespace kkm {
 /// kernel=knn or kernel=heat.
 bool graph_kernel(const Params& p);
 
+/// How the fit of n rows of d columns builds its graph: graph, or graph=auto's choice (the
+/// anchor graph for kernel=heat above 20000 rows; exact while 2n²d ≤ 5e10; NN-descent).
+GraphChoice graph_choice(const Params& p, int64_t n, int64_t d);
+
+/// A graph kernel on the anchor graph (fit_anchor.cpp): a feature method, distributable.
+bool anchor_graph(const Params& p, int64_t n, int64_t d);
+
+/// heat_rank, or auto = max(2k, 20) plus one eigenpair for every connected component beyond
+/// the first; at most n (the nodes, or the anchors).
+int64_t heat_rank(const Params& p, int64_t n, int64_t components = 1);
+
+/// An explicit heat_rank must give every component its indicator (INVALID_DATA otherwise).
+void require_rank_for_components(const Params& p, int64_t components);
+
 /// Throws INVALID_ARGUMENT for parameters the graph kernels refuse (a method without a graph
 /// form, refine=hartigan, gamma, k=auto).
 void validate_graph_params(const Params& p);
@@ -26,6 +40,10 @@ double graph_work(const Params& p, int64_t n, int64_t d);
 
 /// The up-front memory check (require_budget with the graph footprint).
 double check_graph_budget(const FitShape& s, const MemoryLedger& ledger);
+
+/// graph=anchor's up-front check and fit (fit_anchor.cpp).
+double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger);
+std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c);
 
 /// Fits on the session's rows: their neighbour graph, then fit_graph_user's stages.
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c);

@@ -12,6 +12,7 @@
 #include "core/archive.h"
 #include "core/enum_text.h"
 #include "core/error.h"
+#include "features/anchor_map.h"
 #include "features/rff.h"
 #include "io/output_file.h"
 #include "kernels/kernel_traits.h"
@@ -122,6 +123,15 @@ void save_map(const FeatureMap& map, Writer& w) {
             const auto& rff = static_cast<const RffMap&>(map);
             w.matrix(tag("RFFW"), rff.frequencies());
             w.array<float>(tag("RFFB"), rff.phases());
+            return;
+        }
+        case MapKind::anchors: {
+            const auto& anchors = static_cast<const AnchorMap&>(map);
+            w.matrix(tag("ANCP"), anchors.anchors().rows().centred());
+            w.scalar<int64_t>(anchors.neighbours());
+            w.scalar<double>(anchors.sigma2());
+            w.matrix(tag("ANCQ"), anchors.projection());
+            w.scalar<uint32_t>(anchors.normalise() ? 1 : 0);
             return;
         }
     }
@@ -237,7 +247,7 @@ FitReport load_report(Reader& outer, const Shape& s, uint32_t version) {
         report.neighbors = r.scalar<int64_t>("neighbors");
         report.heat_rank = r.scalar<int64_t>("heat_rank");
         const auto graph = r.scalar<int64_t>("graph search");
-        if (graph < 0 || graph > static_cast<int64_t>(GraphChoice::nndescent)) {
+        if (graph < 0 || graph > static_cast<int64_t>(GraphChoice::anchor)) {
             bad("the fit report's graph search " + std::to_string(graph) + " is unknown");
         }
         report.graph = static_cast<GraphChoice>(graph);
@@ -306,6 +316,38 @@ KernelBasis load_basis(Reader& outer, const Params& p, const FitReport& report, 
     return KernelBasis(Kernel(p.kernel, report.gamma, p.degree, p.coef0, report.isa, report.shift), std::move(points));
 }
 
+/// graph=anchor's heat map: the centred anchors (d columns), r in [1, p], σ² finite and
+/// positive, Q (p × R) finite, the normalise flag 0 or 1.
+std::unique_ptr<FeatureMap> load_anchor_map(Reader& r, const FitReport& report, const Shape& s) {
+    Matrix anchors = r.matrix(tag("ANCP"));
+    const auto neighbours = r.scalar<int64_t>("anchor neighbours");
+    const auto sigma2 = r.scalar<double>("anchor bandwidth");
+    Matrix Q = r.matrix(tag("ANCQ"));
+    const auto normalise = r.scalar<uint32_t>("heat normalise flag");
+    if (anchors.cols != s.d || anchors.rows < 1) {
+        bad("anchors are " + std::to_string(anchors.rows) + " x " + std::to_string(anchors.cols) + ", d=" +
+            std::to_string(s.d));
+    }
+    if (neighbours < 1 || neighbours > anchors.rows) {
+        bad("anchor neighbours " + std::to_string(neighbours) + " is outside [1, " + std::to_string(anchors.rows) + "]");
+    }
+    if (!(std::isfinite(sigma2) && sigma2 > 0)) bad("anchor bandwidth " + message_number(sigma2) + " is not positive");
+    if (Q.rows != anchors.rows || Q.cols < 1) {
+        bad("the anchor projection is " + std::to_string(Q.rows) + " x " + std::to_string(Q.cols) + " for " +
+            std::to_string(anchors.rows) + " anchors");
+    }
+    if (normalise > 1) bad("heat normalise flag is " + std::to_string(normalise));
+    if (!std::all_of(anchors.values.begin(), anchors.values.end(), [](float v) { return std::isfinite(v); }) ||
+        !std::all_of(Q.values.begin(), Q.values.end(), [](float v) { return std::isfinite(v); })) {
+        bad("the anchors or their projection hold a value that is not finite");
+    }
+    if (!report.shift.empty() && static_cast<int64_t>(report.shift.size()) != s.d) {
+        bad("the centring shift has " + std::to_string(report.shift.size()) + " values, d=" + std::to_string(s.d));
+    }
+    graph::PackedSearch search(graph::SearchRows(std::move(anchors), report.shift, report.isa, 1));
+    return std::make_unique<AnchorMap>(std::move(search), neighbours, sigma2, std::move(Q), normalise == 1);
+}
+
 std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport& report, const Shape& s) {
     const auto kind = r.scalar<uint32_t>("feature map kind");
     if (kind == static_cast<uint32_t>(MapKind::landmarks)) {
@@ -313,6 +355,7 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
         std::unique_ptr<Projection> projection = load_projection(r, basis.size(), report.isa);
         return std::make_unique<LandmarkMap>(std::move(basis), std::move(projection));
     }
+    if (kind == static_cast<uint32_t>(MapKind::anchors)) return load_anchor_map(r, report, s);
     if (kind != static_cast<uint32_t>(MapKind::rff)) bad("feature map kind " + std::to_string(kind) + " is unknown");
     Matrix W = r.matrix(tag("RFFW"));
     std::vector<float> phases = r.array<float>(tag("RFFB"));
@@ -437,7 +480,7 @@ void require_body_matches(const Params& p, Body body, const char* what, bool str
 
 std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport report, const Shape& s) {
     if (s.kind == ModelKind::graph) return load_graph_body(r, std::move(p), std::move(report), s.n_train, s.d, s.k);
-    if (kernel_traits(p.kernel).graph) {
+    if (kernel_traits(p.kernel).graph && s.kind != ModelKind::feature) {
         bad(std::string("the parameter block says kernel=") + to_text(p.kernel) +
             " but the body does not hold a graph model");
     }
@@ -465,6 +508,11 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
                                            std::move(c), std::move(state));
     }
     std::unique_ptr<FeatureMap> map = load_map(r, p, report, s);
+    if ((map->kind() == MapKind::anchors) != (p.kernel == KernelType::heat && s.kind == ModelKind::feature)) {
+        bad(std::string("the parameter block says kernel=") + to_text(p.kernel) +
+            (map->kind() == MapKind::anchors ? " but the body holds the anchor graph's heat features"
+                                             : " but the body does not hold a graph model"));
+    }
     if (s.kind == ModelKind::nystrom) {
         if (!dense_landmarks(*map)) bad("a Nystrom model needs landmarks with a dense projection");
         // How its fit stored the kernel rows (not in the file: the fit's rule on the saved
@@ -489,8 +537,11 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     require_matrix("centroids", centroids, s.k, map->dim());
     const auto kernel_distances = r.scalar<uint32_t>("kernel distance flag");
     if (kernel_distances > 1) bad("kernel distance flag is " + std::to_string(kernel_distances));
-    // nystrom features carry kernel distances; sketch features do not; rff has its own map.
-    if (map->kind() == MapKind::rff) {
+    // nystrom features carry kernel distances; sketch features do not; rff has its own map;
+    // the anchor graph's heat features (kernel=heat, checked above) measure feature distances.
+    if (map->kind() == MapKind::anchors) {
+        if (kernel_distances != 0) bad("the anchor graph's heat features carry no kernel distances");
+    } else if (map->kind() == MapKind::rff) {
         require_body_matches(p, Body::random_features, "random Fourier features");
         if (!kernel_traits(p.kernel).shift_invariant) {
             bad(std::string("random Fourier features need kernel=rbf or laplacian, the parameter block says kernel=") +

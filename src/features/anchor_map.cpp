@@ -1,0 +1,70 @@
+#include "features/anchor_map.h"
+
+#include <cmath>
+
+#include "core/blocking.h"
+#include "core/parallel.h"
+
+namespace kkm {
+
+AnchorMap::AnchorMap(graph::PackedSearch anchors, int64_t r, double sigma2, Matrix Q, bool normalise)
+    : anchors_(std::move(anchors)), r_(r), sigma2_(sigma2), Q_(std::move(Q)), normalise_(normalise) {}
+
+Matrix AnchorMap::heat_projection(const graph::Eigenpairs& e, const std::vector<double>& degree, double t) {
+    const auto R = static_cast<int64_t>(e.values.size());
+    Matrix Q(e.vectors.rows, R);
+    for (int64_t l = 0; l < R; ++l) {
+        const double lambda = e.values[static_cast<size_t>(l)];
+        const double scale = std::exp(-t * (1.0 - lambda) / 2.0) / std::sqrt(lambda);
+        for (int64_t j = 0; j < Q.rows; ++j) {
+            Q.row(j)[l] = static_cast<float>(static_cast<double>(e.vectors.row(j)[l]) * scale /
+                                             std::sqrt(degree[static_cast<size_t>(j)]));
+        }
+    }
+    return Q;
+}
+
+void AnchorMap::attach(ConstMatrix rows, FeatureScratch& scratch, int32_t* index, float* weight) const {
+    scratch.dist.resize(static_cast<size_t>(rows.rows * r_));
+    anchors_.nearest(rows, r_, scratch.centred, scratch.kernel, scratch.block, index, scratch.dist.data());
+    for (int64_t i = 0; i < rows.rows; ++i) graph::anchor_weights(scratch.dist.data() + i * r_, r_, sigma2_, weight + i * r_);
+}
+
+void AnchorMap::features(const int32_t* index, const float* weight, int64_t rows, float* out) const {
+    const int64_t R = Q_.cols;
+    std::vector<double> acc(static_cast<size_t>(R));
+    for (int64_t i = 0; i < rows; ++i) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t t = 0; t < r_; ++t) {
+            const double w = weight[i * r_ + t];
+            const float* q = Q_.row(index[i * r_ + t]);
+            for (int64_t l = 0; l < R; ++l) acc[static_cast<size_t>(l)] += w * static_cast<double>(q[l]);
+        }
+        double norm = 1.0;
+        if (normalise_) {
+            double s = 0;
+            for (const double v : acc) s += v * v;
+            norm = s > 0 ? std::sqrt(s) : 1.0;
+        }
+        for (int64_t l = 0; l < R; ++l) out[i * R + l] = static_cast<float>(acc[static_cast<size_t>(l)] / norm);
+    }
+}
+
+void AnchorMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
+    scratch.index.resize(static_cast<size_t>(rows.rows * r_));
+    std::vector<float> weight(static_cast<size_t>(rows.rows * r_));
+    attach(rows, scratch, scratch.index.data(), weight.data());
+    out.reshape(rows.rows, Q_.cols);
+    features(scratch.index.data(), weight.data(), rows.rows, out.data());
+}
+
+Matrix anchor_features(const AnchorMap& map, const graph::AnchorLists& Z, int threads) {
+    Matrix F(Z.rows, map.dim());
+    parallel_blocks(threads, block_count(Z.rows, kRowBlock), [&](int64_t b) {
+        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, Z.rows - begin);
+        map.features(Z.index.data() + begin * Z.r, Z.weight.data() + begin * Z.r, count, F.row(begin));
+    });
+    return F;
+}
+
+}  // namespace kkm
