@@ -553,3 +553,145 @@ TEST(GraphKernels, TheBudgetRefusesAFitThatCannotFitBeforeAnyWork) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- graph=anchor (kernel=heat)
+
+namespace {
+
+constexpr const char* kAnchor = "kernel=heat graph=anchor anchors=80 ";
+
+TEST(AnchorGraph, RingsAndMoonsSeparateAndTheModelKeepsNoTrainingRow) {
+    const Dataset shapes[] = {uneven_rings(300, 900, 1), moons(400, 800, 2)};
+    for (const Dataset& ds : shapes) {
+        Model m = make_model((std::string(kAnchor) + "k=2 seed=1").c_str());
+        const std::vector<int32_t> labels = fit_labels(m.get(), ds);
+        EXPECT_GT(ari(labels, ds.truth), 0.99);
+        EXPECT_EQ(get_param(m.get(), "graph"), "anchor");
+        EXPECT_EQ(get_param(m.get(), "neighbors"), "3");
+    }
+    // The model holds the anchors and a p x heat_rank projection (and the training labels), not
+    // the n x d training rows that a model on the k-NN graph keeps.
+    const Dataset wide = blobs(600, 40, 4, 3, 1.0);
+    Model anchor = make_model((std::string(kAnchor) + "k=4 seed=1").c_str());
+    Model knn = make_model("k=4 seed=1 kernel=heat graph=exact");
+    fit_labels(anchor.get(), wide);
+    fit_labels(knn.get(), wide);
+    const size_t rows = static_cast<size_t>(wide.n) * 40 * sizeof(float);
+    EXPECT_GE(save(knn.get()).size(), rows);
+    EXPECT_LT(save(anchor.get()).size(), rows / 2);
+}
+
+TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000Rows) {
+    const Dataset small = blobs(4000, 2, 5, 3, 1.0), large = blobs(4001, 2, 5, 3, 1.0);
+    Model a = make_model("k=5 seed=1 kernel=heat n_init=1"), b = make_model("k=5 seed=1 kernel=heat n_init=1");
+    fit_labels(a.get(), small);
+    fit_labels(b.get(), large);
+    EXPECT_NE(get_param(a.get(), "graph"), "anchor");  // 20000 rows: the k-NN graph
+    EXPECT_EQ(get_param(b.get(), "graph"), "anchor");
+    EXPECT_GT(ari(labels_of(b.get(), large.n), large.truth), 0.95);
+}
+
+TEST(AnchorGraph, TrainingRowsAreAssignedTheirLabelsAlsoAfterSaveAndLoad) {
+    const Dataset ds = uneven_rings(400, 800, 5);
+    Model m = make_model((std::string(kAnchor) + "k=4 seed=1").c_str());
+    fit_labels(m.get(), ds);
+    expect_training_labels(m.get(), ds.X.data(), ds.n, ds.d);
+    const std::vector<unsigned char> bytes = save(m.get());
+    Model loaded = make_model("");
+    ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    expect_training_labels(loaded.get(), ds.X.data(), ds.n, ds.d);
+    EXPECT_EQ(save(loaded.get()), bytes);
+    EXPECT_EQ(get_param(loaded.get(), "graph"), "anchor");
+    // Features of the training rows through kkm_transform: unit length (heat_normalize=true).
+    const int64_t r = std::stoll(get_param(loaded.get(), "heat_rank"));
+    std::vector<float> F(static_cast<size_t>(ds.n * r));
+    ASSERT_TRUE(Ok(kkm_transform(loaded.get(), ds.X.data(), ds.n, ds.d, F.data(), ds.n * r)));
+    for (int64_t i = 0; i < ds.n; i += 97) {
+        double s = 0;
+        for (int64_t l = 0; l < r; ++l)
+            s += static_cast<double>(F[static_cast<size_t>(i * r + l)]) * F[static_cast<size_t>(i * r + l)];
+        EXPECT_NEAR(s, 1.0, 1e-5) << "row " << i;
+    }
+}
+
+TEST(AnchorGraph, TheThreadCountChangesNothing) {
+    const Dataset ds = blobs(600, 6, 5, 8, 3.0);
+    const std::string base = std::string(kAnchor) + "k=5 seed=4";
+    Model one = make_model((base + " threads=1").c_str()), two = make_model((base + " threads=2").c_str());
+    EXPECT_EQ(fit_labels(one.get(), ds), fit_labels(two.get(), ds));
+    EXPECT_EQ(save(one.get()).size(), save(two.get()).size());
+    double a = 0, b = 0;
+    ASSERT_TRUE(Ok(kkm_get_objective(one.get(), &a)));
+    ASSERT_TRUE(Ok(kkm_get_objective(two.get(), &b)));
+    EXPECT_EQ(a, b);
+}
+
+TEST(AnchorGraph, DisconnectedBlobsGetAComponentEachAndSeparate) {
+    // Four far blobs: no row's 3 nearest anchors span two blobs, so the bipartite graph has four
+    // components, each its own eigenvalue 1 (auto heat_rank adds one per component).
+    const Dataset ds = blobs(300, 3, 4, 21, 0.3);
+    Model m = make_model((std::string(kAnchor) + "k=4 seed=2").c_str());
+    const std::vector<int32_t> labels = fit_labels(m.get(), ds);
+    EXPECT_EQ(ari(labels, ds.truth), 1.0);
+    EXPECT_EQ(get_param(m.get(), "heat_rank"), "23");
+    Model tight = make_model((std::string(kAnchor) + "k=4 seed=2 heat_rank=2").c_str());
+    EXPECT_TRUE(Fails(kkm_fit(tight.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                      {"4 connected components", "heat_rank=2"}));
+}
+
+TEST(AnchorGraph, BadParametersAreRefusedByName) {
+    const Dataset ds = uneven_rings(100, 200, 3);
+    const auto refused = [&](const char* params, std::initializer_list<Word> words) {
+        SCOPED_TRACE(params);
+        Model m = make_model(params);
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, words));
+        expect_unfitted(m.get());
+    };
+    refused("k=2 kernel=knn graph=anchor", {W("graph=anchor"), W("kernel=knn")});
+    refused("k=2 kernel=heat graph=anchor anchors=301", {W("anchors=301"), W("n=300")});
+    refused("k=2 kernel=heat graph=anchor anchors=10 neighbors=11", {W("neighbors=11"), W("anchors=10")});
+    refused("k=2 kernel=heat anchors=50", {W("anchors"), W("graph=anchor")});
+    refused("k=2 kernel=heat graph=anchor method=minibatch", {W("graph=anchor"), W("method=minibatch")});
+    Model m = make_model("k=2");
+    EXPECT_TRUE(Fails(kkm_set_params(m.get(), "anchors=1"), KKM_ERR_INVALID_ARGUMENT, {W("anchors")}));
+    // A NaN in a row: named, from the one pass that checks the rows.
+    Dataset nan = blobs(8000, 4, 3, 5);
+    nan.X[static_cast<size_t>(23456 * 4 + 2)] = kNaN;
+    Model f = make_model("k=3 kernel=heat graph=anchor");
+    EXPECT_TRUE(
+        Fails(kkm_fit(f.get(), nan.X.data(), nan.n, nan.d, nullptr), KKM_ERR_INVALID_DATA, {W("row"), W("23456")}));
+}
+
+TEST(AnchorGraph, ProgressReachesItsStagesAndCancelsThere) {
+    const Dataset ds = uneven_rings(300, 600, 9);
+    Model m = make_model((std::string(kAnchor) + "k=2 seed=1 n_init=1").c_str());
+    Stages s;
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), record, &s)));
+    fit_labels(m.get(), ds);
+    const std::vector<std::string> want = {"anchors", "graph", "eigen", "features", "seeding", "lloyd", "done"};
+    EXPECT_EQ(s.seen, want);
+    double objective = 0;
+    ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
+    for (const char* stage : {"anchors", "graph", "eigen", "lloyd"}) {
+        Stages cancel;
+        cancel.cancel_at = stage;
+        ASSERT_TRUE(Ok(kkm_set_progress(m.get(), record, &cancel)));
+        ASSERT_TRUE(Ok(kkm_set_params(m.get(), "seed=2")));
+        EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED)) << stage;
+        double after = 0;
+        ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &after)));
+        EXPECT_EQ(after, objective);
+    }
+}
+
+TEST(AnchorGraph, TheBudgetRefusesAFitThatCannotFitBeforeAnyWork) {
+    const Dataset ds = blobs(20000, 50, 5, 10);
+    Model m = make_model("k=5 kernel=heat graph=anchor max_memory_mb=10");
+    Stages s;
+    ASSERT_TRUE(Ok(kkm_set_progress(m.get(), record, &s)));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_OUT_OF_MEMORY,
+                      {"max_memory_mb", "graph=anchor"}));
+    EXPECT_TRUE(s.seen.empty()) << "no stage started";
+}
+
+}  // namespace

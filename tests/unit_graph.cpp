@@ -17,6 +17,7 @@
 #include "core/linalg.h"
 #include "engine/dgemm.h"
 #include "engine/isa.h"
+#include "graph/anchors.h"
 #include "graph/heat.h"
 #include "graph/ncut.h"
 #include "graph/neighbours.h"
@@ -100,6 +101,95 @@ TEST(ExactNeighbours, MatchBruteForceWithTiesAndDuplicatesOnEveryPath) {
             }
         }
     }
+}
+
+// graph=anchor's search: every anchor packed once, blocks searched on one thread; the lists of
+// brute force (ties by index, exact integer distances), and exact_neighbours' keys bit for bit
+// on every path, with more than one tile of anchors.
+TEST(AnchorGraph, PackedSearchMatchesBruteForceAndExactNeighbours) {
+    const int64_t p = 1500, d = 5, nq = 300;
+    const std::vector<float> A = integer_grid(p, d, 7), Q = integer_grid(nq, d, 8);
+    for (engine::Isa isa : {engine::Isa::portable, engine::Isa::avx2, engine::Isa::avx512}) {
+        if (!engine::isa_supported(isa)) continue;
+        const SearchRows rows(ConstMatrix{A.data(), p, d}, {}, isa, 2);
+        const PackedSearch search{SearchRows(ConstMatrix{A.data(), p, d}, {}, isa, 2)};
+        for (const int64_t q : {int64_t{1}, int64_t{3}, int64_t{9}}) {
+            NeighbourLists got;
+            got.rows = nq;
+            got.q = q;
+            got.index.resize(static_cast<size_t>(nq * q));
+            got.dist.resize(static_cast<size_t>(nq * q));
+            Matrix queries, tile;
+            engine::BlockScratch scratch;
+            for (int64_t b = 0; b < nq; b += 252) {
+                const int64_t rows_b = std::min<int64_t>(252, nq - b);
+                search.nearest(ConstMatrix{Q.data() + b * d, rows_b, d}, q, queries, tile, scratch,
+                               got.index.data() + b * q, got.dist.data() + b * q);
+            }
+            EXPECT_EQ(as_rows(got), brute_force(A, p, d, q, &Q, nq)) << engine::isa_name(isa);
+            const NeighbourLists exact = exact_neighbours(rows, ConstMatrix{Q.data(), nq, d}, q, 2);
+            EXPECT_EQ(got.index, exact.index);
+            EXPECT_EQ(got.dist, exact.dist);
+        }
+    }
+}
+
+// ZᵀZ and the degrees against a dense product; the eigenpairs of D^-½ZᵀZD^-½ against LAPACK on
+// the whole matrix (two components: eigenvalue 1 twice); weights normalised, the nearest first.
+TEST(AnchorGraph, GramComponentsAndEigenpairsMatchDenseLinearAlgebra) {
+    const int64_t n = 400, p = 12, r = 3;
+    AnchorLists Z(n, r);
+    std::mt19937 gen(3);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t half = i % 2 == 0 ? 0 : 6;  // even rows attach to anchors 0-5, odd ones to 6-11
+        std::vector<int32_t> pick = {0, 1, 2, 3, 4, 5};
+        std::shuffle(pick.begin(), pick.end(), gen);
+        std::vector<float> dist = {0.5f, 1.0f + static_cast<float>(i % 7), 9.0f};
+        for (int64_t t = 0; t < r; ++t)
+            Z.index[static_cast<size_t>(i * r + t)] = static_cast<int32_t>(half + pick[static_cast<size_t>(t)]);
+        anchor_weights(dist.data(), r, 2.0, Z.weight.data() + i * r);
+        double sum = 0;
+        for (int64_t t = 0; t < r; ++t) sum += Z.weight[static_cast<size_t>(i * r + t)];
+        EXPECT_NEAR(sum, 1.0, 1e-6);
+        EXPECT_GT(Z.weight[static_cast<size_t>(i * r)], Z.weight[static_cast<size_t>(i * r + 1)]);
+    }
+    const AnchorGram one = anchor_gram(Z, p, 1), two = anchor_gram(Z, p, 2);
+    EXPECT_EQ(one.M, two.M);
+    std::vector<double> dense(static_cast<size_t>(n * p), 0.0), M(static_cast<size_t>(p * p), 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t t = 0; t < r; ++t)
+            dense[static_cast<size_t>(i * p + Z.index[static_cast<size_t>(i * r + t)])] +=
+                Z.weight[static_cast<size_t>(i * r + t)];
+    }
+    for (int64_t a = 0; a < p; ++a) {
+        double deg = 0;
+        for (int64_t i = 0; i < n; ++i) deg += dense[static_cast<size_t>(i * p + a)];
+        EXPECT_NEAR(one.degree[static_cast<size_t>(a)], deg, 1e-9);
+        for (int64_t b = 0; b < p; ++b) {
+            double s = 0;
+            for (int64_t i = 0; i < n; ++i)
+                s += dense[static_cast<size_t>(i * p + a)] * dense[static_cast<size_t>(i * p + b)];
+            M[static_cast<size_t>(a * p + b)] = s / std::sqrt(deg);
+            EXPECT_NEAR(one.M[static_cast<size_t>(a * p + b)], s, 1e-9);
+        }
+    }
+    const Components parts = anchor_components(one);
+    ASSERT_EQ(parts.count, 2);
+    EXPECT_EQ(parts.sizes, (std::vector<int64_t>{6, 6}));
+    for (int64_t a = 0; a < p; ++a) {
+        for (int64_t b = 0; b < p; ++b)
+            M[static_cast<size_t>(a * p + b)] /= std::sqrt(one.degree[static_cast<size_t>(b)]);
+    }
+    std::vector<double> w(static_cast<size_t>(p));
+    linalg::dsyevd_rows_one_call(p, M.data(), w.data());
+    const Eigenpairs e = anchor_eigenpairs(one, parts, 5, 0.0);
+    ASSERT_EQ(e.values.size(), 5u);
+    EXPECT_NEAR(e.values[0], 1.0, 1e-6);  // float32 weights: rows sum to 1 within 1e-7
+    EXPECT_NEAR(e.values[1], 1.0, 1e-6);  // float32 weights: rows sum to 1 within 1e-7
+    for (int64_t l = 0; l < 5; ++l)
+        EXPECT_NEAR(e.values[static_cast<size_t>(l)], w[static_cast<size_t>(p - 1 - l)], 1e-10);
+    // Each component's indicator direction D^½1 lives on its own anchors only.
+    for (int64_t j = 0; j < p; ++j) EXPECT_EQ(e.vectors.row(j)[0] != 0.0f, j < 6) << j;
 }
 
 TEST(ExactNeighbours, QueriesAgainstReferenceRowsMatchBruteForce) {

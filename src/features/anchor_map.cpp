@@ -27,7 +27,8 @@ Matrix AnchorMap::heat_projection(const graph::Eigenpairs& e, const std::vector<
 void AnchorMap::attach(ConstMatrix rows, FeatureScratch& scratch, int32_t* index, float* weight) const {
     scratch.dist.resize(static_cast<size_t>(rows.rows * r_));
     anchors_.nearest(rows, r_, scratch.centred, scratch.kernel, scratch.block, index, scratch.dist.data());
-    for (int64_t i = 0; i < rows.rows; ++i) graph::anchor_weights(scratch.dist.data() + i * r_, r_, sigma2_, weight + i * r_);
+    for (int64_t i = 0; i < rows.rows; ++i)
+        graph::anchor_weights(scratch.dist.data() + i * r_, r_, sigma2_, weight + i * r_);
 }
 
 void AnchorMap::features(const int32_t* index, const float* weight, int64_t rows, float* out) const {

@@ -136,7 +136,8 @@ AnchorGram restrict_gram(const AnchorGram& g, const std::vector<int64_t>& keep) 
         const int64_t i = keep[static_cast<size_t>(a)];
         out.degree[static_cast<size_t>(a)] = g.degree[static_cast<size_t>(i)];
         for (int64_t b = 0; b < out.p; ++b) {
-            out.M[static_cast<size_t>(a * out.p + b)] = g.M[static_cast<size_t>(i * g.p + keep[static_cast<size_t>(b)])];
+            out.M[static_cast<size_t>(a * out.p + b)] =
+                g.M[static_cast<size_t>(i * g.p + keep[static_cast<size_t>(b)])];
         }
     }
     return out;

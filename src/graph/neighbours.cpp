@@ -277,8 +277,8 @@ void PackedSearch::nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& ti
                            int32_t* index, float* dist) const {
     const int64_t p = ref_.size();
     if (q < 1 || q > p || X.cols != ref_.dim()) {
-        fail(KKM_ERR_INTERNAL, "PackedSearch: q=" + std::to_string(q) + " among " + std::to_string(p) +
-                                   " rows, or a width mismatch");
+        fail(KKM_ERR_INTERNAL,
+             "PackedSearch: q=" + std::to_string(q) + " among " + std::to_string(p) + " rows, or a width mismatch");
     }
     const engine::TileOp dot{{}, engine::TileFn::dot};
     for (int64_t i = 0; i < X.rows * q; ++i) {

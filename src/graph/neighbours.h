@@ -72,8 +72,8 @@ public:
     /// (1 ≤ q ≤ size()) into index[i·q ..] and squared distances into dist[i·q ..], ascending,
     /// ties by the lower index. queries, tile, engine: the caller's buffers, kept from block
     /// to block. Single-threaded.
-    void nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& tile, engine::BlockScratch& engine,
-                 int32_t* index, float* dist) const;
+    void nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& tile, engine::BlockScratch& engine, int32_t* index,
+                 float* dist) const;
 
 private:
     SearchRows ref_;

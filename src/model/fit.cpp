@@ -113,7 +113,8 @@ void require_distributable(const Params& p, ConstMatrix X, int64_t n_global, con
     }
     if (kernel_traits(p.kernel).precomputed) refuse("kernel=precomputed");
     if (graph_kernel(p) && !anchor_graph(p, n_global, X.cols)) {
-        refuse(std::string("kernel=") + to_text(p.kernel) + " with graph=" + to_text(graph_choice(p, n_global, X.cols)) +
+        refuse(std::string("kernel=") + to_text(p.kernel) +
+               " with graph=" + to_text(graph_choice(p, n_global, X.cols)) +
                " (its neighbour graph needs every row in one process; graph=anchor distributes, with kernel=heat)");
     }
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");

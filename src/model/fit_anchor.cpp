@@ -59,8 +59,9 @@ AnchorShape anchor_shape(const Params& p, int64_t n) {
     }
     s.r = p.neighbors > 0 ? p.neighbors : std::min(kAutoAnchorNeighbours, s.p);
     if (s.r > s.p) {
-        invalid_argument("neighbors=" + std::to_string(s.r) + " exceeds anchors=" + std::to_string(s.p) +
-                         ": with graph=anchor each row attaches to its neighbors nearest anchors; accepted: [1, anchors]");
+        invalid_argument(
+            "neighbors=" + std::to_string(s.r) + " exceeds anchors=" + std::to_string(s.p) +
+            ": with graph=anchor each row attaches to its neighbors nearest anchors; accepted: [1, anchors]");
     }
     s.sample = std::min(n, kSamplePerAnchor * s.p);
     s.R = heat_rank(p, s.p);
@@ -213,8 +214,9 @@ double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger) {
     const double eigen = graph::anchor_gram_footprint(n, r, p) + graph::anchor_eigenpairs_footprint(p, R);
     const double features = Matrix::footprint(n, R) + Matrix::footprint(p, R);
     const double cluster = memory::cluster_features(s.p, n, R, s.threads, s.weighted);
-    const double peak = graph::PackedSearch::footprint(p, d) + lists +
-                        std::max({anchors, scratch + direct_read_buffers(s), eigen, features, features - lists + cluster});
+    const double peak =
+        graph::PackedSearch::footprint(p, d) + lists +
+        std::max({anchors, scratch + direct_read_buffers(s), eigen, features, features - lists + cluster});
     return require_budget(s, ledger, "graph=anchor", peak,
                           "the anchors' sample and k-means, n x r anchor lists, the p x p eigenproblem, n x "
                           "heat_rank features, k-means state");
@@ -223,12 +225,12 @@ double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger) {
 std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     const AnchorShape s = anchor_shape(c.p, c.n_global());
     const MemoryLedger::Charge held_anchors =
-        c.charge("anchors", "the anchors, packed", 2 * graph::PackedSearch::footprint(static_cast<double>(s.p),
-                                                                                      static_cast<double>(c.X.cols)));
+        c.charge("anchors", "the anchors, packed",
+                 2 * graph::PackedSearch::footprint(static_cast<double>(s.p), static_cast<double>(c.X.cols)));
     Anchors a = choose_anchors(c, s);
     MemoryLedger::Charge lists =
-        c.charge("graph", "the n x r anchor lists", graph::AnchorLists::footprint(static_cast<double>(c.X.rows),
-                                                                                  static_cast<double>(s.r)));
+        c.charge("graph", "the n x r anchor lists",
+                 graph::AnchorLists::footprint(static_cast<double>(c.X.rows), static_cast<double>(s.r)));
     graph::AnchorLists Z = attach_rows(c, a, s.r);
     c.begin_stage("eigen");
     graph::AnchorGram g = graph::anchor_gram(Z, s.p, c.threads);

@@ -440,8 +440,9 @@ void validate_graph_params(const Params& p) {
             "runs on the k-NN graph's features: set graph=exact or nndescent, or leave method=auto");
     }
     if (p.graph != GraphChoice::anchor && p.anchors > 0) {
-        invalid_argument("anchors applies to graph=anchor only (kernel=heat above 20000 rows with graph=auto): set "
-                         "graph=anchor or leave anchors=auto");
+        invalid_argument(
+            "anchors applies to graph=anchor only (kernel=heat above 20000 rows with graph=auto): set "
+            "graph=anchor or leave anchors=auto");
     }
 }
 

@@ -325,11 +325,12 @@ std::unique_ptr<FeatureMap> load_anchor_map(Reader& r, const FitReport& report, 
     Matrix Q = r.matrix(tag("ANCQ"));
     const auto normalise = r.scalar<uint32_t>("heat normalise flag");
     if (anchors.cols != s.d || anchors.rows < 1) {
-        bad("anchors are " + std::to_string(anchors.rows) + " x " + std::to_string(anchors.cols) + ", d=" +
-            std::to_string(s.d));
+        bad("anchors are " + std::to_string(anchors.rows) + " x " + std::to_string(anchors.cols) +
+            ", d=" + std::to_string(s.d));
     }
     if (neighbours < 1 || neighbours > anchors.rows) {
-        bad("anchor neighbours " + std::to_string(neighbours) + " is outside [1, " + std::to_string(anchors.rows) + "]");
+        bad("anchor neighbours " + std::to_string(neighbours) + " is outside [1, " + std::to_string(anchors.rows) +
+            "]");
     }
     if (!(std::isfinite(sigma2) && sigma2 > 0)) bad("anchor bandwidth " + message_number(sigma2) + " is not positive");
     if (Q.rows != anchors.rows || Q.cols < 1) {

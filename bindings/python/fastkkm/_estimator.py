@@ -20,7 +20,7 @@ _KEYS = {
     "n_clusters": "k", "k_min": "k_min", "k_max": "k_max", "method": "method", "kernel": "kernel",
     "gamma": "gamma", "search_criterion": "search_criterion", "search_size": "search_size",
     "bandwidth_scale": "bandwidth_scale", "degree": "degree", "coef0": "coef0",
-    "n_neighbors": "neighbors", "graph": "graph", "heat_t": "heat_t", "heat_rank": "heat_rank",
+    "n_neighbors": "neighbors", "graph": "graph", "anchors": "anchors", "heat_t": "heat_t", "heat_rank": "heat_rank",
     "heat_normalize": "heat_normalize", "m": "m",
     "nystrom_rcond": "nystrom_rcond", "rank": "rank", "reg_rank": "reg_rank", "sampling": "sampling",
     "rls_lambda": "rls_lambda", "sketch": "sketch", "solver": "solver", "refine": "refine",
@@ -203,10 +203,16 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
     n_neighbors : int or "auto", default="auto"
         Graph kernels on points: each row's neighbours q in the graph (B + B.T) / 2 (the
         library's ``neighbors``); "auto" is 10, raised to 15, 20, 30 while a connected
-        component is too small to be a cluster.
-    graph : {"auto", "exact", "nndescent"}, default="auto"
-        Graph kernels on points: how the neighbours are searched ("exact": every distance;
-        "nndescent": NN-descent; "auto": exact when 2 n² d <= 5e10).
+        component is too small to be a cluster. With graph="anchor": each row's nearest
+        anchors ("auto": 3).
+    graph : {"auto", "exact", "nndescent", "anchor"}, default="auto"
+        Graph kernels on points: how the graph is built ("exact": every distance;
+        "nndescent": NN-descent; "anchor": each row to its nearest of ``anchors`` k-means
+        anchors, one pass over the rows, a model without the training rows, kernel="heat"
+        only; "auto": anchor for kernel="heat" above 20000 rows, else exact when
+        2 n² d <= 5e10, else nndescent).
+    anchors : int or "auto", default="auto"
+        graph="anchor": the anchors p; "auto" is min(n, max(1000, 10 n_clusters)).
     heat_t : float, default=80.0
         kernel="heat": the time t of exp(-t L).
     heat_rank : int or "auto", default="auto"
@@ -343,7 +349,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
                  n_init="auto", max_iter=100, tol=1e-4, init="kmeans++", random_state=None, threads=0,
                  n_jobs=None, verbose=0,
                  k_min=2, k_max=10, search_criterion="matr", search_size=1000, bandwidth_scale=0.4,
-                 degree=3, coef0=1.0, n_neighbors="auto", graph="auto", heat_t=80.0, heat_rank="auto",
+                 degree=3, coef0=1.0, n_neighbors="auto", graph="auto", anchors="auto", heat_t=80.0, heat_rank="auto",
                  heat_normalize=True, nystrom_rcond=1e-6, rank=None, reg_rank="auto",
                  sampling="uniform", rls_lambda="auto", sketch="subgaussian", solver="lloyd",
                  refine="none", batch_size=1024, tau=200, epsilon=1e-3, learning_rate="beta",
@@ -370,6 +376,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
         self.coef0 = coef0
         self.n_neighbors = n_neighbors
         self.graph = graph
+        self.anchors = anchors
         self.heat_t = heat_t
         self.heat_rank = heat_rank
         self.heat_normalize = heat_normalize
