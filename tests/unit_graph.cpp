@@ -93,6 +93,10 @@ TEST(ExactNeighbours, MatchBruteForceWithTiesAndDuplicatesOnEveryPath) {
             EXPECT_EQ(one.index, two.index);
             EXPECT_EQ(one.dist, two.dist);
             EXPECT_EQ(as_rows(one), brute_force(X, n, d, q)) << "q=" << q << " isa=" << engine::isa_name(isa);
+            // neighbors=auto's larger q take the first entries of one wider search: the same lists.
+            const NeighbourLists prefix = first_neighbours(exact_self_neighbours(rows, n - 1, 2), q);
+            EXPECT_EQ(prefix.index, one.index);
+            EXPECT_EQ(prefix.dist, one.dist);
             // The duplicate pair: each is the other's nearest, at distance 0.
             EXPECT_EQ(one.neighbours(5)[0], 2);
             EXPECT_EQ(one.distances(5)[0], 0.0f);

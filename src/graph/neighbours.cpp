@@ -303,6 +303,19 @@ void PackedSearch::nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& ti
     }
 }
 
+NeighbourLists first_neighbours(const NeighbourLists& lists, int64_t q) {
+    NeighbourLists out;
+    out.rows = lists.rows;
+    out.q = q;
+    out.index.resize(static_cast<size_t>(lists.rows * q));
+    out.dist.resize(static_cast<size_t>(lists.rows * q));
+    for (int64_t i = 0; i < lists.rows; ++i) {
+        std::copy(lists.neighbours(i), lists.neighbours(i) + q, out.index.begin() + i * q);
+        std::copy(lists.distances(i), lists.distances(i) + q, out.dist.begin() + i * q);
+    }
+    return out;
+}
+
 double exact_graph_work(int64_t n, int64_t d) {
     return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(d);
 }

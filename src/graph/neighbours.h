@@ -90,6 +90,9 @@ NeighbourLists exact_neighbours(const SearchRows& ref, ConstMatrix queries, int6
 /// itself is not.
 NeighbourLists exact_self_neighbours(const SearchRows& ref, int64_t q, int threads);
 
+/// The first q (≤ lists.q) entries of each row's lists.
+NeighbourLists first_neighbours(const NeighbourLists& lists, int64_t q);
+
 /// Floating-point operations of exact_self_neighbours (for choosing graph=auto).
 double exact_graph_work(int64_t n, int64_t d);
 

@@ -88,12 +88,22 @@ TrainingGraph graph_of_rows(FitSession& c) {
     const bool exact = exact_search(c.p, n, c.X.cols);
     TrainingGraph g;
     g.facts.graph = exact ? GraphChoice::exact : GraphChoice::nndescent;
+    // The first q is searched alone; when its graph has a fragment, the largest candidate is
+    // searched once and every larger q takes its lists' first q entries (the exact search's
+    // lists for q, and NN-descent's best q of a wider search): never a search per candidate.
+    const std::vector<int64_t> candidates = neighbour_counts(c.p, n);
+    graph::NeighbourLists widest;
     int64_t q = 0;
-    for (int64_t candidate : neighbour_counts(c.p, n)) {
-        q = candidate;
-        const graph::NeighbourLists lists = exact ? graph::exact_self_neighbours(rows, q, c.threads)
-                                                  : graph::nndescent_neighbours(rows, q, c.p.seed, c.threads);
-        graph::SparseGraph A = graph::symmetrised(lists);
+    for (size_t at = 0; at < candidates.size(); ++at) {
+        q = candidates[at];
+        if (at == 1) {
+            widest = exact ? graph::exact_self_neighbours(rows, candidates.back(), c.threads)
+                           : graph::nndescent_neighbours(rows, candidates.back(), c.p.seed, c.threads);
+        }
+        graph::SparseGraph A =
+            graph::symmetrised(at == 0 ? (exact ? graph::exact_self_neighbours(rows, q, c.threads)
+                                                : graph::nndescent_neighbours(rows, q, c.p.seed, c.threads))
+                                       : graph::first_neighbours(widest, q));
         g.parts = graph::components(A);
         g.A = std::make_shared<const graph::SparseGraph>(std::move(A));
         const int64_t smallest = *std::min_element(g.parts.sizes.begin(), g.parts.sizes.end());
