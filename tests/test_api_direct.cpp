@@ -78,6 +78,20 @@ TEST_F(Direct, ReadingTheFileDirectlyGivesTheInMemoryFitBitForBit) {
     }
 }
 
+// kernel=heat on the anchor graph reads X once in its graph pass (and its sample of anchors'
+// rows): mapped, or read directly, the in-memory fit bit for bit, on one and two threads.
+TEST_F(Direct, TheAnchorGraphFromAFileIsTheInMemoryFit) {
+    const Dataset ds = blobs(150000, 4, 4, 22);
+    const std::string path = write("a.f32", ds.X);
+    for (const char* params : {"k=4 kernel=heat graph=anchor anchors=200 n_init=2 threads=2",
+                               "k=4 kernel=heat graph=anchor anchors=200 n_init=2 threads=1"}) {
+        expect_same_fit(params, ds, path);
+        if (!direct_possible(path)) continue;
+        const DirectReads always("always");
+        expect_same_fit(params, ds, path);
+    }
+}
+
 // The rank restriction runs inside the kernel pass (R = G P_l kept instead of G, R'R summed in
 // fixed chunks): the same bits for any thread count, read from memory or directly from a file,
 // and the clustering of the two-pass restriction (solver=lloyd on G when features are dearer).
