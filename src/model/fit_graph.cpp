@@ -50,11 +50,10 @@ constexpr int64_t kAutoNeighbours[] = {10, 15, 20, 30};
 /// graph=auto searches exactly while 2n²d stays below this (about 0.25 s of the engine on two
 /// cores); NN-descent beyond (Fashion-MNIST 10000: 0.5 s against 1.5 s exactly, recall 0.987).
 constexpr double kExactGraphWork = 5e10;
-/// graph=auto takes the anchor graph (kernel=heat) above this many rows: Fashion-MNIST 60000
-/// on NN-descent's graph takes 7.9 s (graph and Lanczos about half each), on the anchor graph
-/// about a third of that, with NMI 0.62 against 0.63; digits (1797) and Fashion 10000 keep the
-/// k-NN graph's quality (0.877, 0.629).
-constexpr int64_t kAnchorGraphAbove = 20000;
+// graph=auto takes the anchor graph (kernel=heat) above kAnchorGraphAbove rows (kernel_traits.h):
+// Fashion-MNIST 60000 on NN-descent's graph takes 7.9 s (graph and Lanczos about half each), on
+// the anchor graph 2.2 s (NMI 0.62 against 0.63); digits (1797) and Fashion 10000 keep the k-NN
+// graph's quality (0.877, 0.629).
 
 /// The graph a fit clusters and where new rows go.
 struct TrainingGraph {
@@ -403,9 +402,7 @@ void require_rank_for_components(const Params& p, int64_t components) {
 
 GraphChoice graph_choice(const Params& p, int64_t n, int64_t d) {
     if (p.graph != GraphChoice::automatic) return p.graph;
-    if (p.kernel == KernelType::heat && p.method != Method::minibatch && n > kAnchorGraphAbove) {
-        return GraphChoice::anchor;
-    }
+    if (anchor_graph_rows(p.kernel, p.method, p.graph, n)) return GraphChoice::anchor;
     return graph::exact_graph_work(n, d) <= kExactGraphWork ? GraphChoice::exact : GraphChoice::nndescent;
 }
 

@@ -671,7 +671,7 @@ LoadedModel load_model(std::span<const unsigned char> bytes) {
         const bool restarts_auto = p.n_init_auto;
         apply_kernel_defaults(p, 0);
         Shape shape = load_shape(r, p);
-        if (restarts_auto) p.n_init = auto_restarts(p.kernel, p.method, shape.n_train);
+        if (restarts_auto) p.n_init = auto_restarts(p.kernel, p.method, shape.n_train, p.graph);
         shape.version = version;
         p.k = shape.k;  // k=auto: the k the fit chose
         FitReport report = load_report(r, shape, version);

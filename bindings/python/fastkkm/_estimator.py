@@ -224,7 +224,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
     m : int or "auto", default="auto"
         Landmarks / features of the approximate methods.
     n_init : int or "auto", default="auto"
-        Restarts; "auto" is 10 up to 10000 rows (and always for the graph kernels), 1 beyond
+        Restarts; "auto" is 10 up to 10000 rows (and always for the graph kernels, but 3 on graph="anchor"), 1 beyond
         and for method="minibatch" with the other kernels (each of its restarts repeats the fit).
     max_iter : int, default=100
     tol : float, default=1e-4

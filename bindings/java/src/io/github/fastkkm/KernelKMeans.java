@@ -29,7 +29,7 @@ import java.util.function.Function;
  * back with {@link #param(String)} (after a fit, "auto" values read as what the fit chose).
  * They take effect at the next fit. {@code method} and {@code n_init} default to "auto": exact
  * for the graph kernels "knn" and "heat", nystrom otherwise; 10 restarts up to 10000 rows (and
- * always for the graph kernels), 1 beyond and for method "minibatch" with the other kernels (each of its
+ * always for the graph kernels, but 3 on graph=anchor), 1 beyond and for method "minibatch" with the other kernels (each of its
  * restarts repeats the whole fit).
  *
  * <p>Graph kernels: {@code kernel("knn")} (normalized cut: weighted kernel k-means with
