@@ -24,8 +24,8 @@ using kkm_test::Fails;
 using kkm_test::labels_of;
 using kkm_test::make_model;
 using kkm_test::objective_of;
-using kkm_test::param_of;
 using kkm_test::Ok;
+using kkm_test::param_of;
 using kkm_test::W;
 
 constexpr int64_t kSampledAbove = int64_t{1} << 21;  // kernels/row_scan.h: kSampledMomentsAbove
@@ -72,8 +72,8 @@ TEST_F(Direct, ReadingTheFileDirectlyGivesTheInMemoryFitBitForBit) {
     const std::string path = write("x.f32", ds.X);
     if (!direct_possible(path)) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT";
     const DirectReads always("always");
-    for (const char* params : {"k=4 method=nystrom m=60 rank=4 threads=2", "k=4 method=nystrom m=60 threads=1",
-                               "k=4 method=rff m=32"}) {
+    for (const char* params :
+         {"k=4 method=nystrom m=60 rank=4 threads=2", "k=4 method=nystrom m=60 threads=1", "k=4 method=rff m=32"}) {
         expect_same_fit(params, ds, path);
     }
 }
@@ -100,7 +100,8 @@ TEST_F(Direct, RankRestrictionInTheKernelPassIsTheSameForAnyThreadCount) {
     const std::string path = write("rank.f32", ds.X);
     std::vector<std::vector<int32_t>> labels;
     std::vector<double> objectives;
-    for (const char* params : {"k=5 method=nystrom m=80 rank=5 threads=1", "k=5 method=nystrom m=80 rank=5 threads=2"}) {
+    for (const char* params :
+         {"k=5 method=nystrom m=80 rank=5 threads=1", "k=5 method=nystrom m=80 rank=5 threads=2"}) {
         auto m = make_model(params);
         ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
         labels.push_back(labels_of(m.get(), ds.n));
@@ -184,8 +185,8 @@ TEST_F(Direct, ManyRowsStillNameTheFirstBadRow) {
         if (first < 0) first = i;
     }
     auto m = make_model("k=2 method=nystrom m=200");
-    EXPECT_TRUE(
-        Fails(kkm_fit(m.get(), ds.X.data(), n, 2, nullptr), KKM_ERR_INVALID_DATA, {W("row " + std::to_string(first)), "nan"}));
+    EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), n, 2, nullptr), KKM_ERR_INVALID_DATA,
+                      {W("row " + std::to_string(first)), "nan"}));
 }
 
 }  // namespace

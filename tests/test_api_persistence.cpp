@@ -920,3 +920,48 @@ TEST(BadInputModel, TruncatedFileIsAFormatError) {
     expect_unfitted(target.get());
     EXPECT_EQ(get_param(target.get(), "k"), "3");
 }
+
+namespace {
+
+// The anchor graph's heat map (graph=anchor): every value that feeds a new row's features is
+// checked on load, with a valid checksum: a NaN in the projection, a non-positive bandwidth, a
+// neighbour count outside [1, anchors], a normalise flag that is not 0 or 1. Bit flips and
+// truncations anywhere are format errors.
+TEST(CraftedModel, AnchorMapValuesAreValidated) {
+    const Dataset ds = blobs(200, 3, 3, 5);
+    Model m = make_model("k=3 kernel=heat graph=anchor anchors=40 seed=1");
+    ASSERT_TRUE(Ok(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr)));
+    const std::vector<unsigned char> bytes = save(m.get());
+    const size_t q = find_tag(bytes, "ANCQ");
+    uint64_t payload = 0;
+    std::memcpy(&payload, bytes.data() + q + 4, 8);
+    const auto crafted = [&](size_t at, const void* value, size_t size, std::initializer_list<Word> words) {
+        std::vector<unsigned char> bad = bytes;
+        std::memcpy(bad.data() + at, value, size);
+        reseal(bad);
+        Model target = make_model("");
+        EXPECT_TRUE(
+            Fails(kkm_load_buffer(target.get(), bad.data(), static_cast<int64_t>(bad.size())), KKM_ERR_FORMAT, words))
+            << "offset " << at;
+    };
+    const float nan = kNaN;
+    crafted(q + 4 + 8 + 16, &nan, sizeof nan, {W("ANCQ"), W("finite")});
+    const double sigma2 = -1.0;
+    crafted(q - 8, &sigma2, sizeof sigma2, {W("bandwidth")});
+    const int64_t neighbours = 41;
+    crafted(q - 16, &neighbours, sizeof neighbours, {W("neighbours"), W("41")});
+    const uint32_t flag = 2;
+    crafted(q + 12 + payload, &flag, sizeof flag, {W("normalise"), W("flag")});
+    for (size_t i = 0; i < bytes.size(); i += 7) {
+        std::vector<unsigned char> bad = bytes;
+        bad[i] ^= static_cast<unsigned char>(1u << (i % 8));
+        Model target = make_model("");
+        ASSERT_TRUE(Fails(kkm_load_buffer(target.get(), bad.data(), static_cast<int64_t>(bad.size())), KKM_ERR_FORMAT))
+            << "byte " << i;
+        const std::vector<unsigned char> cut(bytes.begin(), bytes.begin() + static_cast<long>(i));
+        ASSERT_TRUE(Fails(kkm_load_buffer(target.get(), cut.data(), static_cast<int64_t>(cut.size())), KKM_ERR_FORMAT))
+            << "length " << i;
+    }
+}
+
+}  // namespace

@@ -153,7 +153,8 @@ std::vector<ParamSpec> build_table() {
          0, 0, false, false, choices_text<Init>().c_str()},
         {"n_init", "nstart", "int|auto", "auto", "[1, 1000] or auto",
          "restarts from independent seedings; the lowest objective wins; auto: 10 up to 10000 rows (and "
-         "always for kernel=knn and heat, but 3 on the anchor graph), 1 beyond and for method=minibatch with the other kernels (each of "
+         "always for kernel=knn and heat, but 3 on the anchor graph), 1 beyond and for method=minibatch with the other "
+         "kernels (each of "
          "its restarts repeats the whole fit)",
          1, 1000, false, false, nullptr},
         {"max_iter", "iter.max", "int", "100", "[1, 1000000]", "maximum Lloyd iterations per restart", 1, 1e6, false,
