@@ -9,7 +9,6 @@
 #include "core/linalg.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "engine/dgemm.h"
 
 namespace kkm::graph {
 namespace {
@@ -37,29 +36,11 @@ ByAnchor by_anchor(const AnchorLists& Z, int64_t p) {
     return t;
 }
 
-/// Makes the entry of largest magnitude (the first, on ties) positive.
-void fix_sign(std::vector<double>& v) {
-    size_t at = 0;
-    for (size_t i = 1; i < v.size(); ++i) {
-        if (std::abs(v[i]) > std::abs(v[at])) at = i;
-    }
-    if (!v.empty() && v[at] < 0) {
-        for (double& x : v) x = -x;
-    }
-}
-
-struct Pair {
-    double value;
-    int32_t part;
-    int64_t rank;
-    std::vector<double> vector;  ///< over the component's anchors
-};
-
 /// The top R pairs of component `id` of M̂ (anchors `nodes`), densely.
 void component_pairs(const AnchorGram& g, const std::vector<int64_t>& nodes, int32_t id, int64_t R,
-                     std::vector<Pair>& out) {
+                     std::vector<ComponentPair>& out) {
     const auto m = static_cast<int64_t>(nodes.size());
-    std::vector<double> S(static_cast<size_t>(m * m)), w(static_cast<size_t>(m));
+    std::vector<double> S(static_cast<size_t>(m * m));
     for (int64_t a = 0; a < m; ++a) {
         const int64_t i = nodes[static_cast<size_t>(a)];
         const double si = 1.0 / std::sqrt(g.degree[static_cast<size_t>(i)]);
@@ -69,13 +50,7 @@ void component_pairs(const AnchorGram& g, const std::vector<int64_t>& nodes, int
                 g.M[static_cast<size_t>(i * g.p + j)] * si / std::sqrt(g.degree[static_cast<size_t>(j)]);
         }
     }
-    engine::Dgemm products(engine::best_isa());
-    linalg::dsyevd_rows(m, S.data(), w.data(), &products);
-    for (int64_t rank = 0; rank < std::min(R, m); ++rank) {
-        const int64_t e = m - 1 - rank;  // ascending order: the largest last
-        out.push_back(
-            {w[static_cast<size_t>(e)], id, rank, std::vector<double>(S.begin() + e * m, S.begin() + (e + 1) * m)});
-    }
+    dense_component_pairs(m, S, id, R, out);
 }
 
 }  // namespace
@@ -153,33 +128,23 @@ void renumber(AnchorLists& Z, const std::vector<int64_t>& keep, int64_t p) {
 }
 
 Components anchor_components(const AnchorGram& g) {
-    Components c;
-    c.of.assign(static_cast<size_t>(g.p), -1);
-    std::vector<int64_t> stack;
-    for (int64_t start = 0; start < g.p; ++start) {
-        if (c.of[static_cast<size_t>(start)] >= 0) continue;
-        const auto id = static_cast<int32_t>(c.count++);
-        int64_t size = 0;
-        stack.assign(1, start);
-        c.of[static_cast<size_t>(start)] = id;
-        while (!stack.empty()) {
-            const int64_t i = stack.back();
-            stack.pop_back();
-            ++size;
-            for (int64_t j = 0; j < g.p; ++j) {
-                if (c.of[static_cast<size_t>(j)] < 0 && g.M[static_cast<size_t>(i * g.p + j)] > 0) {
-                    c.of[static_cast<size_t>(j)] = id;
-                    stack.push_back(j);
-                }
+    SparseGraph pattern;  // anchors j and l joined where M_jl > 0
+    pattern.n = g.p;
+    pattern.indptr.assign(1, 0);
+    for (int64_t i = 0; i < g.p; ++i) {
+        for (int64_t j = 0; j < g.p; ++j) {
+            if (g.M[static_cast<size_t>(i * g.p + j)] > 0) {
+                pattern.indices.push_back(static_cast<int32_t>(j));
+                pattern.values.push_back(1.0f);
             }
         }
-        c.sizes.push_back(size);
+        pattern.indptr.push_back(pattern.entries());
     }
-    return c;
+    return components(pattern);
 }
 
 Eigenpairs anchor_eigenpairs(const AnchorGram& g, const Components& parts, int64_t R, double floor) {
-    std::vector<Pair> pairs;
+    std::vector<ComponentPair> pairs;
     std::vector<std::vector<int64_t>> nodes(static_cast<size_t>(parts.count));
     for (int64_t j = 0; j < g.p; ++j) nodes[static_cast<size_t>(parts.of[static_cast<size_t>(j)])].push_back(j);
     for (int32_t id = 0; id < static_cast<int32_t>(parts.count); ++id) {
@@ -188,25 +153,7 @@ Eigenpairs anchor_eigenpairs(const AnchorGram& g, const Components& parts, int64
                        static_cast<double>(id + 1) / static_cast<double>(parts.count));
         component_pairs(g, nodes[static_cast<size_t>(id)], id, R, pairs);
     }
-    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
-        if (a.value != b.value) return a.value > b.value;
-        return a.part != b.part ? a.part < b.part : a.rank < b.rank;
-    });
-    int64_t kept = 0;
-    while (kept < std::min<int64_t>(R, static_cast<int64_t>(pairs.size())) &&
-           pairs[static_cast<size_t>(kept)].value > floor) {
-        ++kept;
-    }
-    Eigenpairs out;
-    out.vectors = Matrix(g.p, kept);
-    for (int64_t l = 0; l < kept; ++l) {
-        Pair& pair = pairs[static_cast<size_t>(l)];
-        fix_sign(pair.vector);
-        out.values.push_back(pair.value);
-        const std::vector<int64_t>& where = nodes[static_cast<size_t>(pair.part)];
-        for (size_t i = 0; i < where.size(); ++i) out.vectors.row(where[i])[l] = static_cast<float>(pair.vector[i]);
-    }
-    return out;
+    return merge_component_pairs(std::move(pairs), nodes, g.p, R, floor);
 }
 
 double anchor_eigenpairs_footprint(double p, double R) {

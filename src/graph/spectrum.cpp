@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -81,17 +82,9 @@ private:
     int threads_;
 };
 
-/// One eigenpair of a component, before the merge.
-struct Pair {
-    double value;
-    int32_t part;
-    int64_t rank;
-    std::vector<double> vector;  ///< over the component's nodes
-};
-
-void dense_pairs(const Part& p, int32_t id, int64_t r, std::vector<Pair>& out) {
+void dense_pairs(const Part& p, int32_t id, int64_t r, std::vector<ComponentPair>& out) {
     const int64_t m = p.A.n;
-    std::vector<double> S(static_cast<size_t>(m * m), 0.0), w(static_cast<size_t>(m));
+    std::vector<double> S(static_cast<size_t>(m * m), 0.0);
     for (int64_t i = 0; i < m; ++i) {
         for (int64_t e = p.A.row_begin(i); e < p.A.row_end(i); ++e) {
             const int32_t j = p.A.indices[static_cast<size_t>(e)];
@@ -99,16 +92,10 @@ void dense_pairs(const Part& p, int32_t id, int64_t r, std::vector<Pair>& out) {
                                                 p.scale[static_cast<size_t>(i)] * p.scale[static_cast<size_t>(j)];
         }
     }
-    engine::Dgemm products(engine::best_isa());
-    linalg::dsyevd_rows(m, S.data(), w.data(), &products);
-    for (int64_t rank = 0; rank < std::min(r, m); ++rank) {
-        const int64_t e = m - 1 - rank;  // ascending order: the largest last
-        out.push_back(
-            {w[static_cast<size_t>(e)], id, rank, std::vector<double>(S.begin() + e * m, S.begin() + (e + 1) * m)});
-    }
+    dense_component_pairs(m, S, id, r, out);
 }
 
-void lanczos_pairs(const Part& p, int32_t id, int64_t r, uint64_t seed, int threads, std::vector<Pair>& out) {
+void lanczos_pairs(const Part& p, int32_t id, int64_t r, uint64_t seed, int threads, std::vector<ComponentPair>& out) {
     const int64_t m = p.A.n, nev = std::min(r, m - 1);
     NormalizedAdjacency op(p, threads);
     Eigen::VectorXd start(m);
@@ -148,9 +135,43 @@ void fix_sign(std::vector<double>& v) {
 
 }  // namespace
 
+void dense_component_pairs(int64_t m, std::vector<double>& S, int32_t id, int64_t r, std::vector<ComponentPair>& out) {
+    std::vector<double> w(static_cast<size_t>(m));
+    engine::Dgemm products(engine::best_isa());
+    linalg::dsyevd_rows(m, S.data(), w.data(), &products);
+    for (int64_t rank = 0; rank < std::min(r, m); ++rank) {
+        const int64_t e = m - 1 - rank;  // ascending order: the largest last
+        out.push_back(
+            {w[static_cast<size_t>(e)], id, rank, std::vector<double>(S.begin() + e * m, S.begin() + (e + 1) * m)});
+    }
+}
+
+Eigenpairs merge_component_pairs(std::vector<ComponentPair> pairs, const std::vector<std::vector<int64_t>>& nodes,
+                                 int64_t n, int64_t r, double floor) {
+    std::stable_sort(pairs.begin(), pairs.end(), [](const ComponentPair& a, const ComponentPair& b) {
+        if (a.value != b.value) return a.value > b.value;
+        return a.part != b.part ? a.part < b.part : a.rank < b.rank;
+    });
+    int64_t kept = 0;
+    while (kept < std::min<int64_t>(r, static_cast<int64_t>(pairs.size())) &&
+           pairs[static_cast<size_t>(kept)].value > floor) {
+        ++kept;
+    }
+    Eigenpairs out;
+    out.vectors = Matrix(n, kept);
+    for (int64_t l = 0; l < kept; ++l) {
+        ComponentPair& pair = pairs[static_cast<size_t>(l)];
+        fix_sign(pair.vector);
+        out.values.push_back(pair.value);
+        const std::vector<int64_t>& where = nodes[static_cast<size_t>(pair.part)];
+        for (size_t i = 0; i < where.size(); ++i) out.vectors.row(where[i])[l] = static_cast<float>(pair.vector[i]);
+    }
+    return out;
+}
+
 Eigenpairs top_eigenpairs(const SparseGraph& A, const std::vector<double>& degree, const Components& parts, int64_t r,
                           uint64_t seed, int threads) {
-    std::vector<Pair> pairs;
+    std::vector<ComponentPair> pairs;
     std::vector<std::vector<int64_t>> nodes(static_cast<size_t>(parts.count));
     for (int32_t id = 0; id < static_cast<int32_t>(parts.count); ++id) {
         const Part p = extract(A, degree, parts, id);
@@ -161,21 +182,7 @@ Eigenpairs top_eigenpairs(const SparseGraph& A, const std::vector<double>& degre
         }
         nodes[static_cast<size_t>(id)] = p.nodes;
     }
-    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
-        if (a.value != b.value) return a.value > b.value;
-        return a.part != b.part ? a.part < b.part : a.rank < b.rank;
-    });
-    const int64_t kept = std::min<int64_t>(r, static_cast<int64_t>(pairs.size()));
-    Eigenpairs out;
-    out.vectors = Matrix(A.n, kept);
-    for (int64_t l = 0; l < kept; ++l) {
-        Pair& pair = pairs[static_cast<size_t>(l)];
-        fix_sign(pair.vector);
-        out.values.push_back(pair.value);
-        const std::vector<int64_t>& where = nodes[static_cast<size_t>(pair.part)];
-        for (size_t i = 0; i < where.size(); ++i) out.vectors.row(where[i])[l] = static_cast<float>(pair.vector[i]);
-    }
-    return out;
+    return merge_component_pairs(std::move(pairs), nodes, A.n, r, -std::numeric_limits<double>::infinity());
 }
 
 double eigenpairs_footprint(double n, double entries, double r) {

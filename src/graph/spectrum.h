@@ -19,6 +19,24 @@ struct Eigenpairs {
     Matrix vectors;              ///< n × r: column l is the unit eigenvector of values[l]
 };
 
+/// One eigenpair of a connected component, before the components' pairs are merged.
+struct ComponentPair {
+    double value;
+    int32_t part;                ///< the component
+    int64_t rank;                ///< its place among the component's pairs (0: the largest)
+    std::vector<double> vector;  ///< over the component's nodes
+};
+
+/// The r largest eigenpairs of component `id`'s dense symmetric m×m matrix S (row-major, its
+/// upper triangle read; overwritten), by LAPACK, appended to out.
+void dense_component_pairs(int64_t m, std::vector<double>& S, int32_t id, int64_t r, std::vector<ComponentPair>& out);
+
+/// The pairs of all components merged: the r largest with an eigenvalue above `floor`, ties
+/// between components ordered by component, each vector's largest entry (the first, on ties)
+/// made positive and placed at its component's nodes (nodes[part], of n in all).
+Eigenpairs merge_component_pairs(std::vector<ComponentPair> pairs, const std::vector<std::vector<int64_t>>& nodes,
+                                 int64_t n, int64_t r, double floor);
+
 /// Components of at most this many nodes are decomposed densely (LAPACK).
 inline constexpr int64_t kDenseComponent = 512;
 
