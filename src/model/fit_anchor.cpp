@@ -68,23 +68,9 @@ AnchorShape anchor_shape(const Params& p, int64_t n) {
     return s;
 }
 
-/// Each row of S's nearest of the anchors (their index), in parallel row blocks.
-std::vector<int32_t> nearest_anchor(const graph::PackedSearch& anchors, const Matrix& S, int threads) {
-    std::vector<int32_t> label(static_cast<size_t>(S.rows));
-    PerThread<FeatureScratch> scratch(threads);
-    parallel_blocks(threads, block_count(S.rows, kRowBlock), [&](int64_t b) {
-        FeatureScratch& s = scratch.local();
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, S.rows - begin);
-        s.dist.resize(static_cast<size_t>(count));
-        anchors.nearest(S.view().slice(begin, count), 1, s.centred, s.kernel, s.block, label.data() + begin,
-                        s.dist.data());
-    });
-    return label;
-}
-
 /// The anchors: k-means centres of the sample S (every rank the same): p rows of S drawn
-/// uniformly, then kAnchorIterations Lloyd steps (each row to its nearest centre by the
-/// packed search; means summed in float64 in row order; a centre without rows stays).
+/// uniformly, then kAnchorIterations Lloyd steps (each row to its nearest centre by
+/// exact_neighbours; means summed in float64 in row order; a centre without rows stays).
 Matrix kmeans_anchors(const FitSession& c, const Matrix& S, int64_t p) {
     Rng rng(c.p.seed, Stream::graph, kAnchorDraws + 1);
     const std::vector<int64_t> first = uniform_landmarks(S.rows, p, rng);
@@ -96,8 +82,9 @@ Matrix kmeans_anchors(const FitSession& c, const Matrix& S, int64_t p) {
     std::vector<int64_t> count(static_cast<size_t>(p));
     for (int64_t it = 0; it < kAnchorIterations; ++it) {
         progress_check();
-        const graph::PackedSearch search(graph::SearchRows(C.view(), {}, c.isa, c.threads));
-        const std::vector<int32_t> label = nearest_anchor(search, S, c.threads);
+        const graph::NeighbourLists nearest =
+            graph::exact_neighbours(graph::SearchRows(C.view(), {}, c.isa, c.threads), S.view(), 1, c.threads);
+        const std::vector<int32_t>& label = nearest.index;
         std::fill(sum.begin(), sum.end(), 0.0);
         std::fill(count.begin(), count.end(), 0);
         for (int64_t i = 0; i < S.rows; ++i) {
@@ -118,23 +105,11 @@ Matrix kmeans_anchors(const FitSession& c, const Matrix& S, int64_t p) {
 }
 
 /// σ² of the weights: the squared mean distance of the sample's rows to their r nearest
-/// anchors (float64, summed block by block in order).
+/// anchors (float64, summed in row order).
 double bandwidth(const graph::PackedSearch& anchors, const Matrix& S, int64_t r, int threads) {
-    const int64_t blocks = block_count(S.rows, kRowBlock);
-    std::vector<double> sums(static_cast<size_t>(blocks), 0.0);
-    PerThread<FeatureScratch> scratch(threads);
-    parallel_blocks(threads, blocks, [&](int64_t b) {
-        FeatureScratch& s = scratch.local();
-        const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, S.rows - begin);
-        s.index.resize(static_cast<size_t>(count * r));
-        s.dist.resize(static_cast<size_t>(count * r));
-        anchors.nearest(S.view().slice(begin, count), r, s.centred, s.kernel, s.block, s.index.data(), s.dist.data());
-        double total = 0;
-        for (const float d2 : s.dist) total += std::sqrt(static_cast<double>(d2));
-        sums[static_cast<size_t>(b)] = total;
-    });
+    const graph::NeighbourLists nearest = graph::exact_neighbours(anchors.rows(), S.view(), r, threads);
     double total = 0;
-    for (const double v : sums) total += v;
+    for (const float d2 : nearest.dist) total += std::sqrt(static_cast<double>(d2));
     const double sigma = total / static_cast<double>(S.rows * r);
     // Every row on its anchors (a sample of p distinct rows): any positive scale will do.
     return sigma > 0 ? sigma * sigma : 1.0;
