@@ -50,9 +50,14 @@ struct AnchorShape {
     int64_t R = 0;       ///< eigenpairs (one component)
 };
 
+/// anchors, or auto (not checked against n).
+int64_t anchor_count(const Params& p, int64_t n) {
+    return p.anchors > 0 ? p.anchors : std::min(n, std::max(kAutoAnchors, kAnchorsPerCluster * p.k));
+}
+
 AnchorShape anchor_shape(const Params& p, int64_t n) {
     AnchorShape s;
-    s.p = p.anchors > 0 ? p.anchors : std::min(n, std::max(kAutoAnchors, kAnchorsPerCluster * p.k));
+    s.p = anchor_count(p, n);
     if (s.p > n) {
         invalid_argument("anchors=" + std::to_string(s.p) + " exceeds the number of rows n=" + std::to_string(n) +
                          "; accepted: [2, n] or auto");
@@ -175,6 +180,10 @@ graph::PackedSearch kept_anchors(const graph::PackedSearch& all, const std::vect
 }
 
 }  // namespace
+
+double anchor_graph_work(const Params& p, int64_t n, int64_t d) {
+    return 2.0 * static_cast<double>(n) * static_cast<double>(d) * static_cast<double>(anchor_count(p, n));
+}
 
 double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger) {
     const AnchorShape a = anchor_shape(s.p, s.n_global);

@@ -467,7 +467,7 @@ void validate_graph_data(const Params& p, int64_t n, bool weighted) {
 }
 
 double graph_work(const Params& p, int64_t n, int64_t d) {
-    if (anchor_graph(p, n, d)) return 2.0 * static_cast<double>(n) * static_cast<double>(d) * 1000.0;
+    if (anchor_graph(p, n, d)) return anchor_graph_work(p, n, d);
     const auto dn = static_cast<double>(n), q = static_cast<double>(p.neighbors > 0 ? p.neighbors : 10);
     if (exact_search(p, n, d)) return graph::exact_graph_work(n, d);
     return 40.0 * dn * q * q * static_cast<double>(d);

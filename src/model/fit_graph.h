@@ -41,7 +41,9 @@ double graph_work(const Params& p, int64_t n, int64_t d);
 /// The up-front memory check (require_budget with the graph footprint).
 double check_graph_budget(const FitShape& s, const MemoryLedger& ledger);
 
-/// graph=anchor's up-front check and fit (fit_anchor.cpp).
+/// graph=anchor's pass arithmetic (n rows against its anchors), up-front check and fit
+/// (fit_anchor.cpp).
+double anchor_graph_work(const Params& p, int64_t n, int64_t d);
 double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger);
 std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c);
 
