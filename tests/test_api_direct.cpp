@@ -78,13 +78,14 @@ TEST_F(Direct, ReadingTheFileDirectlyGivesTheInMemoryFitBitForBit) {
     }
 }
 
-// kernel=heat on the anchor graph reads X once in its graph pass (and its sample of anchors'
-// rows): mapped, or read directly, the in-memory fit bit for bit, on one and two threads.
+// The anchor graph reads X once in its graph pass (and its sample of anchors' rows): mapped, or
+// read directly, the in-memory fit bit for bit, on one and two threads, heat and knn.
 TEST_F(Direct, TheAnchorGraphFromAFileIsTheInMemoryFit) {
     const Dataset ds = blobs(150000, 4, 4, 22);
     const std::string path = write("a.f32", ds.X);
     for (const char* params : {"k=4 kernel=heat graph=anchor anchors=200 n_init=2 threads=2",
-                               "k=4 kernel=heat graph=anchor anchors=200 n_init=2 threads=1"}) {
+                               "k=4 kernel=heat graph=anchor anchors=200 n_init=2 threads=1",
+                               "k=4 kernel=knn graph=anchor anchors=200 n_init=2 threads=2"}) {
         expect_same_fit(params, ds, path);
         if (!direct_possible(path)) continue;
         const DirectReads always("always");

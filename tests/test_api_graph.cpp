@@ -554,20 +554,26 @@ TEST(GraphKernels, TheBudgetRefusesAFitThatCannotFitBeforeAnyWork) {
 
 }  // namespace
 
-// ---------------------------------------------------------------- graph=anchor (kernel=heat)
+// ---------------------------------------------------------------- graph=anchor (heat and knn)
 
 namespace {
 
 constexpr const char* kAnchor = "kernel=heat graph=anchor anchors=80 ";
 
+/// kAnchor with kernel=knn instead.
+constexpr const char* kAnchorCut = "kernel=knn graph=anchor anchors=80 ";
+
 TEST(AnchorGraph, RingsAndMoonsSeparateAndTheModelKeepsNoTrainingRow) {
     const Dataset shapes[] = {uneven_rings(300, 900, 1), moons(400, 800, 2)};
     for (const Dataset& ds : shapes) {
-        Model m = make_model((std::string(kAnchor) + "k=2 seed=1").c_str());
-        const std::vector<int32_t> labels = fit_labels(m.get(), ds);
-        EXPECT_GT(ari(labels, ds.truth), 0.99);
-        EXPECT_EQ(get_param(m.get(), "graph"), "anchor");
-        EXPECT_EQ(get_param(m.get(), "neighbors"), "3");
+        for (const char* graph : {kAnchor, kAnchorCut}) {
+            SCOPED_TRACE(graph);
+            Model m = make_model((std::string(graph) + "k=2 seed=1").c_str());
+            const std::vector<int32_t> labels = fit_labels(m.get(), ds);
+            EXPECT_GT(ari(labels, ds.truth), 0.99);
+            EXPECT_EQ(get_param(m.get(), "graph"), "anchor");
+            EXPECT_EQ(get_param(m.get(), "neighbors"), "3");
+        }
     }
     // The model holds the anchors and a p x heat_rank projection (and the training labels), not
     // the n x d training rows that a model on the k-NN graph keeps.
@@ -581,7 +587,7 @@ TEST(AnchorGraph, RingsAndMoonsSeparateAndTheModelKeepsNoTrainingRow) {
     EXPECT_LT(save(anchor.get()).size(), rows / 2);
 }
 
-TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000Rows) {
+TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000RowsAndForKnnAbove100000) {
     const Dataset small = blobs(4000, 2, 5, 3, 1.0), large = blobs(4001, 2, 5, 3, 1.0);
     Model a = make_model("k=5 seed=1 kernel=heat n_init=1"), b = make_model("k=5 seed=1 kernel=heat n_init=1");
     fit_labels(a.get(), small);
@@ -589,19 +595,39 @@ TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000Rows) {
     EXPECT_NE(get_param(a.get(), "graph"), "anchor");  // 20000 rows: the k-NN graph
     EXPECT_EQ(get_param(b.get(), "graph"), "anchor");
     EXPECT_GT(ari(labels_of(b.get(), large.n), large.truth), 0.95);
+    Model c = make_model("k=5 seed=1 kernel=knn n_init=1");
+    fit_labels(c.get(), large);
+    EXPECT_NE(get_param(c.get(), "graph"), "anchor");  // kernel=knn keeps the k-NN graph at 20005 rows
+    const Dataset huge = blobs(20001, 2, 5, 3, 1.0);
+    Model d = make_model("k=5 seed=1 kernel=knn");
+    fit_labels(d.get(), huge);
+    EXPECT_EQ(get_param(d.get(), "graph"), "anchor");
+    EXPECT_EQ(get_param(d.get(), "n_init"), "3");
+    // The cut's rank: max(50, 5k), one more per component (five blobs, apart).
+    EXPECT_EQ(get_param(d.get(), "heat_rank"), "54");
+    EXPECT_GT(ari(labels_of(d.get(), huge.n), huge.truth), 0.95);
 }
 
-TEST(AnchorGraph, TrainingRowsAreAssignedTheirLabelsAlsoAfterSaveAndLoad) {
-    const Dataset ds = uneven_rings(400, 800, 5);
-    Model m = make_model((std::string(kAnchor) + "k=4 seed=1").c_str());
+/// A fit's model, and that model saved and loaded, assign the training rows their labels; the
+/// loaded model saves the same bytes. Returns the loaded model.
+Model expect_labels_kept(const std::string& params, const Dataset& ds) {
+    Model m = make_model(params.c_str());
     fit_labels(m.get(), ds);
     expect_training_labels(m.get(), ds.X.data(), ds.n, ds.d);
     const std::vector<unsigned char> bytes = save(m.get());
     Model loaded = make_model("");
-    ASSERT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
+    EXPECT_TRUE(Ok(kkm_load_buffer(loaded.get(), bytes.data(), static_cast<int64_t>(bytes.size()))));
     expect_training_labels(loaded.get(), ds.X.data(), ds.n, ds.d);
     EXPECT_EQ(save(loaded.get()), bytes);
     EXPECT_EQ(get_param(loaded.get(), "graph"), "anchor");
+    return loaded;
+}
+
+TEST(AnchorGraph, TrainingRowsAreAssignedTheirLabelsAlsoAfterSaveAndLoad) {
+    const Dataset ds = uneven_rings(400, 800, 5);
+    // kernel=knn: the cut's features (not unit rows) and centres.
+    EXPECT_EQ(get_param(expect_labels_kept(std::string(kAnchorCut) + "k=4 seed=1", ds).get(), "kernel"), "knn");
+    Model loaded = expect_labels_kept(std::string(kAnchor) + "k=4 seed=1", ds);
     // Features of the training rows through kkm_transform: unit length (heat_normalize=true).
     const int64_t r = std::stoll(get_param(loaded.get(), "heat_rank"));
     std::vector<float> F(static_cast<size_t>(ds.n * r));
@@ -616,14 +642,17 @@ TEST(AnchorGraph, TrainingRowsAreAssignedTheirLabelsAlsoAfterSaveAndLoad) {
 
 TEST(AnchorGraph, TheThreadCountChangesNothing) {
     const Dataset ds = blobs(600, 6, 5, 8, 3.0);
-    const std::string base = std::string(kAnchor) + "k=5 seed=4";
-    Model one = make_model((base + " threads=1").c_str()), two = make_model((base + " threads=2").c_str());
-    EXPECT_EQ(fit_labels(one.get(), ds), fit_labels(two.get(), ds));
-    EXPECT_EQ(save(one.get()).size(), save(two.get()).size());
-    double a = 0, b = 0;
-    ASSERT_TRUE(Ok(kkm_get_objective(one.get(), &a)));
-    ASSERT_TRUE(Ok(kkm_get_objective(two.get(), &b)));
-    EXPECT_EQ(a, b);
+    for (const char* graph : {kAnchor, kAnchorCut}) {
+        SCOPED_TRACE(graph);
+        const std::string base = std::string(graph) + "k=5 seed=4";
+        Model one = make_model((base + " threads=1").c_str()), two = make_model((base + " threads=2").c_str());
+        EXPECT_EQ(fit_labels(one.get(), ds), fit_labels(two.get(), ds));
+        EXPECT_EQ(save(one.get()).size(), save(two.get()).size());
+        double a = 0, b = 0;
+        ASSERT_TRUE(Ok(kkm_get_objective(one.get(), &a)));
+        ASSERT_TRUE(Ok(kkm_get_objective(two.get(), &b)));
+        EXPECT_EQ(a, b);
+    }
 }
 
 TEST(AnchorGraph, DisconnectedBlobsGetAComponentEachAndSeparate) {
@@ -647,7 +676,8 @@ TEST(AnchorGraph, BadParametersAreRefusedByName) {
         EXPECT_TRUE(Fails(kkm_fit(m.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_ARGUMENT, words));
         expect_unfitted(m.get());
     };
-    refused("k=2 kernel=knn graph=anchor", {W("graph=anchor"), W("kernel=knn")});
+    refused("k=2 kernel=knn graph=anchor solver=minibatch", {W("solver=minibatch"), W("kernel=knn")});
+    refused("k=2 kernel=knn graph=anchor anchors=400", {W("anchors=400"), W("n=300")});
     refused("k=2 kernel=heat graph=anchor anchors=301", {W("anchors=301"), W("n=300")});
     refused("k=2 kernel=heat graph=anchor anchors=10 neighbors=11", {W("neighbors=11"), W("anchors=10")});
     refused("k=2 kernel=heat anchors=50", {W("anchors"), W("graph=anchor")});
@@ -670,6 +700,19 @@ TEST(AnchorGraph, ProgressReachesItsStagesAndCancelsThere) {
     fit_labels(m.get(), ds);
     const std::vector<std::string> want = {"anchors", "graph", "eigen", "features", "seeding", "lloyd", "done"};
     EXPECT_EQ(s.seen, want);
+    {
+        Model cut = make_model((std::string(kAnchorCut) + "k=2 seed=1 n_init=1").c_str());
+        Stages t;
+        ASSERT_TRUE(Ok(kkm_set_progress(cut.get(), record, &t)));
+        fit_labels(cut.get(), ds);
+        const std::vector<std::string> stages = {"anchors", "graph", "eigen", "features",
+                                                 "seeding", "lloyd", "ncut",  "done"};
+        EXPECT_EQ(t.seen, stages);
+        Stages cancel;
+        cancel.cancel_at = "ncut";
+        ASSERT_TRUE(Ok(kkm_set_progress(cut.get(), record, &cancel)));
+        EXPECT_TRUE(Fails(kkm_fit(cut.get(), ds.X.data(), ds.n, ds.d, nullptr), KKM_ERR_CANCELLED));
+    }
     double objective = 0;
     ASSERT_TRUE(Ok(kkm_get_objective(m.get(), &objective)));
     for (const char* stage : {"anchors", "graph", "eigen", "lloyd"}) {

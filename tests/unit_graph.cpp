@@ -17,6 +17,7 @@
 #include "core/linalg.h"
 #include "engine/dgemm.h"
 #include "engine/isa.h"
+#include "features/anchor_map.h"
 #include "graph/anchors.h"
 #include "graph/heat.h"
 #include "graph/ncut.h"
@@ -140,18 +141,39 @@ TEST(AnchorGraph, PackedSearchMatchesBruteForceAndExactNeighbours) {
 
 // ZᵀZ and the degrees against a dense product; the eigenpairs of D^-½ZᵀZD^-½ against LAPACK on
 // the whole matrix (two components: eigenvalue 1 twice); weights normalised, the nearest first.
-TEST(AnchorGraph, GramComponentsAndEigenpairsMatchDenseLinearAlgebra) {
-    const int64_t n = 400, p = 12, r = 3;
+/// n rows of r = 3 anchors among p = 12: even rows attach to anchors 0-5, odd ones to 6-11 (two
+/// components), with the weights of three distances.
+AnchorLists split_lists(int64_t n) {
+    const int64_t r = 3;
     AnchorLists Z(n, r);
     std::mt19937 gen(3);
     for (int64_t i = 0; i < n; ++i) {
-        const int64_t half = i % 2 == 0 ? 0 : 6;  // even rows attach to anchors 0-5, odd ones to 6-11
+        const int64_t half = i % 2 == 0 ? 0 : 6;
         std::vector<int32_t> pick = {0, 1, 2, 3, 4, 5};
         std::shuffle(pick.begin(), pick.end(), gen);
         std::vector<float> dist = {0.5f, 1.0f + static_cast<float>(i % 7), 9.0f};
         for (int64_t t = 0; t < r; ++t)
             Z.index[static_cast<size_t>(i * r + t)] = static_cast<int32_t>(half + pick[static_cast<size_t>(t)]);
         anchor_weights(dist.data(), r, 2.0, Z.weight.data() + i * r);
+    }
+    return Z;
+}
+
+/// Z as a dense n x p matrix.
+std::vector<double> dense_lists(const AnchorLists& Z, int64_t p) {
+    std::vector<double> dense(static_cast<size_t>(Z.rows * p), 0.0);
+    for (int64_t i = 0; i < Z.rows; ++i) {
+        for (int64_t t = 0; t < Z.r; ++t)
+            dense[static_cast<size_t>(i * p + Z.index[static_cast<size_t>(i * Z.r + t)])] +=
+                Z.weight[static_cast<size_t>(i * Z.r + t)];
+    }
+    return dense;
+}
+
+TEST(AnchorGraph, GramComponentsAndEigenpairsMatchDenseLinearAlgebra) {
+    const int64_t n = 400, p = 12, r = 3;
+    const AnchorLists Z = split_lists(n);
+    for (int64_t i = 0; i < n; ++i) {
         double sum = 0;
         for (int64_t t = 0; t < r; ++t) sum += Z.weight[static_cast<size_t>(i * r + t)];
         EXPECT_NEAR(sum, 1.0, 1e-6);
@@ -159,12 +181,8 @@ TEST(AnchorGraph, GramComponentsAndEigenpairsMatchDenseLinearAlgebra) {
     }
     const AnchorGram one = anchor_gram(Z, p, 1), two = anchor_gram(Z, p, 2);
     EXPECT_EQ(one.M, two.M);
-    std::vector<double> dense(static_cast<size_t>(n * p), 0.0), M(static_cast<size_t>(p * p), 0.0);
-    for (int64_t i = 0; i < n; ++i) {
-        for (int64_t t = 0; t < r; ++t)
-            dense[static_cast<size_t>(i * p + Z.index[static_cast<size_t>(i * r + t)])] +=
-                Z.weight[static_cast<size_t>(i * r + t)];
-    }
+    const std::vector<double> dense = dense_lists(Z, p);
+    std::vector<double> M(static_cast<size_t>(p * p), 0.0);
     for (int64_t a = 0; a < p; ++a) {
         double deg = 0;
         for (int64_t i = 0; i < n; ++i) deg += dense[static_cast<size_t>(i * p + a)];
@@ -194,6 +212,44 @@ TEST(AnchorGraph, GramComponentsAndEigenpairsMatchDenseLinearAlgebra) {
         EXPECT_NEAR(e.values[static_cast<size_t>(l)], w[static_cast<size_t>(p - 1 - l)], 1e-10);
     // Each component's indicator direction D^½1 lives on its own anchors only.
     for (int64_t j = 0; j < p; ++j) EXPECT_EQ(e.vectors.row(j)[0] != 0.0f, j < 6) << j;
+}
+
+// kernel=knn on the anchor graph: with every pair of positive eigenvalue, the features of the
+// normalized cut (Q = D^-½V) have the Gram matrix W = Z D⁻¹ Zᵀ itself, the cut's kernel; the
+// heat features of the same pairs are unit rows.
+TEST(AnchorGraph, TheCutsFeaturesReproduceItsKernelExactly) {
+    const int64_t n = 200, p = 12, r = 3;
+    const AnchorLists Z = split_lists(n);
+    const AnchorGram g = anchor_gram(Z, p, 1);
+    const Eigenpairs e = anchor_eigenpairs(g, anchor_components(g), p, 1e-12);
+    ASSERT_GE(e.values.size(), 8u);
+    const std::vector<float> points(static_cast<size_t>(p * 2), 0.0f);
+    const auto search = [&] {
+        return PackedSearch(SearchRows(ConstMatrix{points.data(), p, 2}, {}, engine::best_isa(), 1));
+    };
+    const AnchorMap cut(search(), r, 1.0, AnchorMap::knn_projection(e, g.degree), false);
+    const Matrix F = anchor_features(cut, Z, 2);
+    const std::vector<double> dense = dense_lists(Z, p);
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+            double w = 0, f = 0;
+            for (int64_t a = 0; a < p; ++a) {
+                w += dense[static_cast<size_t>(i * p + a)] * dense[static_cast<size_t>(j * p + a)] /
+                     g.degree[static_cast<size_t>(a)];
+            }
+            for (int64_t l = 0; l < F.cols; ++l) f += static_cast<double>(F.row(i)[l]) * F.row(j)[l];
+            worst = std::max(worst, std::abs(f - w));
+        }
+    }
+    EXPECT_LT(worst, 1e-5);
+    const AnchorMap heat(search(), r, 1.0, AnchorMap::heat_projection(e, g.degree, 5.0), true);
+    const Matrix H = anchor_features(heat, Z, 1);
+    for (int64_t i = 0; i < n; ++i) {
+        double s = 0;
+        for (int64_t l = 0; l < H.cols; ++l) s += static_cast<double>(H.row(i)[l]) * H.row(i)[l];
+        EXPECT_NEAR(s, 1.0, 1e-5) << i;
+    }
 }
 
 TEST(ExactNeighbours, QueriesAgainstReferenceRowsMatchBruteForce) {

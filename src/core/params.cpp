@@ -85,8 +85,9 @@ std::vector<ParamSpec> build_table() {
          "kernel=knn and heat: how the neighbour graph is built; exact: every distance (O(n^2 d)); "
          "nndescent: NN-descent (Dong, Charikar & Li 2011; recall 0.97 on Fashion-MNIST); anchor: the bipartite "
          "graph of each row to its nearest of p anchors (Chen & Cai 2011; O(n p d), one pass over the rows, a "
-         "p x p eigenproblem, a model without the training rows; kernel=heat only); auto: anchor for kernel=heat "
-         "above 20000 rows, else exact when 2 n^2 d <= 5e10, else nndescent",
+         "p x p eigenproblem, a model without the training rows; kernel=knn clusters its normalized cut through "
+         "heat_rank pairs); auto: anchor above 20000 rows for kernel=heat and above 100000 for kernel=knn, else "
+         "exact when 2 n^2 d <= 5e10, else nndescent",
          0, 0, false, false, choices_text<GraphChoice>().c_str()},
         {"anchors", "", "int|auto", "auto", "[2, n] or auto",
          "graph=anchor: anchors p, the k-means centres of a uniform sample of 10p rows; auto = min(n, max(1000, 10k))",
@@ -95,8 +96,9 @@ std::vector<ParamSpec> build_table() {
          "kernel=heat: the time t of exp(-t L); larger t weighs the slowest-varying eigenvectors more", 0, kInf, true,
          false, nullptr},
         {"heat_rank", "", "int|auto", "auto", "[1, n] or auto",
-         "kernel=heat: eigenpairs r of D^-1/2 A D^-1/2 kept (Lanczos); auto = max(2k, 20)", 1, kIntMax, false, false,
-         nullptr},
+         "kernel=heat: eigenpairs r of D^-1/2 A D^-1/2 kept (Lanczos); auto = max(2k, 20) (with kernel=knn on "
+         "graph=anchor, whose cut runs through them: max(5k, 50)), one more per connected component",
+         1, kIntMax, false, false, nullptr},
         {"heat_normalize", "", "enum", "true", choices_text<Switch>().c_str(),
          "kernel=heat: scale each row's features to length 1 (the normalised kernel K(x,y)/sqrt(K(x,x)K(y,y)), "
          "as Ng, Jordan & Weiss normalise a spectral embedding); false: exp(-t L) itself",

@@ -10,18 +10,32 @@ namespace kkm {
 AnchorMap::AnchorMap(graph::PackedSearch anchors, int64_t r, double sigma2, Matrix Q, bool normalise)
     : anchors_(std::move(anchors)), r_(r), sigma2_(sigma2), Q_(std::move(Q)), normalise_(normalise) {}
 
-Matrix AnchorMap::heat_projection(const graph::Eigenpairs& e, const std::vector<double>& degree, double t) {
+namespace {
+
+/// Q_jl = v_l[j] / √D_j · scale(λ_l).
+template <class Scale>
+Matrix scaled_projection(const graph::Eigenpairs& e, const std::vector<double>& degree, Scale&& scale_of) {
     const auto R = static_cast<int64_t>(e.values.size());
     Matrix Q(e.vectors.rows, R);
     for (int64_t l = 0; l < R; ++l) {
-        const double lambda = e.values[static_cast<size_t>(l)];
-        const double scale = std::exp(-t * (1.0 - lambda) / 2.0) / std::sqrt(lambda);
+        const double scale = scale_of(e.values[static_cast<size_t>(l)]);
         for (int64_t j = 0; j < Q.rows; ++j) {
             Q.row(j)[l] = static_cast<float>(static_cast<double>(e.vectors.row(j)[l]) * scale /
                                              std::sqrt(degree[static_cast<size_t>(j)]));
         }
     }
     return Q;
+}
+
+}  // namespace
+
+Matrix AnchorMap::heat_projection(const graph::Eigenpairs& e, const std::vector<double>& degree, double t) {
+    return scaled_projection(e, degree,
+                             [t](double lambda) { return std::exp(-t * (1.0 - lambda) / 2.0) / std::sqrt(lambda); });
+}
+
+Matrix AnchorMap::knn_projection(const graph::Eigenpairs& e, const std::vector<double>& degree) {
+    return scaled_projection(e, degree, [](double) { return 1.0; });
 }
 
 void AnchorMap::attach(ConstMatrix rows, FeatureScratch& scratch, int32_t* index, float* weight) const {

@@ -1,10 +1,13 @@
-// The heat features of the anchor graph (graph=anchor, graph/anchors.h) as a feature map: a row
-// x attaches to its r nearest anchors with weights z(x), and
-//   f_l(x) = e^{−t(1−λ_l)/2} · z(x) D^-½ v_l / √λ_l = Σ_j z_j(x) Q_jl,
-// the heat kernel exp(−tL) of the rows' graph W = ẐẐᵀ through its top eigenpairs (λ_l, u_l),
-// each row scaled to unit length when normalised (as graph/heat.h's features). The training
-// rows' features and a new row's are the same function of the row: a model keeps the p anchors
-// and Q (p × R), never the training rows.
+// The graph kernels' features on the anchor graph (graph=anchor, graph/anchors.h) as a feature
+// map: a row x attaches to its r nearest anchors with weights z(x), and f_l(x) = Σ_j z_j(x) Q_jl:
+//   heat  f_l(x) = e^{−t(1−λ_l)/2} · z(x) D^-½ v_l / √λ_l, the heat kernel exp(−tL) of the rows'
+//         graph W = ẐẐᵀ through its top eigenpairs (λ_l, u_l), each row scaled to unit length
+//         when normalised (as graph/heat.h's features);
+//   knn   f_l(x) = z(x) D^-½ v_l = √λ_l u_l(x), the normalized-cut kernel D⁻¹WD⁻¹ = W (every
+//         row's degree is 1) through the same pairs: Σ_l f_l(x) f_l(y) = Σ_l λ_l u_l(x) u_l(y),
+//         W's rank-R part, exactly W when R covers every pair of positive λ.
+// The training rows' features and a new row's are the same function of the row: a model keeps
+// the p anchors and Q (p × R), never the training rows.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,8 @@ public:
     AnchorMap(graph::PackedSearch anchors, int64_t r, double sigma2, Matrix Q, bool normalise);
     /// Q of the top pairs: Q_jl = v_l[j] / √D_j · e^{−t(1−λ_l)/2} / √λ_l.
     static Matrix heat_projection(const graph::Eigenpairs& e, const std::vector<double>& degree, double t);
+    /// Q of the normalized-cut kernel: Q_jl = v_l[j] / √D_j.
+    static Matrix knn_projection(const graph::Eigenpairs& e, const std::vector<double>& degree);
 
     MapKind kind() const override { return MapKind::anchors; }
     int64_t input_dim() const override { return anchors_.rows().dim(); }

@@ -162,16 +162,21 @@ constexpr const KernelTraits& kernel_traits(KernelType type) {
 /// took 46 s where one took 4.8 s at 10001 rows. It restarts once, as scikit-learn's
 /// MiniBatchKMeans does; the graph kernels' minibatch restarts share the graph and keep theirs.
 /// graph=auto takes the anchor graph for kernel=heat (method=exact) above this many rows
-/// (model/fit_graph.cpp, graph_choice).
+/// (model/fit_graph.cpp, graph_choice), and for kernel=knn above kKnnAnchorGraphAbove: the
+/// k-NN graph's normalized cut stays the better choice longer (Fashion-MNIST 60000: NMI 0.652
+/// on NN-descent's graph, see fit_graph.cpp), and its cost grows faster than n.
 inline constexpr int64_t kAnchorGraphAbove = 20000;
+inline constexpr int64_t kKnnAnchorGraphAbove = 100000;
 /// n_init=auto on the anchor graph: its heat features' k-means restarts reach one partition
 /// (Fashion-MNIST 60000, k = 10: NMI 0.619/0.625/0.625 with 3 restarts, seeds 0-2, as with 10;
 /// 100000 two-dimensional blobs, k = 100: 0.975 with 3 and with 10, in 2.5 s against 10.6 s).
 inline constexpr int64_t kAnchorRestarts = 3;
 
 constexpr bool anchor_graph_rows(KernelType type, Method method, GraphChoice graph, int64_t n) {
-    return type == KernelType::heat && method != Method::minibatch &&
-           (graph == GraphChoice::anchor || (graph == GraphChoice::automatic && n > kAnchorGraphAbove));
+    const bool graph_kernel = type == KernelType::heat || type == KernelType::knn;
+    const int64_t above = type == KernelType::knn ? kKnnAnchorGraphAbove : kAnchorGraphAbove;
+    return graph_kernel && method != Method::minibatch &&
+           (graph == GraphChoice::anchor || (graph == GraphChoice::automatic && n > above));
 }
 
 constexpr int64_t auto_restarts(KernelType type, Method method, int64_t n, GraphChoice graph = GraphChoice::automatic) {

@@ -115,7 +115,8 @@ void require_distributable(const Params& p, ConstMatrix X, int64_t n_global, con
     if (graph_kernel(p) && !anchor_graph(p, n_global, X.cols)) {
         refuse(std::string("kernel=") + to_text(p.kernel) +
                " with graph=" + to_text(graph_choice(p, n_global, X.cols)) +
-               " (its neighbour graph needs every row in one process; graph=anchor distributes, with kernel=heat)");
+               " (its neighbour graph needs every row in one process; graph=anchor distributes: set it, or leave "
+               "graph=auto above 20000 rows with kernel=heat, 100000 with kernel=knn)");
     }
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0)

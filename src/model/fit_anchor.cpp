@@ -1,22 +1,29 @@
-// kernel=heat on the anchor graph (graph=anchor, graph/anchors.h): a feature method. Stages:
+// kernel=heat and kernel=knn on the anchor graph (graph=anchor, graph/anchors.h): a feature
+// method. Stages:
 //   anchors  p k-means centres of a uniform sample of 10p rows (k-means from p random rows of
 //            the sample, 8 Lloyd iterations), and σ from the sample;
 //   graph    one pass over X: each row's r nearest anchors and weights (n·r, kept);
 //   eigen    M = ZᵀZ (summed over the ranks), its components and top pairs (p×p);
-//   features the heat features of every row from its lists (features/anchor_map.h);
-//   seeding, lloyd  k-means on the features (cluster_features, as every feature method).
+//   features the heat features of every row from its lists (features/anchor_map.h), and for
+//            kernel=knn the normalized cut's;
+//   seeding, lloyd  k-means on the heat features (cluster_features, as every feature method);
+//   ncut     kernel=knn: Lloyd on the normalized cut's features from those labels.
 // Distributed as Nyström is: the sample gathered to every rank, each rank its own rows, M
 // reduced in rank order; a file is read once (and the moments' sample).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cluster/lloyd.h"
+#include "cluster/seeding.h"
 #include "core/error.h"
 #include "features/anchor_map.h"
 #include "features/landmarks.h"
 #include "graph/anchors.h"
 #include "graph/heat.h"
+#include "kernels/kernel_traits.h"
 #include "kernels/row_scan.h"
 #include "model/fit_common.h"
 #include "model/fit_graph.h"
@@ -34,6 +41,12 @@ constexpr int64_t kAnchorsPerCluster = 10;
 /// NMI 0.623 at r = 3, 0.620 at 4, 0.616 at 5, seeds 0-2) and judged on Letter 20000 (0.48 at 3,
 /// 0.44 at 5) and Satellite (0.645 both).
 constexpr int64_t kAutoAnchorNeighbours = 3;
+/// heat_rank=auto for kernel=knn: the normalized cut's features keep at least this many pairs, this
+/// many per cluster (as heat's max(2k, 20), one more per component). Designed on Fashion-MNIST
+/// 60000 (knn NMI 0.592 at 10 pairs, 0.605 at 20, 0.619 at 50 and at 200: W's rank-50 part cuts
+/// as W does; heat 0.619 at 20 and at 50).
+constexpr int64_t kCutRank = 50;
+constexpr int64_t kCutRankPerCluster = 5;
 /// The sample the anchors are k-means centres of: this many rows per anchor, and the Lloyd
 /// iterations from p of its rows. Fashion-MNIST 60000 (numpy prototype, heat NMI): 0.617-0.621
 /// with 5 iterations on 10p rows, 0.617 with 4p rows, 0.595 with p random rows as anchors.
@@ -49,6 +62,14 @@ struct AnchorShape {
     int64_t sample = 0;  ///< rows the anchors are centres of
     int64_t R = 0;       ///< eigenpairs (one component)
 };
+
+/// The eigenpairs of p anchors in `components` components: heat_rank, or auto (heat_rank's
+/// for kernel=heat, kCutRank's for kernel=knn).
+int64_t anchor_rank(const Params& p, int64_t anchors, int64_t components = 1) {
+    const int64_t heat = heat_rank(p, anchors, components);
+    if (p.heat_rank > 0 || p.kernel != KernelType::knn) return heat;
+    return std::min(anchors, std::max(heat, std::max(kCutRank, kCutRankPerCluster * p.k) + components - 1));
+}
 
 /// anchors, or auto (not checked against n).
 int64_t anchor_count(const Params& p, int64_t n) {
@@ -69,7 +90,7 @@ AnchorShape anchor_shape(const Params& p, int64_t n) {
             ": with graph=anchor each row attaches to its neighbors nearest anchors; accepted: [1, anchors]");
     }
     s.sample = std::min(n, kSamplePerAnchor * s.p);
-    s.R = heat_rank(p, s.p);
+    s.R = anchor_rank(p, s.p);
     return s;
 }
 
@@ -179,6 +200,37 @@ graph::PackedSearch kept_anchors(const graph::PackedSearch& all, const std::vect
     return graph::PackedSearch(graph::SearchRows(std::move(centred), rows.shift(), rows.isa(), threads));
 }
 
+/// kernel=knn: k-means on the normalized-cut features G (W's rank-R part), each restart seeded
+/// by Lloyd on the heat features F from its k-means++ (or random) seeds, as the k-NN graph's
+/// knn is seeded (fit_graph.cpp: Lloyd from k-means++ seeds on
+/// the cut's kernel stalls). The lowest objective on G wins.
+std::unique_ptr<FittedModel> normalized_cut(FitSession& c, const MethodFacts& facts, const Matrix& F, Matrix G,
+                                            std::unique_ptr<AnchorMap> map) {
+    const MemoryLedger::Charge state = c.charge(
+        "lloyd", "k-means on the heat features, then on the normalized cut's",
+        2 * memory::cluster_features(c.p, static_cast<double>(F.rows), static_cast<double>(F.cols), c.threads, false));
+    FeatureLloyd heat(F.view(), {}, c.p.k, c.threads, c.isa, {}, true, *c.comm, &c.part);
+    FeatureLloyd cut(G.view(), {}, c.p.k, c.threads, c.isa, {}, true, *c.comm, &c.part);
+    const LloydOptions options{c.p.k, c.p.max_iter, c.p.tol};
+    LloydResult best = best_restart(c.p.n_init, [&](int64_t r) {
+        Rng rng = restart_rng(c.p.seed, Stream::seeding, static_cast<uint64_t>(r));
+        c.begin_stage("seeding");
+        std::vector<int32_t> labels =
+            seed_centres(c.p.init, *c.comm, c.part, c.p.k, {}, heat.distance_oracle(), rng).labels;
+        c.end_stage("seeding");
+        c.begin_stage("lloyd");
+        labels = run_lloyd(heat, std::move(labels), {}, options, *c.comm, c.part.offset).labels;
+        c.end_stage("lloyd");
+        c.begin_stage("ncut");
+        LloydResult result = run_lloyd(cut, std::move(labels), {}, options, *c.comm, c.part.offset);
+        c.end_stage("ncut");
+        return result;
+    });
+    Matrix centroids = cut.centroids_of(best);
+    return std::make_unique<FeatureModel>(c.p, c.X.rows, c.X.cols, c.report(facts, std::move(best)), std::move(map),
+                                          std::move(centroids), false);
+}
+
 }  // namespace
 
 double anchor_graph_work(const Params& p, int64_t n, int64_t d) {
@@ -196,17 +248,24 @@ double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger) {
                            12.0 * static_cast<double>(a.sample) + 2 * graph::PackedSearch::footprint(p, d);
     const double lists = graph::AnchorLists::footprint(n, r);
     const double eigen = graph::anchor_gram_footprint(n, r, p) + graph::anchor_eigenpairs_footprint(p, R);
-    const double features = Matrix::footprint(n, R) + Matrix::footprint(p, R);
-    const double cluster = memory::cluster_features(s.p, n, R, s.threads, s.weighted);
+    const double cuts = s.p.kernel == KernelType::knn ? 2 : 1;  // knn: the heat features and the cut's
+    const double features = cuts * (Matrix::footprint(n, R) + Matrix::footprint(p, R));
+    const double cluster = cuts * memory::cluster_features(s.p, n, R, s.threads, s.weighted);
     const double peak =
         graph::PackedSearch::footprint(p, d) + lists +
         std::max({anchors, scratch + direct_read_buffers(s), eigen, features, features - lists + cluster});
     return require_budget(s, ledger, "graph=anchor", peak,
                           "the anchors' sample and k-means, n x r anchor lists, the p x p eigenproblem, n x "
-                          "heat_rank features, k-means state");
+                          "heat_rank features (twice with kernel=knn), k-means state");
 }
 
 std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
+    if (c.p.kernel == KernelType::knn && c.p.solver == Solver::minibatch) {
+        invalid_argument(
+            "solver=minibatch is not available with kernel=knn on the anchor graph (graph=anchor, or graph=auto "
+            "above 100000 rows): the normalized cut's Lloyd starts from the heat features' k-means labels; leave "
+            "solver=lloyd, or use kernel=heat");
+    }
     const AnchorShape s = anchor_shape(c.p, c.n_global());
     const MemoryLedger::Charge held_anchors =
         c.charge("anchors", "the anchors, packed",
@@ -225,18 +284,27 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     const std::vector<int64_t> keep = graph::used_anchors(g);
     g = graph::restrict_gram(g, keep);
     graph::renumber(Z, keep, s.p);
-    graph::PackedSearch anchors = kept_anchors(a.search, keep, c.threads);
     const double sigma2 = a.sigma2;
-    a = Anchors();
     const graph::Components parts = graph::anchor_components(g);
     require_rank_for_components(c.p, parts.count);
-    const int64_t R = heat_rank(c.p, g.p, parts.count);
+    const int64_t R = anchor_rank(c.p, g.p, parts.count);
     const graph::Eigenpairs e = graph::anchor_eigenpairs(g, parts, R, graph::kMinExtendedEigenvalue);
     c.end_stage("eigen");
     c.begin_stage("features");
-    auto map = std::make_unique<AnchorMap>(std::move(anchors), s.r, sigma2,
-                                           AnchorMap::heat_projection(e, g.degree, c.p.heat_t), c.p.heat_normalize);
-    Matrix F = anchor_features(*map, Z, c.threads);
+    auto heat = std::make_unique<AnchorMap>(kept_anchors(a.search, keep, c.threads), s.r, sigma2,
+                                            AnchorMap::heat_projection(e, g.degree, c.p.heat_t), c.p.heat_normalize);
+    Matrix F = anchor_features(*heat, Z, c.threads);
+    std::unique_ptr<AnchorMap> cut;
+    Matrix G;
+    std::optional<MemoryLedger::Charge> held_cut;
+    if (c.p.kernel == KernelType::knn) {
+        held_cut.emplace(c.charge("features", "the n x heat_rank features of the normalized cut",
+                                  Matrix::footprint(static_cast<double>(c.X.rows), static_cast<double>(R))));
+        cut = std::make_unique<AnchorMap>(kept_anchors(a.search, keep, c.threads), s.r, sigma2,
+                                          AnchorMap::knn_projection(e, g.degree), false);
+        G = anchor_features(*cut, Z, c.threads);
+    }
+    a = Anchors();
     Z = graph::AnchorLists();
     lists.release();
     c.end_stage("features");
@@ -244,8 +312,9 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     facts.graph = GraphChoice::anchor;
     facts.m = g.p;
     facts.neighbors = s.r;
-    facts.heat_rank = map->dim();
-    return cluster_features(c, facts, std::move(F), std::move(map), {}, false);
+    facts.heat_rank = heat->dim();
+    if (cut) return normalized_cut(c, facts, F, std::move(G), std::move(cut));
+    return cluster_features(c, facts, std::move(F), std::move(heat), {}, false);
 }
 
 }  // namespace kkm

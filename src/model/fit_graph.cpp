@@ -50,7 +50,8 @@ constexpr int64_t kAutoNeighbours[] = {10, 15, 20, 30};
 /// graph=auto searches exactly while 2n²d stays below this (about 0.25 s of the engine on two
 /// cores); NN-descent beyond (Fashion-MNIST 10000: 0.5 s against 1.5 s exactly, recall 0.987).
 constexpr double kExactGraphWork = 5e10;
-// graph=auto takes the anchor graph (kernel=heat) above kAnchorGraphAbove rows (kernel_traits.h):
+// graph=auto takes the anchor graph above kAnchorGraphAbove rows for kernel=heat, above
+// kKnnAnchorGraphAbove for kernel=knn (kernel_traits.h):
 // Fashion-MNIST 60000 on NN-descent's graph takes 7.9 s (graph and Lanczos about half each), on
 // the anchor graph 2.2 s (NMI 0.62 against 0.63); digits (1797) and Fashion 10000 keep the k-NN
 // graph's quality (0.877, 0.629).
@@ -435,12 +436,6 @@ void validate_graph_params(const Params& p) {
         invalid_argument("gamma does not apply to " + kernel + " (a graph kernel has no bandwidth): leave gamma=auto");
     }
     if (p.k == 0) invalid_argument("k=auto is not available with " + kernel + ": set k");
-    if (p.graph == GraphChoice::anchor && p.kernel == KernelType::knn) {
-        invalid_argument(
-            "graph=anchor is not available with kernel=knn (its normalized cut on the anchor graph is k-means on "
-            "the n x anchors rows, not yet built): use kernel=heat graph=anchor, or kernel=knn with graph=exact "
-            "or nndescent");
-    }
     if (p.graph == GraphChoice::anchor && p.method == Method::minibatch) {
         invalid_argument(
             "graph=anchor clusters its heat features by k-means (method=exact, the default); method=minibatch "
@@ -448,7 +443,8 @@ void validate_graph_params(const Params& p) {
     }
     if (p.graph != GraphChoice::anchor && p.anchors > 0) {
         invalid_argument(
-            "anchors applies to graph=anchor only (kernel=heat above 20000 rows with graph=auto): set "
+            "anchors applies to graph=anchor only (graph=auto takes it above 20000 rows with kernel=heat, "
+            "100000 with kernel=knn): set "
             "graph=anchor or leave anchors=auto");
     }
 }

@@ -509,9 +509,10 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
                                            std::move(c), std::move(state));
     }
     std::unique_ptr<FeatureMap> map = load_map(r, p, report, s);
-    if ((map->kind() == MapKind::anchors) != (p.kernel == KernelType::heat && s.kind == ModelKind::feature)) {
+    const bool graph_features = kernel_traits(p.kernel).graph && s.kind == ModelKind::feature;
+    if ((map->kind() == MapKind::anchors) != graph_features) {
         bad(std::string("the parameter block says kernel=") + to_text(p.kernel) +
-            (map->kind() == MapKind::anchors ? " but the body holds the anchor graph's heat features"
+            (map->kind() == MapKind::anchors ? " but the body holds the anchor graph's features"
                                              : " but the body does not hold a graph model"));
     }
     if (s.kind == ModelKind::nystrom) {
@@ -539,9 +540,9 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
     const auto kernel_distances = r.scalar<uint32_t>("kernel distance flag");
     if (kernel_distances > 1) bad("kernel distance flag is " + std::to_string(kernel_distances));
     // nystrom features carry kernel distances; sketch features do not; rff has its own map;
-    // the anchor graph's heat features (kernel=heat, checked above) measure feature distances.
+    // the anchor graph's features (kernel=heat or knn, checked above) measure feature distances.
     if (map->kind() == MapKind::anchors) {
-        if (kernel_distances != 0) bad("the anchor graph's heat features carry no kernel distances");
+        if (kernel_distances != 0) bad("the anchor graph's features carry no kernel distances");
     } else if (map->kind() == MapKind::rff) {
         require_body_matches(p, Body::random_features, "random Fourier features");
         if (!kernel_traits(p.kernel).shift_invariant) {

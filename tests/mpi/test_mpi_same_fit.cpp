@@ -1,6 +1,6 @@
 // kkm_fit_mpi gives what kkm_fit gives on the concatenated rows: the same labels (each rank's
 // rows' share), the objective within 1e-6 relative, the same iterations and cluster sizes,
-// for every method and solver of issue 14 (and kernel=heat graph=anchor) on two concentric rings and on blobs, with even and uneven
+// for every method and solver of issue 14 (and kernel=heat and knn with graph=anchor) on two concentric rings and on blobs, with even and uneven
 // splits and a rank holding no rows; bit-identical across runs; the same model on every rank.
 // Run under mpirun -np P (tests/meson.build: P = 1, 2, 3, 4).
 #include <cmath>
@@ -231,6 +231,9 @@ int main(int argc, char** argv) {
     const DataSet heat = {"rings_heat", sets[0].data, "k=2 kernel=heat n_init=3 seed=1 threads=1 "};
     const Config anchor = {"heat_anchor", "graph=anchor anchors=60"};
     same_as_one_process(suite, comm, heat, anchor);
+    // kernel=knn there: the normalized cut's Lloyd from the heat features' labels, over the ranks.
+    const DataSet knn = {"rings_knn", sets[0].data, "k=2 kernel=knn n_init=3 seed=1 threads=1 "};
+    same_as_one_process(suite, comm, knn, Config{"knn_anchor", "graph=anchor anchors=60"});
     weighted(suite, comm, sets[1]);
     saved_model_holds_this_ranks_labels(suite, comm, sets[0]);
     threads_may_differ(suite, comm, sets[0]);

@@ -208,15 +208,18 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
     graph : {"auto", "exact", "nndescent", "anchor"}, default="auto"
         Graph kernels on points: how the graph is built ("exact": every distance;
         "nndescent": NN-descent; "anchor": each row to its nearest of ``anchors`` k-means
-        anchors, one pass over the rows, a model without the training rows, kernel="heat"
-        only; "auto": anchor for kernel="heat" above 20000 rows, else exact when
-        2 n² d <= 5e10, else nndescent).
+        anchors, one pass over the rows, a model without the training rows; kernel="knn"
+        cuts it through heat_rank eigenpairs); "auto": anchor above 20000 rows for
+        kernel="heat" and above 100000 for kernel="knn", else exact when 2 n² d <= 5e10,
+        else nndescent).
     anchors : int or "auto", default="auto"
         graph="anchor": the anchors p; "auto" is min(n, max(1000, 10 n_clusters)).
     heat_t : float, default=80.0
         kernel="heat": the time t of exp(-t L).
     heat_rank : int or "auto", default="auto"
-        kernel="heat": eigenpairs kept (``feature_dim_``); "auto" is max(2 n_clusters, 20).
+        kernel="heat": eigenpairs kept (``feature_dim_``); "auto" is max(2 n_clusters, 20)
+        (kernel="knn" with graph="anchor": max(5 n_clusters, 50)), one more per connected
+        component.
     heat_normalize : bool or {"true", "false"}, default=True
         kernel="heat": scale each row's features to unit length.
     gamma : float, "auto" or "search", default="auto"
