@@ -292,9 +292,18 @@ namespace FastKKM
 
         /// <summary>
         /// Kernel knn and heat: how the neighbour graph is searched (graph): auto (the default:
-        /// exact when 2 n² d ≤ 5e10, else nndescent), exact or nndescent (NN-descent, approximate).
+        /// anchor above 20000 rows for heat and above 100000 for knn, else exact when
+        /// 2 n² d ≤ 5e10, else nndescent), exact, nndescent (NN-descent, approximate) or anchor
+        /// (each row to its nearest of <see cref="Anchors"/> k-means anchors: one pass over the
+        /// rows, a model without the training rows, MPI).
         /// </summary>
         public KernelKMeans Graph(string graph) { return Param("graph", graph); }
+
+        /// <summary>Graph anchor: the anchors p, k-means centres of a uniform sample of 10p rows (anchors; in [2, n]).</summary>
+        public KernelKMeans Anchors(int anchors) { return Param("anchors", anchors); }
+
+        /// <summary>Graph anchor: the anchors chosen by the fit (anchors=auto, the default: min(n, max(1000, 10k))).</summary>
+        public KernelKMeans AnchorsAuto() { return Param("anchors", "auto"); }
 
         /// <summary>Kernel heat: the time t of exp(-t L) (heat_t; default 80; larger t weighs the slowest-varying eigenvectors more).</summary>
         public KernelKMeans HeatT(double t) { return Param("heat_t", t); }

@@ -166,9 +166,15 @@ namespace FastKKM.Tests
                 Assert.AreEqual("auto", model.GetParam("neighbors"));
                 Assert.AreEqual("auto", model.GetParam("heat_rank"));
                 Assert.AreEqual("true", model.GetParam("heat_normalize"));
+                model.Graph("anchor").Anchors(30).Fit(new UnevenRings(40, 80, 3).X);
+                Assert.AreEqual("30", model.GetParam("anchors"));
+                Assert.AreEqual("anchor", model.GetParam("graph"));
+                model.AnchorsAuto();
+                Assert.AreEqual("auto", model.GetParam("anchors"));
             }
             using (var model = new KernelKMeans())
             {
+                Assert.Throws<ArgumentException>(() => model.Anchors(1));
                 Assert.Throws<ArgumentException>(() => model.Neighbors(0));
                 Assert.Throws<ArgumentException>(() => model.HeatT(-1));
                 Assert.Throws<ArgumentException>(() => model.HeatRank(0));

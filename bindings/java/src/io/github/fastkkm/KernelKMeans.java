@@ -467,15 +467,39 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Kernel "knn" and "heat": how the neighbour graph is searched (parameter graph): "auto"
-     * (default: exact when 2 n<sup>2</sup> d &le; 5e10, else nndescent), "exact" (every distance)
-     * or "nndescent" (NN-descent, approximate).
+     * (default: anchor above 20000 rows for heat and above 100000 for knn, else exact when
+     * 2 n<sup>2</sup> d &le; 5e10, else nndescent), "exact" (every distance), "nndescent"
+     * (NN-descent, approximate) or "anchor" (each row to its nearest of {@link #anchors(int)}
+     * k-means anchors: one pass over the rows, a model without the training rows, MPI).
      *
-     * @param graph "auto", "exact" or "nndescent"
+     * @param graph "auto", "exact", "nndescent" or "anchor"
      * @return this
      * @throws IllegalArgumentException for another name
      */
     public KernelKMeans graph(String graph) {
         return param("graph", graph);
+    }
+
+    /**
+     * Graph "anchor": the anchors p, k-means centres of a uniform sample of 10p rows (parameter
+     * anchors, default "auto": min(n, max(1000, 10k))).
+     *
+     * @param anchors p, in [2, n]
+     * @return this
+     * @throws IllegalArgumentException if below 2 (above n: at the fit)
+     */
+    public KernelKMeans anchors(int anchors) {
+        return param("anchors", Integer.toString(anchors));
+    }
+
+    /**
+     * Graph "anchor": the anchors chosen by the fit (parameter anchors=auto, the default:
+     * min(n, max(1000, 10k))).
+     *
+     * @return this
+     */
+    public KernelKMeans anchorsAuto() {
+        return param("anchors", "auto");
     }
 
     /**

@@ -150,8 +150,14 @@ class GraphKernelsTest {
             assertEquals("auto", km.param("neighbors"));
             assertEquals("auto", km.param("heat_rank"));
             assertEquals("true", km.param("heat_normalize"));
+            km.graph("anchor").anchors(30).fit(new UnevenRings(40, 80, 3, 0.1).x);
+            assertEquals("30", km.param("anchors"));
+            assertEquals("anchor", km.param("graph"));
+            km.anchorsAuto();
+            assertEquals("auto", km.param("anchors"));
         }
         try (KernelKMeans km = new KernelKMeans()) {
+            assertThrows(IllegalArgumentException.class, () -> km.anchors(1));
             assertThrows(IllegalArgumentException.class, () -> km.neighbors(0));
             assertThrows(IllegalArgumentException.class, () -> km.heatT(-1));
             assertThrows(IllegalArgumentException.class, () -> km.heatRank(0));
