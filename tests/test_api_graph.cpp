@@ -587,7 +587,7 @@ TEST(AnchorGraph, RingsAndMoonsSeparateAndTheModelKeepsNoTrainingRow) {
     EXPECT_LT(save(anchor.get()).size(), rows / 2);
 }
 
-TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000RowsAndForKnnAbove100000) {
+TEST(AnchorGraph, GraphAutoTakesItForHeatAbove20000RowsAndForKnnAbove60000) {
     const Dataset small = blobs(4000, 2, 5, 3, 1.0), large = blobs(4001, 2, 5, 3, 1.0);
     Model a = make_model("k=5 seed=1 kernel=heat n_init=1"), b = make_model("k=5 seed=1 kernel=heat n_init=1");
     fit_labels(a.get(), small);

@@ -86,7 +86,7 @@ std::vector<ParamSpec> build_table() {
          "nndescent: NN-descent (Dong, Charikar & Li 2011; recall 0.97 on Fashion-MNIST); anchor: the bipartite "
          "graph of each row to its nearest of p anchors (Chen & Cai 2011; O(n p d), one pass over the rows, a "
          "p x p eigenproblem, a model without the training rows; kernel=knn clusters its normalized cut through "
-         "heat_rank pairs); auto: anchor above 20000 rows for kernel=heat and above 100000 for kernel=knn, else "
+         "heat_rank pairs); auto: anchor above 20000 rows for kernel=heat and above 60000 for kernel=knn, else "
          "exact when 2 n^2 d <= 5e10, else nndescent",
          0, 0, false, false, choices_text<GraphChoice>().c_str()},
         {"anchors", "", "int|auto", "auto", "[2, n] or auto",

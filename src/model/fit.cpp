@@ -116,7 +116,7 @@ void require_distributable(const Params& p, ConstMatrix X, int64_t n_global, con
         refuse(std::string("kernel=") + to_text(p.kernel) +
                " with graph=" + to_text(graph_choice(p, n_global, X.cols)) +
                " (its neighbour graph needs every row in one process; graph=anchor distributes: set it, or leave "
-               "graph=auto above 20000 rows with kernel=heat, 100000 with kernel=knn)");
+               "graph=auto above 20000 rows with kernel=heat, 60000 with kernel=knn)");
     }
     if (p.refine == Refine::hartigan) refuse("refine=hartigan (its transfers run point by point)");
     if (kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0)

@@ -263,7 +263,7 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     if (c.p.kernel == KernelType::knn && c.p.solver == Solver::minibatch) {
         invalid_argument(
             "solver=minibatch is not available with kernel=knn on the anchor graph (graph=anchor, or graph=auto "
-            "above 100000 rows): the normalized cut's Lloyd starts from the heat features' k-means labels; leave "
+            "above 60000 rows): the normalized cut's Lloyd starts from the heat features' k-means labels; leave "
             "solver=lloyd, or use kernel=heat");
     }
     const AnchorShape s = anchor_shape(c.p, c.n_global());

@@ -444,7 +444,7 @@ void validate_graph_params(const Params& p) {
     if (p.graph != GraphChoice::anchor && p.anchors > 0) {
         invalid_argument(
             "anchors applies to graph=anchor only (graph=auto takes it above 20000 rows with kernel=heat, "
-            "100000 with kernel=knn): set "
+            "60000 with kernel=knn): set "
             "graph=anchor or leave anchors=auto");
     }
 }

@@ -292,7 +292,7 @@ namespace FastKKM
 
         /// <summary>
         /// Kernel knn and heat: how the neighbour graph is searched (graph): auto (the default:
-        /// anchor above 20000 rows for heat and above 100000 for knn, else exact when
+        /// anchor above 20000 rows for heat and above 60000 for knn, else exact when
         /// 2 n² d ≤ 5e10, else nndescent), exact, nndescent (NN-descent, approximate) or anchor
         /// (each row to its nearest of <see cref="Anchors"/> k-means anchors: one pass over the
         /// rows, a model without the training rows, MPI).

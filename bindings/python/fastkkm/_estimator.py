@@ -210,7 +210,7 @@ class KernelKMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMix
         "nndescent": NN-descent; "anchor": each row to its nearest of ``anchors`` k-means
         anchors, one pass over the rows, a model without the training rows; kernel="knn"
         cuts it through heat_rank eigenpairs); "auto": anchor above 20000 rows for
-        kernel="heat" and above 100000 for kernel="knn", else exact when 2 n² d <= 5e10,
+        kernel="heat" and above 60000 for kernel="knn", else exact when 2 n² d <= 5e10,
         else nndescent).
     anchors : int or "auto", default="auto"
         graph="anchor": the anchors p; "auto" is min(n, max(1000, 10 n_clusters)).

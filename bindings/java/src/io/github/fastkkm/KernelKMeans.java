@@ -467,7 +467,7 @@ public final class KernelKMeans implements AutoCloseable {
 
     /**
      * Kernel "knn" and "heat": how the neighbour graph is searched (parameter graph): "auto"
-     * (default: anchor above 20000 rows for heat and above 100000 for knn, else exact when
+     * (default: anchor above 20000 rows for heat and above 60000 for knn, else exact when
      * 2 n<sup>2</sup> d &le; 5e10, else nndescent), "exact" (every distance), "nndescent"
      * (NN-descent, approximate) or "anchor" (each row to its nearest of {@link #anchors(int)}
      * k-means anchors: one pass over the rows, a model without the training rows, MPI).
