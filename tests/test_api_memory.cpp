@@ -125,6 +125,9 @@ const Case kCases[] = {
     {"minibatch", 20000, 8, "f32", "k=4 method=minibatch max_iter=20"},
     {"minibatch_untruncated", 5000, 8, "f32", "k=4 method=minibatch tau=0 batch_size=512 max_iter=10"},
     {"minibatch_large_batch", 500, 8, "f32", "k=4 method=minibatch batch_size=20000 max_iter=5"},
+    // The anchor graph (issue 58): sample, lists, p x p eigenproblem, features (twice for knn).
+    {"heat_anchor", 30000, 8, "f32", "k=4 kernel=heat graph=anchor anchors=400 max_iter=20"},
+    {"knn_anchor", 30000, 8, "f32", "k=4 kernel=knn graph=anchor anchors=400 max_iter=20"},
     // Wide data (issue 26): every thread was charged a 252-row block of d columns even for
     // n = 2, so 2 x 1,000,000 with m=2 was refused at 5951 MiB (peak 289 MiB), and at 64
     // threads every fit with d >= ~30k was refused. A block holds min(n, 252) rows, and no
