@@ -45,24 +45,29 @@ void AnchorMap::attach(ConstMatrix rows, FeatureScratch& scratch, int32_t* index
         graph::anchor_weights(scratch.dist.data() + i * r_, r_, sigma2_, weight + i * r_);
 }
 
-void AnchorMap::features(const int32_t* index, const float* weight, int64_t rows, float* out) const {
-    const int64_t R = Q_.cols;
+void anchor_projection(const int32_t* index, const float* weight, int64_t rows, int64_t r, const Matrix& Q,
+                       bool normalise, float* out) {
+    const int64_t R = Q.cols;
     std::vector<double> acc(static_cast<size_t>(R));
     for (int64_t i = 0; i < rows; ++i) {
         std::fill(acc.begin(), acc.end(), 0.0);
-        for (int64_t t = 0; t < r_; ++t) {
-            const double w = weight[i * r_ + t];
-            const float* q = Q_.row(index[i * r_ + t]);
+        for (int64_t t = 0; t < r; ++t) {
+            const double w = weight[i * r + t];
+            const float* q = Q.row(index[i * r + t]);
             for (int64_t l = 0; l < R; ++l) acc[static_cast<size_t>(l)] += w * static_cast<double>(q[l]);
         }
         double norm = 1.0;
-        if (normalise_) {
+        if (normalise) {
             double s = 0;
             for (const double v : acc) s += v * v;
             norm = s > 0 ? std::sqrt(s) : 1.0;
         }
         for (int64_t l = 0; l < R; ++l) out[i * R + l] = static_cast<float>(acc[static_cast<size_t>(l)] / norm);
     }
+}
+
+void AnchorMap::features(const int32_t* index, const float* weight, int64_t rows, float* out) const {
+    anchor_projection(index, weight, rows, r_, Q_, normalise_, out);
 }
 
 void AnchorMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
@@ -73,13 +78,18 @@ void AnchorMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matri
     features(scratch.index.data(), weight.data(), rows.rows, out.data());
 }
 
-Matrix anchor_features(const AnchorMap& map, const graph::AnchorLists& Z, int threads) {
-    Matrix F(Z.rows, map.dim());
+Matrix anchor_features(const graph::AnchorLists& Z, const Matrix& Q, bool normalise, int threads) {
+    Matrix F(Z.rows, Q.cols);
     parallel_blocks(threads, block_count(Z.rows, kRowBlock), [&](int64_t b) {
         const int64_t begin = b * kRowBlock, count = std::min(kRowBlock, Z.rows - begin);
-        map.features(Z.index.data() + begin * Z.r, Z.weight.data() + begin * Z.r, count, F.row(begin));
+        anchor_projection(Z.index.data() + begin * Z.r, Z.weight.data() + begin * Z.r, count, Z.r, Q, normalise,
+                          F.row(begin));
     });
     return F;
+}
+
+Matrix anchor_features(const AnchorMap& map, const graph::AnchorLists& Z, int threads) {
+    return anchor_features(Z, map.projection(), map.normalise(), threads);
 }
 
 }  // namespace kkm

@@ -53,7 +53,13 @@ private:
     bool normalise_;
 };
 
-/// Features of every training row from its lists (n × R), in parallel row blocks.
+/// Features (rows × Q.cols) of rows given their r anchors and weights each: Σ_t w_t Q[index_t],
+/// each row scaled to unit length when normalise. Single-threaded.
+void anchor_projection(const int32_t* index, const float* weight, int64_t rows, int64_t r, const Matrix& Q,
+                       bool normalise, float* out);
+/// Features of every training row from its lists (n × R) through the projection Q, in parallel
+/// row blocks; or through a map's projection.
+Matrix anchor_features(const graph::AnchorLists& Z, const Matrix& Q, bool normalise, int threads);
 Matrix anchor_features(const AnchorMap& map, const graph::AnchorLists& Z, int threads);
 
 }  // namespace kkm

@@ -174,9 +174,8 @@ inline constexpr int64_t kKnnAnchorGraphAbove = 60000;
 inline constexpr int64_t kAnchorRestarts = 3;
 
 constexpr bool anchor_graph_rows(KernelType type, Method method, GraphChoice graph, int64_t n) {
-    const bool graph_kernel = type == KernelType::heat || type == KernelType::knn;
     const int64_t above = type == KernelType::knn ? kKnnAnchorGraphAbove : kAnchorGraphAbove;
-    return graph_kernel && method != Method::minibatch &&
+    return kernel_traits(type).graph && method != Method::minibatch &&
            (graph == GraphChoice::anchor || (graph == GraphChoice::automatic && n > above));
 }
 

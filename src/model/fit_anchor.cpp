@@ -284,27 +284,28 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     const std::vector<int64_t> keep = graph::used_anchors(g);
     g = graph::restrict_gram(g, keep);
     graph::renumber(Z, keep, s.p);
+    graph::PackedSearch anchors = kept_anchors(a.search, keep, c.threads);
     const double sigma2 = a.sigma2;
+    a = Anchors();
     const graph::Components parts = graph::anchor_components(g);
     require_rank_for_components(c.p, parts.count);
     const int64_t R = anchor_rank(c.p, g.p, parts.count);
     const graph::Eigenpairs e = graph::anchor_eigenpairs(g, parts, R, graph::kMinExtendedEigenvalue);
     c.end_stage("eigen");
     c.begin_stage("features");
-    auto heat = std::make_unique<AnchorMap>(kept_anchors(a.search, keep, c.threads), s.r, sigma2,
-                                            AnchorMap::heat_projection(e, g.degree, c.p.heat_t), c.p.heat_normalize);
-    Matrix F = anchor_features(*heat, Z, c.threads);
-    std::unique_ptr<AnchorMap> cut;
-    Matrix G;
+    const bool cut = c.p.kernel == KernelType::knn;
+    // The heat features F; for kernel=knn also the cut's G, whose projection the model keeps.
+    Matrix Q = AnchorMap::heat_projection(e, g.degree, c.p.heat_t);
+    Matrix F = anchor_features(Z, Q, c.p.heat_normalize, c.threads);
     std::optional<MemoryLedger::Charge> held_cut;
-    if (c.p.kernel == KernelType::knn) {
+    Matrix G;
+    if (cut) {
         held_cut.emplace(c.charge("features", "the n x heat_rank features of the normalized cut",
                                   Matrix::footprint(static_cast<double>(c.X.rows), static_cast<double>(R))));
-        cut = std::make_unique<AnchorMap>(kept_anchors(a.search, keep, c.threads), s.r, sigma2,
-                                          AnchorMap::knn_projection(e, g.degree), false);
-        G = anchor_features(*cut, Z, c.threads);
+        Q = AnchorMap::knn_projection(e, g.degree);
+        G = anchor_features(Z, Q, false, c.threads);
     }
-    a = Anchors();
+    auto map = std::make_unique<AnchorMap>(std::move(anchors), s.r, sigma2, std::move(Q), !cut && c.p.heat_normalize);
     Z = graph::AnchorLists();
     lists.release();
     c.end_stage("features");
@@ -312,9 +313,9 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c) {
     facts.graph = GraphChoice::anchor;
     facts.m = g.p;
     facts.neighbors = s.r;
-    facts.heat_rank = heat->dim();
-    if (cut) return normalized_cut(c, facts, F, std::move(G), std::move(cut));
-    return cluster_features(c, facts, std::move(F), std::move(heat), {}, false);
+    facts.heat_rank = map->dim();
+    if (cut) return normalized_cut(c, facts, F, std::move(G), std::move(map));
+    return cluster_features(c, facts, std::move(F), std::move(map), {}, false);
 }
 
 }  // namespace kkm
