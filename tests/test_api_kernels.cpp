@@ -155,3 +155,27 @@ TEST(BadInputConflicts, ForcedEnginePathTheCpuLacks) {
         EXPECT_STRNE(isa, "portable") << "the portable path runs everywhere";
     }
 }
+
+// ================================================================== values below the 8-bit grid
+
+TEST(EnginePaths, DataOfTinyValuesClusterAsOnEveryPath) {
+    // Every |value| below 1.2e-7 was packed as 8-bit zeros on the VNNI paths (every kernel
+    // value 1, objective 0, ARI 0.008): the same blobs, scaled to 1e-9, cluster on every path
+    // this CPU runs and every method, and a minibatch model assigns its training rows their
+    // labels.
+    Dataset ds = blobs(40, 5, 3, 21);
+    for (float& v : ds.X) v *= 1e-9f;
+    finish(ds);
+    for (const char* isa : {"auto", "avx512", "avx2", "portable"}) {
+        if (!isa_runs_here(isa)) continue;
+        for (const char* method : {"exact", "nystrom", "sketch", "minibatch", "rff"}) {
+            const std::string params = std::string("k=3 n_init=3 seed=2 isa=") + isa + " method=" + method;
+            FitResult r = fit_and_read(ds, params);
+            EXPECT_GT(r.objective, 0.0) << params;
+            EXPECT_GT(ari(r.labels, ds.truth), 0.99) << params << ": objective " << r.objective;
+            std::vector<int32_t> assigned(static_cast<size_t>(ds.n), -1);
+            ASSERT_TRUE(Ok(kkm_assign(r.m.get(), ds.X.data(), ds.n, ds.d, assigned.data(), nullptr))) << params;
+            EXPECT_EQ(assigned, r.labels) << params;
+        }
+    }
+}

@@ -130,6 +130,27 @@ TEST(Q8, TheScaleIsTheFirstOfOne255And256ThatEveryValueFits) {
     EXPECT_EQ(engine::q8_value(0.5f, 256.0f), 128);
 }
 
+TEST(Q8, ValuesTooSmallForTheirGridAreNotZero) {
+    // Only 0 is 0/255: a value below 1/510 rounds to q = 0, and an absolute slack of 2^-15 once
+    // took every |x| < 1.2e-7 as 0 (every kernel value 1, the clusters random). In the vector
+    // lanes and the tail, positive, negative and denormal, alone or with 8-bit neighbours.
+    for (const float tiny : {1e-7f, -1e-7f, 1e-12f, 1e-38f, 1e-44f, 5e-8f}) {
+        EXPECT_EQ(engine::q8_value(tiny, 255.0f), -1) << tiny;
+        for (const int64_t at : {0, 17, 37}) {
+            EightBit e = eight_bit(3, 38, 255.0f, 5);
+            e.X.row(1)[at] = tiny;
+            EXPECT_EQ(scale_of(e.X), 0.0f) << tiny << " at " << at;
+            Matrix all(4, 38);
+            for (float& v : all.values) v = tiny;
+            EXPECT_EQ(scale_of(all), 0.0f) << tiny;
+        }
+    }
+    // -0 is 0, and the rounding of q/255 (relative 2^-24) is still within the slack at the top.
+    EXPECT_EQ(engine::q8_value(-0.0f, 255.0f), 0);
+    EXPECT_EQ(engine::q8_value(std::nextafter(1.0f, 2.0f), 255.0f), 255);
+    EXPECT_EQ(engine::q8_value(std::nextafter(1.0f / 255.0f, 1.0f), 255.0f), 1);
+}
+
 TEST(Q8, EveryTileEdgeAndScaleGivesTheExactSquaredDistanceRoundedOnce) {
     if (q8_paths().empty()) GTEST_SKIP() << "no VNNI on this CPU";
     struct Shape {

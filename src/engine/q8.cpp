@@ -78,9 +78,12 @@ int q8_value(float x, float c) {
     // The packer (pack_q8_avx512) tests the same: x·c in float32, rounded to the nearest
     // integer (ties to even), in [0, 255] and within the slack of it.
     const float r = x * c;
-    if (!(r >= -0.5f && r <= 255.5f)) return -1;        // also NaN
-    const float q = (r + 0x1.8p23f) - 0x1.8p23f;        // round to nearest even (|r| < 2^22)
-    const float slack = c == 255.0f ? 0x1p-15f : 0.0f;  // q/255 is rounded; q and q/256 are exact
+    if (!(r >= -0.5f && r <= 255.5f)) return -1;  // also NaN
+    const float q = (r + 0x1.8p23f) - 0x1.8p23f;  // round to nearest even (|r| < 2^22)
+    // q/255 is rounded to float32 (relative error 2^-24) and x·255 again: |x·255 − q| stays
+    // below q·2^-23, so a slack relative to q (none at q = 0: only 0 itself is 0/255; an
+    // absolute slack once packed values below 1.2e-7 as 0); q and q/256 are exact.
+    const float slack = c == 255.0f ? q * 0x1p-22f : 0.0f;
     if (!(q >= 0.0f && q <= 255.0f && std::fabs(r - q) <= slack)) return -1;
     return static_cast<int>(q);
 }

@@ -22,7 +22,7 @@ namespace kkm::engine {
 bool q8_supported(Isa isa);
 
 /// The first c of 1, 255, 256 for which every value of X is q/c with q an integer in [0, 255]
-/// (for c = 255 within the float32 rounding of q/255, |x·255 − q| ≤ 2^-15), else 0: also for
+/// (for c = 255 within the float32 rounding of q/255, |x·255 − q| ≤ q·2^-22: only 0 is 0/255), else 0: also for
 /// an empty X, NaN or ±Inf, a negative value, or rows longer than kQ8MaxDim. The definition:
 /// PackedRows finds the same scale by packing at each c in turn (its packers test every value
 /// as q8_value does), which the tests hold to this.

@@ -72,7 +72,7 @@ KKM_AVX2 int32_t sum8(__m256i v) {
 KKM_AVX2 bool pack_row(const float* x, int64_t d, int64_t d4, float c, bool signed_bytes, int32_t* out, int64_t stride,
                        int32_t& sq, int32_t& sum) {
     const __m256 cv = _mm256_set1_ps(c), top = _mm256_set1_ps(255.0f), zero = _mm256_setzero_ps();
-    const __m256 slack = _mm256_set1_ps(c == 255.0f ? 0x1p-15f : 0.0f);  // as q8_value
+    const __m256 relative = _mm256_set1_ps(c == 255.0f ? 0x1p-22f : 0.0f);  // as q8_value
     const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     // The low byte of each 32-bit lane, gathered into the lane's first word.
     const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
@@ -88,7 +88,7 @@ KKM_AVX2 bool pack_row(const float* x, int64_t d, int64_t d4, float c, bool sign
         }
         const __m256 r = _mm256_mul_ps(_mm256_loadu_ps(src), cv);
         const __m256 q = _mm256_round_ps(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m256 off = _mm256_and_ps(_mm256_sub_ps(r, q), magnitude);
+        const __m256 off = _mm256_and_ps(_mm256_sub_ps(r, q), magnitude), slack = _mm256_mul_ps(q, relative);
         const __m256 good =
             _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(q, zero, _CMP_GE_OQ), _mm256_cmp_ps(q, top, _CMP_LE_OQ)),
                           _mm256_cmp_ps(off, slack, _CMP_LE_OQ));

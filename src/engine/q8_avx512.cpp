@@ -66,7 +66,7 @@ KKM_AVX512_VNNI void q8_tile(const int32_t* a, const int32_t* b, int64_t d4, con
 KKM_AVX512_VNNI bool pack_row(const float* x, int64_t d, int64_t d4, float c, bool signed_bytes, int32_t* out,
                               int64_t stride, int32_t& sq, int32_t& sum) {
     const __m512 cv = _mm512_set1_ps(c), top = _mm512_set1_ps(255.0f);
-    const __m512 slack = _mm512_set1_ps(c == 255.0f ? 0x1p-15f : 0.0f);  // as q8_value
+    const __m512 relative = _mm512_set1_ps(c == 255.0f ? 0x1p-22f : 0.0f);  // as q8_value
     const __m128i flip = _mm_set1_epi8(signed_bytes ? static_cast<char>(0x80) : 0);
     __m512i s2 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
     for (int64_t t0 = 0; t0 < d4 * 4; t0 += 16) {
@@ -74,7 +74,7 @@ KKM_AVX512_VNNI bool pack_row(const float* x, int64_t d, int64_t d4, float c, bo
         const __mmask16 live = left >= 16 ? __mmask16(0xFFFF) : left > 0 ? __mmask16((1u << left) - 1) : 0;
         const __m512 r = _mm512_mul_ps(_mm512_maskz_loadu_ps(live, x + t0), cv);
         const __m512 q = _mm512_roundscale_ps(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m512 off = _mm512_abs_ps(_mm512_sub_ps(r, q));
+        const __m512 off = _mm512_abs_ps(_mm512_sub_ps(r, q)), slack = _mm512_mul_ps(q, relative);
         const __mmask16 good = _mm512_cmp_ps_mask(q, _mm512_setzero_ps(), _CMP_GE_OQ) &
                                _mm512_cmp_ps_mask(q, top, _CMP_LE_OQ) & _mm512_cmp_ps_mask(off, slack, _CMP_LE_OQ);
         if (good != 0xFFFF) return false;
