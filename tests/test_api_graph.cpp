@@ -738,3 +738,60 @@ TEST(AnchorGraph, TheBudgetRefusesAFitThatCannotFitBeforeAnyWork) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- rows beyond float32's reach
+
+namespace {
+
+/// Rows whose squared distances overflow float32 (issue 60, item 1: the search left index -1
+/// in its lists and symmetrised() wrote before its arrays: a heap corruption).
+TEST(GraphKernels, RowsWhoseSquaredDistancesOverflowAreRefusedNamingTheRow) {
+    const Dataset ds = uneven_rings(150, 150, 3);
+    Dataset scaled = ds, one = ds;
+    for (float& v : scaled.X) v *= 1e20f;
+    // The row named is the one farthest from the mean (every scaled row is too far).
+    double mean[2] = {0, 0}, worst = -1;
+    int64_t farthest = -1;
+    for (int64_t i = 0; i < ds.n; ++i) {
+        for (int t = 0; t < 2; ++t) mean[t] += scaled.X[static_cast<size_t>(2 * i + t)] / static_cast<double>(ds.n);
+    }
+    for (int64_t i = 0; i < ds.n; ++i) {
+        const double a = scaled.X[static_cast<size_t>(2 * i)] - mean[0],
+                     b = scaled.X[static_cast<size_t>(2 * i + 1)] - mean[1];
+        if (a * a + b * b > worst) {
+            worst = a * a + b * b;
+            farthest = i;
+        }
+    }
+    one.X[2 * 17] = 3e38f;
+    one.X[2 * 17 + 1] = -3e38f;
+    for (const char* kernel : kKernels) {
+        for (const char* graph : {"exact", "nndescent", "anchor anchors=40"}) {
+            const std::string params = std::string("k=2 seed=1 kernel=") + kernel + " graph=" + graph;
+            SCOPED_TRACE(params);
+            Model m = make_model(params.c_str());
+            EXPECT_TRUE(Fails(kkm_fit(m.get(), scaled.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                              {W("row " + std::to_string(farthest)), "float32", "rescale"}));
+            EXPECT_TRUE(Fails(kkm_fit(m.get(), one.X.data(), ds.n, ds.d, nullptr), KKM_ERR_INVALID_DATA,
+                              {W("row 17"), "float32", "rescale"}));
+            // A fitted model refuses such a row in assign (and transform), naming it, and then
+            // assigns ordinary rows as before.
+            const std::vector<int32_t> labels = fit_labels(m.get(), ds);
+            const float rows[] = {ds.X[0], ds.X[1], 3e38f, -3e38f, ds.X[2], ds.X[3]};
+            std::vector<int32_t> got(3, -1);
+            std::vector<float> dist(3);
+            EXPECT_TRUE(
+                Fails(kkm_assign(m.get(), rows, 3, 2, got.data(), dist.data()), KKM_ERR_INVALID_DATA, {W("row 1")}));
+            if (std::string(kernel) == "heat") {
+                std::vector<float> features(3 * 64);
+                EXPECT_TRUE(Fails(kkm_transform(m.get(), rows, 3, 2, features.data(), 3 * 64), KKM_ERR_INVALID_DATA,
+                                  {W("row 1")}));
+            }
+            ASSERT_TRUE(Ok(kkm_assign(m.get(), ds.X.data(), 2, 2, got.data(), nullptr)));
+            EXPECT_EQ(got[0], labels[0]);
+            EXPECT_EQ(got[1], labels[1]);
+        }
+    }
+}
+
+}  // namespace

@@ -49,6 +49,11 @@ public:
         while (begin < seen && !first_.compare_exchange_weak(seen, begin)) {
         }
     }
+    /// The lowest row recorded, or -1.
+    int64_t first() const {
+        const int64_t bad = first_.load();
+        return bad == std::numeric_limits<int64_t>::max() ? -1 : bad;
+    }
     /// Throws require_finite's message for the first bad block (`block_rows` rows of X from
     /// it, rows numbered from row_offset); nothing when no block was recorded.
     void raise(ConstMatrix X, int64_t block_rows, int64_t row_offset) const {

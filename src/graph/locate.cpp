@@ -95,6 +95,7 @@ Placement PointLocator::place(ConstMatrix X, int threads) const {
     p.at.assign(static_cast<size_t>(X.rows + 1), 0);
     if (others.empty()) return p;
     const NeighbourLists lists = exact_neighbours(rows_, gather_rows(X, others).view(), q_, threads);
+    if (const int64_t far = lists.first_too_far(); far >= 0) too_far("X", others[static_cast<size_t>(far)]);
     for (size_t o = 0; o < others.size(); ++o) {
         p.at[static_cast<size_t>(others[o]) + 1] = q_;
     }

@@ -1,6 +1,7 @@
 #include "graph/neighbours.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/blocking.h"
@@ -177,17 +178,50 @@ NeighbourLists search(const SearchRows& ref, int64_t nq, int64_t q, bool self, i
     return std::move(out.lists);
 }
 
-/// Keys (‖y‖² − 2 x·y) into squared distances, given ‖x‖² of each query.
-void keys_to_distances(NeighbourLists& lists, const std::vector<float>& xnorm) {
-    for (int64_t i = 0; i < lists.rows; ++i) {
-        for (int64_t j = 0; j < lists.q; ++j) {
-            float& v = lists.dist[static_cast<size_t>(i * lists.q + j)];
-            v = std::max(0.0f, xnorm[static_cast<size_t>(i)] + v);
+/// One query row's keys (‖y‖² − 2 x·y) into squared distances, given its ‖x‖²; a row too far
+/// (or, never for rows within the limit, one left short) gets indices 0 .. q-1 and NaN.
+void keys_to_distances(int32_t* index, float* dist, int64_t q, float xnorm) {
+    const bool full = searchable(xnorm) && index[q - 1] >= 0;
+    for (int64_t j = 0; j < q; ++j) {
+        if (full) {
+            dist[j] = std::max(0.0f, xnorm + dist[j]);
+        } else {
+            index[j] = static_cast<int32_t>(j);
+            dist[j] = std::numeric_limits<float>::quiet_NaN();
         }
     }
 }
 
+void keys_to_distances(NeighbourLists& lists, const std::vector<float>& xnorm) {
+    for (int64_t i = 0; i < lists.rows; ++i) {
+        keys_to_distances(lists.index.data() + i * lists.q, lists.dist.data() + i * lists.q, lists.q,
+                          xnorm[static_cast<size_t>(i)]);
+    }
+}
+
 }  // namespace
+
+void too_far(const std::string& what, int64_t row) {
+    invalid_data(what + ": row " + std::to_string(row) +
+                 " is too far from the training rows' mean: its squared distance from it exceeds " +
+                 message_number(kSearchNormLimit) +
+                 " (float32's largest value / 8), and the graph kernels (knn, heat) compare squared distances in "
+                 "float32; rescale the data");
+}
+
+int64_t SearchRows::first_too_far() const {
+    for (size_t i = 0; i < norms_.size(); ++i) {
+        if (!searchable(norms_[i])) return static_cast<int64_t>(i);
+    }
+    return -1;
+}
+
+int64_t NeighbourLists::first_too_far() const {
+    for (int64_t i = 0; i < rows; ++i) {
+        if (q > 0 && std::isnan(dist[static_cast<size_t>(i * q)])) return i;
+    }
+    return -1;
+}
 
 SearchRows::SearchRows(ConstMatrix rows, std::vector<float> shift, engine::Isa isa, int threads)
     : shift_(std::move(shift)), isa_(isa) {
@@ -298,8 +332,7 @@ void PackedSearch::nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& ti
         }
     }
     for (int64_t i = 0; i < X.rows; ++i) {
-        const float xnorm = squared_norm(queries.row(i), queries.cols);
-        for (int64_t j = 0; j < q; ++j) dist[i * q + j] = std::max(0.0f, xnorm + dist[i * q + j]);
+        keys_to_distances(index + i * q, dist + i * q, q, squared_norm(queries.row(i), queries.cols));
     }
 }
 

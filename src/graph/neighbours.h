@@ -5,7 +5,9 @@
 // neighbour graph of the training rows here, and place new rows among them for assign.
 #pragma once
 
+#include <cfloat>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/matrix.h"
@@ -13,6 +15,15 @@
 #include "engine/isa.h"
 
 namespace kkm::graph {
+
+/// The largest squared norm (from the shift: the training mean) a row may have in a search.
+/// Below it every key ‖y‖² − 2 x·y and every squared distance ‖x‖² + ‖y‖² − 2 x·y of two such
+/// rows is finite in float32 (|x·y| ≤ ‖x‖‖y‖), so every row gets its q neighbours.
+constexpr float kSearchNormLimit = FLT_MAX / 8;
+
+/// Refuses row `row` of `what` (INVALID_DATA): its squared distance from the training rows'
+/// mean is beyond kSearchNormLimit (or not a number).
+[[noreturn]] void too_far(const std::string& what, int64_t row);
 
 /// Reference rows prepared for searches: the rows minus a shift (the training mean, so that
 /// ‖x‖² + ‖y‖² − 2 x·y keeps the digits that tell near points apart in float32), and their
@@ -31,6 +42,9 @@ public:
     const Matrix& centred() const { return centred_; }
     const std::vector<float>& shift() const { return shift_; }
     const std::vector<float>& norms() const { return norms_; }
+    /// The first row whose squared norm is beyond kSearchNormLimit (or NaN), or -1: a search
+    /// among rows beyond it may leave lists short; none is made.
+    int64_t first_too_far() const;
     /// Rows of X minus the shift, into out (a padded matrix).
     void centre(ConstMatrix X, Matrix& out) const;
     /// The squared distance between reference rows a and b, computed the same way (bit for
@@ -45,7 +59,9 @@ private:
 };
 
 /// Each row's q nearest reference rows: row i's neighbours are index[i·q .. i·q + q) at squared
-/// distances dist[...], ascending by distance, ties by the lower index.
+/// distances dist[...], ascending by distance, ties by the lower index. A query row beyond
+/// kSearchNormLimit from the shift has no neighbours: its indices are 0 .. q-1 (valid nodes,
+/// never -1) and its distances NaN, which the caller reports (first_too_far).
 struct NeighbourLists {
     int64_t rows = 0;
     int64_t q = 0;
@@ -54,7 +70,14 @@ struct NeighbourLists {
 
     const int32_t* neighbours(int64_t i) const { return index.data() + i * q; }
     const float* distances(int64_t i) const { return dist.data() + i * q; }
+    /// The first row without neighbours (its distances NaN), or -1.
+    int64_t first_too_far() const;
 };
+
+/// Whether a query row of the squared norm xnorm (from the shift) can be searched.
+inline bool searchable(float xnorm) {
+    return xnorm <= kSearchNormLimit;
+}
 
 /// Reference rows packed once, all of them, for single-threaded searches of row blocks: the
 /// anchors of graph=anchor (graph/anchors.h), which every block of a pass and every new row
@@ -70,8 +93,9 @@ public:
     static double footprint(double p, double d);
     /// Rows of X (not centred: the shift is subtracted): their q nearest reference rows
     /// (1 ≤ q ≤ size()) into index[i·q ..] and squared distances into dist[i·q ..], ascending,
-    /// ties by the lower index. queries, tile, engine: the caller's buffers, kept from block
-    /// to block. Single-threaded.
+    /// ties by the lower index; a row beyond kSearchNormLimit gets NaN distances (as in
+    /// NeighbourLists). queries, tile, engine: the caller's buffers, kept from block to block.
+    /// Single-threaded.
     void nearest(ConstMatrix X, int64_t q, Matrix& queries, Matrix& tile, engine::BlockScratch& engine, int32_t* index,
                  float* dist) const;
 
@@ -81,11 +105,12 @@ private:
 };
 
 /// Exact q-NN of the rows of `queries` (not centred: the reference's shift is subtracted)
-/// among the reference rows (1 ≤ q ≤ ref.size()). Parallel over blocks of queries; results do
+/// among the reference rows (1 ≤ q ≤ ref.size(), none of them too far). Parallel over blocks of queries; results do
 /// not depend on the thread count.
 NeighbourLists exact_neighbours(const SearchRows& ref, ConstMatrix queries, int64_t q, int threads);
 
-/// Exact q-NN of every reference row among the others (1 ≤ q < ref.size()): the neighbour
+/// Exact q-NN of every reference row among the others (1 ≤ q < ref.size(); the caller has
+/// refused rows too far: ref.first_too_far() < 0): the neighbour
 /// graph of the training rows. A duplicate of a row is its neighbour at distance 0; the row
 /// itself is not.
 NeighbourLists exact_self_neighbours(const SearchRows& ref, int64_t q, int threads);

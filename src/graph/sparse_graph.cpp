@@ -52,7 +52,14 @@ SparseGraph symmetrised(const NeighbourLists& lists) {
     std::vector<int64_t> offsets(static_cast<size_t>(n + 1), 0);
     for (int64_t i = 0; i < n; ++i) {
         offsets[static_cast<size_t>(i) + 1] += q;
-        for (int64_t j = 0; j < q; ++j) ++offsets[static_cast<size_t>(lists.neighbours(i)[j]) + 1];
+        for (int64_t j = 0; j < q; ++j) {
+            const int32_t c = lists.neighbours(i)[j];
+            if (c < 0 || c >= n || std::isnan(lists.distances(i)[j])) {
+                fail(KKM_ERR_INTERNAL, "symmetrised: row " + std::to_string(i) + " has no neighbour " +
+                                           std::to_string(j) + " among the " + std::to_string(n) + " rows");
+            }
+            ++offsets[static_cast<size_t>(c) + 1];
+        }
     }
     std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
     std::vector<std::pair<int32_t, float>> entries(static_cast<size_t>(offsets.back()));

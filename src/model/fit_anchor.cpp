@@ -97,7 +97,8 @@ AnchorShape anchor_shape(const Params& p, int64_t n) {
 /// The anchors: k-means centres of the sample S (every rank the same): p rows of S drawn
 /// uniformly, then kAnchorIterations Lloyd steps (each row to its nearest centre by
 /// exact_neighbours; means summed in float64 in row order; a centre without rows stays).
-Matrix kmeans_anchors(const FitSession& c, const Matrix& S, int64_t p) {
+/// idx: the rows of X that S holds (a row too far from the mean is refused naming it).
+Matrix kmeans_anchors(const FitSession& c, const Matrix& S, const std::vector<int64_t>& idx, int64_t p) {
     Rng rng(c.p.seed, Stream::graph, kAnchorDraws + 1);
     const std::vector<int64_t> first = uniform_landmarks(S.rows, p, rng);
     Matrix C(p, S.cols);
@@ -109,7 +110,8 @@ Matrix kmeans_anchors(const FitSession& c, const Matrix& S, int64_t p) {
     for (int64_t it = 0; it < kAnchorIterations; ++it) {
         progress_check();
         const graph::NeighbourLists nearest =
-            graph::exact_neighbours(graph::SearchRows(C.view(), {}, c.isa, c.threads), S.view(), 1, c.threads);
+            graph::exact_neighbours(graph::SearchRows(C.view(), c.shift(), c.isa, c.threads), S.view(), 1, c.threads);
+        if (const int64_t far = nearest.first_too_far(); far >= 0) refuse_far_rows(c, idx[static_cast<size_t>(far)]);
         const std::vector<int32_t>& label = nearest.index;
         std::fill(sum.begin(), sum.end(), 0.0);
         std::fill(count.begin(), count.end(), 0);
@@ -158,7 +160,8 @@ Anchors choose_anchors(FitSession& c, const AnchorShape& s) {
         scan_rows(c.X, {}, Moments::none, c.part.offset, c.threads, &c.pages);
     }
     Anchors a;
-    a.search = graph::PackedSearch(graph::SearchRows(kmeans_anchors(c, S, s.p).view(), c.shift(), c.isa, c.threads));
+    a.search =
+        graph::PackedSearch(graph::SearchRows(kmeans_anchors(c, S, idx, s.p).view(), c.shift(), c.isa, c.threads));
     a.sigma2 = bandwidth(a.search, S, s.r, c.threads);
     c.end_stage("anchors");
     return a;
@@ -171,7 +174,7 @@ graph::AnchorLists attach_rows(FitSession& c, const Anchors& a, int64_t r) {
     const int64_t n = c.X.rows;
     graph::AnchorLists Z(n, r);
     PerThread<FeatureScratch> scratch(c.threads);
-    FirstBadBlock bad;
+    FirstBadBlock bad, far;
     parallel_blocks(c.threads, block_count(n, chunk_rows_of(n)), [&](int64_t q) {
         stream_chunk(c, q, [&](ConstMatrix rows, int64_t begin) {
             if (skip_bad(c, bad, rows, begin)) return;
@@ -180,11 +183,13 @@ graph::AnchorLists attach_rows(FitSession& c, const Anchors& a, int64_t r) {
             int32_t* index = Z.index.data() + begin * r;
             a.search.nearest(rows, r, s.centred, s.kernel, s.block, index, s.dist.data());
             for (int64_t i = 0; i < rows.rows; ++i) {
+                if (std::isnan(s.dist[static_cast<size_t>(i * r)])) far.record(begin + i);
                 graph::anchor_weights(s.dist.data() + i * r, r, a.sigma2, Z.weight.data() + (begin + i) * r);
             }
         });
     });
     bad.raise(c.X, kRowBlock, c.part.offset);
+    if (far.first() >= 0) refuse_far_rows(c, c.part.offset + far.first());
     c.end_stage("graph");
     return Z;
 }

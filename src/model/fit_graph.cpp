@@ -38,6 +38,7 @@
 #include "model/fit_memory.h"
 #include "model/graph_model.h"
 #include "model/methods.h"
+#include "model/row_pass.h"
 
 namespace kkm {
 namespace {
@@ -85,6 +86,7 @@ TrainingGraph graph_of_rows(FitSession& c) {
     c.begin_stage("graph");
     const int64_t n = c.X.rows;
     graph::SearchRows rows(c.X, c.shift(), c.isa, c.threads);
+    if (const int64_t far = rows.first_too_far(); far >= 0) refuse_far_rows(c, c.part.offset + far);
     const bool exact = exact_search(c.p, n, c.X.cols);
     TrainingGraph g;
     g.facts.graph = exact ? GraphChoice::exact : GraphChoice::nndescent;
@@ -378,6 +380,29 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
 }
 
 }  // namespace
+
+void refuse_far_rows(const FitSession& c, int64_t fallback) {
+    const std::vector<float>& shift = c.shift();
+    int64_t farthest = -1;
+    double worst = -1;
+    for (int64_t q = 0; q < block_count(c.X.rows, chunk_rows_of(c.X.rows)); ++q) {
+        stream_chunk(c, q, [&](ConstMatrix rows, int64_t begin) {
+            for (int64_t i = 0; i < rows.rows; ++i) {
+                double s = 0;
+                for (int64_t t = 0; t < rows.cols; ++t) {
+                    const double v = static_cast<double>(rows.row(i)[t]) -
+                                     (shift.empty() ? 0.0 : static_cast<double>(shift[static_cast<size_t>(t)]));
+                    s += v * v;
+                }
+                if (s > worst) {
+                    worst = s;
+                    farthest = begin + i;
+                }
+            }
+        });
+    }
+    graph::too_far("X", farthest >= 0 && !(worst <= graph::kSearchNormLimit) ? c.part.offset + farthest : fallback);
+}
 
 /// heat_rank, or auto = max(2k, 20) plus one eigenpair for every connected component beyond
 /// the first (each component's indicator is an eigenvector of eigenvalue 1, and the clusters

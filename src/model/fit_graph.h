@@ -47,6 +47,11 @@ double anchor_graph_work(const Params& p, int64_t n, int64_t d);
 double check_anchor_budget(const FitShape& s, const MemoryLedger& ledger);
 std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c);
 
+/// Refuses the fit (graph::too_far, INVALID_DATA) naming the row of X farthest from the mean
+/// (squared distances in float64): a row there so far that a search in float32 fails; when
+/// this rank's rows hold none beyond the limit, names `fallback` (a row found too far).
+[[noreturn]] void refuse_far_rows(const FitSession& c, int64_t fallback);
+
 /// Fits on the session's rows: their neighbour graph, then fit_graph_user's stages.
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c);
 

@@ -345,7 +345,11 @@ std::unique_ptr<FeatureMap> load_anchor_map(Reader& r, const FitReport& report, 
     if (!report.shift.empty() && static_cast<int64_t>(report.shift.size()) != s.d) {
         bad("the centring shift has " + std::to_string(report.shift.size()) + " values, d=" + std::to_string(s.d));
     }
-    graph::PackedSearch search(graph::SearchRows(std::move(anchors), report.shift, report.isa, 1));
+    graph::SearchRows rows(std::move(anchors), report.shift, report.isa, 1);
+    if (const int64_t far = rows.first_too_far(); far >= 0) {
+        bad("anchor " + std::to_string(far) + " is too far from the mean for a search in float32");
+    }
+    graph::PackedSearch search(std::move(rows));
     return std::make_unique<AnchorMap>(std::move(search), neighbours, sigma2, std::move(Q), normalise == 1);
 }
 

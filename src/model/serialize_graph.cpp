@@ -66,6 +66,9 @@ std::shared_ptr<const graph::Locator> load_locator(Reader& r, const FitReport& r
     }
     if (q < 1 || q > n) bad("neighbours of new rows q=" + std::to_string(q) + " outside [1, n_train]");
     graph::SearchRows search(std::move(rows), report.shift, report.isa, threads);
+    if (const int64_t far = search.first_too_far(); far >= 0) {
+        bad("training row " + std::to_string(far) + " is not finite or too far from the mean for a search in float32");
+    }
     return std::make_shared<graph::PointLocator>(std::move(search), q, threads);
 }
 

@@ -615,3 +615,23 @@ def test_sparse_input_needs_a_graph_kernel(kernel, ring_data):
 
 def test_check_estimator():
     check_estimator(KernelKMeans())
+
+
+@pytest.mark.parametrize("kernel", GRAPH_KERNELS)
+@pytest.mark.parametrize("graph", ["exact", "anchor"])
+def test_rows_whose_squared_distances_overflow_float32_are_errors_naming_the_row(kernel, graph):
+    # Issue 60: such rows left -1 in the neighbour lists and the interpreter died (heap corruption).
+    X, _ = rings(per_ring=100)
+    X = X.astype(np.float64)
+    far = X.copy()
+    far[17] = [3e38, -3e38]
+    km = KernelKMeans(n_clusters=2, kernel=kernel, graph=graph, anchors=40 if graph == "anchor" else "auto",
+                      random_state=0)
+    with pytest.raises(ValueError, match=r"row \d+ is too far from the training rows' mean.*rescale"):
+        km.fit(X * 1e20)
+    with pytest.raises(ValueError, match=r"row 17 is too far from the training rows' mean"):
+        km.fit(far)
+    km.fit(X)
+    with pytest.raises(ValueError, match=r"row 1\b"):
+        km.predict(np.array([X[0], [3e38, -3e38]]))
+    np.testing.assert_array_equal(km.predict(X[:5]), km.labels_[:5])
