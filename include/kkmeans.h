@@ -19,9 +19,16 @@
  *    never returns a pointer into its own storage (the only pointers it returns are to
  *    static, immutable strings).
  *  - Thread safety: distinct models may be used from distinct threads freely. On one model,
- *    kkm_assign, kkm_assign_f64, kkm_distances, kkm_distances_f64, kkm_transform and every
- *    getter may run concurrently (a fitted model is immutable); kkm_set_param(s), kkm_fit and
- *    kkm_destroy must not run concurrently with any other call on the same model.
+ *    kkm_assign, kkm_assign_f64, kkm_distances, kkm_distances_f64, kkm_transform, kkm_save,
+ *    kkm_save_buffer and every getter may run concurrently (a fitted model is immutable), also
+ *    beside the calls that fit it: kkm_fit, kkm_fit_f64, kkm_fit_file, kkm_fit_graph and
+ *    kkm_partial_fit (learning while serving) build the new fitted state aside and swap it in
+ *    whole when they succeed, so a reader sees the state before or the state after, never a
+ *    mix, and what it holds stays valid until its call returns. Such fits on one model take
+ *    turns: a second kkm_partial_fit waits for the first and goes on from its state (no batch
+ *    is lost). kkm_set_param(s), kkm_set_progress, kkm_set_init_labels/_centres, kkm_load,
+ *    kkm_load_buffer, kkm_fit_mpi and kkm_destroy must not run concurrently with any other call
+ *    on the same model (they change what the next call reads).
  *  - A failed kkm_fit leaves the model exactly as it was before the call.
  *  - No exception, signal or abort crosses this boundary; no global state is modified
  *    (BLAS/OpenMP thread counts are passed per call).

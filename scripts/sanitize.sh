@@ -15,16 +15,17 @@
 #           halt_on_error=1; all of them print a stack trace and abort.
 # tsan      build-tsan: the library and one test program built with gcc -fsanitize=thread:
 #           the 8-thread concurrent kkm_assign test on one fitted model for every assign path
-#           (tests/test_api_handles.cpp, ConcurrentAssign) and the thread-local
-#           kkm_last_error tests (the same file, LastError). Only the ConcurrentAssign
-#           instances with the model's threads=1 run here: the 8 callers are plain std::threads
+#           (tests/test_api_handles.cpp, ConcurrentAssign), kkm_partial_fit from two threads
+#           beside three reading the model (assign, getters, save: ConcurrentStream) and the
+#           thread-local kkm_last_error tests (the same file, LastError). Only the ConcurrentAssign
+#           and ConcurrentStream instances with the model's threads=1 run here: the 8 callers are plain std::threads
 #           and the library enters no multi-thread OpenMP team. GCC's libgomp is not
 #           instrumented, so TSan cannot see the barrier that ends a parallel region and
 #           reports every hand-over from an OpenMP worker back to the caller as a race (false
 #           positives); no suppressions are used in this run.
 # tsan-omp  build-tsan-omp: the same with clang and LLVM's libomp, run with the Archer OMPT tool
 #           (libarcher.so), which tells TSan about OpenMP's barriers, so OpenMP regions are
-#           checked too: ConcurrentAssign with threads=0 as well (an OpenMP team inside each of
+#           checked too: ConcurrentAssign and ConcurrentStream with threads=0 as well (an OpenMP team inside each of
 #           the 8 callers) and LastError, all of test_api_quality (the rings, weights and
 #           objectives: fits at threads=1, 2, 3; not test_api_edge_cases), all
 #           of test_api_progress (progress and cancellation from inside parallel fits, the
@@ -152,6 +153,7 @@ for run in "$@"; do
             export TSAN_OPTIONS=halt_on_error=0:exitcode=66:second_deadlock_stack=1
             test_one "$tsan_build" api_handles 'Paths/ConcurrentAssign.*/*_threads1'
             test_one "$tsan_build" api_handles 'LastError.*'
+            test_one "$tsan_build" api_handles 'Methods/ConcurrentStream.*/*_threads1'
             unset TSAN_OPTIONS
             mv "$tsan_build/meson-logs/sanitize.json" "$tsan_build/meson-logs/testlog.json"
         else
@@ -177,7 +179,7 @@ for run in "$@"; do
             export TSAN_OPTIONS="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/scripts/tsan-libomp.supp"
             test_one "$tsan_omp_build" api_quality
             test_one "$tsan_omp_build" api_progress
-            test_one "$tsan_omp_build" api_handles 'Paths/ConcurrentAssign.*:LastError.*'
+            test_one "$tsan_omp_build" api_handles 'Paths/ConcurrentAssign.*:LastError.*:Methods/ConcurrentStream.*'
             test_one "$tsan_omp_build" unit_host_threads  # fits inside the host's own OpenMP team
             # direct reads: RowStream's reader threads beside the fit's OpenMP team
             test_one "$tsan_omp_build" api_direct 'Direct.ReadingTheFileDirectly*:Direct.RankRestriction*'

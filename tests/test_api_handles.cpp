@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <latch>
 #include <random>
@@ -510,4 +511,79 @@ TEST_P(ConcurrentAssign, EightThreadsMatchTheSerialCall) {
     }
     for (auto& th : threads) th.join();
     for (int t = 0; t < kThreads; ++t) EXPECT_EQ(why[t], "") << "thread " << t << " with " << params;
+}
+
+// ================================================================== learning while serving
+
+// kkm_partial_fit beside kkm_assign, the getters and kkm_save_buffer on one model (issue 60:
+// the readers used a fitted state the stream had freed), and two streams of batches at once:
+// they take turns, so every batch counts (a feature method's iterations: the first fit's plus
+// one per later batch).
+class ConcurrentStream : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+INSTANTIATE_TEST_SUITE_P(
+    Methods, ConcurrentStream,
+    ::testing::Combine(::testing::Values("nystrom m=40", "rff m=64"), ::testing::Values(1, 0)),
+    [](const ::testing::TestParamInfo<std::tuple<const char*, int>>& info) {
+        return std::string(std::get<0>(info.param)).substr(0, std::string(std::get<0>(info.param)).find(' ')) +
+               "_threads" + std::to_string(std::get<1>(info.param));
+    });
+
+TEST_P(ConcurrentStream, PartialFitBesideReadersLosesNoBatchAndFreesNothingInUse) {
+    const auto& [method, model_threads] = GetParam();
+    const std::string params =
+        std::string("k=2 kernel=rbf gamma=1 seed=1 method=") + method + " threads=" + std::to_string(model_threads);
+    Model m = make_model(params.c_str());
+    constexpr int kWriters = 2, kReaders = 3, kBatches = 5;
+    constexpr int64_t kRows = 400;
+    std::vector<Dataset> batches;
+    for (int b = 0; b <= kWriters * kBatches; ++b) batches.push_back(rings(kRows / 2, 77 + static_cast<uint32_t>(b)));
+    ASSERT_TRUE(Ok(kkm_partial_fit(m.get(), batches[0].X.data(), kRows, 2, nullptr)));
+    int32_t first_iterations = 0;
+    ASSERT_TRUE(Ok(kkm_get_iterations(m.get(), &first_iterations)));
+    std::atomic<int> writing{kWriters};
+    std::vector<std::string> why(kWriters + kReaders);
+    std::latch start(kWriters + kReaders);
+    std::vector<std::thread> threads;
+    for (int w = 0; w < kWriters; ++w) {
+        threads.emplace_back([&, w] {
+            start.arrive_and_wait();
+            for (int b = 0; b < kBatches && why[w].empty(); ++b) {
+                const Dataset& ds = batches[static_cast<size_t>(1 + w * kBatches + b)];
+                if (kkm_partial_fit(m.get(), ds.X.data(), kRows, 2, nullptr) != KKM_OK) why[w] = kkm_last_error();
+            }
+            --writing;
+        });
+    }
+    for (int r = 0; r < kReaders; ++r) {
+        threads.emplace_back([&, r] {
+            std::string& fail = why[static_cast<size_t>(kWriters + r)];
+            const Dataset& ds = batches[static_cast<size_t>(r)];
+            std::vector<int32_t> labels(static_cast<size_t>(kRows));
+            std::vector<float> dist(static_cast<size_t>(kRows));
+            start.arrive_and_wait();
+            do {
+                int64_t n = 0, size = 0;
+                int32_t k = 0;
+                char gamma[64];
+                if (kkm_assign(m.get(), ds.X.data(), kRows, 2, labels.data(), dist.data()) != KKM_OK ||
+                    kkm_get_labels(m.get(), labels.data(), kRows) != KKM_OK || kkm_get_n_train(m.get(), &n) != KKM_OK ||
+                    kkm_get_k(m.get(), &k) != KKM_OK || kkm_save_buffer(m.get(), nullptr, 0, &size) != KKM_OK ||
+                    kkm_get_param(m.get(), "gamma", gamma, sizeof gamma, nullptr) != KKM_OK) {
+                    fail = kkm_last_error();
+                    return;
+                }
+                std::vector<unsigned char> bytes(static_cast<size_t>(2 * size));
+                if (kkm_save_buffer(m.get(), bytes.data(), 2 * size, &size) != KKM_OK) fail = kkm_last_error();
+                if (n != kRows || k != 2) fail = "n_train " + std::to_string(n) + ", k " + std::to_string(k);
+                for (const int32_t l : labels) {
+                    if (l < 0 || l >= 2) fail = "label " + std::to_string(l);
+                }
+            } while (writing.load() > 0 && fail.empty());
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (size_t t = 0; t < why.size(); ++t) EXPECT_EQ(why[t], "") << "thread " << t << " with " << params;
+    int32_t iterations = 0;
+    ASSERT_TRUE(Ok(kkm_get_iterations(m.get(), &iterations)));
+    EXPECT_EQ(iterations, first_iterations + kWriters * kBatches) << "a batch was lost";
 }

@@ -31,7 +31,7 @@
 
 namespace {
 
-const kkm::FittedModel& fitted(const kkm_model* model) {
+std::shared_ptr<const kkm::FittedModel> fitted(const kkm_model* model) {
     return kkm::fitted_of(model);
 }
 
@@ -65,20 +65,22 @@ std::string format_double(double v) {
 std::string displayed_param(const kkm_model* model, const char* key) {
     const std::string& value = model->params.get(key);
     const bool resolved_at_fit = value == "auto" || value == "search";
-    if (!resolved_at_fit || !model->fitted || !(model->params == model->fitted_params)) return value;
+    const std::shared_ptr<const kkm::FittedState> state = kkm::fitted_state(model);
+    if (!resolved_at_fit || !state || !(model->params == state->params)) return value;
+    const kkm::FittedModel& f = *state->model;
     const int index = kkm::find_param(key);
     const std::string name = kkm::param_table()[static_cast<size_t>(index)].name;
-    const kkm::FitReport& r = model->fitted->report();
+    const kkm::FitReport& r = f.report();
     if (name == "gamma" && r.gamma > 0) return format_double(r.gamma);
-    if (name == "k") return std::to_string(model->fitted->params().k);
+    if (name == "k") return std::to_string(f.params().k);
     if (name == "isa") return kkm::engine::isa_name(r.isa);
     if (name == "kernel_rows" && r.kernel_rows) return *r.kernel_rows == kkm::RowPrecision::f16 ? "f16" : "f32";
     if (name == "m" && r.m > 0) return std::to_string(r.m);
     if (name == "reg_rank" && r.reg_rank > 0) return std::to_string(r.reg_rank);
     if (name == "rls_lambda" && r.rls_lambda > 0) return format_double(r.rls_lambda);
-    if (name == "method") return kkm::to_text(model->fitted->params().method);
-    if (name == "n_init") return std::to_string(model->fitted->params().n_init);
-    if (name == "max_memory_mb") return std::to_string(model->fitted->params().max_memory_mb);
+    if (name == "method") return kkm::to_text(f.params().method);
+    if (name == "n_init") return std::to_string(f.params().n_init);
+    if (name == "max_memory_mb") return std::to_string(f.params().max_memory_mb);
     if (name == "neighbors" && r.neighbors > 0) return std::to_string(r.neighbors);
     if (name == "heat_rank" && r.heat_rank > 0) return std::to_string(r.heat_rank);
     if (name == "graph" && r.graph != kkm::GraphChoice::automatic) return kkm::to_text(r.graph);
@@ -119,10 +121,11 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
 
 /// Replaces the model's parameters and fitted state by a loaded model's (cannot fail).
 void install(kkm_model* model, kkm::LoadedModel&& loaded) noexcept {
+    const std::lock_guard<std::mutex> turn(model->writer_lock);
     model->start = kkm::Start{};
     model->params = loaded.params;
-    model->fitted_params = std::move(loaded.params);
-    model->fitted = std::move(loaded.fitted);
+    kkm::replace_state(*model, std::make_shared<const kkm::FittedState>(
+                                   kkm::FittedState{std::move(loaded.params), std::move(loaded.fitted)}));
 }
 
 void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int64_t d, const void* out,
@@ -192,7 +195,8 @@ const kkm::ParamSpec& param_at(int32_t index) {
 template <class T, class Get>
 kkm_status fitted_value(const kkm_model* model, T* out, const char* name, Get get) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     kkm::require_pointer(out, name);
     *out = get(f);
     KKM_API_END
@@ -354,10 +358,11 @@ kkm_status kkm_partial_fit(kkm_model* model, const float* X, int64_t n, int64_t 
     }
     const std::vector<float> w = kkm::checked_weights(weights, n);
     // Same parameters as the fitted model: go on from it; else this batch starts a new stream.
-    const std::shared_ptr<const kkm::FittedModel> previous =
-        model->fitted && model->params == model->fitted_params ? model->fitted : nullptr;
+    // Read under the writer lock fit_into holds: a partial_fit beside this one has finished.
     kkm::fit_into(*model, model->progress, model->progress_user, [&](const kkm::Params& params) {
-        return kkm::partial_fit(params, previous.get(), kkm::ConstMatrix{X, n, d}, w);
+        const std::shared_ptr<const kkm::FittedState> state = kkm::fitted_state(model);
+        const kkm::FittedModel* previous = state && model->params == state->params ? state->model.get() : nullptr;
+        return kkm::partial_fit(params, previous, kkm::ConstMatrix{X, n, d}, w);
     });
     KKM_API_END
 }
@@ -385,7 +390,8 @@ kkm_status kkm_fit_graph(kkm_model* model, int64_t n, const int64_t* indptr, con
 
 kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t d, int32_t* labels, float* distances) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     check_assign_input(f, X, n, d, labels, "labels", sizeof(float));
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
@@ -400,7 +406,8 @@ kkm_status kkm_assign(const kkm_model* model, const float* X, int64_t n, int64_t
 kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, int64_t d, int32_t* labels,
                           double* distances) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     check_assign_input(f, X, n, d, labels, "labels", sizeof(double));
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     std::vector<float> dist(distances != nullptr || measures(f) ? static_cast<size_t>(n) : 0);
@@ -412,7 +419,8 @@ kkm_status kkm_assign_f64(const kkm_model* model, const double* X, int64_t n, in
 
 kkm_status kkm_distances(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out, int64_t out_len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     check_assign_input(f, X, n, d, out, "out", sizeof(float));
     check_distances_output(f, n, out_len, sizeof(float));
     const kkm::ConstMatrix view{X, n, d};
@@ -425,7 +433,8 @@ kkm_status kkm_distances(const kkm_model* model, const float* X, int64_t n, int6
 kkm_status kkm_distances_f64(const kkm_model* model, const double* X, int64_t n, int64_t d, double* out,
                              int64_t out_len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     check_assign_input(f, X, n, d, out, "out", sizeof(double));
     check_distances_output(f, n, out_len, sizeof(double));
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
@@ -438,7 +447,8 @@ kkm_status kkm_distances_f64(const kkm_model* model, const double* X, int64_t n,
 
 kkm_status kkm_transform(const kkm_model* model, const float* X, int64_t n, int64_t d, float* out, int64_t out_len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     check_assign_input(f, X, n, d, out, "out", sizeof(float));
     if (f.feature_dim() == 0) f.transform(kkm::ConstMatrix{X, n, d}, out, 1);  // throws: no map
     kkm::require_product(n, "n", f.feature_dim(), "feature_dim", sizeof(float), "out");
@@ -468,7 +478,8 @@ kkm_status kkm_get_k(const kkm_model* model, int32_t* k) {
 
 kkm_status kkm_get_labels(const kkm_model* model, int32_t* labels, int64_t len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     if (f.n_train() > 0) kkm::require_pointer(labels, "labels");  // none to copy: a rank without rows
     if (len < f.n_train()) {
         kkm::invalid_argument("len=" + std::to_string(len) + " is too small for labels: n_train=" +
@@ -493,7 +504,8 @@ kkm_status kkm_get_feature_dim(const kkm_model* model, int64_t* dim) {
 
 kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     kkm::require_pointer(sizes, "sizes");
     if (len < f.params().k) {
         kkm::invalid_argument("len=" + std::to_string(len) +
@@ -506,7 +518,8 @@ kkm_status kkm_get_cluster_sizes(const kkm_model* model, double* sizes, int64_t 
 kkm_status kkm_get_search(const kkm_model* model, double* gammas, int32_t* ks, double* scores, int32_t* criteria,
                           int64_t len, int64_t* count) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     kkm::require_pointer(count, "count");
     const std::vector<kkm::SearchPoint>& scan = f.report().search;
     const auto need = static_cast<int64_t>(scan.size());
@@ -527,7 +540,8 @@ kkm_status kkm_get_search(const kkm_model* model, double* gammas, int32_t* ks, d
 
 kkm_status kkm_get_timings(const kkm_model* model, char* buf, size_t len, size_t* out_len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    const auto held = fitted(model);
+    const kkm::FittedModel& f = *held;
     std::ostringstream os;
     os.imbue(std::locale::classic());
     os.setf(std::ios::fixed);
@@ -552,9 +566,10 @@ kkm_status kkm_set_progress(kkm_model* model, kkm_progress_fn callback, void* us
 
 kkm_status kkm_save_buffer(const kkm_model* model, void* buffer, int64_t capacity, int64_t* size) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    fitted(model);  // NOT_FITTED first
+    const std::shared_ptr<const kkm::FittedState> state = kkm::fitted_state(model);
     kkm::require_pointer(size, "size");
-    const std::vector<unsigned char> bytes = kkm::save_model(model->fitted_params, f);
+    const std::vector<unsigned char> bytes = kkm::save_model(state->params, *state->model);
     *size = static_cast<int64_t>(bytes.size());
     if (buffer == nullptr && capacity == 0) return KKM_OK;  // size query
     kkm::require_pointer(buffer, "buffer");
@@ -580,9 +595,10 @@ kkm_status kkm_load_buffer(kkm_model* model, const void* buffer, int64_t size) {
 
 kkm_status kkm_save(const kkm_model* model, const char* path) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = fitted(model);
+    fitted(model);  // NOT_FITTED first
+    const std::shared_ptr<const kkm::FittedState> state = kkm::fitted_state(model);
     kkm::require_pointer(path, "path");
-    kkm::write_file(path, kkm::save_model(model->fitted_params, f));
+    kkm::write_file(path, kkm::save_model(state->params, *state->model));
     KKM_API_END
 }
 

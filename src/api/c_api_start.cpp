@@ -19,7 +19,8 @@ kkm_status kkm_set_init_labels(kkm_model* model, const int32_t* labels, int64_t 
         model->start = kkm::Start{};
         return KKM_OK;
     }
-    if (n < 1) kkm::invalid_argument("n=" + std::to_string(n) + " starting labels; give at least one (or NULL to clear)");
+    if (n < 1)
+        kkm::invalid_argument("n=" + std::to_string(n) + " starting labels; give at least one (or NULL to clear)");
     if (static_cast<uint64_t>(n) > static_cast<uint64_t>(INT64_MAX) / sizeof(int32_t)) {
         kkm::invalid_argument("n=" + std::to_string(n) +
                               " starting labels overflow 64-bit sizes (n x 4 bytes); check n");
@@ -58,22 +59,23 @@ kkm_status kkm_set_init_centres(kkm_model* model, const float* centres, int64_t 
 
 kkm_status kkm_get_centres(const kkm_model* model, float* centres, int64_t len) {
     KKM_API_BEGIN
-    const kkm::FittedModel& f = kkm::fitted_of(model);
+    const auto held = kkm::fitted_of(model);
+    const kkm::FittedModel& f = *held;
     kkm::require_pointer(centres, "centres");
     const kkm::Matrix c = f.feature_centres();
     if (c.rows == 0) {
-        kkm::invalid_argument(
-            std::string("a model of method=") + kkm::to_text(f.params().method) + " kernel=" +
-            kkm::to_text(f.params().kernel) +
-            (f.feature_dim() > 0 ? " loaded from a file keeps no explicit centres (kernel=precomputed)"
-                                 : " has no explicit centres (they are weighted sums of training points)") +
-            "; use kkm_distances");
+        kkm::invalid_argument(std::string("a model of method=") + kkm::to_text(f.params().method) +
+                              " kernel=" + kkm::to_text(f.params().kernel) +
+                              (f.feature_dim() > 0
+                                   ? " loaded from a file keeps no explicit centres (kernel=precomputed)"
+                                   : " has no explicit centres (they are weighted sums of training points)") +
+                              "; use kkm_distances");
     }
     const int64_t need = c.rows * c.cols;
     if (len < need) {
-        kkm::invalid_argument("len=" + std::to_string(len) + " is too small for centres: k x feature_dim = " +
-                              std::to_string(c.rows) + " x " + std::to_string(c.cols) + " = " + std::to_string(need) +
-                              " floats");
+        kkm::invalid_argument("len=" + std::to_string(len) +
+                              " is too small for centres: k x feature_dim = " + std::to_string(c.rows) + " x " +
+                              std::to_string(c.cols) + " = " + std::to_string(need) + " floats");
     }
     for (int64_t i = 0; i < c.rows; ++i) std::copy(c.row(i), c.row(i) + c.cols, centres + i * c.cols);
     KKM_API_END

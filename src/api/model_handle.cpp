@@ -8,23 +8,35 @@
 
 namespace kkm {
 
-const FittedModel& fitted_of(const kkm_model* model) {
+std::shared_ptr<const FittedState> fitted_state(const kkm_model* model) {
     require_pointer(model, "model");
-    if (!model->fitted) fail(KKM_ERR_NOT_FITTED, "the model is not fitted: call kkm_fit first");
-    return *model->fitted;
+    const std::lock_guard<std::mutex> lock(model->state_lock);
+    return model->fitted;
+}
+
+std::shared_ptr<const FittedModel> fitted_of(const kkm_model* model) {
+    const std::shared_ptr<const FittedState> state = fitted_state(model);
+    if (!state) fail(KKM_ERR_NOT_FITTED, "the model is not fitted: call kkm_fit first");
+    return state->model;
+}
+
+void replace_state(kkm_model& model, std::shared_ptr<const FittedState> state) noexcept {
+    std::shared_ptr<const FittedState> old;  // freed after the lock is released
+    const std::lock_guard<std::mutex> lock(model.state_lock);
+    old = std::exchange(model.fitted, std::move(state));
 }
 
 void fit_into(kkm_model& model, kkm_progress_fn callback, void* user_data, const FitFn& fit) {
-    ParamSet fitted_params = model.params;  // copied first: installing the result cannot fail
+    const std::lock_guard<std::mutex> turn(model.writer_lock);
+    auto state = std::make_shared<FittedState>();
+    state->params = model.params;  // copied first: installing the result cannot fail
     const Params params = model.params.typed();
     Progress progress(callback, user_data);
-    std::shared_ptr<const FittedModel> result;
     {
         const ProgressScope scope(progress);
-        result = fit(params);
+        state->model = fit(params);
     }
-    model.fitted_params = std::move(fitted_params);
-    model.fitted = std::move(result);
+    replace_state(model, std::move(state));
     progress.finish();
 }
 

@@ -5,29 +5,57 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "core/params.h"
 #include "kkmeans.h"
 #include "model/model.h"
 
+namespace kkm {
+
+/// What a fit left: the model and the parameters it was fitted with. Immutable: a fit,
+/// kkm_partial_fit or a load replaces the whole of it (copy on write), so a reader holding
+/// one (fitted_state) keeps it alive and consistent whatever replaces it meanwhile.
+struct FittedState {
+    ParamSet params;
+    std::shared_ptr<const FittedModel> model;
+};
+
+}  // namespace kkm
+
 struct kkm_model {
-    kkm::ParamSet params;         ///< what the next fit uses
-    kkm::ParamSet fitted_params;  ///< what the fitted model was fitted with
-    std::shared_ptr<const kkm::FittedModel> fitted;
-    kkm::Start start;  ///< kkm_set_init_labels / kkm_set_init_centres: where the next fits start
+    kkm::ParamSet params;                ///< what the next fit uses
+    kkm::Start start;                    ///< kkm_set_init_labels / kkm_set_init_centres: where the next fits start
     kkm_progress_fn progress = nullptr;  ///< kkm_set_progress
     void* progress_user = nullptr;
+
+    /// The fitted state (NULL before a fit): read through kkm::fitted_state, replaced through
+    /// kkm::replace_state, both under `state_lock` (held only to copy or swap the pointer).
+    std::shared_ptr<const kkm::FittedState> fitted;
+    mutable std::mutex state_lock;
+    /// Held through a fit, kkm_partial_fit or load from its start to the swap: writers take
+    /// turns, and each partial_fit goes on from the state the one before it left.
+    std::mutex writer_lock;
 };
 
 namespace kkm {
 
-/// The model's fitted state; throws INVALID_ARGUMENT for a NULL model, NOT_FITTED before a fit.
-const FittedModel& fitted_of(const kkm_model* model);
+/// The model's fitted state as it is now (NULL before a fit); throws INVALID_ARGUMENT for a
+/// NULL model. The caller holds it: a fit replacing it meanwhile frees nothing it reads.
+std::shared_ptr<const FittedState> fitted_state(const kkm_model* model);
+
+/// The model's fitted model, held; throws INVALID_ARGUMENT for a NULL model, NOT_FITTED before
+/// a fit.
+std::shared_ptr<const FittedModel> fitted_of(const kkm_model* model);
+
+/// Makes `state` the model's fitted state (cannot fail).
+void replace_state(kkm_model& model, std::shared_ptr<const FittedState> state) noexcept;
 
 /// A fit of the model's current parameters (throws kkm::Error).
 using FitFn = std::function<std::unique_ptr<FittedModel>(const Params&)>;
 
-/// Runs fit with the model's parameters, with a Progress over (callback, user_data) installed
+/// Runs fit with the model's parameters (holding its writer_lock: fits, partial fits and loads
+/// of one model take turns; fit may read fitted_state, the state it replaces), with a Progress over (callback, user_data) installed
 /// for the calling thread (callback may be NULL), and on success makes the result the
 /// model's fitted state, recorded with the parameters it was fitted with, then reports the
 /// end of the fit. If fit throws, the exception propagates and the model is unchanged:

@@ -118,3 +118,40 @@ def test_memmap_goes_through_without_a_copy(tmp_path):
     for start in range(0, len(ro), 250):
         s.partial_fit(ro[start:start + 250])  # slices of a mapping: views, no copy either
     assert s.cluster_sizes_.sum() == len(ro)
+
+
+@pytest.mark.parametrize("method", ["nystrom", "rff"])
+def test_partial_fit_on_a_thread_beside_predicting_threads(method):
+    """Learning while serving (issue 60: predicting threads got 'model is damaged' errors or the
+    interpreter died): every predict succeeds with a real partition, and no batch is lost."""
+    import threading
+    batches = [rings(per_ring=300, seed=s)[0] for s in range(13)]
+    km = KernelKMeans(n_clusters=2, method=method, m=40 if method == "nystrom" else 64, gamma=1.0,
+                      random_state=0).partial_fit(batches[0])
+    first = km.n_iter_
+    errors, done = [], threading.Event()
+
+    def learn():
+        try:
+            for X in batches[1:]:
+                km.partial_fit(X)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+        finally:
+            done.set()
+
+    def serve(X):
+        try:
+            while not done.is_set():
+                labels = km.predict(X)
+                assert labels.shape == (len(X),) and set(np.unique(labels)) <= {0, 1}
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=learn)] + [threading.Thread(target=serve, args=(batches[i],)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert km.n_iter_ == first + len(batches) - 1
