@@ -321,5 +321,18 @@ check "a row longer than a piece is read whole; a gzip --truth file is read in p
      '$kkm' fit -q '$dir/lf.csv' k=2 method=exact gamma=0.5 --truth '$dir/truth.csv.gz' | grep -q '^NMI ' &&
      head -c \$((\$(wc -c <'$dir/truth.csv.gz') / 2)) '$dir/truth.csv.gz' >'$dir/cut.csv.gz' &&
      ! '$kkm' fit -q '$dir/lf.csv' k=2 --truth '$dir/cut.csv.gz' 2>'$dir/e' && grep -q 'cut.csv.gz' '$dir/e'"
+# threads beyond what the system can start (issue 60): libgomp ended the process with status 1
+# and no message; now fit and assign fail with a message naming threads. Under a sanitizer the
+# program cannot run under ulimit -v at all (its shadow memory): skipped there.
+if (ulimit -v 2000000 && "$kkm" fit -q "$dir/rings.csv" k=2 threads=1 >/dev/null 2>&1); then
+    check "threads=1000 under ulimit -v is an error naming threads (fit and assign), and works without it" sh -c \
+        "(ulimit -v 2000000; ! '$kkm' fit -q '$dir/rings.csv' k=2 threads=1000 2>'$dir/e') &&
+         grep -q 'threads=1000' '$dir/e' && grep -q 'ulimit -v' '$dir/e' &&
+         '$kkm' fit -q '$dir/rings.csv' k=2 threads=1000 -o '$dir/t1000.kkm' >/dev/null &&
+         (ulimit -v 2000000; ! '$kkm' assign -q '$dir/t1000.kkm' '$dir/rings.csv' 2>'$dir/e') &&
+         grep -q 'threads=1000' '$dir/e' && '$kkm' assign -q '$dir/t1000.kkm' '$dir/rings.csv' >/dev/null"
+else
+    echo "skip threads=1000 under ulimit -v (this build cannot run under an address-space limit)"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

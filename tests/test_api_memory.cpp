@@ -416,3 +416,50 @@ INSTANTIATE_TEST_SUITE_P(Methods, AllocationFailure, ::testing::ValuesIn(kAlloca
                          [](const ::testing::TestParamInfo<AllocationCase>& info) {
                              return std::string(info.param.name);
                          });
+
+#ifndef KKM_TEST_SANITIZED
+namespace {
+
+// threads=1000 under an address-space limit that holds about 100 thread stacks: libgomp could
+// not create the team and ended the process with status 1 (issue 60). The child exits 0 when
+// the fit failed with OUT_OF_MEMORY naming threads and the model and library still work.
+[[noreturn]] void thousand_threads_under_address_limit() {
+    const Dataset ds = blobs(400, 2, 2, 1);
+    kkm_model* m = nullptr;
+    if (kkm_create(&m) != KKM_OK || kkm_set_params(m, "k=2 threads=2 method=nystrom m=20") != KKM_OK ||
+        kkm_fit(m, ds.X.data(), ds.n, ds.d, nullptr) != KKM_OK) {
+        std::fprintf(stderr, "warm-up failed: %s\n", kkm_last_error());
+        std::_Exit(2);
+    }
+    rlimit cap{};
+    getrlimit(RLIMIT_AS, &cap);
+    const auto wanted = static_cast<rlim_t>(vm_size_bytes() + (1LL << 30));
+    cap.rlim_cur = cap.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, cap.rlim_max);
+    if (setrlimit(RLIMIT_AS, &cap) != 0) std::_Exit(2);
+    if (kkm_set_params(m, "threads=1000") != KKM_OK) std::_Exit(2);
+    const kkm_status s = kkm_fit(m, ds.X.data(), ds.n, ds.d, nullptr);
+    std::fprintf(stderr, "status=%d message: %s\n", static_cast<int>(s), kkm_last_error());
+    if (s != KKM_ERR_OUT_OF_MEMORY) std::_Exit(3);
+    std::vector<int32_t> labels(static_cast<size_t>(ds.n));
+    if (kkm_set_params(m, "threads=2") != KKM_OK ||
+        kkm_assign(m, ds.X.data(), ds.n, ds.d, labels.data(), nullptr) != KKM_OK ||
+        kkm_fit(m, ds.X.data(), ds.n, ds.d, nullptr) != KKM_OK) {
+        std::fprintf(stderr, "after the refusal: %s\n", kkm_last_error());
+        std::_Exit(4);
+    }
+    kkm_destroy(m);
+    std::_Exit(0);
+}
+
+}  // namespace
+#endif
+
+TEST(ThreadStart, MoreThreadsThanTheSystemCanStartAreAStatusNotAnExit) {
+#ifdef KKM_TEST_SANITIZED
+    GTEST_SKIP() << "RLIMIT_AS cannot be used under a sanitizer";
+#else
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(thousand_threads_under_address_limit(), ::testing::ExitedWithCode(0),
+                "status=4 message: threads=1000: the system started only [0-9]+ of the [0-9]+ more threads.*ulimit -v");
+#endif
+}

@@ -142,7 +142,9 @@ void check_assign_input(const kkm::FittedModel& f, const void* X, int64_t n, int
 }
 
 int assign_threads(const kkm::FittedModel& f) {
-    return kkm::resolve_threads(f.params().threads);
+    const int threads = kkm::resolve_threads(f.params().threads);
+    kkm::require_startable_threads(threads);
+    return threads;
 }
 
 /// kkm_distances' output, checked before anything reads X: n x k values of element_bytes

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/progress.h"
 #include "core/validate.h"
 
@@ -31,6 +32,7 @@ void fit_into(kkm_model& model, kkm_progress_fn callback, void* user_data, const
     auto state = std::make_shared<FittedState>();
     state->params = model.params;  // copied first: installing the result cannot fail
     const Params params = model.params.typed();
+    require_startable_threads(resolve_threads(params.threads));
     Progress progress(callback, user_data);
     {
         const ProgressScope scope(progress);

@@ -1,9 +1,18 @@
-// Fork safety of the threading helpers (core/parallel.h).
+// Fork safety of the threading helpers (core/parallel.h), and the check that a team of the
+// requested size can start.
 #include "core/parallel.h"
 
 #include <pthread.h>
 
 #include <atomic>
+#include <cstring>
+#include <fstream>
+#include <latch>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "core/error.h"
 
 namespace kkm {
 namespace {
@@ -34,7 +43,49 @@ struct ForkWatch {
 };
 const ForkWatch fork_watch;
 
+/// Threads the process runs now (Linux /proc/self/status), or 1 when it cannot be read.
+int process_threads() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "Threads:") {
+            int n = 1;
+            status >> n;
+            return std::max(n, 1);
+        }
+        status.ignore(1 << 16, '\n');
+    }
+    return 1;
+}
+
 }  // namespace
+
+void require_startable_threads(int threads) {
+    if (usable_threads(threads) <= std::max(1, omp_get_num_procs())) return;
+    // A team of `threads` needs threads - 1 workers; libgomp keeps the workers of earlier
+    // teams, which the process's thread count includes: only the shortfall is new.
+    const int needed = threads - process_threads();
+    if (needed <= 0) return;
+    std::latch release(1);
+    std::vector<std::thread> started;
+    std::string why;
+    try {
+        started.reserve(static_cast<size_t>(needed));
+        for (int t = 0; t < needed; ++t) started.emplace_back([&release] { release.wait(); });
+    } catch (const std::system_error& e) {
+        why = e.what();
+    } catch (const std::bad_alloc&) {
+        why = "out of memory";
+    }
+    release.count_down();
+    for (std::thread& t : started) t.join();
+    if (why.empty()) return;
+    fail(KKM_ERR_OUT_OF_MEMORY,
+         "threads=" + std::to_string(threads) + ": the system started only " + std::to_string(started.size()) +
+             " of the " + std::to_string(needed) + " more threads such a team needs (" + why +
+             "): an address-space limit (ulimit -v), a process limit (ulimit -u) or the memory stops it; "
+             "lower threads, or leave threads=0 (every core)");
+}
 
 bool in_forked_child() {
     return forked_child.load(std::memory_order_relaxed);

@@ -35,6 +35,11 @@ inline int resolve_threads(int64_t requested) {
     return std::max(1, omp_get_num_procs());
 }
 
+/// Throws OUT_OF_MEMORY naming `threads` when a team of that many threads cannot start: more
+/// threads than cores (an explicit threads=) are started once beforehand, so that a failure
+/// is a status instead of libgomp ending the process. At most the cores: nothing is done.
+void require_startable_threads(int threads);
+
 /// Work (arithmetic, see fit_work in model/fit.cpp) that each thread of an automatic thread
 /// count gets at least. Measured on AMD EPYC Zen 5 (2 cores, idle), median of 9 fits with
 /// d = 9, k = 11: a second thread first saves more than 10 % at 2.5-4·10⁶ (exact n ≈ 600,

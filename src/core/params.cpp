@@ -168,7 +168,9 @@ std::vector<ParamSpec> build_table() {
          "seed of every random choice (results are identical for any thread count)", 0, 9007199254740991.0, false,
          false, nullptr},
         {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]",
-         "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README)", 0,
+         "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README); "
+         "more than the cores are started once beforehand: OUT_OF_MEMORY naming threads when the system cannot "
+         "(ulimit -v, ulimit -u)", 0,
          1024, false, false, nullptr},
         {"isa", "", "enum", "auto", choices_text<IsaChoice>().c_str(),
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
