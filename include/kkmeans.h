@@ -142,7 +142,9 @@ KKM_API kkm_status kkm_param_aliases(int32_t index, const char **aliases);
  * exception (one that does is caught and the fit ends with CANCELLED, the model unchanged)
  * and must not longjmp or otherwise leave the fit (that skips the fit's cleanup: its memory
  * is lost, and when it happens during a parallel stage the worker threads wait forever; the
- * library keeps no pointer to the abandoned fit, so later calls on that thread work). It may
+ * library keeps no pointer to the abandoned fit, so later calls on that thread work, and the
+ * next fit, partial fit or load of that model on that thread takes the abandoned fit's turn;
+ * on other threads they wait until that one ends). It may
  * call the library (other models, or getters of this one: they do not see the running fit). */
 typedef int (*kkm_progress_fn)(const char *stage, double fraction, void *user_data);
 
@@ -189,8 +191,7 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * multiple of 4d, n_weights != n, a big-endian machine), IO (the file cannot be opened or
  * mapped, is empty, or is not a regular file: a FIFO or device must be read and passed to
  * kkm_fit). */
-KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, const float *weights,
-                                int64_t n_weights);
+KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, const float *weights, int64_t n_weights);
 
 /* Streaming (scikit-learn's partial_fit): fits one batch of n rows, going on from the
  * model's fitted state when it was fitted (by kkm_fit or kkm_partial_fit) with the current
@@ -225,6 +226,10 @@ KKM_API kkm_status kkm_fit_file(kkm_model *model, const char *path, int64_t d, c
  * the value it has goes on. The progress callback sees the first batch's stages; a later
  * batch reports "features" while its rows are transformed (feature methods) or "minibatch"
  * while it iterates, where a cancel stops it (the stream stays as it was), then "done".
+ * Memory: a later batch is checked against max_memory_mb (the stream's) before its rows are
+ * read, and transforms them chunk by chunk: it holds a few MiB of features and 8 bytes per
+ * row (labels and distances) whatever its size (method=minibatch: what a fit of its rows
+ * would hold).
  * Errors: as kkm_fit; INVALID_ARGUMENT for method=exact, method=minibatch with tau=0,
  * kernel=knn, heat or precomputed, refine=hartigan, a first batch of fewer than m rows
  * (nystrom, sketch) or k rows, a batch whose d differs from the stream's, a starting
@@ -260,8 +265,10 @@ KKM_API kkm_status kkm_set_init_centres(kkm_model *model, const float *centres, 
  * indptr holds n + 1 offsets from 0; indices and values hold indptr[n] entries. A must be
  * symmetric (A[i,j] == A[j,i] exactly; pass (A + A^T)/2 for a directed graph), its weights
  * finite and >= 0, and every node needs an edge (a self-loop counts); repeated entries of one
- * (i, j) are summed and zeros dropped, so the same graph in any order fits the same. The graph
- * is copied; the caller's arrays may be freed after the call. The parameters neighbors and
+ * (i, j) are summed (in ascending order of weight, in float64, then rounded to float32) and
+ * zeros dropped, so the same graph in any order fits the same. The graph is copied, counted
+ * with the fit's estimate against max_memory_mb (16 bytes per entry while it is checked, 8
+ * while it is held); the caller's arrays may be freed after the call. The parameters neighbors and
  * graph do not apply (the graph is given). The fitted model assigns affinity rows: kkm_assign
  * and kkm_distances take rows of n values (d = n), each new node's weights to the training
  * nodes (>= 0, at least one positive); a row equal to a training node's row of A is that node
@@ -270,8 +277,8 @@ KKM_API kkm_status kkm_set_init_centres(kkm_model *model, const float *centres, 
  * Errors: INVALID_ARGUMENT (NULL model or indptr, NULL indices with entries, n < 1 or above
  * 2^31 - 1, indptr not starting at 0 or decreasing, a column outside [0, n), a kernel other
  * than knn or heat, k > n, parameters that conflict; the message names the offset or entry),
- * INVALID_DATA (a negative or non-finite weight, an asymmetric pair naming both entries, a node
- * without edges), OUT_OF_MEMORY, CANCELLED. On any error the model is unchanged. */
+ * INVALID_DATA (a negative or non-finite weight, an asymmetric pair naming both entries,
+ * repeated entries whose sum exceeds float32, a node without edges), OUT_OF_MEMORY, CANCELLED. On any error the model is unchanged. */
 KKM_API kkm_status kkm_fit_graph(kkm_model *model, int64_t n, const int64_t *indptr, const int64_t *indices,
                                  const float *values);
 

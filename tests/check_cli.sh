@@ -331,8 +331,15 @@ if (ulimit -v 2000000 && "$kkm" fit -q "$dir/rings.csv" k=2 threads=1 >/dev/null
          '$kkm' fit -q '$dir/rings.csv' k=2 threads=1000 -o '$dir/t1000.kkm' >/dev/null &&
          (ulimit -v 2000000; ! '$kkm' assign -q '$dir/t1000.kkm' '$dir/rings.csv' 2>'$dir/e') &&
          grep -q 'threads=1000' '$dir/e' && '$kkm' assign -q '$dir/t1000.kkm' '$dir/rings.csv' >/dev/null"
+    # max_memory_mb=auto follows the address-space limit (issue 60): an endless input under
+    # ulimit -v ended "out of memory"; now the limit is named (the budget's, or ulimit's).
+    check "an endless input under ulimit -v is an error naming max_memory_mb (raw and CSV)" sh -c \
+        "(ulimit -v 2000000; ! '$kkm' fit -q --dims 8 /dev/zero k=2 2>'$dir/e') &&
+         grep -q 'max_memory_mb=' '$dir/e' && grep -q 'ulimit -v' '$dir/e' &&
+         (ulimit -v 2000000; yes 1,2 | head -c 3000000000 | '$kkm' fit -q - k=2 2>'$dir/e'; true) &&
+         grep -q 'max_memory_mb=' '$dir/e' && ! grep -qx 'kkmeans: error: out of memory' '$dir/e'"
 else
-    echo "skip threads=1000 under ulimit -v (this build cannot run under an address-space limit)"
+    echo "skip threads=1000 and endless input under ulimit -v (this build cannot run under an address-space limit)"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

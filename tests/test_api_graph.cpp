@@ -504,6 +504,34 @@ TEST(GraphKernels, BadGraphsAreRefusedNamingTheEntry) {
     EXPECT_TRUE(Fails(kkm_assign(m.get(), row.data(), 1, 5, &label, nullptr), KKM_ERR_INVALID_ARGUMENT, {W("d=5")}));
 }
 
+// Repeated entries of one (i, j) are summed (issue 60): in float32 in their given order, so
+// A[0,1] = 2^24 + 1 + 1 = 2^24 while A[1,0] = 1 + 1 + 2^24 = 2^24 + 2, and the graph was refused
+// as asymmetric; entries summing beyond FLT_MAX got a message about gamma and degrees. The sum
+// no longer depends on the order, and an overflowing one names the entry.
+TEST(GraphKernels, RepeatedEntriesSumTheSameInAnyOrderAndAnOverflowNamesTheEntry) {
+    // Two triangles {0, 1, 2} and {3, 4, 5}; (0, 1) given three times in rows 0 and 1.
+    const std::vector<int64_t> indptr{0, 4, 8, 10, 12, 14, 16};
+    const std::vector<int64_t> indices{1, 1, 1, 2, 0, 0, 0, 2, 0, 1, 4, 5, 3, 5, 3, 4};
+    std::vector<float> values(indices.size(), 1.0f);
+    values[0] = 16777216.0f;  // row 0: 2^24, 1, 1 for column 1
+    values[6] = 16777216.0f;  // row 1: 1, 1, 2^24 for column 0
+    Model m = make_model("k=2 kernel=knn");
+    ASSERT_TRUE(Ok(kkm_fit_graph(m.get(), 6, indptr.data(), indices.data(), values.data())));
+    std::vector<int32_t> labels(6);
+    ASSERT_TRUE(Ok(kkm_get_labels(m.get(), labels.data(), 6)));
+    EXPECT_EQ(labels[0], labels[1]);
+    EXPECT_EQ(labels[0], labels[2]);
+    EXPECT_NE(labels[0], labels[3]);
+    std::vector<float> overflow(indices.size(), 1.0f);
+    overflow[0] = overflow[1] = overflow[4] = overflow[5] = 3e38f;  // (0, 1) and (1, 0): 6e38
+    for (const char* kernel : {"k=2 kernel=knn", "k=2 kernel=heat"}) {
+        Model g = make_model(kernel);
+        const kkm_status st = kkm_fit_graph(g.get(), 6, indptr.data(), indices.data(), overflow.data());
+        EXPECT_TRUE(Fails(st, KKM_ERR_INVALID_DATA, {"(0, 1)", "repeated entries", "float32"})) << kernel;
+        EXPECT_EQ(std::string(kkm_last_error()).find("gamma"), std::string::npos) << kkm_last_error();
+    }
+}
+
 struct Stages {
     std::vector<std::string> seen;
     std::string cancel_at;

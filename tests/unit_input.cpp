@@ -4,15 +4,17 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -61,7 +63,8 @@ TEST(ScanRows, MomentsMatchAFloat64TwoPassReferenceForAnyThreadCount) {
             const kkm::RowMoments two = kkm::scan_rows(X.view(), ws, kkm::Moments::spread, 0, 2);
             EXPECT_NEAR(one.weight, total, 1e-12 * total);
             EXPECT_NEAR(one.spread, spread, 1e-10 * spread + 1e-9) << "n=" << n;
-            for (int64_t t = 0; t < 5; ++t) EXPECT_NEAR(one.mean[static_cast<size_t>(t)], mean[static_cast<size_t>(t)], 1e-9);
+            for (int64_t t = 0; t < 5; ++t)
+                EXPECT_NEAR(one.mean[static_cast<size_t>(t)], mean[static_cast<size_t>(t)], 1e-9);
             EXPECT_EQ(one.spread, two.spread);  // bit for bit
             EXPECT_EQ(one.sums, two.sums);
         }
@@ -146,7 +149,7 @@ TEST(InputPages, OnlyReadOnlyFileMappingsGetAdvice) {
         const kkm::io::MappedFile file(path);
         const kkm::InputPages pages(file.data(), file.size());
         EXPECT_TRUE(pages.file());
-        EXPECT_FALSE(pages.drops());  // 256 KiB: far below half the memory, kept for the next pass
+        EXPECT_FALSE(pages.drops());                      // 256 KiB: far below half the memory, kept for the next pass
         pages.passed(file.data(), file.size(), 0, 5000);  // advice per region: a small file is one
         pages.passed(file.data(), file.size(), 5000, file.size());
         EXPECT_EQ(reinterpret_cast<const float*>(file.data())[1000], 1.0f);
@@ -263,6 +266,30 @@ TEST(SystemMemory, CgroupLimitFilesAndTheAutoBudget) {
     EXPECT_LE(static_cast<double>(kkm::memory_limit_bytes()), physical);
     EXPECT_EQ(kkm::auto_memory_mb(),
               static_cast<int64_t>(std::floor(0.75 * static_cast<double>(kkm::memory_limit_bytes()) / 1048576.0)));
+}
+
+// max_memory_mb=auto under ulimit -v (issue 60): the budget followed the physical memory and
+// the cgroup only, so a fit or the CLI's input under an address-space limit ran out of memory
+// instead of being refused by the budget. The room the soft RLIMIT_AS leaves bounds it now.
+TEST(SystemMemory, AnAddressSpaceLimitBoundsTheAutoBudget) {
+    rlimit old{};
+    ASSERT_EQ(::getrlimit(RLIMIT_AS, &old), 0);
+    const uint64_t used = kkm::process_status_field("VmSize:") * 1024;
+    ASSERT_GT(used, 0u);
+    constexpr uint64_t kRoom = uint64_t{1} << 30;
+    if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < used + kRoom)
+        GTEST_SKIP() << "already limited below VmSize + 1 GiB";
+    rlimit capped = old;
+    capped.rlim_cur = static_cast<rlim_t>(used + kRoom);
+    ASSERT_EQ(::setrlimit(RLIMIT_AS, &capped), 0);
+    const uint64_t room = kkm::address_space_room(), limit = kkm::memory_limit_bytes();
+    const int64_t mb = kkm::auto_memory_mb();
+    ASSERT_EQ(::setrlimit(RLIMIT_AS, &old), 0);  // before any assertion can fail
+    EXPECT_LE(room, kRoom);
+    EXPECT_GT(room, kRoom - (uint64_t{64} << 20));  // VmSize moves little between the calls
+    EXPECT_LE(limit, room);
+    EXPECT_LE(mb, static_cast<int64_t>(0.75 * 1024));
+    EXPECT_GE(mb, static_cast<int64_t>(0.75 * 960));
 }
 
 }  // namespace

@@ -8,8 +8,11 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <new>
+#include <string>
 
 #include "cli.h"
+#include "core/system_memory.h"
 #include "data_io.h"
 
 namespace kkm_tool {
@@ -49,6 +52,19 @@ size_t size_hint(const std::string& path) {
     return ec ? 0 : static_cast<size_t>(size);
 }
 
+/// The values read so far are held in vectors that grow by doubling, so a process limit
+/// (ulimit -v, a cgroup) can end the reading below max_memory_mb: the message names both.
+std::string out_of_memory_reading(const std::string& path, uint64_t read, uint64_t max_bytes) {
+    const uint64_t room = kkm::address_space_room();
+    const std::string limit = room == UINT64_MAX ? "the memory this process may use is"
+                                                 : "the address-space limit (ulimit -v/-d; " +
+                                                       std::to_string(room >> 20) + " MiB of it free now) is";
+    return "cannot read '" + path + "': out of memory after " + std::to_string(read >> 20) +
+           " MiB of it, below its limit max_memory_mb=" + std::to_string(max_bytes >> 20) + " MiB: " + limit +
+           " reached first (the values read are held in buffers that double); give a lower max_memory_mb to "
+           "refuse such input sooner, or raise the limit";
+}
+
 }  // namespace
 
 void read_file_pieces(const std::string& path, uint64_t max_bytes,
@@ -60,15 +76,20 @@ void read_file_pieces(const std::string& path, uint64_t max_bytes,
     constexpr size_t kPiece = size_t{1} << 16;
     std::vector<char> buffer(kPiece);
     uint64_t total = 0;
-    for (;;) {
-        const int got = gzread(file.get(), buffer.data(), static_cast<unsigned>(kPiece));
-        if (got <= 0) break;
-        total += static_cast<uint64_t>(got);
-        if (total > max_bytes) {
-            throw ToolError("cannot read '" + path + "': it holds more than max_memory_mb=" +
-                            std::to_string(max_bytes >> 20) + " MiB (decompressed); raise max_memory_mb to read it");
+    try {
+        for (;;) {
+            const int got = gzread(file.get(), buffer.data(), static_cast<unsigned>(kPiece));
+            if (got <= 0) break;
+            total += static_cast<uint64_t>(got);
+            if (total > max_bytes) {
+                throw ToolError("cannot read '" + path +
+                                "': it holds more than max_memory_mb=" + std::to_string(max_bytes >> 20) +
+                                " MiB (decompressed); raise max_memory_mb to read it");
+            }
+            piece({buffer.data(), static_cast<size_t>(got)});
         }
-        piece({buffer.data(), static_cast<size_t>(got)});
+    } catch (const std::bad_alloc&) {
+        throw ToolError(out_of_memory_reading(path, total, max_bytes));
     }
     throw_if_failed(file.get(), path);  // also catches a truncated gzip stream
 }

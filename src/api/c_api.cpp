@@ -121,7 +121,7 @@ kkm_status fit_checked(kkm_model* model, kkm::ConstMatrix X, std::vector<float> 
 
 /// Replaces the model's parameters and fitted state by a loaded model's (cannot fail).
 void install(kkm_model* model, kkm::LoadedModel&& loaded) noexcept {
-    const std::lock_guard<std::mutex> turn(model->writer_lock);
+    const kkm::WriterTurns::Turn turn(model->writers);
     model->start = kkm::Start{};
     model->params = loaded.params;
     kkm::replace_state(*model, std::make_shared<const kkm::FittedState>(
@@ -169,16 +169,29 @@ bool measures(const kkm::FittedModel& f) {
 /// What a model computed for the rows, checked before the caller sees it: a NaN (an overflow
 /// of damaged model values, or of the rows' kernel values) is an error naming the row, never a
 /// distance. `cols` values per row; `infinite_ok`: +inf marks a centre that lost every point.
+[[noreturn]] void not_computed(int64_t row, const std::string& what) {
+    kkm::invalid_data("row " + std::to_string(row) + ": the model gives a non-finite " + what +
+                      ": its values overflow float32 against this row, or the model is damaged");
+}
+
 void require_computed(const float* values, int64_t rows, int64_t cols, bool infinite_ok, const char* what) {
     for (int64_t i = 0; i < rows; ++i) {
         for (int64_t j = 0; j < cols; ++j) {
             const float v = values[i * cols + j];
             if (std::isnan(v) || (!infinite_ok && std::isinf(v))) {
-                kkm::invalid_data("row " + std::to_string(i) + ": the model gives a non-finite " + what +
-                                  (cols > 1 ? " (column " + std::to_string(j) + ")" : std::string()) +
-                                  ": its values overflow float32 against this row, or the model is damaged");
+                not_computed(i, what + (cols > 1 ? " (column " + std::to_string(j) + ")" : std::string()));
             }
         }
+    }
+}
+
+/// kkm_distances' rows: +inf stands for a centre without members, but a row whose nearest
+/// centre is +inf is refused as kkm_assign refuses it (the same rows, the same message).
+void require_distances(const float* values, int64_t rows, int64_t k) {
+    require_computed(values, rows, k, true, "distance");
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* row = values + i * k;
+        if (std::isinf(*std::min_element(row, row + k))) not_computed(i, "distance to its nearest centre");
     }
 }
 
@@ -384,9 +397,9 @@ kkm_status kkm_fit_graph(kkm_model* model, int64_t n, const int64_t* indptr, con
             "kkm_fit_graph does not start from a given partition (kkm_set_init_labels / kkm_set_init_centres); "
             "clear it (NULL) first");
     }
-    kkm::graph::SparseGraph graph = kkm::graph::checked_graph(n, indptr, indices, values);
+    const kkm::graph::CsrView graph{n, indptr, indices, values};
     kkm::fit_into(*model, model->progress, model->progress_user,
-                  [&](const kkm::Params& params) { return kkm::fit_graph_model(params, std::move(graph)); });
+                  [&](const kkm::Params& params) { return kkm::fit_graph_model(params, graph); });
     KKM_API_END
 }
 
@@ -428,7 +441,7 @@ kkm_status kkm_distances(const kkm_model* model, const float* X, int64_t n, int6
     const kkm::ConstMatrix view{X, n, d};
     kkm::require_finite(view, "X");
     f.distances(view, out, assign_threads(f));
-    require_computed(out, n, f.params().k, true, "distance");
+    require_distances(out, n, f.params().k);
     KKM_API_END
 }
 
@@ -442,7 +455,7 @@ kkm_status kkm_distances_f64(const kkm_model* model, const double* X, int64_t n,
     const kkm::Matrix converted = kkm::to_float32(X, n, d, "X");
     std::vector<float> all(static_cast<size_t>(n * f.params().k));
     f.distances(converted.view(), all.data(), assign_threads(f));
-    require_computed(all.data(), n, f.params().k, true, "distance");
+    require_distances(all.data(), n, f.params().k);
     std::copy(all.begin(), all.end(), out);
     KKM_API_END
 }

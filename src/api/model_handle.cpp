@@ -9,6 +9,22 @@
 
 namespace kkm {
 
+WriterTurns::Turn::Turn(WriterTurns& turns) : turns_(turns) {
+    std::unique_lock<std::mutex> lock(turns_.lock_);
+    const std::thread::id self = std::this_thread::get_id();
+    turns_.ended_.wait(lock, [&] { return !turns_.taken_ || turns_.holder_ == self; });
+    turns_.taken_ = true;
+    turns_.holder_ = self;
+}
+
+WriterTurns::Turn::~Turn() {
+    {
+        const std::lock_guard<std::mutex> lock(turns_.lock_);
+        turns_.taken_ = false;
+    }
+    turns_.ended_.notify_all();
+}
+
 std::shared_ptr<const FittedState> fitted_state(const kkm_model* model) {
     require_pointer(model, "model");
     const std::lock_guard<std::mutex> lock(model->state_lock);
@@ -28,7 +44,7 @@ void replace_state(kkm_model& model, std::shared_ptr<const FittedState> state) n
 }
 
 void fit_into(kkm_model& model, kkm_progress_fn callback, void* user_data, const FitFn& fit) {
-    const std::lock_guard<std::mutex> turn(model.writer_lock);
+    const WriterTurns::Turn turn(model.writers);
     auto state = std::make_shared<FittedState>();
     state->params = model.params;  // copied first: installing the result cannot fail
     const Params params = model.params.typed();

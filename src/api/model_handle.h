@@ -3,15 +3,43 @@
 // behind kkm_fit_mpi).
 #pragma once
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "core/params.h"
 #include "kkmeans.h"
 #include "model/model.h"
 
 namespace kkm {
+
+/// The turns the writers of one model (fits, partial fits, loads) take: one at a time, the
+/// others wait. A turn is held by a thread; a writer on the thread that holds it takes it
+/// over: that thread's earlier writer can no longer be running (its progress callback left
+/// the fit by longjmp, which kkmeans.h forbids but a C host may still do), and waiting for it
+/// would hang the thread forever. Other threads then wait until that thread's next writer
+/// ends.
+class WriterTurns {
+public:
+    class Turn {
+    public:
+        explicit Turn(WriterTurns& turns);
+        ~Turn();
+        Turn(const Turn&) = delete;
+        Turn& operator=(const Turn&) = delete;
+
+    private:
+        WriterTurns& turns_;
+    };
+
+private:
+    std::mutex lock_;
+    std::condition_variable ended_;
+    bool taken_ = false;
+    std::thread::id holder_;
+};
 
 /// What a fit left: the model and the parameters it was fitted with. Immutable: a fit,
 /// kkm_partial_fit or a load replaces the whole of it (copy on write), so a reader holding
@@ -35,7 +63,7 @@ struct kkm_model {
     mutable std::mutex state_lock;
     /// Held through a fit, kkm_partial_fit or load from its start to the swap: writers take
     /// turns, and each partial_fit goes on from the state the one before it left.
-    std::mutex writer_lock;
+    kkm::WriterTurns writers;
 };
 
 namespace kkm {
@@ -54,8 +82,9 @@ void replace_state(kkm_model& model, std::shared_ptr<const FittedState> state) n
 /// A fit of the model's current parameters (throws kkm::Error).
 using FitFn = std::function<std::unique_ptr<FittedModel>(const Params&)>;
 
-/// Runs fit with the model's parameters (holding its writer_lock: fits, partial fits and loads
-/// of one model take turns; fit may read fitted_state, the state it replaces), with a Progress over (callback, user_data) installed
+/// Runs fit with the model's parameters (in a turn of its writers: fits, partial fits and
+/// loads of one model take turns; fit may read fitted_state, the state it replaces), with a
+/// Progress over (callback, user_data) installed
 /// for the calling thread (callback may be NULL), and on success makes the result the
 /// model's fitted state, recorded with the parameters it was fitted with, then reports the
 /// end of the fit. If fit throws, the exception propagates and the model is unchanged:

@@ -4,15 +4,17 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <latch>
 #include <string>
 #include <system_error>
 #include <thread>
 
 #include "core/error.h"
+#include "core/system_memory.h"
 
 namespace kkm {
 namespace {
@@ -45,17 +47,7 @@ const ForkWatch fork_watch;
 
 /// Threads the process runs now (Linux /proc/self/status), or 1 when it cannot be read.
 int process_threads() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-        if (key == "Threads:") {
-            int n = 1;
-            status >> n;
-            return std::max(n, 1);
-        }
-        status.ignore(1 << 16, '\n');
-    }
-    return 1;
+    return static_cast<int>(std::clamp<uint64_t>(process_status_field("Threads:"), 1, INT32_MAX));
 }
 
 }  // namespace

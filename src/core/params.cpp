@@ -170,8 +170,8 @@ std::vector<ParamSpec> build_table() {
         {"threads", "num_threads n_jobs", "int", "0", "[0, 1024]",
          "threads; 0 = all cores, fewer for a small fit (at least 1.5e6 units of work per thread; see the README); "
          "more than the cores are started once beforehand: OUT_OF_MEMORY naming threads when the system cannot "
-         "(ulimit -v, ulimit -u)", 0,
-         1024, false, false, nullptr},
+         "(ulimit -v, ulimit -u)",
+         0, 1024, false, false, nullptr},
         {"isa", "", "enum", "auto", choices_text<IsaChoice>().c_str(),
          "instruction set of the kernel-block engine; auto: the widest this CPU supports (from "
          "its CPUID feature bits); a forced path the CPU lacks is an error. kkm_get_param reports "
@@ -187,7 +187,8 @@ std::vector<ParamSpec> build_table() {
          "bound in MiB on what a fit allocates (kernel rows, features, sampling blocks, batches, the float32 "
          "copy of float64 input, per-thread scratch): a fit whose estimate is over is refused before it "
          "reads X; exact stores K when it fits, else recomputes rows in blocks as large as fit; auto: 3/4 of "
-         "the smaller of the physical memory and the process's cgroup limit (kkm_get_param reports the MiB)",
+         "the smallest of the physical memory, the process's cgroup limit and the room its address-space "
+         "limit (ulimit -v) leaves (kkm_get_param reports the MiB)",
          1, 1073741824.0, false, false, nullptr},
     };
 }

@@ -1,5 +1,6 @@
 #include "core/system_memory.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,7 +51,39 @@ uint64_t cgroup_memory_limit() {
     return limit;
 }
 
+/// A /proc/self/status field in kB ("VmSize:", "VmData:"), in bytes; 0 when unreadable.
+uint64_t status_bytes(const std::string& field) {
+    return process_status_field(field) * 1024;
+}
+
+/// What a soft resource limit (RLIMIT_AS, RLIMIT_DATA) leaves beyond `used`: UINT64_MAX
+/// without a limit.
+uint64_t room_under(int resource, uint64_t used) {
+    rlimit r{};
+    if (::getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+    const auto limit = static_cast<uint64_t>(r.rlim_cur);
+    return limit > used ? limit - used : 0;
+}
+
 }  // namespace
+
+uint64_t process_status_field(const std::string& key) {
+    std::ifstream in("/proc/self/status");
+    std::string word;
+    while (in >> word) {
+        if (word == key) {
+            uint64_t value = 0;
+            in >> value;
+            return value;
+        }
+        in.ignore(1 << 16, '\n');
+    }
+    return 0;
+}
+
+uint64_t address_space_room() {
+    return std::min(room_under(RLIMIT_AS, status_bytes("VmSize:")), room_under(RLIMIT_DATA, status_bytes("VmData:")));
+}
 
 std::optional<uint64_t> cgroup_limit(const std::string& path) {
     std::ifstream in(path);
@@ -64,7 +97,7 @@ std::optional<uint64_t> cgroup_limit(const std::string& path) {
 }
 
 uint64_t memory_limit_bytes() {
-    return std::min(physical_bytes(), cgroup_memory_limit());
+    return std::min({physical_bytes(), cgroup_memory_limit(), address_space_room()});
 }
 
 int64_t auto_memory_mb() {

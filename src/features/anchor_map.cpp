@@ -70,6 +70,15 @@ void AnchorMap::features(const int32_t* index, const float* weight, int64_t rows
     anchor_projection(index, weight, rows, r_, Q_, normalise_, out);
 }
 
+double AnchorMap::block_footprint(double rows) const {
+    const auto d = static_cast<double>(input_dim()), p = static_cast<double>(anchors_.size()),
+               r = static_cast<double>(r_);
+    // The copy and the centred copy, the distances to every anchor and the tiles' packing,
+    // the lists (index, distance, weight), the features.
+    return 2 * Matrix::footprint(rows, d) + Matrix::footprint(rows, p) + engine::FixedRight::block_footprint(rows, d) +
+           12 * rows * r + Matrix::footprint(rows, static_cast<double>(Q_.cols));
+}
+
 void AnchorMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
     scratch.index.resize(static_cast<size_t>(rows.rows * r_));
     std::vector<float> weight(static_cast<size_t>(rows.rows * r_));

@@ -33,6 +33,7 @@ public:
     int64_t input_dim() const override { return anchors_.rows().dim(); }
     int64_t dim() const override { return Q_.cols; }
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    double block_footprint(double rows) const override;
 
     /// Each row's r nearest anchors and weights (index, weight: rows·r each). Single-threaded.
     void attach(ConstMatrix rows, FeatureScratch& scratch, int32_t* index, float* weight) const;

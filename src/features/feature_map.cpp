@@ -37,6 +37,13 @@ double DenseProjection::footprint(double m, double r) {
 LandmarkMap::LandmarkMap(KernelBasis basis, std::unique_ptr<Projection> projection)
     : basis_(std::move(basis)), projection_(std::move(projection)) {}
 
+double LandmarkMap::block_footprint(double rows) const {
+    const auto d = static_cast<double>(input_dim()), m = static_cast<double>(basis_.size()),
+               r = static_cast<double>(dim());
+    return Matrix::footprint(rows, d) + KernelBasis::row_block_footprint(rows, d, m, basis_.precomputed()) +
+           engine::FixedRight::block_footprint(rows, m) + Matrix::footprint(rows, r);
+}
+
 void LandmarkMap::transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const {
     scratch.kernel.reshape(rows.rows, basis_.size());
     basis_.evaluate(rows, scratch.kernel.data(), basis_.size(), &scratch.basis);
@@ -54,6 +61,11 @@ Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads) {
     Matrix F(X.rows, map.dim());
     transform_rows(map, X, F.data(), threads);
     return F;
+}
+
+void for_each_feature_block(const FeatureMap& map, ConstMatrix X, int threads,
+                            const std::function<void(int64_t, int64_t, const Matrix&)>& fn) {
+    for_feature_blocks(map, X, threads, fn);
 }
 
 }  // namespace kkm

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "core/matrix.h"
@@ -73,6 +74,9 @@ public:
     /// out (reshaped to rows.rows × dim()) = features of rows (a Matrix, GEMM-safe).
     /// Single-threaded.
     virtual void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const = 0;
+    /// Bytes one thread holds for a transform of `rows` rows through for_feature_blocks: the
+    /// padded copy of the rows, the scratch and the features out.
+    virtual double block_footprint(double rows) const = 0;
     /// The landmarks' kernel basis, or nullptr for maps without one (random features).
     virtual const KernelBasis* basis() const { return nullptr; }
 };
@@ -85,6 +89,7 @@ public:
     int64_t input_dim() const override { return basis_.input_dim(); }
     int64_t dim() const override { return projection_->out_dim(); }
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    double block_footprint(double rows) const override;
     const KernelBasis* basis() const override { return &basis_; }
     const Projection& projection() const { return *projection_; }
 
@@ -99,5 +104,11 @@ void transform_rows(const FeatureMap& map, ConstMatrix X, float* out, int thread
 
 /// Features of every row of X in a library Matrix (n × dim, GEMM-safe).
 Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads);
+
+/// Features of X's rows in parallel blocks of kRowBlock rows: fn(begin, count, features),
+/// called on the workers (features: count × dim(), the worker's own, valid during the call).
+/// Each worker holds map.block_footprint(kRowBlock) meanwhile.
+void for_each_feature_block(const FeatureMap& map, ConstMatrix X, int threads,
+                            const std::function<void(int64_t, int64_t, const Matrix&)>& fn);
 
 }  // namespace kkm

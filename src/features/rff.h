@@ -34,6 +34,10 @@ public:
     /// scratch.kernel holds the shifted rows. Single-threaded. Throws INVALID_DATA when W x
     /// overflows float32.
     void transform_block(ConstMatrix rows, FeatureScratch& scratch, Matrix& out) const override;
+    double block_footprint(double rows) const override {
+        return block_footprint(rows, static_cast<double>(input_dim()), static_cast<double>(dim())) +
+               Matrix::footprint(rows, static_cast<double>(dim()));
+    }
     /// Bytes a map of m features over d columns keeps: W and its pack, the phases, the shift.
     static double footprint(double m, double d);
     /// Bytes transform_block of `rows` rows holds besides its output: the copy and the
@@ -45,9 +49,9 @@ public:
     const std::vector<float>& phases() const { return b_; }
 
 private:
-    Matrix W_;                  ///< m × d frequencies
-    std::vector<float> b_;      ///< m phases
-    std::vector<float> shift_;  ///< empty, or d values subtracted from every row
+    Matrix W_;                   ///< m × d frequencies
+    std::vector<float> b_;       ///< m phases
+    std::vector<float> shift_;   ///< empty, or d values subtracted from every row
     engine::PackedRows packed_;  ///< W for the tiles
 };
 

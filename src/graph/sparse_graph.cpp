@@ -12,23 +12,26 @@
 namespace kkm::graph {
 namespace {
 
-/// Sorts each row's (column, weight) entries by column and sums entries of one column;
+/// Sorts each row's (column, weight) entries by column, then weight, and sums the entries of
+/// one column in that order in float64 (so any order of the same entries gives the same sum);
 /// entries of weight 0 are dropped. offsets: n + 1 row offsets into entries.
 SparseGraph compress(int64_t n, const std::vector<int64_t>& offsets, std::vector<std::pair<int32_t, float>>& entries) {
     SparseGraph A;
     A.n = n;
     A.indptr.assign(static_cast<size_t>(n + 1), 0);
+    A.indices.reserve(entries.size());  // no doubling beyond the entries (checked_graph_footprint)
+    A.values.reserve(entries.size());
     for (int64_t i = 0; i < n; ++i) {
         auto first = entries.begin() + offsets[static_cast<size_t>(i)];
         auto last = entries.begin() + offsets[static_cast<size_t>(i) + 1];
-        std::stable_sort(first, last, [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::sort(first, last);
         for (auto e = first; e != last;) {
             const int32_t col = e->first;
-            float sum = 0;
-            for (; e != last && e->first == col; ++e) sum += e->second;
+            double sum = 0;
+            for (; e != last && e->first == col; ++e) sum += static_cast<double>(e->second);
             if (sum == 0) continue;
             A.indices.push_back(col);
-            A.values.push_back(sum);
+            A.values.push_back(static_cast<float>(sum));
         }
         A.indptr[static_cast<size_t>(i) + 1] = A.entries();
     }
@@ -37,6 +40,19 @@ SparseGraph compress(int64_t n, const std::vector<int64_t>& offsets, std::vector
 
 [[noreturn]] void bad_entry(const std::string& what) {
     invalid_argument("graph: " + what);
+}
+
+/// Repeated entries of one (i, j) are summed (compress): a sum beyond float32 is refused here,
+/// naming the entry, before anything reads the weights.
+void require_finite_sums(const SparseGraph& A) {
+    for (int64_t i = 0; i < A.n; ++i) {
+        for (int64_t e = A.row_begin(i); e < A.row_end(i); ++e) {
+            if (std::isfinite(A.values[static_cast<size_t>(e)])) continue;
+            invalid_data("graph: the repeated entries of (" + std::to_string(i) + ", " +
+                         std::to_string(A.indices[static_cast<size_t>(e)]) +
+                         ") sum beyond float32 (FLT_MAX = 3.4e38); an affinity is their sum: scale the weights");
+        }
+    }
 }
 
 }  // namespace
@@ -111,7 +127,7 @@ Components components(const SparseGraph& A) {
     return c;
 }
 
-SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indices, const float* values) {
+int64_t checked_offsets(int64_t n, const int64_t* indptr) {
     if (n < 1) bad_entry("n=" + std::to_string(n) + " nodes; a graph needs at least one");
     if (n > std::numeric_limits<int32_t>::max()) {
         bad_entry("n=" + std::to_string(n) + " nodes exceeds the 2147483647 the graph kernels index");
@@ -130,6 +146,11 @@ SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indic
         bad_entry("indptr[" + std::to_string(n) + "]=" + std::to_string(nnz) +
                   " entries overflow 64-bit sizes (8-byte indices); check indptr");
     }
+    return nnz;
+}
+
+SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indices, const float* values) {
+    const int64_t nnz = checked_offsets(n, indptr);
     std::vector<int64_t> offsets(indptr, indptr + n + 1);
     std::vector<std::pair<int32_t, float>> entries(static_cast<size_t>(nnz));
     for (int64_t i = 0; i < n; ++i) {
@@ -149,6 +170,8 @@ SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indic
         }
     }
     SparseGraph A = compress(n, offsets, entries);
+    std::vector<std::pair<int32_t, float>>().swap(entries);  // freed before the checks read A
+    require_finite_sums(A);
     for (int64_t i = 0; i < n; ++i) {
         if (A.row_begin(i) == A.row_end(i)) {
             invalid_data("graph: node " + std::to_string(i) +
@@ -167,6 +190,14 @@ SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indic
         }
     }
     return A;
+}
+
+double checked_graph_footprint(double n, double entries) {
+    return 8 * (n + 1) + 8 * entries + 8 * (n + 1) + 8 * entries + 12 * n;
+}
+
+double held_graph_footprint(double n, double entries) {
+    return 8 * (n + 1) + 8 * entries + 8 * n + 4 * n;
 }
 
 double symmetrised_footprint(double n, double q) {

@@ -47,14 +47,35 @@ struct Components {
 };
 Components components(const SparseGraph& A);
 
+/// A user's affinity matrix in CSR as given (caller memory; checked_graph's arguments).
+struct CsrView {
+    int64_t n = 0;
+    const int64_t* indptr = nullptr;
+    const int64_t* indices = nullptr;
+    const float* values = nullptr;
+};
+
+/// The entries indptr[n] of a user's CSR offsets (n + 1 of them), checked as checked_graph
+/// checks them (starting at 0, never decreasing, addressable) before anything is copied.
+int64_t checked_offsets(int64_t n, const int64_t* indptr);
+
 /// A user's affinity matrix in CSR (n nodes; indptr: n + 1 offsets from 0; indices: column of
 /// each stored entry; values: its weight, NULL for all ones), checked and made canonical:
-/// columns sorted within each row, repeated entries of one (i, j) summed (scipy.sparse reads
-/// them so), zeros dropped. Throws INVALID_ARGUMENT naming the offending offset, entry or node
+/// columns sorted within each row, repeated entries of one (i, j) summed in ascending order of
+/// their weights in float64 (scipy.sparse reads them so; any order of them gives the same
+/// sum), zeros dropped. Throws INVALID_ARGUMENT naming the offending offset, entry or node
 /// for: indptr not starting at 0 or decreasing, a column outside [0, n), more than 2^31 − 1
 /// nodes; INVALID_DATA for: a negative, NaN or infinite weight, A_ij ≠ A_ji (naming both
-/// entries), a node without any edge (degree 0: normalized cut and the heat kernel divide by
-/// the degree).
+/// entries), repeated entries whose sum overflows float32, a node without any edge (degree 0:
+/// normalized cut and the heat kernel divide by the degree).
 SparseGraph checked_graph(int64_t n, const int64_t* indptr, const int64_t* indices, const float* values);
+
+/// Bytes checked_graph holds at its peak for n nodes and `entries` stored entries: the offsets
+/// and (column, weight) pairs it sorts, and the compressed graph beside them.
+double checked_graph_footprint(double n, double entries);
+
+/// Bytes a graph of n nodes and `entries` entries holds through a fit: the compressed graph,
+/// its degrees and its components.
+double held_graph_footprint(double n, double entries);
 
 }  // namespace kkm::graph

@@ -282,15 +282,15 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
     return fit_with(p, X, weights, comm, outer, nullptr, given);
 }
 
-std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A, MemoryLedger* outer) {
+std::unique_ptr<FittedModel> fit_graph_model(const Params& params, const graph::CsrView& csr, MemoryLedger* outer) {
     Params p = params;
-    apply_kernel_defaults(p, A.n);
+    apply_kernel_defaults(p, csr.n);
     if (!graph_kernel(p)) {
         invalid_argument(std::string("a graph is clustered with kernel=knn or kernel=heat, not kernel=") +
                          to_text(p.kernel) + "; set kernel=knn or kernel=heat");
     }
     validate_combination(p);
-    const int64_t n = A.n;
+    const int64_t n = csr.n;
     if (p.k > n) {
         invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of nodes n=" + std::to_string(n) +
                          "; k must be in [1, n]");
@@ -298,13 +298,15 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::Sparse
     MemoryLedger own(p.max_memory_mb);
     MemoryLedger& ledger = outer != nullptr ? *outer : own;
     const std::vector<float> no_weights;
-    const double work = static_cast<double>(A.entries() + n) * 100.0 * static_cast<double>(p.k);
+    const int64_t entries = graph::checked_offsets(n, csr.indptr);
+    const double work = static_cast<double>(entries + n) * 100.0 * static_cast<double>(p.k);
     FitInputs inputs;
     inputs.isa = resolve_isa(p.isa);
+    inputs.graph_entries = entries;
     FitSession session(p, ConstMatrix{nullptr, n, 0}, no_weights, resolve_threads(p.threads, work), ledger,
                        std::move(inputs));
     session.set_estimate(check_graph_budget(session.shape(), session.ledger()));
-    std::unique_ptr<FittedModel> model = fit_graph_user(session, std::move(A));
+    std::unique_ptr<FittedModel> model = fit_graph_user(session, csr);
     if (!std::isfinite(model->report().objective)) invalid_data("the fit's objective is not finite");
     return model;
 }

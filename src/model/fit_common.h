@@ -64,6 +64,8 @@ struct FitInputs {
     InputPages pages;
     /// The engine path every kernel block of the fit runs on (reported).
     engine::Isa isa = engine::Isa::portable;
+    /// The entries (nnz) of the graph a fit is given (kkm_fit_graph); 0 when it has rows.
+    int64_t graph_entries = 0;
 };
 
 /// What the up-front memory check of a fit sees: its parameters and sizes, not its data. A
@@ -78,6 +80,7 @@ struct FitShape {
     bool distributed = false;
     bool has_rows = true;       ///< false: the fit is given a graph (kernel=knn, heat), not rows
     bool direct_reads = false;  ///< X is read through RowStream's buffers (a file larger than memory)
+    int64_t graph_entries = 0;  ///< the given graph's entries (has_rows false)
 };
 
 /// One fit, from its up-front checks to the model it returns. It holds the inputs every stage
@@ -102,6 +105,7 @@ public:
           part(inputs.part),
           pages(std::move(inputs.pages)),
           isa(inputs.isa),
+          graph_entries(inputs.graph_entries),
           ledger_(ledger) {}
     FitSession(const FitSession&) = delete;
     FitSession& operator=(const FitSession&) = delete;
@@ -124,6 +128,8 @@ public:
     const InputPages pages;
     /// The engine path every kernel block of the fit runs on (reported).
     const engine::Isa isa;
+    /// The entries of the graph the fit is given (kkm_fit_graph); 0 for a fit of rows.
+    const int64_t graph_entries;
     /// Rows over all ranks (X.rows in one process).
     int64_t n_global() const { return comm->size() == 1 ? X.rows : part.global; }
     bool distributed() const { return comm->size() > 1; }
@@ -136,7 +142,8 @@ public:
                 !w.empty(),
                 distributed(),
                 X.data != nullptr,
-                pages.direct() != nullptr};
+                pages.direct() != nullptr,
+                graph_entries};
     }
 
     /// Announces a stage to the progress callback (its fractions start again from 0).

@@ -358,8 +358,10 @@ std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
     }
     const memory::GraphFootprint f =
         memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0, heat_rank(c.p, g.A->n, g.parts.count),
-                                c.threads, memory::GraphSearch::none);
-    const MemoryLedger::Charge graph_held = c.charge("eigen", "the graph and its degrees", f.graph);
+                                c.threads, memory::GraphSearch::none, g.A->entries());
+    const MemoryLedger::Charge graph_held =
+        c.charge("eigen", "the graph and its degrees",
+                 graph::held_graph_footprint(static_cast<double>(g.A->n), static_cast<double>(g.A->entries())));
     graph::HeatMap map;
     {
         const MemoryLedger::Charge spectrum =
@@ -502,11 +504,14 @@ memory::GraphSearch graph_search(const FitShape& s) {
 
 double check_graph_budget(const FitShape& s, const MemoryLedger& ledger) {
     if (s.has_rows && anchor_graph(s.p, s.n_global, s.cols)) return check_anchor_budget(s, ledger);
-    const int64_t n = s.rows, q = neighbour_counts(s.p, n).back();
+    const int64_t n = s.rows, q = s.has_rows ? neighbour_counts(s.p, n).back() : 0;
     const memory::GraphFootprint f =
-        memory::graph_footprint(s.p, n, s.cols, q, heat_rank(s.p, n), s.threads, graph_search(s));
+        memory::graph_footprint(s.p, n, s.cols, q, heat_rank(s.p, n), s.threads, graph_search(s), s.graph_entries);
     return require_budget(s, ledger, s.p.kernel == KernelType::knn ? "exact (kernel=knn)" : "exact (kernel=heat)",
-                          f.peak(), "the training rows, the neighbour graph, its eigenvectors and the heat features");
+                          f.peak(),
+                          s.has_rows ? "the training rows, the neighbour graph, its eigenvectors and the heat features"
+                                     : "the given graph's entries, checked and held, its eigenvectors and the heat "
+                                       "features");
 }
 
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c) {
@@ -524,7 +529,14 @@ std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c) {
     return fit_graph(c, std::move(g));
 }
 
-std::unique_ptr<FittedModel> fit_graph_user(FitSession& c, graph::SparseGraph A) {
+std::unique_ptr<FittedModel> fit_graph_user(FitSession& c, const graph::CsrView& csr) {
+    graph::SparseGraph A;
+    {
+        const MemoryLedger::Charge copy =
+            c.charge("graph", "the given graph's entries, checked and compressed",
+                     graph::checked_graph_footprint(static_cast<double>(csr.n), static_cast<double>(c.graph_entries)));
+        A = graph::checked_graph(csr.n, csr.indptr, csr.indices, csr.values);
+    }
     return fit_graph(c, graph_of_user(std::move(A)));
 }
 

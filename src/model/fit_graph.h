@@ -55,7 +55,8 @@ std::unique_ptr<FittedModel> fit_anchor_graph(FitSession& c);
 /// Fits on the session's rows: their neighbour graph, then fit_graph_user's stages.
 std::unique_ptr<FittedModel> fit_graph_rows(FitSession& c);
 
-/// Fits on a user's graph (checked and canonical); the session's X is {nullptr, n, 0}.
-std::unique_ptr<FittedModel> fit_graph_user(FitSession& c, graph::SparseGraph A);
+/// Fits on a user's graph, checked and made canonical (graph::checked_graph) under a charge
+/// of its copy; the session's X is {nullptr, n, 0} and its graph_entries csr's.
+std::unique_ptr<FittedModel> fit_graph_user(FitSession& c, const graph::CsrView& csr);
 
 }  // namespace kkm

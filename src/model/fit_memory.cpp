@@ -292,11 +292,12 @@ double GraphFootprint::peak() const {
 }
 
 GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, int64_t q_max, int64_t r_pairs,
-                               int threads, GraphSearch search) {
+                               int threads, GraphSearch search, int64_t given_entries) {
     const auto n = static_cast<double>(n_rows), d = static_cast<double>(d_cols), q = static_cast<double>(q_max);
     const auto r = static_cast<double>(r_pairs), k = static_cast<double>(p.k);
     GraphFootprint f;
-    const double entries = 2 * n * q;  // the symmetrised graph's entries, at most
+    // The symmetrised graph's entries, at most, or the given graph's.
+    const double entries = search != GraphSearch::none ? 2 * n * q : static_cast<double>(given_entries);
     if (search != GraphSearch::none) {
         f.rows = graph::PointLocator::footprint(n, d);
         const double lists = graph::neighbour_lists_footprint(n, q),
@@ -305,7 +306,12 @@ GraphFootprint graph_footprint(const Params& p, int64_t n_rows, int64_t d_cols, 
         const double join = graph::nndescent_join_footprint(n, d, q, threads);
         f.search = lists + (search == GraphSearch::nndescent ? std::max(join, exact) : exact) + 8 * n;
     }
-    f.graph = graph::symmetrised_footprint(n, q);
+    if (search != GraphSearch::none) {
+        f.graph = graph::symmetrised_footprint(n, q);
+    } else {  // the given graph is held; checking and compressing it needs more for a while
+        f.graph = graph::held_graph_footprint(n, entries);
+        f.search = graph::checked_graph_footprint(n, entries) - f.graph;
+    }
     f.spectrum = graph::eigenpairs_footprint(n, entries, r);
     f.features = graph::heat_features_footprint(n, r);
     const double lloyd =

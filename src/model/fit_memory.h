@@ -115,12 +115,12 @@ MinibatchFootprint minibatch_footprint(const Params& p, int64_t n, int64_t d, in
 
 /// The graph kernels (kernel=knn, heat), method=exact or minibatch. q: the largest neighbour
 /// count the fit may try; r: eigenpairs; search: how the graph is built from rows (none: it
-/// is given).
+/// is given, with given_entries stored entries).
 enum class GraphSearch { none, exact, nndescent };
 struct GraphFootprint {
     double rows = 0;        ///< the centred training rows, their norms and hashes (kept by the model)
     double search = 0;      ///< the neighbour lists and the search's working set (NN-descent's samples)
-    double graph = 0;       ///< the symmetrised graph (kept by knn models) and its construction
+    double graph = 0;       ///< the symmetrised (or given, checked) graph, kept by the model, and its construction
     double spectrum = 0;    ///< the Lanczos basis and restarts, a dense component, the eigenvectors
     double features = 0;    ///< the n × r heat features and the eigenvectors beside them
     double clustering = 0;  ///< k-means on the features and the normalized-cut Lloyd (or the mini-batches)
@@ -128,6 +128,6 @@ struct GraphFootprint {
     double peak() const;
 };
 GraphFootprint graph_footprint(const Params& p, int64_t n, int64_t d, int64_t q, int64_t r, int threads,
-                               GraphSearch search);
+                               GraphSearch search, int64_t given_entries = 0);
 
 }  // namespace kkm::memory

@@ -147,10 +147,11 @@ std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, cons
 std::unique_ptr<FittedModel> fit_model(const Params& params, ConstMatrix X, const std::vector<float>& weights,
                                        const Comm& comm, MemoryLedger* ledger = nullptr, const Start* start = nullptr);
 
-/// Fits a graph kernel (kernel=knn or heat) on a user's graph A (n nodes, checked and canonical:
-/// graph::checked_graph) instead of points; the model assigns affinity rows against the n
-/// training nodes. Throws kkm::Error as fit_model does.
-std::unique_ptr<FittedModel> fit_graph_model(const Params& params, graph::SparseGraph A,
+/// Fits a graph kernel (kernel=knn or heat) on a user's graph (CSR of n nodes in caller memory,
+/// checked and copied canonical by graph::checked_graph once the parameters and the memory
+/// estimate of its entries are checked) instead of points; the model assigns affinity rows
+/// against the n training nodes. Throws kkm::Error as fit_model does.
+std::unique_ptr<FittedModel> fit_graph_model(const Params& params, const graph::CsrView& csr,
                                              MemoryLedger* ledger = nullptr);
 
 /// Charges the float32 copy of n×d float64 rows (kkm_fit_f64) to a fit's ledger before the

@@ -8,6 +8,7 @@
 #include "core/blocking.h"
 #include "core/enum_text.h"
 #include "core/error.h"
+#include "core/memory_ledger.h"
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/validate.h"
@@ -71,38 +72,80 @@ std::vector<int32_t> nearest(const Matrix& F, const Matrix& C, engine::Isa isa, 
     return labels;
 }
 
-/// Sculley's update of every centre with the batch's rows nearest to it: the running mean.
-void move_centres(const Matrix& F, const std::vector<float>& w, const std::vector<int32_t>& labels, Matrix& C,
-                  std::vector<double>& mass) {
-    const int64_t k = C.rows, r = C.cols;
-    std::vector<double> sums(static_cast<size_t>(k * r), 0.0), got(static_cast<size_t>(k), 0.0);
+/// What Sculley's update reads from a batch: each centre's weighted sum of the features of
+/// the rows nearest to it (k × r) and their weight, summed in row order.
+struct BatchSums {
+    BatchSums(int64_t k, int64_t r) : sums(static_cast<size_t>(k * r), 0.0), got(static_cast<size_t>(k), 0.0) {}
+    std::vector<double> sums;
+    std::vector<double> got;
+};
+
+/// Adds the features F of the batch's rows [begin, begin + F.rows) to their centres' sums.
+void add_rows(const Matrix& F, const std::vector<float>& w, int64_t begin, const std::vector<int32_t>& labels,
+              BatchSums& b) {
+    const int64_t r = F.cols;
     for (int64_t i = 0; i < F.rows; ++i) {
-        const double wi = w.empty() ? 1.0 : w[static_cast<size_t>(i)];
+        const double wi = w.empty() ? 1.0 : w[static_cast<size_t>(begin + i)];
         const auto j = static_cast<size_t>(labels[static_cast<size_t>(i)]);
-        got[j] += wi;
-        for (int64_t t = 0; t < r; ++t) sums[j * static_cast<size_t>(r) + static_cast<size_t>(t)] += wi * F.row(i)[t];
+        b.got[j] += wi;
+        for (int64_t t = 0; t < r; ++t) b.sums[j * static_cast<size_t>(r) + static_cast<size_t>(t)] += wi * F.row(i)[t];
     }
+}
+
+/// Sculley's update of every centre with the batch's rows nearest to it: the running mean.
+void move_centres(const BatchSums& b, Matrix& C, std::vector<double>& mass) {
+    const int64_t k = C.rows, r = C.cols;
     for (int64_t j = 0; j < k; ++j) {
-        const double v = mass[static_cast<size_t>(j)], b = got[static_cast<size_t>(j)];
-        if (!(b > 0)) continue;
+        const double v = mass[static_cast<size_t>(j)], got = b.got[static_cast<size_t>(j)];
+        if (!(got > 0)) continue;
         for (int64_t t = 0; t < r; ++t) {
-            const double sum = sums[static_cast<size_t>(j * r + t)];
-            C.row(j)[t] = static_cast<float>((v * C.row(j)[t] + sum) / (v + b));
+            const double sum = b.sums[static_cast<size_t>(j * r + t)];
+            C.row(j)[t] = static_cast<float>((v * C.row(j)[t] + sum) / (v + got));
         }
-        mass[static_cast<size_t>(j)] = v + b;
+        mass[static_cast<size_t>(j)] = v + got;
     }
+}
+
+/// The batch's rows transformed at once: whole row blocks, about kChunkFeatureBytes of
+/// features, at least a block per thread.
+constexpr double kChunkFeatureBytes = 8.0 * 1048576.0;
+int64_t chunk_rows(int64_t n, int64_t r, int threads) {
+    const auto by_size =
+        static_cast<int64_t>(kChunkFeatureBytes / (4.0 * static_cast<double>(std::max<int64_t>(r, 1))));
+    const int64_t blocks = std::max<int64_t>(threads, by_size / kRowBlock);
+    return std::min(n, blocks * kRowBlock);
+}
+
+/// Bytes a later batch of n rows holds (beside the models): a chunk's features and labels
+/// with each worker's transform and nearest-centre blocks, the sums and the new centres; then
+/// the batch's labels and distances (record_batch) with the assignment's blocks.
+double batch_footprint(const FeatureMap& map, int64_t n, int64_t k, int threads) {
+    const auto r = static_cast<double>(map.dim()), kd = static_cast<double>(k);
+    const RowBlocks b = row_blocks(static_cast<double>(n), threads);
+    const double block = b.workers * (map.block_footprint(b.rows) + Matrix::footprint(b.rows, kd) + 8 * b.rows);
+    const auto chunk = static_cast<double>(chunk_rows(n, map.dim(), threads));
+    const double update = Matrix::footprint(chunk, r) + 4 * chunk + block + 8 * kd * (r + 1) + Matrix::footprint(kd, r);
+    const double record = 8 * static_cast<double>(n) + block + Matrix::footprint(kd, r);
+    return std::max(update, record);
 }
 
 std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix X, const std::vector<float>& w) {
     const auto start = std::chrono::steady_clock::now();
     const Params& p = previous.params();
     const int threads = resolve_threads(p.threads);
-    check_batch(previous, X, threads);
     StreamState s = state_of(previous);
+    check_batch(previous, X, threads, batch_footprint(*s.map, X.rows, p.k, threads),
+                "the batch's features chunk by chunk, the centres' sums, the batch's labels and distances");
     progress_begin("features");  // the batch's transform polls: a cancel stops it there
-    const Matrix F = transform_all(*s.map, X, threads);
+    // Chunk by chunk: every row's nearest centre is the one before the update (Sculley).
+    BatchSums sums(s.centres.rows, s.centres.cols);
+    const int64_t chunk = chunk_rows(X.rows, s.map->dim(), threads);
+    for (int64_t begin = 0; begin < X.rows; begin += chunk) {
+        const Matrix F = transform_all(*s.map, X.slice(begin, std::min(chunk, X.rows - begin)), threads);
+        add_rows(F, w, begin, nearest(F, s.centres, previous.report().isa, threads), sums);
+    }
     std::vector<double> mass = previous.report().mass;
-    move_centres(F, w, nearest(F, s.centres, previous.report().isa, threads), s.centres, mass);
+    move_centres(sums, s.centres, mass);
     std::vector<char> alive(mass.size());
     for (size_t j = 0; j < mass.size(); ++j) alive[j] = mass[j] > 0 ? 1 : 0;
     auto model = std::make_unique<FeatureModel>(p, X.rows, X.cols, later_report(previous, 1), s.map,
@@ -113,11 +156,15 @@ std::unique_ptr<FittedModel> next_batch(const FittedModel& previous, ConstMatrix
 
 }  // namespace
 
-void check_batch(const FittedModel& previous, ConstMatrix X, int threads) {
+void check_batch(const FittedModel& previous, ConstMatrix X, int threads, double need, const std::string& detail) {
     if (X.cols != previous.input_dim()) {
         invalid_argument("X has d=" + std::to_string(X.cols) +
                          " columns but the stream's earlier batches had d=" + std::to_string(previous.input_dim()));
     }
+    const Params& p = previous.params();
+    const MemoryLedger ledger(p.max_memory_mb);
+    ledger.require("kkm_partial_fit (method=" + std::string(to_text(p.method)) + ")", need, detail,
+                   "give it smaller batches");
     scan_rows(X, {}, Moments::none, 0, threads);
 }
 

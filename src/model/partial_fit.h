@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/matrix.h"
@@ -43,8 +44,10 @@ std::unique_ptr<FittedModel> partial_fit(const Params& params, const FittedModel
 // ---- shared by the later batches of partial_fit.cpp and partial_fit_minibatch.cpp
 
 /// A later batch's rows against the stream: INVALID_ARGUMENT naming both widths when X.cols is
-/// not the stream's d, INVALID_DATA naming the first row and column that is not finite.
-void check_batch(const FittedModel& previous, ConstMatrix X, int threads);
+/// not the stream's d; OUT_OF_MEMORY naming max_memory_mb when the batch needs an estimated
+/// `need` bytes (what: detail) beyond the stream's max_memory_mb, before X is read; then
+/// INVALID_DATA naming the first row and column that is not finite.
+void check_batch(const FittedModel& previous, ConstMatrix X, int threads, double need, const std::string& detail);
 
 /// previous's report for the model a later batch builds: no labels, search or timings yet,
 /// `iterations` more iterations.

@@ -15,6 +15,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "model/fit_common.h"
+#include "model/fit_memory.h"
 #include "model/partial_fit.h"
 
 namespace kkm {
@@ -100,10 +101,15 @@ std::unique_ptr<FittedModel> next_minibatch(const DualModel& previous, ConstMatr
     const auto start = std::chrono::steady_clock::now();
     const Params& p = previous.params();
     const int threads = resolve_threads(p.threads);
-    check_batch(previous, X, threads);
+    // The batch as a fit of its rows would hold it (its kernel rows, centres and assignment),
+    // beside the stream's support points.
+    const double need = memory::minibatch_footprint(p, X.rows, X.cols, threads, !w.empty()).peak() +
+                        Matrix::footprint(static_cast<double>(previous.basis().size()), static_cast<double>(X.cols));
+    check_batch(previous, X, threads, need, "the batch's kernel rows, the centres and their support points");
     if (previous.stream_state().centres.empty()) {
-        invalid_argument("kkm_partial_fit cannot go on from this method=minibatch model: it holds no centre "
-                         "histories (a model file saved before format 6); fit it again to start a stream");
+        invalid_argument(
+            "kkm_partial_fit cannot go on from this method=minibatch model: it holds no centre "
+            "histories (a model file saved before format 6); fit it again to start a stream");
     }
     const Kernel kernel = stream_kernel(previous);
     const StreamKernel K(kernel, previous.basis().points().view(), X, threads);
@@ -112,15 +118,15 @@ std::unique_ptr<FittedModel> next_minibatch(const DualModel& previous, ConstMatr
     options.epsilon = -std::numeric_limits<double>::infinity();  // the pass runs to its end
     progress_begin("minibatch");
     const int64_t support_rows = previous.basis().size();
-    MinibatchResult result =
-        resume_minibatch(K, w, options, p.seed,
-                         {previous.stream_state(), previous.centres().self_dot, support_rows, previous.report().iterations});
+    MinibatchResult result = resume_minibatch(
+        K, w, options, p.seed,
+        {previous.stream_state(), previous.centres().self_dot, support_rows, previous.report().iterations});
     std::vector<int64_t> support;
     DualCentres centres = support_centres(result.centres, K, support, threads);
     for (CentreHistory& h : result.state.centres) h.renumber(support);
-    auto model = std::make_unique<DualModel>(p, X.rows, X.cols, later_report(previous, result.iterations),
-                                             KernelBasis(kernel, K.rows(support)), std::move(centres),
-                                             std::move(result.state));
+    auto model =
+        std::make_unique<DualModel>(p, X.rows, X.cols, later_report(previous, result.iterations),
+                                    KernelBasis(kernel, K.rows(support)), std::move(centres), std::move(result.state));
     record_batch(*model, X, w, previous.report().mass, true, start, threads);
     return model;
 }

@@ -277,7 +277,10 @@ void allocation_failure(Suite& suite, const Context& c) {
             capped.rlim_cur = static_cast<rlim_t>(now + (24ull << 20));
             t.expect(setrlimit(RLIMIT_AS, &capped) == 0, "setrlimit");
         }
-        const Fit f = fit_share(c.comm, ds, split, "k=3 kernel=rbf gamma=0.5 method=exact threads=1 seed=1");
+        // An explicit budget: auto would follow the capped address space, and exact would then
+        // compute its kernel rows as it goes instead of failing inside the stage.
+        const Fit f =
+            fit_share(c.comm, ds, split, "k=3 kernel=rbf gamma=0.5 method=exact threads=1 seed=1 max_memory_mb=4096");
         if (c.rank == c.bad) setrlimit(RLIMIT_AS, &old);
         expect_collective_outcome(t, c.comm, f.status, f.message, KKM_ERR_OUT_OF_MEMORY, {"out of memory"});
         if (c.ranks > 1) {
