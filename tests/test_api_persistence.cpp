@@ -491,6 +491,64 @@ TEST(CraftedModel, ValuesThatFeedDistancesAreValidated) {
     EXPECT_TRUE(Fails(kkm_get_k(target.get(), &k), KKM_ERR_NOT_FITTED));  // every load failed: unchanged
 }
 
+// Checksum-valid graph and rff models whose values a fit cannot produce (issue 60): knn's
+// coefficients negative or 1e300 and norms beyond them, heat's eigenvalues 0 or -1 and degrees
+// of 1e-300 were accepted (the header promises FORMAT for the coefficients and norms) and the
+// model labelled rows differently; rff ignored a tampered gamma and took a centring shift of
+// 3e38. Each is FORMAT now, naming the value; an affinity row the model can only give +inf for
+// is refused by kkm_distances as by kkm_assign.
+TEST(CraftedModel, GraphAndRffValuesAFitCannotGiveAreFormatErrors) {
+    const Dataset ds = blobs(40, 2, 2, 3);
+    Model target = make_model();
+    const Fitted knn = fitted("k=2 kernel=knn", ds);
+    ASSERT_TRUE(Ok(load_into(target.get(), knn.bytes)));  // untouched: loads, the same labels
+    // ZCOE: the count, then one coefficient per training node; ZNRM: the count, the k norms.
+    for (const double z : {-1.0, 1e300, 0.5}) {
+        EXPECT_TRUE(
+            Fails(load_into(target.get(), patched(knn.bytes, "ZCOE", 8, z)), KKM_ERR_FORMAT, {"node 0", "coefficient"}))
+            << z;
+    }
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(knn.bytes, "ZNRM", 8, 1e300)), KKM_ERR_FORMAT,
+                      {"centre 0", "squared norm"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(knn.bytes, "ZNRM", 8, 0.0)), KKM_ERR_FORMAT,
+                      {"centre 0", "squared norm"}));
+
+    const Fitted heat = fitted("k=2 kernel=heat", ds);
+    ASSERT_TRUE(Ok(load_into(target.get(), heat.bytes)));
+    // HVAL: the count, then the eigenvalues (descending, the first 1); GDEG: the count, degrees.
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(heat.bytes, "HVAL", 8, 0.0)), KKM_ERR_FORMAT, {"eigenvalue"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(heat.bytes, "HVAL", 8, -1.0)), KKM_ERR_FORMAT, {"eigenvalue"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(heat.bytes, "HVAL", 16, 1.0 + 1e-7)), KKM_ERR_FORMAT,
+                      {"eigenvalue 1", "exceeds"}));
+    EXPECT_TRUE(
+        Fails(load_into(target.get(), patched(heat.bytes, "GDEG", 8, 1e-300)), KKM_ERR_FORMAT, {"node 0", "degree"}));
+    // An affinity row of one denormal weight against a graph model: every distance is +inf.
+    std::vector<int64_t> indptr{0, 2, 4, 6, 8};
+    std::vector<int64_t> indices{1, 2, 0, 2, 0, 1, 3, 3};
+    Model graph = make_model("k=2 kernel=knn");
+    // Nodes 0-2 a triangle, node 3 a self-loop: two components.
+    ASSERT_TRUE(Ok(kkm_fit_graph(graph.get(), 4, indptr.data(), indices.data(), nullptr)));
+    const std::vector<float> tiny{1e-45f, 0.0f, 0.0f, 0.0f};
+    int32_t label = -1;
+    std::vector<float> dist(2);
+    EXPECT_TRUE(Fails(kkm_assign(graph.get(), tiny.data(), 1, 4, &label, nullptr), KKM_ERR_INVALID_DATA, {"row 0"}));
+    EXPECT_TRUE(Fails(kkm_distances(graph.get(), tiny.data(), 1, 4, dist.data(), 2), KKM_ERR_INVALID_DATA,
+                      {"row 0", "nearest centre"}))
+        << "distances gave " << dist[0] << ", " << dist[1];
+
+    Dataset far = ds;
+    for (float& v : far.X) v += 1000.0f;  // a centring shift
+    const Fitted rff = fitted("k=2 method=rff m=64 gamma=0.5", far);
+    ASSERT_TRUE(Ok(load_into(target.get(), rff.bytes)));
+    // REPT: objective, iterations, then gamma; PARM's text holds gamma=0.5 too.
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "REPT", 16, 50.0)), KKM_ERR_FORMAT,
+                      {"gamma=50", "frequencies"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "REPT", 16, 0.005)), KKM_ERR_FORMAT,
+                      {"gamma=0.005", "frequencies"}));
+    EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "SHFT", 8, 3e38f)), KKM_ERR_FORMAT,
+                      {"centring shift", "overflows"}));
+}
+
 // The report's cluster sizes are informational: a feature model once took them as its live
 // centroids, so a file with one size set to 0 assigned no row to that cluster.
 TEST(CraftedModel, InformationalClusterSizesDoNotChangeAssignments) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "core/archive.h"
 #include "core/enum_text.h"
@@ -353,6 +354,44 @@ std::unique_ptr<FeatureMap> load_anchor_map(Reader& r, const FitReport& report, 
     return std::make_unique<AnchorMap>(std::move(search), neighbours, sigma2, std::move(Q), normalise == 1);
 }
 
+/// rff's frequencies were drawn for the report's gamma (N(0, 2 gamma) for rbf, Cauchy of scale
+/// gamma for laplacian): with 64 draws or more, a mean square (rbf) or median magnitude
+/// (laplacian) off by more than 4x (a chance below 1e-20 for honest draws) is a gamma the
+/// model does not compute with. And the centring shift is the training rows' mean, so its
+/// products with the frequencies are finite in float32 as every training row's were.
+void check_rff_frequencies(const Matrix& W, const Params& p, const FitReport& report) {
+    std::vector<double> magnitude;
+    magnitude.reserve(static_cast<size_t>(W.rows * W.cols));
+    double squares = 0;
+    for (int64_t j = 0; j < W.rows; ++j) {
+        double product = 0;
+        for (int64_t t = 0; t < W.cols; ++t) {
+            const double w = W.row(j)[t];
+            magnitude.push_back(std::abs(w));
+            squares += w * w;
+            if (!report.shift.empty()) product += w * static_cast<double>(report.shift[static_cast<size_t>(t)]);
+        }
+        if (!(std::abs(product) <= std::numeric_limits<float>::max())) {
+            bad("the centring shift times random frequency " + std::to_string(j) +
+                " overflows float32; the shift is the training rows' mean, whose products were finite");
+        }
+    }
+    if (magnitude.size() < 64 || !(report.gamma > 0)) return;
+    const bool gaussian = kernel_traits(p.kernel).distance == KernelDistance::squared;
+    double ratio = 0;
+    if (gaussian) {
+        ratio = squares / static_cast<double>(magnitude.size()) / (2.0 * report.gamma);
+    } else {
+        const auto middle = magnitude.begin() + static_cast<std::ptrdiff_t>(magnitude.size() / 2);
+        std::nth_element(magnitude.begin(), middle, magnitude.end());
+        ratio = *middle / report.gamma;
+    }
+    if (!(ratio >= 0.25 && ratio <= 4.0)) {
+        bad("gamma=" + message_number(report.gamma) + " but the random frequencies were drawn for gamma near " +
+            message_number(report.gamma * ratio) + ": the parameters and the map disagree");
+    }
+}
+
 std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport& report, const Shape& s) {
     const auto kind = r.scalar<uint32_t>("feature map kind");
     if (kind == static_cast<uint32_t>(MapKind::landmarks)) {
@@ -366,6 +405,7 @@ std::unique_ptr<FeatureMap> load_map(Reader& r, const Params& p, const FitReport
     std::vector<float> phases = r.array<float>(tag("RFFB"));
     if (W.cols != s.d) bad("random features take " + std::to_string(W.cols) + " columns, d=" + std::to_string(s.d));
     require_size("random feature phases", phases.size(), W.rows);
+    check_rff_frequencies(W, p, report);
     return std::make_unique<RffMap>(std::move(W), std::move(phases), report.isa, report.shift);
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/enum_text.h"
 #include "core/error.h"
+#include "graph/ncut.h"
 #include "kernels/kernel_traits.h"
 
 namespace kkm {
@@ -72,6 +73,21 @@ std::shared_ptr<const graph::Locator> load_locator(Reader& r, const FitReport& r
     return std::make_shared<graph::PointLocator>(std::move(search), q, threads);
 }
 
+/// How far below 1 the saved top eigenvalue may lie (Lanczos converges to about 1e-10).
+constexpr double kTopEigenvalueTolerance = 1e-4;
+
+/// Degrees as a fit computes them: float64 sums of positive float32 weights, so at least the
+/// smallest positive float and finite (1e-300 cannot come from a graph).
+void require_degrees(const std::vector<double>& degree) {
+    for (size_t i = 0; i < degree.size(); ++i) {
+        const double v = degree[i];
+        if (!(v >= static_cast<double>(std::numeric_limits<float>::denorm_min())) || !std::isfinite(v)) {
+            bad("node " + std::to_string(i) + "'s degree is " + std::to_string(v) +
+                "; a degree is a sum of positive float32 weights");
+        }
+    }
+}
+
 graph::HeatMap load_heat_map(Reader& r, const Params& p, int64_t n) {
     graph::HeatMap map;
     map.values = r.array<double>(tag("HVAL"));
@@ -82,13 +98,18 @@ graph::HeatMap load_heat_map(Reader& r, const Params& p, int64_t n) {
         bad("heat eigenvectors are " + std::to_string(map.vectors.rows) + " x " + std::to_string(map.vectors.cols) +
             " for " + std::to_string(rank) + " eigenvalues and n_train=" + std::to_string(n));
     }
-    for (double v : map.values) {
+    // The top eigenpairs of D^-1/2 A D^-1/2, in descending order: the first is 1 (√d).
+    for (size_t l = 0; l < map.values.size(); ++l) {
+        const double v = map.values[l];
         if (!(std::abs(v) <= 1.0 + 1e-6)) bad("heat eigenvalue " + std::to_string(v) + " is outside [-1, 1]");
+        if (l > 0 && v > map.values[l - 1]) bad("heat eigenvalue " + std::to_string(l) + " exceeds the one before it");
+    }
+    if (!(map.values.front() >= 1.0 - kTopEigenvalueTolerance)) {
+        bad("the top heat eigenvalue is " + std::to_string(map.values.front()) +
+            ", not 1 (the normalized affinity's largest)");
     }
     require_count("node degrees", map.degree.size(), n);
-    for (double v : map.degree) {
-        if (!(v > 0)) bad("a node degree is " + std::to_string(v) + "; degrees are positive");
-    }
+    require_degrees(map.degree);
     map.t = p.heat_t;
     map.normalise = p.heat_normalize;
     return map;
@@ -124,6 +145,55 @@ DualCoefficients load_coefficients(Reader& r, int64_t n, int64_t k) {
     }
     if (!any) bad("no cluster has members");
     return z;
+}
+
+/// A kernel=knn model's centres are fixed by its clusters and the graph (the fit's
+/// label_centres): one coefficient per training node, z_i = d_i / mass of i's cluster, and
+/// the norms (σ mass + links) / mass². Anything else is FORMAT, naming the first difference.
+void check_knn_centres(const DualCoefficients& z, const graph::SparseGraph& A, int64_t k) {
+    const int64_t n = A.n;
+    for (int64_t i = 0; i <= n; ++i) {
+        if (z.at[static_cast<size_t>(i)] != i) {
+            bad("a kernel=knn model holds one centre coefficient per training node; node " + std::to_string(i) +
+                "'s offset is " + std::to_string(z.at[static_cast<size_t>(i)]));
+        }
+    }
+    const std::vector<double> degree = graph::degrees(A);
+    const graph::NcutCentres want = graph::NcutLloyd(A, degree, k, 1).centres(z.cluster);
+    const auto differs = [](double have, double expected) {
+        return !(std::abs(have - expected) <= 1e-12 * std::abs(expected));
+    };
+    for (int64_t i = 0; i < n; ++i) {
+        const double expected = degree[static_cast<size_t>(i)] / want.mass[static_cast<size_t>(z.cluster[i])];
+        if (differs(z.z[static_cast<size_t>(i)], expected)) {
+            bad("node " + std::to_string(i) + "'s centre coefficient is " +
+                std::to_string(z.z[static_cast<size_t>(i)]) + " but its degree over its cluster's is " +
+                std::to_string(expected));
+        }
+    }
+    for (int64_t c = 0; c < k; ++c) {
+        const double have = z.norm[static_cast<size_t>(c)], expected = want.norm[static_cast<size_t>(c)];
+        if (std::isfinite(have) != std::isfinite(expected) || (std::isfinite(expected) && differs(have, expected))) {
+            bad("centre " + std::to_string(c) + "'s squared norm is " + std::to_string(have) +
+                " but its coefficients give " + std::to_string(expected));
+        }
+    }
+}
+
+/// The training rows' labels are what the loaded centres give them (the fit's last step):
+/// a changed coefficient, norm, eigenpair, degree or centroid that moves a training node is
+/// FORMAT, naming the node.
+void check_training_labels(const GraphModel& model) {
+    const int64_t n = model.n_train();
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    model.assign_placed(model.locator().training(), labels.data(), nullptr, nullptr, 1);
+    const std::vector<int32_t>& saved = model.report().labels;
+    for (int64_t i = 0; i < n; ++i) {
+        if (labels[static_cast<size_t>(i)] != saved[static_cast<size_t>(i)]) {
+            bad("training node " + std::to_string(i) + " is labelled " + std::to_string(saved[static_cast<size_t>(i)]) +
+                " but the model's centres give it " + std::to_string(labels[static_cast<size_t>(i)]));
+        }
+    }
 }
 
 }  // namespace
@@ -180,6 +250,11 @@ std::shared_ptr<const FittedModel> load_graph_body(Reader& r, Params p, FitRepor
             bad("heat centroids are " + std::to_string(centroids.rows) + " x " + std::to_string(centroids.cols) +
                 ", expected " + std::to_string(k) + " x " + std::to_string(map.dim()));
         }
+        for (int64_t j = 0; j < centroids.rows; ++j) {
+            for (int64_t l = 0; l < centroids.cols; ++l) {
+                if (!std::isfinite(centroids.row(j)[l])) bad("heat centroid " + std::to_string(j) + " is not finite");
+            }
+        }
         require_count("live clusters", alive.size(), k);
         bool any = false;
         for (char a : alive) {
@@ -188,15 +263,29 @@ std::shared_ptr<const FittedModel> load_graph_body(Reader& r, Params p, FitRepor
             any = any || a != 0;
         }
         if (!any) bad("no cluster has members");
+        if (A != nullptr && A->n == n) {  // the graph is stored: the degrees are its
+            const std::vector<double> degree = graph::degrees(*A);
+            for (int64_t i = 0; i < n; ++i) {
+                if (map.degree[static_cast<size_t>(i)] != degree[static_cast<size_t>(i)]) {
+                    bad("node " + std::to_string(i) + "'s degree is " +
+                        std::to_string(map.degree[static_cast<size_t>(i)]) + " but its graph's row sums to " +
+                        std::to_string(degree[static_cast<size_t>(i)]));
+                }
+            }
+        }
         auto model = std::make_shared<HeatModel>(std::move(p), n, d, std::move(report), std::move(locator),
                                                  std::move(map), std::move(centroids));
         model->set_alive(std::move(alive));
+        check_training_labels(*model);
         return model;
     }
     if (A == nullptr) A = load_graph(r, n);
     DualCoefficients z = load_coefficients(r, n, k);
-    return std::make_shared<KnnModel>(std::move(p), n, d, std::move(report), std::move(locator), std::move(A),
-                                      std::move(z));
+    check_knn_centres(z, *A, k);
+    auto model = std::make_shared<KnnModel>(std::move(p), n, d, std::move(report), std::move(locator), std::move(A),
+                                            std::move(z));
+    check_training_labels(*model);
+    return model;
 }
 
 }  // namespace kkm
