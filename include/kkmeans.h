@@ -186,7 +186,12 @@ KKM_API kkm_status kkm_fit_f64(kkm_model *model, const double *X, int64_t n, int
  * larger than the memory can be fitted (its pages come and go through the page cache; they
  * are not charged to max_memory_mb). For bindings that cannot map memory themselves (R,
  * Java, C#). weights: n_weights = n values, or NULL (n_weights ignored). The file must not
- * be truncated while the fit runs (reads past the new end fault, as with any mapping).
+ * be truncated or rewritten while the fit runs: the library reads the mapping in place, so
+ * new values are read as they are (a NaN written meanwhile is found by no check that already
+ * passed), and on Linux a read of a page beyond a new end raises SIGBUS in the calling process,
+ * which ends it unless the host handles the signal (the library installs no handler: signals
+ * are the host's; the kkmeans CLI ends with a message naming the file). Copy a file that may
+ * change, or read it yourself and call kkm_fit.
  * Errors: as kkm_fit, and INVALID_ARGUMENT (NULL path, d <= 0, a size that is not a
  * multiple of 4d, n_weights != n, a big-endian machine), IO (the file cannot be opened or
  * mapped, is empty, or is not a regular file: a FIFO or device must be read and passed to

@@ -321,6 +321,20 @@ check "a row longer than a piece is read whole; a gzip --truth file is read in p
      '$kkm' fit -q '$dir/lf.csv' k=2 method=exact gamma=0.5 --truth '$dir/truth.csv.gz' | grep -q '^NMI ' &&
      head -c \$((\$(wc -c <'$dir/truth.csv.gz') / 2)) '$dir/truth.csv.gz' >'$dir/cut.csv.gz' &&
      ! '$kkm' fit -q '$dir/lf.csv' k=2 --truth '$dir/cut.csv.gz' 2>'$dir/e' && grep -q 'cut.csv.gz' '$dir/e'"
+# A mapped input truncated during the fit (issue 60): the process died of SIGBUS (status 135,
+# no message); now it ends with status 1 and a message naming the file. 2 million rows of 8
+# floats (64 MB): the fit takes seconds, the file is cut after 0.3 s.
+python3 -c '
+import array, random, sys
+random.seed(3)
+block = array.array("f", [random.gauss(0, 1) for _ in range(1 << 20)]).tobytes()
+with open(sys.argv[1], "wb") as out:
+    for _ in range(16): out.write(block)
+' "$dir/big.f32"
+check "a mapped input truncated during the fit ends with a message naming it, not SIGBUS" sh -c \
+    "'$kkm' fit -q --dims 8 '$dir/big.f32' k=3 method=nystrom m=200 >/dev/null 2>'$dir/e' & pid=\$!;
+     sleep 0.3; truncate -s 4096 '$dir/big.f32'; wait \$pid; rc=\$?; cat '$dir/e';
+     [ \$rc -eq 1 ] && grep -q \"big.f32' was truncated\" '$dir/e' && grep -q SIGBUS '$dir/e'"
 # threads beyond what the system can start (issue 60): libgomp ended the process with status 1
 # and no message; now fit and assign fail with a message naming threads. Under a sanitizer the
 # program cannot run under ulimit -v at all (its shadow memory): skipped there.

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "mapped_guard.h"
 
 namespace kkm_tool {
 namespace {
@@ -126,6 +127,7 @@ InputMatrix open_matrix(const std::string& path, int64_t dims, std::string& form
     InputMatrix in;
     if (dims > 0 && kkm::io::mappable(path)) {
         raw_row_bytes(dims);  // a bad --dims is a usage error before the file is mapped
+        guard_mapped_input("kkmeans", path);
         try {
             in.mapped.emplace(path);
         } catch (const kkm::io::FileError& e) {

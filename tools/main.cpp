@@ -26,7 +26,9 @@ commands:
       little-endian float32 rows of D values. The first line of a CSV is a header if
       none of its fields is a number, data if all of them are; a first line with both
       (a typo such as '2.O', or a header field named '2019') is an error naming the
-      line and columns. Inputs may be gzip-compressed; '-' reads standard input.
+      line and columns. Inputs may be gzip-compressed; '-' reads standard input. A raw
+      file is mapped, not read: it must not be shortened or rewritten until the fit
+      ends (a cut file ends the program with a message naming it).
         -p, --params TEXT   parameters "k=10 method=nystrom ..." (see 'kkmeans params');
                             bare key=value arguments are parameters too
         -o, --output FILE   save the fitted model (kkmeans model file, for 'assign')

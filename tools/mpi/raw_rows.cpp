@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "mapped_guard.h"
 
 namespace kkm_tool {
 namespace {
@@ -73,6 +74,7 @@ InputMatrix open_raw_slice(const std::string& path, int64_t dims, const RowSlice
     out.rows = slice.count;
     out.cols = dims;
     if (kkm::io::mappable(path)) {
+        guard_mapped_input("kkmeans-mpi", path);
         try {
             out.mapped.emplace(path);
         } catch (const kkm::io::FileError& e) {
