@@ -152,6 +152,8 @@ const Case kCases[] = {
     // graph's (16 MiB accepted what used 122 MiB); a ring of 20000 nodes with 2 x 50 edges each.
     {"graph_given_heat", 20000, 50, "G", "k=2 kernel=heat"},
     {"graph_given_knn", 20000, 50, "G", "k=2 kernel=knn"},
+    // A ring (2 entries per node): shift-invert's sparse factor instead of Lanczos.
+    {"graph_given_ring_shift_invert", 100000, 1, "G", "k=2 kernel=heat"},
 };
 
 class Budget : public ::testing::TestWithParam<Case> {};

@@ -457,7 +457,7 @@ std::vector<double> dense_spectrum(const SparseGraph& A) {
 }
 
 TEST(Spectrum, LanczosMatchesTheDenseDecompositionAndIsThreadCountFree) {
-    const SparseGraph A = lattice(900, 3, 1);  // above kDenseComponent: Lanczos
+    const SparseGraph A = lattice(900, 3, 1);  // above kDenseComponent, 6 entries per node: shift-invert
     ASSERT_GT(A.n, kDenseComponent);
     const std::vector<double> d = degrees(A);
     const Components parts = components(A);
@@ -517,6 +517,58 @@ TEST(Spectrum, EveryComponentContributesItsIndicator) {
         EXPECT_EQ(std::accumulate(support.begin(), support.end(), 0), 1) << "vector " << l;
     }
     EXPECT_LT(e.values[3], 1.0 - 1e-6);
+}
+
+/// A ring (wrap) or a chain of n nodes, each linked to the next with weight 1.
+SparseGraph path_graph(int64_t n, bool wrap) {
+    std::vector<int64_t> indptr{0}, indices;
+    for (int64_t i = 0; i < n; ++i) {
+        if (i > 0 || wrap) indices.push_back((i + n - 1) % n);
+        if (i + 1 < n || wrap) indices.push_back((i + 1) % n);
+        indptr.push_back(static_cast<int64_t>(indices.size()));
+    }
+    return checked_graph(n, indptr.data(), indices.data(), nullptr);
+}
+
+// Slowly mixing graphs (issue 60): on a ring of 20000 nodes the eigen stage took 339 s (113 s
+// at 10000), Lanczos on eigenvalues 5e-8 apart. Their spectra are known exactly: a ring's
+// normalized adjacency has cos(2πj/n) (each twice but j = 0), a chain's cos(πj/(n−1)); the
+// top 20 must come out to 1e-9, each vector an eigenvector, for any thread count.
+TEST(Spectrum, RingsAndChainsGiveTheirExactTopEigenvalues) {
+    for (const bool wrap : {true, false}) {
+        for (const int64_t n : {int64_t{2000}, int64_t{20000}}) {
+            SCOPED_TRACE(std::string(wrap ? "ring " : "chain ") + std::to_string(n));
+            const SparseGraph A = path_graph(n, wrap);
+            const Components parts = components(A);
+            const Eigenpairs e = top_eigenpairs(A, degrees(A), parts, 20, 1, 2);
+            ASSERT_EQ(e.values.size(), 20u);
+            std::vector<double> want;
+            for (int64_t j = 0; static_cast<int64_t>(want.size()) < 20; ++j) {
+                const double pi = std::acos(-1.0);
+                want.push_back(wrap ? std::cos(2 * pi * j / n) : std::cos(pi * j / (n - 1)));
+                if (wrap && j > 0) want.push_back(want.back());
+            }
+            want.resize(20);
+            for (size_t l = 0; l < 20; ++l) EXPECT_NEAR(e.values[l], want[l], 1e-9) << "eigenvalue " << l;
+            for (int64_t l = 0; l < 20; l += 7) {  // (S u)_i = Σ_j u_j / sqrt(d_i d_j), d = 2 (chain ends 1)
+                double residual = 0;
+                for (int64_t i = 0; i < n; ++i) {
+                    double su = 0;
+                    const double di = static_cast<double>(A.row_end(i) - A.row_begin(i));
+                    for (int64_t t = A.row_begin(i); t < A.row_end(i); ++t) {
+                        const int64_t j = A.indices[static_cast<size_t>(t)];
+                        su += e.vectors.row(j)[l] / std::sqrt(di * static_cast<double>(A.row_end(j) - A.row_begin(j)));
+                    }
+                    residual += std::pow(su - e.values[static_cast<size_t>(l)] * e.vectors.row(i)[l], 2);
+                }
+                EXPECT_LT(std::sqrt(residual), 1e-5) << "vector " << l;
+            }
+            if (n == 2000) {
+                const Eigenpairs one = top_eigenpairs(A, degrees(A), parts, 20, 1, 1);
+                EXPECT_EQ(one.values, e.values);
+            }
+        }
+    }
 }
 
 TEST(HeatFeatures, UnitRowsAndTheExtensionOfATrainingNodeIsItself) {

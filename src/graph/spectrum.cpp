@@ -5,7 +5,9 @@
 #define EIGEN_DONT_PARALLELIZE
 #include "graph/spectrum.h"
 
+#include <Spectra/SymEigsShiftSolver.h>
 #include <Spectra/SymEigsSolver.h>
+#include <Eigen/SparseCholesky>
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +28,20 @@ namespace {
 constexpr int64_t kProductRows = 2048;
 /// Lanczos convergence: relative residual of each pair.
 constexpr double kTolerance = 1e-7;
+/// Slowly mixing graphs (their top eigenvalues within 1e-7 of each other: a ring, a chain, a
+/// grid, a road network) are sparse with small separators: at most this many entries per
+/// node on average, their top pairs come from shift-invert first (when its factor is small),
+/// where Lanczos on M needed minutes (a ring of 20000 nodes: 339 s). Denser graphs (the
+/// q-NN graphs of rows, q >= 10; Fashion-MNIST converges in 24 restarts) take Lanczos on M,
+/// and shift-invert only if that does not converge.
+constexpr int64_t kSparseEntriesPerNode = 8;
+/// Shift-invert's shift above the top eigenvalue 1: (1 + δ − λ)⁻¹ spreads the eigenvalues
+/// next to 1 apart (a ring of 20000 nodes: 1 − λ₂ = 5e-8); σI − M stays SPD, its condition
+/// 2/δ well within float64.
+constexpr double kShiftAbove = 1e-6;
+/// The factor's entries shift-invert may hold, per node: beyond it (a graph without small
+/// separators fills in) the Lanczos iterations go on instead.
+constexpr int64_t kFactorEntriesPerNode = 64;
 
 /// One component's graph, re-indexed from 0, and 1/sqrt(degree) of its nodes.
 struct Part {
@@ -82,6 +98,78 @@ private:
     int threads_;
 };
 
+/// A sparse LDLᵀ that reports its factor's size after the symbolic analysis.
+class CountedLdlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> {
+public:
+    int64_t factor_entries() const { return m_nonZerosPerCol.cast<int64_t>().sum(); }
+};
+
+/// y = (M − σI)⁻¹ x for Spectra's shift-invert mode, M = D^-½ A D^-½, through one sparse LDLᵀ
+/// of σI − M (single-threaded: the same bits for any thread count). ready() is false when its
+/// factor would exceed kFactorEntriesPerNode entries per node or it is not positive definite.
+class ShiftedInverse {
+public:
+    using Scalar = double;
+    explicit ShiftedInverse(const Part& part) : part_(part) {}
+    Eigen::Index rows() const { return part_.A.n; }
+    Eigen::Index cols() const { return part_.A.n; }
+    bool ready() const { return ready_; }
+    void set_shift(double sigma) {
+        const SparseGraph& A = part_.A;
+        std::vector<Eigen::Triplet<double>> entries;
+        entries.reserve(static_cast<size_t>(A.entries() + A.n));
+        for (int64_t i = 0; i < A.n; ++i) {
+            double diagonal = sigma;
+            for (int64_t e = A.row_begin(i); e < A.row_end(i); ++e) {
+                const int32_t j = A.indices[static_cast<size_t>(e)];
+                const double v = static_cast<double>(A.values[static_cast<size_t>(e)]) *
+                                 part_.scale[static_cast<size_t>(i)] * part_.scale[static_cast<size_t>(j)];
+                if (j == i) {
+                    diagonal -= v;
+                } else if (j < i) {
+                    entries.emplace_back(static_cast<int>(i), j, -v);  // the lower triangle
+                }
+            }
+            entries.emplace_back(static_cast<int>(i), static_cast<int>(i), diagonal);
+        }
+        Eigen::SparseMatrix<double> B(A.n, A.n);
+        B.setFromTriplets(entries.begin(), entries.end());
+        std::vector<Eigen::Triplet<double>>().swap(entries);
+        ldlt_.analyzePattern(B);
+        if (ldlt_.info() != Eigen::Success || ldlt_.factor_entries() > kFactorEntriesPerNode * A.n) return;
+        ldlt_.factorize(B);
+        ready_ = ldlt_.info() == Eigen::Success && (ldlt_.vectorD().array() > 0).all();
+    }
+    void perform_op(const double* x, double* y) const {
+        const Eigen::Map<const Eigen::VectorXd> in(x, part_.A.n);
+        Eigen::Map<Eigen::VectorXd>(y, part_.A.n) = -ldlt_.solve(in);
+    }
+
+private:
+    const Part& part_;
+    CountedLdlt ldlt_;
+    bool ready_ = false;
+};
+
+/// The top nev pairs by shift-invert (slowly mixing graphs); false when the factor is too
+/// large or the iterations do not converge.
+bool shift_invert_pairs(const Part& p, int32_t id, int64_t nev, int64_t ncv, const Eigen::VectorXd& start,
+                        std::vector<ComponentPair>& out) {
+    ShiftedInverse op(p);
+    Spectra::SymEigsShiftSolver<ShiftedInverse> solver(op, nev, ncv, 1.0 + kShiftAbove);
+    if (!op.ready()) return false;
+    solver.init(start.data());
+    solver.compute(Spectra::SortRule::LargestMagn, 1000, kTolerance);
+    if (solver.info() != Spectra::CompInfo::Successful) return false;
+    const Eigen::VectorXd values = solver.eigenvalues();
+    const Eigen::MatrixXd vectors = solver.eigenvectors();
+    for (int64_t rank = 0; rank < nev; ++rank) {
+        out.push_back(
+            {values[rank], id, rank, std::vector<double>(vectors.col(rank).data(), vectors.col(rank).data() + p.A.n)});
+    }
+    return true;
+}
+
 void dense_pairs(const Part& p, int32_t id, int64_t r, std::vector<ComponentPair>& out) {
     const int64_t m = p.A.n;
     std::vector<double> S(static_cast<size_t>(m * m), 0.0);
@@ -101,10 +189,17 @@ void lanczos_pairs(const Part& p, int32_t id, int64_t r, uint64_t seed, int thre
     Eigen::VectorXd start(m);
     Rng rng(seed, Stream::graph, (uint64_t{1} << 40) | static_cast<uint64_t>(id));
     for (int64_t i = 0; i < m; ++i) start[i] = rng.uniform() - 0.5;
-    for (int64_t ncv = std::min(m, std::max(2 * nev + 1, nev + 20));; ncv = std::min(m, 2 * ncv)) {
+    const int64_t first_ncv = std::min(m, std::max(2 * nev + 1, nev + 20));
+    const bool sparse = p.A.entries() <= kSparseEntriesPerNode * m;
+    if (sparse && shift_invert_pairs(p, id, nev, first_ncv, start, out)) return;
+    for (int64_t ncv = first_ncv;; ncv = std::min(m, 2 * ncv)) {
         Spectra::SymEigsSolver<NormalizedAdjacency> solver(op, nev, ncv);
         solver.init(start.data());
         solver.compute(Spectra::SortRule::LargestAlge, 1000, kTolerance);
+        if (solver.info() != Spectra::CompInfo::Successful && ncv == first_ncv && !sparse &&
+            shift_invert_pairs(p, id, nev, first_ncv, start, out)) {
+            return;
+        }
         if (solver.info() == Spectra::CompInfo::Successful) {
             const Eigen::VectorXd values = solver.eigenvalues();
             const Eigen::MatrixXd vectors = solver.eigenvectors();
@@ -189,7 +284,12 @@ double eigenpairs_footprint(double n, double entries, double r) {
     const double ncv = std::min(n, std::max(2 * r + 1, r + 20));
     const double lanczos = 8 * n * (2 * 2 * ncv + 2 * r + 6);  // the basis at up to twice ncv, restarts, pairs
     const auto dense = static_cast<double>(kDenseComponent);
-    return lanczos + 12 * entries + 28 * n + 2 * 8.0 * dense * dense + Matrix::footprint(n, r);
+    // Shift-invert on a sparse graph: the factor (index and value per entry), σI − S and its
+    // triplets, beside a basis of the first ncv. (A denser graph takes it only when Lanczos
+    // fails to converge, beyond the estimate.)
+    const bool sparse = entries <= static_cast<double>(kSparseEntriesPerNode) * n;
+    const double factor = sparse ? 12.0 * static_cast<double>(kFactorEntriesPerNode) * n + 28 * (entries + n) : 0.0;
+    return lanczos + factor + 12 * entries + 28 * n + 2 * 8.0 * dense * dense + Matrix::footprint(n, r);
 }
 
 }  // namespace kkm::graph
