@@ -437,6 +437,14 @@ TEST(GraphKernels, BadParametersAndRowsAreRefusedAndTheModelKeepsItsFit) {
     EXPECT_TRUE(Fails(refit("method=auto kernel=heat gamma=0.5"), KKM_ERR_INVALID_ARGUMENT, {"gamma", "kernel=heat"}));
     EXPECT_TRUE(Fails(refit("gamma=auto k=61"), KKM_ERR_INVALID_ARGUMENT, {W("k=61")}));
     EXPECT_TRUE(Fails(refit("k=auto"), KKM_ERR_INVALID_ARGUMENT, {"k=auto", "kernel=heat"}));
+    // heat_t so large that every heat feature but the components' underflows (issue 60): knn
+    // gave a degenerate partition, heat an error blaming gamma, degree or coef0.
+    for (const char* kernel : {"k=2 kernel=knn heat_t=1e30", "k=2 kernel=heat heat_t=1e30", "k=2 kernel=heat heat_t=1e300"}) {
+        EXPECT_TRUE(Fails(refit(kernel), KKM_ERR_INVALID_ARGUMENT, {"heat_t=", "underflows", "lower heat_t"}))
+            << kernel;
+        EXPECT_EQ(std::string(kkm_last_error()).find("gamma"), std::string::npos) << kkm_last_error();
+    }
+    EXPECT_TRUE(Ok(kkm_set_params(m.get(), "k=2 kernel=knn heat_t=80")));
     EXPECT_TRUE(Ok(kkm_set_params(m.get(), "k=2 kernel=knn")));
     const std::vector<float> w(static_cast<size_t>(ds.n), 1.0f);
     EXPECT_TRUE(
@@ -530,6 +538,13 @@ TEST(GraphKernels, RepeatedEntriesSumTheSameInAnyOrderAndAnOverflowNamesTheEntry
         EXPECT_TRUE(Fails(st, KKM_ERR_INVALID_DATA, {"(0, 1)", "repeated entries", "float32"})) << kernel;
         EXPECT_EQ(std::string(kkm_last_error()).find("gamma"), std::string::npos) << kkm_last_error();
     }
+    // All-denormal weights (issue 60): knn ended "objective is not finite"; heat fits them.
+    const std::vector<float> tiny(indices.size(), 1e-44f);
+    Model knn = make_model("k=2 kernel=knn");
+    EXPECT_TRUE(Fails(kkm_fit_graph(knn.get(), 6, indptr.data(), indices.data(), tiny.data()), KKM_ERR_INVALID_DATA,
+                      {"node 2", "degree", "scale"}));  // the least degree (its two entries)
+    Model heat = make_model("k=2 kernel=heat");
+    EXPECT_TRUE(Ok(kkm_fit_graph(heat.get(), 6, indptr.data(), indices.data(), tiny.data())));
 }
 
 struct Stages {

@@ -128,12 +128,28 @@ TrainingGraph graph_of_user(graph::SparseGraph A) {
     return g;
 }
 
+/// heat_t so large that e^{−t(1−λ)/2} underflows float32 for every eigenvalue below 1 but
+/// fewer than k: the heat kernel is then constant on each connected component and k clusters
+/// cannot be told apart (knn returned a degenerate partition, heat an error blaming gamma).
+void require_features_above_underflow(const Params& p, const std::vector<double>& values) {
+    const double floor = std::log(static_cast<double>(std::numeric_limits<float>::min()));  // about -87.3
+    int64_t live = 0;
+    for (double v : values) live += -p.heat_t * (1.0 - v) / 2.0 > floor ? 1 : 0;
+    if (live >= p.k) return;
+    invalid_argument("heat_t=" + message_number(p.heat_t) + " leaves " + std::to_string(live) + " of the " +
+                     std::to_string(values.size()) +
+                     " heat features above float32's smallest value (e^{-t(1-lambda)/2} underflows): the heat kernel "
+                     "is then constant on each connected component and k=" +
+                     std::to_string(p.k) + " clusters cannot be told apart; lower heat_t (default 80)");
+}
+
 /// The heat map of the graph (stage "eigen"): its top r eigenpairs.
 graph::HeatMap heat_map(FitSession& c, const TrainingGraph& g) {
     c.begin_stage("eigen");
     require_rank_for_components(c.p, g.parts.count);
     const int64_t r = heat_rank(c.p, g.A->n, g.parts.count);
     graph::Eigenpairs e = graph::top_eigenpairs(*g.A, g.degree, g.parts, r, c.p.seed, c.threads);
+    require_features_above_underflow(c.p, e.values);
     graph::HeatMap map;
     map.values = std::move(e.values);
     map.vectors = std::move(e.vectors);
@@ -352,10 +368,23 @@ std::unique_ptr<FittedModel> graph_minibatch(FitSession& c, TrainingGraph& g, gr
     return model;
 }
 
+/// kernel=knn's kernel K = σD⁻¹ + D⁻¹AD⁻¹ in float32: a node whose degree is below
+/// 1/FLT_MAX (all-denormal weights) has K(i, i) beyond float32 (the fit ended "objective is
+/// not finite"). The normalized cut does not depend on the weights' scale: the message says so.
+void require_knn_degrees(const TrainingGraph& g) {
+    const double least = 1.0 / static_cast<double>(std::numeric_limits<float>::max());
+    const auto it = std::min_element(g.degree.begin(), g.degree.end());
+    if (it == g.degree.end() || *it >= least) return;
+    invalid_data("kernel=knn: node " + std::to_string(it - g.degree.begin()) + "'s degree " + message_number(*it) +
+                 " is below 1/FLT_MAX, so its kernel value 1/degree overflows float32; the normalized cut does not "
+                 "depend on the weights' scale: multiply them by a constant (e.g. divide by the largest)");
+}
+
 std::unique_ptr<FittedModel> fit_graph(FitSession& c, TrainingGraph g) {
     if (c.p.k > g.A->n) {
         invalid_argument("k=" + std::to_string(c.p.k) + " exceeds the number of nodes n=" + std::to_string(g.A->n));
     }
+    if (c.p.kernel == KernelType::knn) require_knn_degrees(g);
     const memory::GraphFootprint f =
         memory::graph_footprint(c.p, g.A->n, std::max<int64_t>(c.X.cols, 1), 0, heat_rank(c.p, g.A->n, g.parts.count),
                                 c.threads, memory::GraphSearch::none, g.A->entries());
