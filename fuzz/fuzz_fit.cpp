@@ -134,7 +134,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     params += " tol=" + num(pick(fdp, tols));
 
     // ---------------------------------------------------------------- data
-    static const float scales[] = {1.0f, 1.0f, 1.0f, 30.0f, 1e-2f, 1e3f, 1e-6f};
+    // Up to ±FLT_MAX (127/32 · 8.5e37) and down to denormals (issue 60: the fuzzers reach
+    // what a user can pass).
+    static const float scales[] = {1.0f, 1.0f, 1.0f, 30.0f, 1e-2f, 1e3f, 1e-6f, 1e-40f, 1e20f, 8.5e37f};
     const float scale = pick(fdp, scales);
     const int layout =
         fdp.ConsumeIntegralInRange<int>(0, 7);  // 0-3 plain; 4 duplicates; 5 constant column; 6 identical; 7 few values

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <string>
@@ -32,11 +34,14 @@ Graph fuzzed_graph(FuzzedDataProvider& fdp) {
     g.n = fdp.ConsumeIntegralInRange<int64_t>(1, 30);
     std::vector<std::map<int64_t, float>> rows(static_cast<size_t>(g.n));
     const int edges = fdp.ConsumeIntegralInRange<int>(0, 120);
+    // Weights of ordinary size, denormal, huge (their sums reach +inf) (issue 60).
+    static const float weight_scales[] = {1.0f, 1.0f, 1.0f, 1e-44f, 1e-30f, 1e30f, 3.4e37f};
+    const float weight_scale = weight_scales[fdp.ConsumeIntegralInRange<size_t>(0, std::size(weight_scales) - 1)];
     const bool symmetric = fdp.ConsumeIntegralInRange<int>(0, 7) != 0;
     for (int e = 0; e < edges; ++e) {
         const auto i = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1),
                    j = fdp.ConsumeIntegralInRange<int64_t>(0, g.n - 1);
-        const float w = fdp.ConsumeBool() ? 1.0f : fdp.ConsumeFloatingPointInRange<float>(0.0f, 10.0f);
+        const float w = fdp.ConsumeBool() ? 1.0f : fdp.ConsumeFloatingPointInRange<float>(0.0f, 10.0f) * weight_scale;
         rows[static_cast<size_t>(i)][j] += w;
         if (symmetric && i != j) rows[static_cast<size_t>(j)][i] += w;
     }
@@ -69,7 +74,14 @@ std::string graph_params(FuzzedDataProvider& fdp, int64_t n) {
     if (fdp.ConsumeBool()) p += " neighbors=" + std::to_string(fdp.ConsumeIntegralInRange<int64_t>(1, n + 1));
     if (fdp.ConsumeBool()) p += std::string(" graph=") + (fdp.ConsumeBool() ? "exact" : "nndescent");
     if (fdp.ConsumeBool()) p += " heat_rank=" + std::to_string(fdp.ConsumeIntegralInRange<int64_t>(1, n + 2));
-    if (fdp.ConsumeBool()) p += " heat_t=" + std::to_string(fdp.ConsumeFloatingPointInRange<double>(0.01, 500.0));
+    if (fdp.ConsumeBool()) {
+        static const double ts[] = {1e-300, 1e-6, 1e30, 1e300};  // beside 0.01..500: the edges
+        const double t = fdp.ConsumeBool() ? fdp.ConsumeFloatingPointInRange<double>(0.01, 500.0)
+                                           : ts[fdp.ConsumeIntegralInRange<size_t>(0, std::size(ts) - 1)];
+        char text[64];
+        std::snprintf(text, sizeof text, " heat_t=%.17g", t);
+        p += text;
+    }
     if (fdp.ConsumeBool()) p += " heat_normalize=false";
     return p;
 }
@@ -105,9 +117,18 @@ void fit_points(FuzzedDataProvider& fdp) {
     const auto n = fdp.ConsumeIntegralInRange<int64_t>(1, 60), d = fdp.ConsumeIntegralInRange<int64_t>(1, 4);
     const std::string params = graph_params(fdp, n);
     std::vector<float> X(static_cast<size_t>(n * d));
-    const float scale = fdp.ConsumeFloatingPointInRange<float>(1e-3f, 1e3f);
+    // Integer values (ties) at a scale from denormal to FLT_MAX / 50 (issue 60: rows whose
+    // squared distances overflow float32 reached heap corruption), sometimes one row at ±FLT_MAX.
+    static const float scales[] = {1e-41f, 1e18f, 6.8e36f};
+    const float scale = fdp.ConsumeIntegralInRange<int>(0, 3) != 0
+                            ? fdp.ConsumeFloatingPointInRange<float>(1e-3f, 1e3f)
+                            : scales[fdp.ConsumeIntegralInRange<size_t>(0, std::size(scales) - 1)];
     for (float& v : X) v = static_cast<float>(fdp.ConsumeIntegralInRange<int>(-50, 50)) * scale;
     if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) X[0] = std::numeric_limits<float>::quiet_NaN();
+    if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {
+        X[X.size() - 1] = std::numeric_limits<float>::max();
+        X[0] = -std::numeric_limits<float>::max();
+    }
     kkm_fuzz::Model m;
     if (kkm_set_params(m.m, params.c_str()) != KKM_OK) {
         check_status(KKM_ERR_INVALID_ARGUMENT, "kkm_set_params");
