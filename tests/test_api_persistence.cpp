@@ -494,8 +494,9 @@ TEST(CraftedModel, ValuesThatFeedDistancesAreValidated) {
 // Checksum-valid graph and rff models whose values a fit cannot produce (issue 60): knn's
 // coefficients negative or 1e300 and norms beyond them, heat's eigenvalues 0 or -1 and degrees
 // of 1e-300 were accepted (the header promises FORMAT for the coefficients and norms) and the
-// model labelled rows differently; rff ignored a tampered gamma and took a centring shift of
-// 3e38. Each is FORMAT now, naming the value; an affinity row the model can only give +inf for
+// model labelled rows differently; rff ignored a tampered gamma. Each is FORMAT now, naming
+// the value (a centring shift of 3e38 is a mean a fit can give: rows far from it are refused
+// when assigned); an affinity row the model can only give +inf for
 // is refused by kkm_distances as by kkm_assign.
 TEST(CraftedModel, GraphAndRffValuesAFitCannotGiveAreFormatErrors) {
     const Dataset ds = blobs(40, 2, 2, 3);
@@ -545,8 +546,12 @@ TEST(CraftedModel, GraphAndRffValuesAFitCannotGiveAreFormatErrors) {
                       {"gamma=50", "frequencies"}));
     EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "REPT", 16, 0.005)), KKM_ERR_FORMAT,
                       {"gamma=0.005", "frequencies"}));
-    EXPECT_TRUE(Fails(load_into(target.get(), patched(rff.bytes, "SHFT", 8, 3e38f)), KKM_ERR_FORMAT,
-                      {"centring shift", "overflows"}));
+    // A shift of 3e38 is a mean data at that scale give: it loads, and the rows it was not
+    // fitted on are refused when assigned (their projections overflow: never a silent label).
+    ASSERT_TRUE(Ok(load_into(target.get(), patched(rff.bytes, "SHFT", 8, 3e38f))));
+    std::vector<int32_t> got(static_cast<size_t>(far.n));
+    EXPECT_TRUE(Fails(kkm_assign(target.get(), far.X.data(), far.n, far.d, got.data(), nullptr), KKM_ERR_INVALID_DATA,
+                      {"W x", "overflows float32"}));
 }
 
 // The report's cluster sizes are informational: a feature model once took them as its live
