@@ -63,9 +63,4 @@ Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads) {
     return F;
 }
 
-void for_each_feature_block(const FeatureMap& map, ConstMatrix X, int threads,
-                            const std::function<void(int64_t, int64_t, const Matrix&)>& fn) {
-    for_feature_blocks(map, X, threads, fn);
-}
-
 }  // namespace kkm

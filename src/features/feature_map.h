@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 #include "core/matrix.h"
@@ -104,11 +103,5 @@ void transform_rows(const FeatureMap& map, ConstMatrix X, float* out, int thread
 
 /// Features of every row of X in a library Matrix (n × dim, GEMM-safe).
 Matrix transform_all(const FeatureMap& map, ConstMatrix X, int threads);
-
-/// Features of X's rows in parallel blocks of kRowBlock rows: fn(begin, count, features),
-/// called on the workers (features: count × dim(), the worker's own, valid during the call).
-/// Each worker holds map.block_footprint(kRowBlock) meanwhile.
-void for_each_feature_block(const FeatureMap& map, ConstMatrix X, int threads,
-                            const std::function<void(int64_t, int64_t, const Matrix&)>& fn);
 
 }  // namespace kkm

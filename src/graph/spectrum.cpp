@@ -98,6 +98,15 @@ private:
     int threads_;
 };
 
+/// A converged solver's nev pairs of component id, in its order, appended to out.
+void append_pairs(const Eigen::VectorXd& values, const Eigen::MatrixXd& vectors, int32_t id, int64_t nev,
+                  std::vector<ComponentPair>& out) {
+    for (int64_t rank = 0; rank < nev; ++rank) {
+        out.push_back({values[rank], id, rank,
+                       std::vector<double>(vectors.col(rank).data(), vectors.col(rank).data() + vectors.rows())});
+    }
+}
+
 /// A sparse LDLᵀ that reports its factor's size after the symbolic analysis.
 class CountedLdlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> {
 public:
@@ -161,12 +170,7 @@ bool shift_invert_pairs(const Part& p, int32_t id, int64_t nev, int64_t ncv, con
     solver.init(start.data());
     solver.compute(Spectra::SortRule::LargestMagn, 1000, kTolerance);
     if (solver.info() != Spectra::CompInfo::Successful) return false;
-    const Eigen::VectorXd values = solver.eigenvalues();
-    const Eigen::MatrixXd vectors = solver.eigenvectors();
-    for (int64_t rank = 0; rank < nev; ++rank) {
-        out.push_back(
-            {values[rank], id, rank, std::vector<double>(vectors.col(rank).data(), vectors.col(rank).data() + p.A.n)});
-    }
+    append_pairs(solver.eigenvalues(), solver.eigenvectors(), id, nev, out);
     return true;
 }
 
@@ -201,12 +205,7 @@ void lanczos_pairs(const Part& p, int32_t id, int64_t r, uint64_t seed, int thre
             return;
         }
         if (solver.info() == Spectra::CompInfo::Successful) {
-            const Eigen::VectorXd values = solver.eigenvalues();
-            const Eigen::MatrixXd vectors = solver.eigenvectors();
-            for (int64_t rank = 0; rank < nev; ++rank) {
-                out.push_back({values[rank], id, rank,
-                               std::vector<double>(vectors.col(rank).data(), vectors.col(rank).data() + m)});
-            }
+            append_pairs(solver.eigenvalues(), solver.eigenvectors(), id, nev, out);
             return;
         }
         if (ncv == m) {

@@ -358,7 +358,7 @@ std::unique_ptr<FeatureMap> load_anchor_map(Reader& r, const FitReport& report, 
 /// gamma for laplacian): with 64 draws or more, a mean square (rbf) or median magnitude
 /// (laplacian) off by more than 4x (a chance below 1e-20 for honest draws) is a gamma the
 /// model does not compute with. (The centring shift is any finite mean: data at 1e38 give
-/// one; a row far from it is refused when assigned, naming the row.)
+/// one; a row far from it is refused when assigned, its projection overflowing.)
 void check_rff_frequencies(const Matrix& W, const Params& p, const FitReport& report) {
     std::vector<double> magnitude;
     magnitude.reserve(static_cast<size_t>(W.rows * W.cols));

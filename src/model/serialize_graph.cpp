@@ -150,7 +150,10 @@ DualCoefficients load_coefficients(Reader& r, int64_t n, int64_t k) {
 /// A kernel=knn model's centres are fixed by its clusters and the graph (the fit's
 /// label_centres): one coefficient per training node, z_i = d_i / mass of i's cluster, and
 /// the norms (σ mass + links) / mass². Anything else is FORMAT, naming the first difference.
-void check_knn_centres(const DualCoefficients& z, const graph::SparseGraph& A, int64_t k) {
+void check_knn_centres(const KnnModel& model, int64_t k) {
+    const DualCoefficients& z = model.centres();
+    const graph::SparseGraph& A = model.graph();
+    const std::vector<double>& degree = model.degree();
     const int64_t n = A.n;
     for (int64_t i = 0; i <= n; ++i) {
         if (z.at[static_cast<size_t>(i)] != i) {
@@ -158,7 +161,6 @@ void check_knn_centres(const DualCoefficients& z, const graph::SparseGraph& A, i
                 "'s offset is " + std::to_string(z.at[static_cast<size_t>(i)]));
         }
     }
-    const std::vector<double> degree = graph::degrees(A);
     const graph::NcutCentres want = graph::NcutLloyd(A, degree, k, 1).centres(z.cluster);
     const auto differs = [](double have, double expected) {
         return !(std::abs(have - expected) <= 1e-12 * std::abs(expected));
@@ -281,9 +283,9 @@ std::shared_ptr<const FittedModel> load_graph_body(Reader& r, Params p, FitRepor
     }
     if (A == nullptr) A = load_graph(r, n);
     DualCoefficients z = load_coefficients(r, n, k);
-    check_knn_centres(z, *A, k);
     auto model = std::make_shared<KnnModel>(std::move(p), n, d, std::move(report), std::move(locator), std::move(A),
                                             std::move(z));
+    check_knn_centres(*model, k);
     check_training_labels(*model);
     return model;
 }
