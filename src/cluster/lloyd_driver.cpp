@@ -104,35 +104,45 @@ LloydResult run_lloyd(LloydProblem& problem, std::vector<int32_t> labels, const 
     fill_empty_clusters(labels, dist, weights, options.k, comm, offset);
     const auto max_iter = static_cast<double>(std::max<int64_t>(options.max_iter, 1));
     std::vector<int32_t> assigned, previous_assigned;  // reassignments before relocation
-    double done = 0;  // the fraction reported: never decreases
-    bool settled = true;    // false: stopped by tol or max_iter right after labels moved
-    bool measured = false;  // the labels are nearest centres of the last reassignment's
+    double done = 0;                                   // the fraction reported: never decreases
+    bool settled = true;                               // false: stopped by tol or max_iter right after labels moved
+    bool measured = false;                             // the labels are nearest centres of the last reassignment's
     for (int64_t it = 1; it <= options.max_iter; ++it) {
         progress_range(done, std::max(done, static_cast<double>(it) / max_iter));
         const double objective = problem.reassign(labels, next, dist);
-        done = std::max({done, static_cast<double>(it) / max_iter,
-                         convergence_fraction(previous, objective, options.tol)});
+        done = std::max(
+            {done, static_cast<double>(it) / max_iter, convergence_fraction(previous, objective, options.tol)});
         progress_poll(done);
         result.iterations = static_cast<int32_t>(it);
         assigned = next;
         const bool relocated = fill_empty_clusters(next, dist, weights, options.k, comm, offset);
+        // The reassignment undid the last relocation (with fewer distinct points than k, a
+        // relocated duplicate goes back to its tied centre, the one of lower index): the same
+        // step would repeat until max_iter. Neither that nor max_iter may end on a
+        // relocation: its labels are not each point's nearest centre (a relocated point's own
+        // mean is its centre, the others' centres move with it; kkm_assign would label the
+        // training rows otherwise). Stop with the reassignment's labels, the nearest centres
+        // of the labels before it, and the clusters it left empty empty.
+        const bool undone = relocated && every_rank(comm, assigned == previous_assigned);
+        if (relocated && (undone || it == options.max_iter)) {
+            next.swap(assigned);
+            measured = true;
+            settled = false;  // the centres are the means of the labels before (centre_labels)
+            labels.swap(next);
+            break;
+        }
         measured = !relocated;
         const bool unchanged = !relocated && every_rank(comm, next == labels);
         labels.swap(next);
         settled = unchanged || relocated;
         if (unchanged) break;
-        // The reassignment undid the last relocation (with fewer distinct points than k, a
-        // relocated duplicate goes back to its tied centre): the same step would repeat
-        // until max_iter, so stop with the relocated (non-empty) labelling.
-        if (relocated && every_rank(comm, assigned == previous_assigned)) break;
         previous_assigned.swap(assigned);
         if (!relocated && previous - objective < options.tol * objective) break;
         previous = objective;
     }
-    // Stopped by tol or max_iter after a reassignment that moved points (and relocated none):
-    // the labels are each point's nearest centre of the labels before (next, after the swap),
-    // which stay the model's centres. A relocation's labels have no such centres (the cluster
-    // it filled had none): their own means are the centres then.
+    // Stopped by tol or max_iter after a reassignment that moved points, or right after a
+    // relocation (above): the labels are each point's nearest centre of the labels before
+    // (next, after the swap), which stay the model's centres.
     if (!settled) result.centre_labels = std::move(next);
     if (measured) result.centres = problem.measured_centres();
     result.objective = problem.objective_of(result.centre_labels.empty() ? labels : result.centre_labels, labels);

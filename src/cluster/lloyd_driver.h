@@ -68,7 +68,10 @@ struct LloydOptions {
 /// (the means of the labels before it: LloydResult::centre_labels), so that every label is its
 /// point's nearest centre, as scikit-learn's KMeans leaves them and as kkm_assign labels the
 /// training rows; with init labels and max_iter=1, the labels are each point's nearest mean
-/// of those labels. After a relocation the labels' own means are the centres.
+/// of those labels. It never ends on a relocation: where max_iter comes right after one, or a
+/// reassignment undoes the last (fewer distinct points than k: a relocated duplicate goes back
+/// to its tied centre of lower index), the result is that reassignment's labels, each point's
+/// nearest centre, and the clusters it left empty stay empty.
 /// Over rows spread across ranks (collective): labels and weights are this rank's rows',
 /// `offset` the global index of its first row, and the problem's reassign and objective
 /// return the objective over all ranks.
