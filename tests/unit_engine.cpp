@@ -607,6 +607,13 @@ TEST(Engine, EveryPanelFitsThePaddingTheFootprintsAssume) {
     for (const kkm::engine::Isa isa : {kkm::engine::Isa::portable, kkm::engine::Isa::avx2, kkm::engine::Isa::avx512}) {
         EXPECT_LE(kkm::engine::geometry(isa).nr, kkm::engine::kWidestPanel);
         EXPECT_GE(kkm::engine::geometry(isa).nr, 1);
+        EXPECT_LE(kkm::engine::geometry(isa).mr, kkm::engine::kWidestLeftPanel);
+        EXPECT_GE(kkm::engine::geometry(isa).mr, 1);
+        // A left pass of r rows holds whole panels of mr rows: round_up(r, mr) ≤ r + mr − 1.
+        for (const double rows : {1.0, 2.0, 13.0, 15.0, 100.0}) {
+            const double mr = static_cast<double>(kkm::engine::geometry(isa).mr);
+            EXPECT_GE(kkm::engine::left_pack_footprint(rows, 7), 4.0 * std::ceil(rows / mr) * mr * 7) << rows;
+        }
     }
     EXPECT_GE(kkm::engine::PackedRows::footprint(1, 5), 4.0 * (kkm::engine::kWidestPanel * 5 + 16));
 }

@@ -118,6 +118,12 @@ void pack_panels(const float* X, int64_t rows, int64_t d, int64_t ld, int64_t wi
     }
 }
 
+double left_pack_footprint(double rows, double d) {
+    const double padded = std::ceil(std::max(rows, 1.0)) + static_cast<double>(kWidestLeftPanel - 1);
+    const double q8 = padded * 4 * std::ceil(d / 4) + 2 * 4 * padded;  // words, terms (q8.cpp)
+    return 4 * (padded * d + kAlignFloats) + 4 * padded + q8;
+}
+
 double PackedRows::footprint(double rows, double d) {
     const double padded = std::ceil(std::max(rows, 1.0) / kWidestPanel) * kWidestPanel;
     const double q8 = padded * 4 * std::ceil(d / 4) + 2 * 4 * padded;  // the 8-bit copy (q8.h)
@@ -244,8 +250,8 @@ void column_gram(ConstMatrix A, const PackedRows& Y, float* out, int64_t ldo, Bl
     // first column: every value on or above the diagonal, few below it.
     for (int64_t q = 0; q < panels; ++q) {
         const int64_t row = q * mr, col = row / nr * nr;
-        run_pass(a + q * mr * A.rows, nullptr, std::min(mr, l - row), Y, col, l - col, dot, depth, out + row * ldo + col,
-                 ldo);
+        run_pass(a + q * mr * A.rows, nullptr, std::min(mr, l - row), Y, col, l - col, dot, depth,
+                 out + row * ldo + col, ldo);
     }
     for (int64_t i = 1; i < l; ++i) {
         for (int64_t j = 0; j < i; ++j) out[i * ldo + j] = out[j * ldo + i];

@@ -20,6 +20,14 @@ namespace kkm::engine {
 /// The footprints pad packed rows to it, an upper bound for whichever path runs.
 inline constexpr int64_t kWidestPanel = 32;
 
+/// The widest left register panel of any path: geometry(isa).mr ≤ this (unit_engine checks it).
+inline constexpr int64_t kWidestLeftPanel = 16;
+
+/// Bytes a BlockScratch takes packing `rows` left rows of d values on any path: a pass holds
+/// whole panels, no more than the rows need (at most rows + kWidestLeftPanel − 1 rows), of
+/// floats with their aux, or of 8-bit words with their terms.
+double left_pack_footprint(double rows, double d);
+
 /// Right-hand rows Y (and a per-row auxiliary value: squared norm, inverse norm) packed once
 /// into NR-wide panels of the chosen path, zero-padded, 64-byte aligned.
 class PackedRows {

@@ -156,7 +156,7 @@ void Kernel::block(const engine::LeftRows& X, const engine::PackedRows& Y, float
 }
 
 double Kernel::block_footprint(double rows, double d) {
-    return Matrix::footprint(rows, d) + 8 * rows + engine::PackedRows::footprint(rows, d);
+    return Matrix::footprint(rows, d) + 8 * rows + engine::left_pack_footprint(rows, d);
 }
 
 void Kernel::block(ConstMatrix rows, const engine::PackedRows& Y, float* out, int64_t ldo, Scratch* scratch) const {

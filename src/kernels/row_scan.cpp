@@ -143,10 +143,14 @@ void scan_chunk(ConstMatrix X, const std::vector<float>& w, Moments moments, int
 RowMoments scan_rows(ConstMatrix X, const std::vector<float>& weights, Moments moments, int64_t row_offset, int threads,
                      const InputPages* pages, int64_t sample_every) {
     const int64_t d = X.cols, per_chunk = block_count(X.rows, kScanChunks);
-    std::vector<Chunk> chunks(static_cast<size_t>(kScanChunks));
+    // Chunks past the last row (fewer rows than kScanChunks) hold nothing: no sums for them
+    // (32 · (d + 1) doubles were 4.3 GB for one row of 2^24 floats; adding their zeros changed
+    // no sum).
+    const int64_t used = scan_chunks(X.rows);
+    std::vector<Chunk> chunks(static_cast<size_t>(used));
     for (Chunk& c : chunks) c.sums.assign(moments != Moments::none ? static_cast<size_t>(d + 1) : 0, 0.0);
     FirstBadBlock bad;
-    parallel_blocks(threads, kScanChunks, [&](int64_t c) {
+    parallel_blocks(threads, used, [&](int64_t c) {
         scan_chunk(X, weights, moments, c * per_chunk, std::min(X.rows, (c + 1) * per_chunk), sample_every,
                    chunks[static_cast<size_t>(c)], bad, pages);
     });
@@ -184,9 +188,14 @@ int64_t moments_sample(int64_t rows, int64_t global) {
     return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(blocks / std::max(wanted, 1.0))));
 }
 
-double scan_footprint(int64_t d, int threads) {
-    const double dd = static_cast<double>(d);
-    return 8.0 * static_cast<double>(kScanChunks) * (dd + 1) + 8.0 * threads * (dd + 1) + 16.0 * (dd + 1);
+int64_t scan_chunks(int64_t rows) {
+    return rows <= 0 ? 0 : block_count(rows, block_count(rows, kScanChunks));
+}
+
+double scan_footprint(int64_t rows, int64_t d, int threads) {
+    const double dd = static_cast<double>(d),
+                 running = static_cast<double>(std::min<int64_t>(threads, scan_chunks(rows)));
+    return 8.0 * static_cast<double>(scan_chunks(rows)) * (dd + 1) + 8.0 * running * (dd + 1) + 16.0 * (dd + 1);
 }
 
 double pairwise_sq_distance(const RowMoments& local, const Comm& comm) {

@@ -61,9 +61,14 @@ inline constexpr int64_t kMomentSampleRows = int64_t{1} << 19;
 /// to kSampledMomentsAbove rows, else the spacing in blocks that gives this rank's share.
 int64_t moments_sample(int64_t rows, int64_t global);
 
-/// Bytes scan_rows allocates with moments for d columns on `threads` threads: the chunks'
-/// sums, a block mean per running thread, the totals and the mean.
-double scan_footprint(int64_t d, int threads);
+/// The chunks of kScanChunks that hold some of `rows` rows (each holds ⌈rows / kScanChunks⌉):
+/// kScanChunks from kScanChunks · (kScanChunks − 1) + 1 rows on, fewer below.
+int64_t scan_chunks(int64_t rows);
+
+/// Bytes scan_rows allocates with moments for `rows` rows of d columns on `threads` threads:
+/// the sums of the chunks that hold rows, a block mean per running thread, the totals and the
+/// mean.
+double scan_footprint(int64_t rows, int64_t d, int threads);
 
 /// The weighted mean pairwise squared distance over all ranks' rows, (1/W²) Σ_ij w_i w_j
 /// ‖x_i − x_j‖² = 2 Σ_i w_i ‖x_i − μ‖² / W, from each rank's moments (one collective).

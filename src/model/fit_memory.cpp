@@ -62,7 +62,8 @@ double cluster_features(const Params& p, double n, double r, int threads, bool w
 
 double gamma_stage(const Params& p, double n, double d, int threads) {
     const double sort = kernel_traits(p.kernel).auto_scale == AutoScale::l1 && p.gamma <= 0 ? threads * 8 * n : 0.0;
-    return sort + scan_footprint(static_cast<int64_t>(d), threads) + 4 * d;  // + the float32 shift
+    return sort + scan_footprint(static_cast<int64_t>(std::min(n, 9e18)), static_cast<int64_t>(d), threads) +
+           4 * d;  // + the float32 shift
 }
 
 // ---------------------------------------------------------------- exact
