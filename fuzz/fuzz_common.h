@@ -2,8 +2,10 @@
 // (kkmeans.h); nothing here sees the library's internals.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,10 +30,10 @@ namespace kkm_fuzz {
     std::abort();
 }
 
-#define FUZZ_CHECK(cond, ...)                                                                  \
-    do {                                                                                       \
-        if (!(cond)) ::kkm_fuzz::die("%s:%d: %s: %s", __FILE__, __LINE__, #cond,               \
-                                     ::kkm_fuzz::format(__VA_ARGS__).c_str());                  \
+#define FUZZ_CHECK(cond, ...)                                                                                     \
+    do {                                                                                                          \
+        if (!(cond))                                                                                              \
+            ::kkm_fuzz::die("%s:%d: %s: %s", __FILE__, __LINE__, #cond, ::kkm_fuzz::format(__VA_ARGS__).c_str()); \
     } while (0)
 
 inline std::string format(const char* fmt, ...) {
@@ -131,7 +133,40 @@ inline uint32_t crc32(const unsigned char* p, size_t n) {
 inline void reseal(std::vector<unsigned char>& bytes) {
     if (bytes.size() < 4) return;
     const uint32_t c = crc32(bytes.data(), bytes.size() - 4);
-    for (int i = 0; i < 4; ++i) bytes[bytes.size() - 4 + static_cast<size_t>(i)] = static_cast<unsigned char>(c >> (8 * i));
+    for (int i = 0; i < 4; ++i)
+        bytes[bytes.size() - 4 + static_cast<size_t>(i)] = static_cast<unsigned char>(c >> (8 * i));
+}
+
+/// A saved model whose parameter text (the PARM section, the file's first after its 16-byte
+/// header: tag, u64 section size, u64 length, text) has `key=value` in place of the key's saved
+/// value, resealed. The loader runs a model on the engine path its saved isa names
+/// (serialize.cpp), so with_param(bytes, "isa", "portable") is the same fitted state on the
+/// float32 tiles: what the q8-versus-float32 oracle of fuzz_fit compares. Dies if the bytes do
+/// not hold the key.
+inline std::vector<unsigned char> with_param(const std::vector<unsigned char>& bytes, const std::string& key,
+                                             const std::string& value) {
+    constexpr size_t kText = 16 + 4 + 8 + 8;
+    FUZZ_CHECK(bytes.size() > kText + 4 && std::memcmp(bytes.data() + 16, "PARM", 4) == 0, "no PARM section");
+    uint64_t length = 0;
+    std::memcpy(&length, bytes.data() + 28, sizeof length);
+    FUZZ_CHECK(length <= bytes.size() - kText - 4, "PARM length %llu", static_cast<unsigned long long>(length));
+    std::string text(reinterpret_cast<const char*>(bytes.data() + kText), static_cast<size_t>(length));
+    const std::string token = key + "=";
+    size_t at = text.rfind(token, 0) == 0 ? 0 : text.find(" " + token);
+    if (at != 0 && at != std::string::npos) ++at;
+    FUZZ_CHECK(at != std::string::npos, "the saved parameters hold no %s: %s", key.c_str(), text.c_str());
+    const size_t begin = at + token.size(), end = std::min(text.find(' ', begin), text.size());
+    text.replace(begin, end - begin, value);
+    std::vector<unsigned char> out(bytes.begin(), bytes.begin() + 20);
+    const uint64_t new_length = text.size(), section = 8 + new_length;
+    const auto* s = reinterpret_cast<const unsigned char*>(&section);
+    const auto* l = reinterpret_cast<const unsigned char*>(&new_length);
+    out.insert(out.end(), s, s + 8);
+    out.insert(out.end(), l, l + 8);
+    out.insert(out.end(), text.begin(), text.end());
+    out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(kText + length), bytes.end());
+    reseal(out);
+    return out;
 }
 
 inline std::vector<unsigned char> save(const kkm_model* m) {

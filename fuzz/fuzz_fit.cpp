@@ -5,7 +5,7 @@
 // kernel (rbf, laplacian, polynomial, linear, cosine, precomputed), parameters from ranges
 // that include their edge values (gamma tiny/huge, m, rank, reg_rank, sampling, solver,
 // batch_size, tau, epsilon, rcond, tol, init, n_init), the data layout (values from the
-// bytes at a chosen scale; duplicate rows; constant columns; all rows identical; for
+// bytes at a chosen scale, or bytes q / c as 8-bit data are; duplicate rows; constant columns; all rows identical; for
 // kernel=precomputed a PSD matrix G·Gᵀ), sample weights (with zeros; sometimes all zero or
 // negative) and sometimes a NaN/Inf injected into X. Every fit runs with threads=1 and
 // max_iter <= 5 so that an execution takes about a millisecond. Choices are ordered so that
@@ -22,6 +22,12 @@
 //    labels in range and finite, non-negative (>= -1e-3 · max K(x,x)) distances; save → load
 //    assigns identically (labels and distances bit for bit); kkm_distances gives every row its
 //    first minimum at the assigned label, equal to kkm_assign's distance.
+//  - q8 against float32 (issue 60): for rbf, the fitted model loaded again with isa=portable
+//    (the float32 tiles) gives the training rows the distances of the model's own path (the
+//    8-bit tiles where the rows are bytes q / c and the CPU has VNNI) to within the float32
+//    rounding's bound, and the same labels where the two nearest centres are further apart
+//    (compare_paths: exact, minibatch, and Nystrom with uniform landmarks, no rank and
+//    nystrom_rcond >= 0.1);
 //  - where some |K(x, y)| exceeds kOverflow (polynomial or linear kernels with a huge gamma
 //    or values) only statuses, label ranges and memory safety are checked: the library's
 //    float32 arithmetic overflows there (open issues in fuzz/README.md).
@@ -67,6 +73,89 @@ double kernel_value(const std::string& kernel, const float* x, const float* y, i
     return 1.0;
 }
 
+/// A bound on |K(x, y)| differences between two engine paths for the rbf kernel: the 8-bit
+/// tiles compute ‖x − y‖² exactly and round it once; the float32 tiles expand it in centred
+/// coordinates (‖x − μ‖ ≤ 2 max ‖x‖), each partial sum rounded (a few ulps of 4 max ‖x‖² per
+/// term, generously (d + 4) · 2^-18 of it); exp itself may differ by an ulp or two per path.
+double rbf_path_bound(const std::vector<float>& X, int n, int d, double gamma) {
+    double max_sq = 0;
+    for (int i = 0; i < n; ++i) {
+        double sq = 0;
+        for (int j = 0; j < d; ++j)
+            sq += static_cast<double>(X[static_cast<size_t>(i * d + j)]) * X[static_cast<size_t>(i * d + j)];
+        max_sq = std::max(max_sq, sq);
+    }
+    return std::min(2.0, gamma * std::ldexp(static_cast<double>(d + 4) * 4.0 * max_sq, -18)) + std::ldexp(1.0, -20);
+}
+
+/// Distances and labels of one model on X; false with the status where it refuses.
+struct PathAnswer {
+    kkm_status status;
+    std::vector<float> every;
+    std::vector<int32_t> labels;
+};
+
+PathAnswer answer(const kkm_model* m, const std::vector<float>& X, int n, int d, int k) {
+    PathAnswer a{KKM_OK, std::vector<float>(static_cast<size_t>(n) * static_cast<size_t>(k)),
+                 std::vector<int32_t>(static_cast<size_t>(n))};
+    a.status = kkm_distances(m, X.data(), n, d, a.every.data(), static_cast<int64_t>(n) * k);
+    if (a.status == KKM_OK) a.status = kkm_assign(m, X.data(), n, d, a.labels.data(), nullptr);
+    return a;
+}
+
+/// The q8-versus-float32 oracle (issue 60): the fitted state of `model` (its isa=auto: the
+/// 8-bit tiles where its rows are 8-bit and the CPU has VNNI, else the widest float32 tiles)
+/// loaded again with isa=portable (the float32 tiles, never 8-bit) must give every row the
+/// same distances to within `tol(distance)` and the same label wherever its two nearest
+/// centres are further apart than twice that. On a CPU without VNNI it compares the float32
+/// paths with each other.
+template <class Tolerance>
+void compare_paths(const kkm_model* model, const std::vector<float>& X, int n, int d, int k, Tolerance tol,
+                   const std::string& what) {
+    Model portable;
+    const std::vector<unsigned char> bytes = with_param(save(model), "isa", "portable");
+    kkm_status s = kkm_load_buffer(portable, bytes.data(), static_cast<int64_t>(bytes.size()));
+    FUZZ_CHECK(s == KKM_OK, "the model does not load with isa=portable: %s: %s", kkm_last_error(), what.c_str());
+    const PathAnswer fast = answer(model, X, n, d, k), flt = answer(portable, X, n, d, k);
+    FUZZ_CHECK(fast.status == flt.status, "the paths disagree: %s (isa=auto) vs %s (portable): %s",
+               kkm_status_string(fast.status), kkm_status_string(flt.status), what.c_str());
+    if (fast.status != KKM_OK) return;
+    double largest = 0, widest = 0;  // the largest difference and bound, for KKM_FUZZ_VERBOSE
+    for (int i = 0; i < n; ++i) {
+        const float* a = fast.every.data() + static_cast<size_t>(i) * k;
+        const float* b = flt.every.data() + static_cast<size_t>(i) * k;
+        double first = INFINITY, second = INFINITY, bound = 0;
+        for (int c = 0; c < k; ++c) {
+            if (std::isinf(a[c]) || std::isinf(b[c])) {
+                FUZZ_CHECK(a[c] == b[c], "row %d centre %d: %g (isa=auto) vs %g (portable): %s", i, c,
+                           static_cast<double>(a[c]), static_cast<double>(b[c]), what.c_str());
+                continue;
+            }
+            const double t = tol(std::max(static_cast<double>(a[c]), static_cast<double>(b[c])));
+            bound = std::max(bound, t);
+            largest = std::max(largest, std::fabs(static_cast<double>(a[c]) - b[c]));
+            widest = std::max(widest, t);
+            FUZZ_CHECK(std::fabs(static_cast<double>(a[c]) - b[c]) <= t,
+                       "row %d centre %d: distance %.9g on isa=auto, %.9g on the float32 tiles (bound %g): %s", i, c,
+                       static_cast<double>(a[c]), static_cast<double>(b[c]), t, what.c_str());
+            if (b[c] < first) {
+                second = first;
+                first = b[c];
+            } else if (b[c] < second) {
+                second = b[c];
+            }
+        }
+        if (second - first > 2 * bound) {
+            FUZZ_CHECK(fast.labels[static_cast<size_t>(i)] == flt.labels[static_cast<size_t>(i)],
+                       "row %d: label %d on isa=auto, %d on the float32 tiles (margin %g, bound %g): %s", i,
+                       fast.labels[static_cast<size_t>(i)], flt.labels[static_cast<size_t>(i)], second - first, bound,
+                       what.c_str());
+        }
+    }
+    if (std::getenv("KKM_FUZZ_VERBOSE") != nullptr)
+        std::fprintf(stderr, "paths compared: largest difference %g, bound %g\n", largest, widest);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -108,18 +197,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         m_value = fdp.ConsumeIntegralInRange<int>(1, n + 4);
         params += " m=" + std::to_string(m_value);
     }
-    if (method == "nystrom" && fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    const bool ranked = method == "nystrom" && fdp.ConsumeIntegralInRange<int>(0, 3) == 0;
+    if (ranked) {
         const int top = m_value > 0 ? m_value + 1 : n + 1;
         const int rank = fdp.ConsumeIntegralInRange<int>(1, top);
         params += " rank=" + std::to_string(rank);
         if (fdp.ConsumeBool()) params += " reg_rank=" + std::to_string(fdp.ConsumeIntegralInRange<int>(1, top + 1));
     }
     static const char* const samplings[] = {"uniform", "rls", "kmeanspp"};
-    params += std::string(" sampling=") + pick(fdp, samplings);
+    const std::string sampling = pick(fdp, samplings);
+    params += " sampling=" + sampling;
     static const double lambdas[] = {1e-9, 1e-3, 1, 1e3, 1e9};
     if (fdp.ConsumeBool()) params += " rls_lambda=" + num(pick(fdp, lambdas));
     static const double rconds[] = {0, 1e-12, 1e-6, 0.1, 0.9};
-    params += " nystrom_rcond=" + num(pick(fdp, rconds));
+    const double rcond = pick(fdp, rconds);
+    params += " nystrom_rcond=" + num(rcond);
     const bool minibatch_solver =
         method != "exact" && method != "minibatch" && fdp.ConsumeIntegralInRange<int>(0, 3) == 0;
     if (minibatch_solver) params += " solver=minibatch";
@@ -137,11 +229,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Up to ±FLT_MAX (127/32 · 8.5e37) and down to denormals (issue 60: the fuzzers reach
     // what a user can pass).
     static const float scales[] = {1.0f, 1.0f, 1.0f, 30.0f, 1e-2f, 1e3f, 1e-6f, 1e-40f, 1e20f, 8.5e37f};
-    const float scale = pick(fdp, scales);
+    const float signed_scale = pick(fdp, scales);
     const int layout =
         fdp.ConsumeIntegralInRange<int>(0, 7);  // 0-3 plain; 4 duplicates; 5 constant column; 6 identical; 7 few values
+    // Values: signed (int8 / 32 · scale), or bytes q / c (the data the 8-bit tiles take where
+    // the CPU has VNNI: c = 1, 255, 256), or bytes · 1e-9 / 255 (tiny: never 8-bit, issue 60
+    // item 2), which the q8-versus-float32 oracle below compares on both paths.
+    static const float divisors[] = {1.0f, 255.0f, 256.0f, 255e9f};
+    const bool byte_values = fdp.ConsumeIntegralInRange<int>(0, 3) == 3;
+    const float divisor = byte_values ? pick(fdp, divisors) : 1.0f;
+    const float scale = byte_values ? 1.0f / divisor : signed_scale;
     std::vector<float> X(static_cast<size_t>(n) * static_cast<size_t>(d));
-    auto value = [&] { return static_cast<float>(fdp.ConsumeIntegral<int8_t>()) / 32.0f * scale; };
+    auto value = [&] {
+        return byte_values ? static_cast<float>(fdp.ConsumeIntegral<uint8_t>()) / divisor
+                           : static_cast<float>(fdp.ConsumeIntegral<int8_t>()) / 32.0f * scale;
+    };
     if (precomputed) {
         // PSD: K = G Gᵀ with G n × r.
         const int r = fdp.ConsumeIntegralInRange<int>(1, 4);
@@ -366,5 +468,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(dist.empty() || std::memcmp(dist2.data(), dist.data(), dist.size() * sizeof(float)) == 0 ||
                    (overflow && std::any_of(dist.begin(), dist.end(), [](float v) { return std::isnan(v); })),
                "the loaded model reports other distances: %s", what_str().c_str());
+
+    // The 8-bit and the float32 tiles on the same fitted state (rbf: the kernel the 8-bit tiles
+    // run). Where a distance is a convex combination of kernel values (exact, minibatch: the
+    // centres' coefficients are non-negative and sum to 1) it moves by at most 3 times theirs,
+    // here 12; Nystrom features P·K(L, x) with P = U·Λ^(-1/2) move by ‖P‖ ≤ 1/√rcond (the
+    // top eigenvalue of K_LL is at least 1) times √m times the kernel's bound, plus half a
+    // float16 ulp per value where the rows are stored in half precision; other methods (rff
+    // has no kernel products, sketches and rank-restricted or leverage-weighted projections
+    // have no such bound) are left out.
+    if (kernel == "rbf" && !overflow && with_distances) {
+        const double dk = rbf_path_bound(X, n, d, resolved_gamma);
+        if (method == "exact" || method == "minibatch") {
+            compare_paths(
+                model, X, n, d, k, [dk](double) { return 12 * dk; }, what_str());
+        } else if (method == "nystrom" && !ranked && sampling == "uniform" && rcond >= 0.1) {
+            const double e = std::sqrt((n + 4) / rcond) * (dk + std::ldexp(1.0, -10));
+            compare_paths(
+                model, X, n, d, k, [e](double dist) { return 4 * (2 * (std::sqrt(dist) + 2) * e + e * e); },
+                what_str());
+        }
+    }
     return 0;
 }
