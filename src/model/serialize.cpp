@@ -424,10 +424,33 @@ bool positive_semidefinite(const Params& p) {
 /// (m² kernel values: about a second at the limit); larger models are checked for signs only.
 constexpr int64_t kCheckedLandmarks = 4096;
 
+/// How far one rbf kernel value may differ between the engine paths of the machine that saved
+/// a model and the one loading it: the float32 tiles expand ‖x − y‖² = ‖x‖² + ‖y‖² − 2⟨x, y⟩
+/// in centred coordinates, each path rounding its partial sums in its own order (an error of a
+/// few ulps of ‖x‖² + ‖y‖² per term), which exp(−γ‖x − y‖²) turns into γ times that: where
+/// γ‖x‖² is large (γ = 10 on rows of norm 100), two equal rows get 0.86 on one path and 1 on
+/// the other. Generously (d + 4) · 2^-20 · γ · 4 max ‖x − shift‖², at most 1; 0 for the other
+/// kernels.
+double rbf_path_slack(const Params& p, const FitReport& report, const Matrix& points) {
+    if (p.kernel != KernelType::rbf) return 0;
+    double top = 0;
+    for (int64_t i = 0; i < points.rows; ++i) {
+        double sq = 0;
+        for (int64_t t = 0; t < points.cols; ++t) {
+            const double x = static_cast<double>(points.row(i)[t]) -
+                             (report.shift.empty() ? 0.0 : static_cast<double>(report.shift[static_cast<size_t>(t)]));
+            sq += x * x;
+        }
+        top = std::max(top, sq);
+    }
+    return std::min(1.0, std::ldexp(static_cast<double>(points.cols + 4), -20) * report.gamma * 4 * top);
+}
+
 /// Nystrom centres c_j = Σ_l H_jl φ(l) with ‖c_j‖² = H_j K_LL H_jᵀ: the saved norms must be
-/// that (to float32 rounding of an eigen-decomposition) and >= 0, or a crafted H (3e38) gives
-/// distances far below 0, which were clamped to a perfect match.
-void check_nystrom_centres(const LandmarkCentres& c, const KernelBasis& basis) {
+/// that (to float32 rounding of an eigen-decomposition, and to `slack` per kernel value:
+/// rbf_path_slack) and >= 0, or a crafted H (3e38) gives distances far below 0, which were
+/// clamped to a perfect match.
+void check_nystrom_centres(const LandmarkCentres& c, const KernelBasis& basis, double slack) {
     const int64_t k = c.H.rows, m = c.H.cols;
     for (int64_t j = 0; j < k; ++j) {
         const float norm = c.self_dot[static_cast<size_t>(j)];
@@ -444,8 +467,9 @@ void check_nystrom_centres(const LandmarkCentres& c, const KernelBasis& basis) {
     for (int64_t j = 0; j < k; ++j) {
         if (!c.alive[static_cast<size_t>(j)]) continue;
         const float* h = c.H.row(j);
-        double q = 0, size = 0;
+        double q = 0, size = 0, spread = 0;  // spread: Σ|h|, which the paths' kernels move q by slack times squared
         for (int64_t a = 0; a < m; ++a) {
+            spread += std::abs(static_cast<double>(h[a]));
             double row = 0, row_size = 0;
             for (int64_t b = 0; b < m; ++b) {
                 row += static_cast<double>(K[static_cast<size_t>(a * m + b)]) * h[b];
@@ -455,7 +479,7 @@ void check_nystrom_centres(const LandmarkCentres& c, const KernelBasis& basis) {
             size += std::abs(static_cast<double>(h[a])) * row_size;
         }
         const double norm = c.self_dot[static_cast<size_t>(j)];
-        if (!std::isfinite(q) || std::abs(norm - q) > 1e-2 * (size + top)) {
+        if (!std::isfinite(q) || std::abs(norm - q) > 1e-2 * (size + top) + slack * spread * spread) {
             bad("Nystrom centre " + std::to_string(j) + " has the squared norm " + message_number(norm) +
                 " but its landmark coefficients give " + message_number(q) + ": the centre is inconsistent");
         }
@@ -568,7 +592,8 @@ std::shared_ptr<const FittedModel> load_body(Reader& r, Params p, FitReport repo
         require_size("Nystrom centre norms", c.self_dot.size(), s.k);
         require_size("Nystrom live clusters", c.alive.size(), s.k);
         require_alive_flags("Nystrom live clusters", c.alive);
-        if (positive_semidefinite(p)) check_nystrom_centres(c, *landmarks->basis());
+        if (positive_semidefinite(p))
+            check_nystrom_centres(c, *landmarks->basis(), rbf_path_slack(p, report, landmarks->basis()->points()));
         map.release();
         return std::make_shared<NystromModel>(std::move(p), s.n_train, s.d, std::move(report),
                                               std::unique_ptr<LandmarkMap>(landmarks), std::move(c));
