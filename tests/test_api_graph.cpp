@@ -439,7 +439,8 @@ TEST(GraphKernels, BadParametersAndRowsAreRefusedAndTheModelKeepsItsFit) {
     EXPECT_TRUE(Fails(refit("k=auto"), KKM_ERR_INVALID_ARGUMENT, {"k=auto", "kernel=heat"}));
     // heat_t so large that every heat feature but the components' underflows (issue 60): knn
     // gave a degenerate partition, heat an error blaming gamma, degree or coef0.
-    for (const char* kernel : {"k=2 kernel=knn heat_t=1e30", "k=2 kernel=heat heat_t=1e30", "k=2 kernel=heat heat_t=1e300"}) {
+    for (const char* kernel :
+         {"k=2 kernel=knn heat_t=1e30", "k=2 kernel=heat heat_t=1e30", "k=2 kernel=heat heat_t=1e300"}) {
         EXPECT_TRUE(Fails(refit(kernel), KKM_ERR_INVALID_ARGUMENT, {"heat_t=", "underflows", "lower heat_t"}))
             << kernel;
         EXPECT_EQ(std::string(kkm_last_error()).find("gamma"), std::string::npos) << kkm_last_error();
@@ -711,6 +712,24 @@ TEST(AnchorGraph, DisconnectedBlobsGetAComponentEachAndSeparate) {
                       {"4 connected components", "heat_rank=2"}));
 }
 
+// anchors with graph=auto: taken where auto chooses the anchor graph (kernel=heat above 20000
+// rows), refused naming auto's choice below; refused for a graph the caller gives (no anchors).
+// (anchors was refused with graph=auto whatever n, even where auto then built the anchor graph.)
+TEST(AnchorGraph, AnchorsWithGraphAutoFollowTheRows) {
+    const Dataset ds = blobs(20001, 2, 3, 7);
+    Model m = make_model("k=3 kernel=heat anchors=120 seed=1");
+    EXPECT_GT(ari(fit_labels(m.get(), ds), ds.truth), 0.9);
+    EXPECT_EQ(get_param(m.get(), "graph"), "anchor");
+    EXPECT_EQ(get_param(m.get(), "anchors"), "120");
+    const int64_t indptr[] = {0, 1, 2};
+    const int64_t indices[] = {1, 0};
+    const float values[] = {1.0f, 1.0f};
+    Model given = make_model("k=1 kernel=heat anchors=120");
+    EXPECT_TRUE(Fails(kkm_fit_graph(given.get(), 2, indptr, indices, values), KKM_ERR_INVALID_ARGUMENT,
+                      {W("anchors"), W("kkm_fit_graph")}));
+    expect_unfitted(given.get());
+}
+
 TEST(AnchorGraph, BadParametersAreRefusedByName) {
     const Dataset ds = uneven_rings(100, 200, 3);
     const auto refused = [&](const char* params, std::initializer_list<Word> words) {
@@ -723,7 +742,8 @@ TEST(AnchorGraph, BadParametersAreRefusedByName) {
     refused("k=2 kernel=knn graph=anchor anchors=400", {W("anchors=400"), W("n=300")});
     refused("k=2 kernel=heat graph=anchor anchors=301", {W("anchors=301"), W("n=300")});
     refused("k=2 kernel=heat graph=anchor anchors=10 neighbors=11", {W("neighbors=11"), W("anchors=10")});
-    refused("k=2 kernel=heat anchors=50", {W("anchors"), W("graph=anchor")});
+    refused("k=2 kernel=heat anchors=50", {W("anchors"), W("graph=auto chose graph=exact"), W("n=300")});
+    refused("k=2 kernel=knn graph=nndescent anchors=50", {W("anchors"), W("graph=nndescent")});
     refused("k=2 kernel=heat graph=anchor method=minibatch", {W("graph=anchor"), W("method=minibatch")});
     Model m = make_model("k=2");
     EXPECT_TRUE(Fails(kkm_set_params(m.get(), "anchors=1"), KKM_ERR_INVALID_ARGUMENT, {W("anchors")}));

@@ -290,6 +290,7 @@ std::unique_ptr<FittedModel> fit_graph_model(const Params& params, const graph::
                          to_text(p.kernel) + "; set kernel=knn or kernel=heat");
     }
     validate_combination(p);
+    validate_given_graph(p);
     const int64_t n = csr.n;
     if (p.k > n) {
         invalid_argument("k=" + std::to_string(p.k) + " exceeds the number of nodes n=" + std::to_string(n) +
@@ -377,7 +378,7 @@ std::unique_ptr<FittedModel> fit_with(const Params& p, ConstMatrix X, const std:
         held.emplace(charge_inputs(ledger, weighted, X.rows, X.cols));
         validate_combination(p);
         validate_against_data(p, ConstMatrix{X.data, part.global, X.cols});
-        if (graph_kernel(p)) validate_graph_data(p, part.global, weighted);
+        if (graph_kernel(p)) validate_graph_data(p, part.global, X.cols, weighted);
         require_fit_sizes(p, part.global, X.cols);
         threads = resolve_threads(p.threads, fit_work(p, X.rows, X.cols));
         if (kernel_traits(p.kernel).precomputed) {

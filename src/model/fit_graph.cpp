@@ -497,15 +497,30 @@ void validate_graph_params(const Params& p) {
             "graph=anchor clusters its heat features by k-means (method=exact, the default); method=minibatch "
             "runs on the k-NN graph's features: set graph=exact or nndescent, or leave method=auto");
     }
-    if (p.graph != GraphChoice::anchor && p.anchors > 0) {
-        invalid_argument(
-            "anchors applies to graph=anchor only (graph=auto takes it above 20000 rows with kernel=heat, "
-            "60000 with kernel=knn): set "
-            "graph=anchor or leave anchors=auto");
+    // With graph=auto the rows decide (validate_graph_data); a given graph has no anchors
+    // (validate_given_graph).
+    if (p.graph != GraphChoice::anchor && p.graph != GraphChoice::automatic && p.anchors > 0) {
+        invalid_argument(std::string("anchors applies to graph=anchor only, not graph=") + to_text(p.graph) +
+                         ": set graph=anchor (or graph=auto, which takes it above 20000 rows with kernel=heat, "
+                         "60000 with kernel=knn) or leave anchors=auto");
     }
 }
 
-void validate_graph_data(const Params& p, int64_t n, bool weighted) {
+void validate_given_graph(const Params& p) {
+    if (p.anchors > 0) {
+        invalid_argument(
+            "anchors applies to graph=anchor only: kkm_fit_graph clusters the graph it is given, "
+            "which has no anchors; leave anchors=auto");
+    }
+}
+
+void validate_graph_data(const Params& p, int64_t n, int64_t d, bool weighted) {
+    if (p.anchors > 0 && graph_choice(p, n, d) != GraphChoice::anchor) {
+        invalid_argument(std::string("anchors applies to graph=anchor only: graph=auto chose graph=") +
+                         to_text(graph_choice(p, n, d)) + " for n=" + std::to_string(n) +
+                         " rows (anchor above 20000 rows with kernel=heat, 60000 with kernel=knn); set graph=anchor "
+                         "or leave anchors=auto");
+    }
     if (weighted) {
         invalid_argument(
             "weights: kernel=knn and kernel=heat weigh every row by its degree in the graph (normalized cut); "

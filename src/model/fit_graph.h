@@ -32,8 +32,10 @@ void require_rank_for_components(const Params& p, int64_t components);
 void validate_graph_params(const Params& p);
 
 /// Throws INVALID_ARGUMENT for n rows the graph kernels cannot take: sample weights, neighbors
-/// ≥ n, a single row.
-void validate_graph_data(const Params& p, int64_t n, bool weighted);
+/// ≥ n, a single row, anchors where graph=auto chose another graph for n rows of d values.
+void validate_graph_data(const Params& p, int64_t n, int64_t d, bool weighted);
+/// Refuses what does not apply to a graph the caller gives (kkm_fit_graph): anchors.
+void validate_given_graph(const Params& p);
 
 /// Arithmetic of building the graph of n rows of d columns (for the thread count).
 double graph_work(const Params& p, int64_t n, int64_t d);
