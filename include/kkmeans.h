@@ -395,7 +395,11 @@ KKM_API kkm_status kkm_get_iterations(const kkm_model *model, int32_t *iteration
 KKM_API kkm_status kkm_get_feature_dim(const kkm_model *model, int64_t *dim);
 
 /* Cluster weights (number of training rows, or sum of their weights) per cluster: k
- * doubles into sizes (capacity len). Errors: NOT_FITTED, INVALID_ARGUMENT (len < k). */
+ * doubles into sizes (capacity len). A size can be 0: Lloyd gives an emptied cluster the
+ * point farthest from its centre, but never ends on such a move (its labels would not be the
+ * rows' nearest centres, which kkm_get_labels promises), so with fewer distinct points than k
+ * (in the kernel's feature space) a cluster can end empty, as scikit-learn's KMeans leaves it.
+ * Errors: NOT_FITTED, INVALID_ARGUMENT (len < k). */
 KKM_API kkm_status kkm_get_cluster_sizes(const kkm_model *model, double *sizes, int64_t len);
 
 /* The k centres in the feature space of kkm_transform (nystrom, sketch, rff, kernel=heat):
