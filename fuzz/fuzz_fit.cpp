@@ -5,11 +5,12 @@
 // kernel (rbf, laplacian, polynomial, linear, cosine, precomputed), parameters from ranges
 // that include their edge values (gamma tiny/huge, m, rank, reg_rank, sampling, solver,
 // batch_size, tau, epsilon, rcond, tol, init, n_init), the data layout (values from the
-// bytes at a chosen scale, or bytes q / c as 8-bit data are; duplicate rows; constant columns; all rows identical; for
-// kernel=precomputed a PSD matrix G·Gᵀ), sample weights (with zeros; sometimes all zero or
-// negative) and sometimes a NaN/Inf injected into X. Every fit runs with threads=1 and
-// max_iter <= 5 so that an execution takes about a millisecond. Choices are ordered so that
-// an exhausted input (FuzzedDataProvider then returns the minimum) means the ordinary case.
+// bytes at a chosen scale, or bytes q / c as 8-bit data are; duplicate rows; constant
+// columns; all rows identical; for kernel=precomputed a PSD matrix G·Gᵀ), sample weights
+// (with zeros; sometimes all zero or negative) and sometimes a NaN/Inf injected into X.
+// Every fit runs with threads=1 and max_iter <= 5 so that an execution takes about a
+// millisecond. Choices are ordered so that an exhausted input (FuzzedDataProvider then
+// returns the minimum) means the ordinary case.
 //
 // Invariants:
 //  - the status is OK or a documented error with a message, never INTERNAL;
@@ -88,7 +89,7 @@ double rbf_path_bound(const std::vector<float>& X, int n, int d, double gamma) {
     return std::min(2.0, gamma * std::ldexp(static_cast<double>(d + 4) * 4.0 * max_sq, -18)) + std::ldexp(1.0, -20);
 }
 
-/// Distances and labels of one model on X; false with the status where it refuses.
+/// Distances to every centre and labels of one model on X, or the status it refused them with.
 struct PathAnswer {
     kkm_status status;
     std::vector<float> every;
@@ -132,10 +133,10 @@ void compare_paths(const kkm_model* model, const std::vector<float>& X, int n, i
                 continue;
             }
             const double t = tol(std::max(static_cast<double>(a[c]), static_cast<double>(b[c])));
+            const double diff = std::fabs(static_cast<double>(a[c]) - b[c]);
             bound = std::max(bound, t);
-            largest = std::max(largest, std::fabs(static_cast<double>(a[c]) - b[c]));
-            widest = std::max(widest, t);
-            FUZZ_CHECK(std::fabs(static_cast<double>(a[c]) - b[c]) <= t,
+            largest = std::max(largest, diff);
+            FUZZ_CHECK(diff <= t,
                        "row %d centre %d: distance %.9g on isa=auto, %.9g on the float32 tiles (bound %g): %s", i, c,
                        static_cast<double>(a[c]), static_cast<double>(b[c]), t, what.c_str());
             if (b[c] < first) {
@@ -145,6 +146,7 @@ void compare_paths(const kkm_model* model, const std::vector<float>& X, int n, i
                 second = b[c];
             }
         }
+        widest = std::max(widest, bound);
         if (second - first > 2 * bound) {
             FUZZ_CHECK(fast.labels[static_cast<size_t>(i)] == flt.labels[static_cast<size_t>(i)],
                        "row %d: label %d on isa=auto, %d on the float32 tiles (margin %g, bound %g): %s", i,

@@ -193,9 +193,9 @@ int64_t scan_chunks(int64_t rows) {
 }
 
 double scan_footprint(int64_t rows, int64_t d, int threads) {
-    const double dd = static_cast<double>(d),
-                 running = static_cast<double>(std::min<int64_t>(threads, scan_chunks(rows)));
-    return 8.0 * static_cast<double>(scan_chunks(rows)) * (dd + 1) + 8.0 * running * (dd + 1) + 16.0 * (dd + 1);
+    const int64_t chunks = scan_chunks(rows);
+    const double dd = static_cast<double>(d), running = static_cast<double>(std::min<int64_t>(threads, chunks));
+    return 8.0 * static_cast<double>(chunks) * (dd + 1) + 8.0 * running * (dd + 1) + 16.0 * (dd + 1);
 }
 
 double pairwise_sq_distance(const RowMoments& local, const Comm& comm) {

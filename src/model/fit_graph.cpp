@@ -515,9 +515,10 @@ void validate_given_graph(const Params& p) {
 }
 
 void validate_graph_data(const Params& p, int64_t n, int64_t d, bool weighted) {
-    if (p.anchors > 0 && graph_choice(p, n, d) != GraphChoice::anchor) {
+    const GraphChoice chosen = graph_choice(p, n, d);
+    if (p.anchors > 0 && chosen != GraphChoice::anchor) {
         invalid_argument(std::string("anchors applies to graph=anchor only: graph=auto chose graph=") +
-                         to_text(graph_choice(p, n, d)) + " for n=" + std::to_string(n) +
+                         to_text(chosen) + " for n=" + std::to_string(n) +
                          " rows (anchor above 20000 rows with kernel=heat, 60000 with kernel=knn); set graph=anchor "
                          "or leave anchors=auto");
     }
